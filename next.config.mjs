@@ -1,0 +1,15 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Native or wasm packages stay outside the bundle and load from node_modules.
+  serverExternalPackages: [
+    "@node-rs/argon2",
+    "@electric-sql/pglite",
+    "pg",
+    "@prisma/adapter-pg",
+    "pino",
+    "ioredis",
+  ],
+  poweredByHeader: false,
+};
+
+export default nextConfig;
