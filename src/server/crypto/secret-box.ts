@@ -1,0 +1,27 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { env } from "../env";
+
+/**
+ * AES-256-GCM for secrets we must read back (webhook secrets, provider tokens).
+ * Format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts; the version leaves
+ * room for key rotation.
+ */
+export function encryptSecret(plaintext: string, key: Buffer = env().encryptionKey): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return ["v1", iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+}
+
+export function decryptSecret(sealed: string, key: Buffer = env().encryptionKey): string {
+  const [version, iv, tag, ciphertext] = sealed.split(".");
+  if (version !== "v1" || !iv || !tag || ciphertext === undefined) throw new Error("unrecognised sealed secret");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+}
+
+/** `whsec_` + base64 of 32 random bytes, the Standard Webhooks secret format. */
+export function generateWebhookSecret(): string {
+  return "whsec_" + randomBytes(32).toString("base64");
+}

@@ -1,0 +1,180 @@
+import { randomBytes, hkdfSync } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The one place that reads process.env (decisions §2). Everything else calls
+ * `env()`. An invalid value stops the start with a message naming the variable.
+ */
+
+const bool = z
+  .enum(["true", "false", "1", "0"], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1");
+
+const httpUrl = z
+  .string()
+  .url({ message: "must be an absolute URL" })
+  .refine((v) => /^https?:\/\//.test(v), { message: "must be an http(s) URL" });
+
+const rawSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PUBLIC_BASE_URL: httpUrl.optional(),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), { message: "must be a postgres:// or postgresql:// URL" })
+    .optional(),
+  DATA_DIR: z.string().default("./.data"),
+  AUTH_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, "base64").length === 32, {
+      message: "must be 32 bytes as 64 hex characters or base64",
+    })
+    .optional(),
+  MONTHLY_BASE: z.coerce.number().nonnegative().default(49),
+  PER_MINUTE_RATE: z.coerce.number().nonnegative().default(0.02),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_PRICE_BASE: z.string().optional(),
+  STRIPE_PRICE_PER_MINUTE: z.string().optional(),
+  STRIPE_METER_EVENT_NAME: z.string().optional(),
+  STRIPE_API_BASE_URL: httpUrl.optional(),
+  TWILIO_API_BASE_URL: httpUrl.optional(),
+  CALLBACK_ALLOW_PRIVATE: bool.default(false),
+  CALLBACK_START_TIMEOUT_MS: z.coerce.number().int().min(100).max(14_000).default(5000),
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\//.test(v), { message: "must be a redis:// or rediss:// URL" })
+    .optional(),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Env = {
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  publicBaseUrl: string;
+  /** Set when an external PostgreSQL is configured; otherwise the embedded one is used. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  authSecret: string;
+  encryptionKey: Buffer;
+  monthlyBase: number;
+  perMinuteRate: number;
+  stripe: {
+    secretKey: string | undefined;
+    webhookSecret: string | undefined;
+    priceBase: string | undefined;
+    pricePerMinute: string | undefined;
+    meterEventName: string | undefined;
+    apiBaseUrl: string | undefined;
+  };
+  twilioApiBaseUrl: string | undefined;
+  callbackAllowPrivate: boolean;
+  callbackStartTimeoutMs: number;
+  redisUrl: string | undefined;
+  trustProxy: boolean;
+  logLevel: z.infer<typeof rawSchema>["LOG_LEVEL"];
+};
+
+export class EnvError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "EnvError";
+  }
+}
+
+/** Empty strings count as unset, so `FOO=` in a shell or .env file means "default". */
+function withoutEmpty(source: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(source)) if (v !== undefined && v !== "") out[k] = v;
+  return out;
+}
+
+/**
+ * Validates the environment. `AUTH_SECRET` is generated once into DATA_DIR when
+ * unset, unless this is a production deployment on an external database, where a
+ * per-machine secret would break sessions across instances.
+ */
+export function parseEnv(source: Record<string, string | undefined> = process.env, opts: { persistSecrets?: boolean } = {}): Env {
+  const parsed = rawSchema.safeParse(withoutEmpty(source));
+  if (!parsed.success) {
+    throw new EnvError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  const raw = parsed.data;
+  const dataDir = path.resolve(raw.DATA_DIR);
+
+  let authSecret = raw.AUTH_SECRET;
+  if (!authSecret) {
+    if (raw.NODE_ENV === "production" && raw.DATABASE_URL) {
+      throw new EnvError([
+        "AUTH_SECRET: required when NODE_ENV=production and DATABASE_URL is set (every instance must share it); generate one with `openssl rand -base64 48`",
+      ]);
+    }
+    authSecret = loadOrCreateSecret(dataDir, "auth-secret", opts.persistSecrets ?? true);
+  }
+
+  const encryptionKey = raw.ENCRYPTION_KEY
+    ? /^[0-9a-fA-F]{64}$/.test(raw.ENCRYPTION_KEY)
+      ? Buffer.from(raw.ENCRYPTION_KEY, "hex")
+      : Buffer.from(raw.ENCRYPTION_KEY, "base64")
+    : Buffer.from(hkdfSync("sha256", authSecret, "routekit", "encryption-key", 32));
+
+  return Object.freeze({
+    nodeEnv: raw.NODE_ENV,
+    port: raw.PORT,
+    publicBaseUrl: (raw.PUBLIC_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
+    databaseUrl: raw.DATABASE_URL,
+    dataDir,
+    authSecret,
+    encryptionKey,
+    monthlyBase: raw.MONTHLY_BASE,
+    perMinuteRate: raw.PER_MINUTE_RATE,
+    stripe: {
+      secretKey: raw.STRIPE_SECRET_KEY,
+      webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
+      priceBase: raw.STRIPE_PRICE_BASE,
+      pricePerMinute: raw.STRIPE_PRICE_PER_MINUTE,
+      meterEventName: raw.STRIPE_METER_EVENT_NAME,
+      apiBaseUrl: raw.STRIPE_API_BASE_URL,
+    },
+    twilioApiBaseUrl: raw.TWILIO_API_BASE_URL,
+    callbackAllowPrivate: raw.CALLBACK_ALLOW_PRIVATE,
+    callbackStartTimeoutMs: raw.CALLBACK_START_TIMEOUT_MS,
+    redisUrl: raw.REDIS_URL,
+    trustProxy: raw.TRUST_PROXY,
+    logLevel: raw.LOG_LEVEL,
+  });
+}
+
+function loadOrCreateSecret(dataDir: string, name: string, persist: boolean): string {
+  const file = path.join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(48).toString("base64url");
+  if (persist) {
+    mkdirSync(dataDir, { recursive: true });
+    // `wx` fails if another process created it first; then read theirs.
+    try {
+      writeFileSync(file, secret + "\n", { mode: 0o600, flag: "wx" });
+    } catch {
+      return readFileSync(file, "utf8").trim();
+    }
+  }
+  return secret;
+}
+
+// The custom server and the Next.js bundles are separate module graphs in one
+// process; the validated env lives on globalThis so both see the same values.
+const KEY = Symbol.for("routekit.env");
+type Holder = { [KEY]?: Env };
+
+export function env(): Env {
+  const g = globalThis as Holder;
+  return (g[KEY] ??= parseEnv());
+}
+
+export function setEnv(value: Env): void {
+  (globalThis as Holder)[KEY] = value;
+}
