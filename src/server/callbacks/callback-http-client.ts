@@ -1,0 +1,291 @@
+/**
+ * The only way the service may send an HTTP request to a customer-supplied URL.
+ *
+ * SSRF defences, in order: the static URL policy; one DNS resolution whose every answer must be
+ * public unicast; a connection pinned to the checked address (the socket's `lookup` hook returns it
+ * instead of resolving again, so a DNS-rebinding answer on a second query is never used) while TLS
+ * SNI, certificate verification and `Host` still use the customer's hostname; no redirects; one
+ * deadline for DNS + connect + response; a cap on how much response body is read.
+ *
+ * Deliberately silent: callers decide what to log, and URLs/bodies may carry customer secrets.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import http, { type IncomingHttpHeaders } from "node:http";
+import https from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { performance } from "node:perf_hooks";
+import { checkCallbackUrl, isPublicUnicastIp } from "./url-policy";
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+export type CallbackRequest = {
+  url: string;
+  method?: "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** Deadline for the whole exchange: DNS, connect, TLS, response headers and body. */
+  timeoutMs: number;
+  /** Bytes of response body kept; the rest is not read. Defaults to 64 KiB. */
+  maxResponseBytes?: number;
+};
+
+export type CallbackResponse = {
+  status: number;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** UTF-8 decoded, at most `maxResponseBytes` bytes before decoding. */
+  body: string;
+  /** True when the server sent more than `maxResponseBytes`; the connection was then dropped. */
+  truncated: boolean;
+  durationMs: number;
+  /** The IP address actually connected to. */
+  remoteAddress: string;
+};
+
+export type CallbackRequestErrorKind = "invalid_url" | "blocked_address" | "dns" | "timeout" | "connection";
+
+export class CallbackRequestError extends Error {
+  override readonly name = "CallbackRequestError";
+  readonly kind: CallbackRequestErrorKind;
+  /** The resolved address that was refused or connected to, when known. */
+  readonly address: string | undefined;
+
+  constructor(kind: CallbackRequestErrorKind, message: string, options: { cause?: unknown; address?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.address = options.address;
+  }
+}
+
+export type CallbackClientOptions = {
+  allowPrivate: boolean;
+  /** Resolver, called once per request with `{ all: true }`. Defaults to `dns.lookup`. */
+  lookup?: LookupFunction;
+};
+
+export type CallbackClient = { send(req: CallbackRequest): Promise<CallbackResponse> };
+
+export function createCallbackClient(opts: CallbackClientOptions): CallbackClient {
+  const resolver = opts.lookup ?? (dnsLookup as LookupFunction);
+  return {
+    async send(req) {
+      const startedAt = performance.now();
+      if (!Number.isFinite(req.timeoutMs) || req.timeoutMs <= 0) throw new RangeError("timeoutMs must be positive");
+      const maxResponseBytes = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 0) {
+        throw new RangeError("maxResponseBytes must be a non-negative integer");
+      }
+
+      const check = checkCallbackUrl(req.url, { allowPrivate: opts.allowPrivate });
+      if (!check.ok) throw new CallbackRequestError("invalid_url", `Callback URL ${check.reason}`);
+      const url = check.url;
+
+      const deadline = new Deadline(req.timeoutMs);
+      try {
+        const target = await deadline.race(resolveTarget(url, resolver));
+        if (!opts.allowPrivate) {
+          const refused = target.all.find((a) => !isPublicUnicastIp(a.address));
+          if (refused) {
+            throw new CallbackRequestError("blocked_address", "Callback host resolves to a private or reserved address", {
+              address: refused.address,
+            });
+          }
+        }
+        return await exchange(url, target.pinned, req, maxResponseBytes, deadline, startedAt);
+      } finally {
+        deadline.clear();
+      }
+    },
+  };
+}
+
+type ResolvedTarget = { pinned: LookupAddress; all: LookupAddress[] };
+
+async function resolveTarget(url: URL, resolver: LookupFunction): Promise<ResolvedTarget> {
+  const host = unbracket(url.hostname);
+  const literalFamily = isIP(host);
+  if (literalFamily !== 0) {
+    const only = { address: host, family: literalFamily };
+    return { pinned: only, all: [only] };
+  }
+
+  const all = await new Promise<LookupAddress[]>((resolve, reject) => {
+    try {
+      resolver(host, { all: true, family: 0 }, (err, addresses, family) => {
+        if (err) return reject(new CallbackRequestError("dns", `Could not resolve ${host}`, { cause: err }));
+        resolve(typeof addresses === "string" ? [{ address: addresses, family: family ?? isIP(addresses) }] : addresses);
+      });
+    } catch (err) {
+      reject(new CallbackRequestError("dns", `Could not resolve ${host}`, { cause: err }));
+    }
+  });
+  const usable = all.filter((a) => isIP(a.address) !== 0);
+  const first = usable[0];
+  if (!first || usable.length !== all.length) {
+    throw new CallbackRequestError("dns", `Resolving ${host} returned no usable address`);
+  }
+  return { pinned: { address: first.address, family: isIP(first.address) }, all: usable };
+}
+
+/** Stands in for DNS inside the socket: it can only ever answer the address already checked. */
+function pinnedLookup(expectedHost: string, pinned: LookupAddress): LookupFunction {
+  return (hostname, options, callback) => {
+    if (hostname !== expectedHost) {
+      const err: NodeJS.ErrnoException = new Error(`Unexpected lookup for ${hostname}`);
+      err.code = "ENOTFOUND";
+      return process.nextTick(callback, err, "", 0);
+    }
+    if (options.all) return process.nextTick(callback, null, [pinned]);
+    process.nextTick(callback, null, pinned.address, pinned.family);
+  };
+}
+
+function exchange(
+  url: URL,
+  pinned: LookupAddress,
+  req: CallbackRequest,
+  maxResponseBytes: number,
+  deadline: Deadline,
+  startedAt: number,
+): Promise<CallbackResponse> {
+  const host = unbracket(url.hostname);
+  const isHttps = url.protocol === "https:";
+  const body = req.body ?? "";
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers ?? {})) {
+    // Host and framing are derived from the checked URL and the actual body, never from the caller.
+    if (!["host", "content-length", "transfer-encoding", "connection"].includes(name.toLowerCase())) {
+      headers[name] = value;
+    }
+  }
+  headers["host"] = url.host;
+  headers["content-length"] = String(Buffer.byteLength(body));
+
+  const options: https.RequestOptions = {
+    method: req.method ?? "POST",
+    hostname: host,
+    port: url.port === "" ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    headers,
+    lookup: pinnedLookup(host, pinned),
+    // A fresh agent per request: no pooled socket can carry one customer's connection to another.
+    agent: false,
+  };
+  if (isHttps && isIP(host) === 0) {
+    // SNI forbids IP addresses and trailing dots; certificate checks strip the dot themselves.
+    options.servername = host.replace(/\.+$/, "");
+  }
+
+  return new Promise<CallbackResponse>((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      outcome();
+    };
+    const fail = (kind: CallbackRequestErrorKind, message: string, cause?: unknown) =>
+      settle(() => reject(new CallbackRequestError(kind, message, { cause, address: pinned.address })));
+
+    const request = (isHttps ? https : http).request(options, (res) => {
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let truncated = false;
+
+      const finish = () =>
+        settle(() =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: flattenHeaders(res.headers),
+            body: decodeUtf8Prefix(Buffer.concat(chunks), truncated),
+            truncated,
+            durationMs: Math.round(performance.now() - startedAt),
+            remoteAddress: res.socket?.remoteAddress ?? pinned.address,
+          }),
+        );
+
+      res.on("data", (chunk: Buffer) => {
+        if (settled) return;
+        const room = maxResponseBytes - received;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          received += room;
+          truncated = true;
+          finish();
+          // Stop reading: the rest could be endless and nothing downstream wants it.
+          request.destroy();
+          return;
+        }
+        chunks.push(chunk);
+        received += chunk.length;
+      });
+      res.on("end", finish);
+      res.on("error", (err) => fail("connection", "Connection failed while reading the callback response", err));
+      res.on("close", () => fail("connection", "Connection closed before the callback response completed"));
+    });
+
+    request.on("error", (err) => fail("connection", "Could not complete the callback request", err));
+    deadline.onExpire(() => {
+      fail("timeout", `Callback did not complete within ${req.timeoutMs} ms`);
+      request.destroy();
+    });
+    request.end(body);
+  });
+}
+
+/** One timer for the whole send, so DNS time is taken out of the connect/response budget. */
+class Deadline {
+  private readonly timer: NodeJS.Timeout;
+  private expired = false;
+  private listeners: Array<() => void> = [];
+
+  constructor(private readonly timeoutMs: number) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      for (const listener of this.listeners) listener();
+    }, timeoutMs);
+  }
+
+  onExpire(listener: () => void) {
+    if (this.expired) listener();
+    else this.listeners.push(listener);
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.onExpire(() => reject(new CallbackRequestError("timeout", `Callback did not complete within ${this.timeoutMs} ms`)));
+      work.then(resolve, reject);
+    });
+  }
+
+  clear() {
+    clearTimeout(this.timer);
+    this.listeners = [];
+  }
+}
+
+function unbracket(hostname: string): string {
+  return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+}
+
+/** A cut can split a multi-byte character; drop the partial tail instead of emitting U+FFFD. */
+function decodeUtf8Prefix(bytes: Buffer, truncated: boolean): string {
+  if (!truncated) return bytes.toString("utf8");
+  let end = bytes.length;
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead byte
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    if (needed > back) end = bytes.length - back;
+    break;
+  }
+  return bytes.subarray(0, end).toString("utf8");
+}

@@ -1,0 +1,7 @@
+import { env } from "../env";
+import type { CallbackUrlPolicyOptions } from "./url-policy";
+
+/** The policy as configured for this server (CALLBACK_ALLOW_PRIVATE). */
+export function serverCallbackPolicy(): CallbackUrlPolicyOptions {
+  return { allowPrivate: env().callbackAllowPrivate };
+}

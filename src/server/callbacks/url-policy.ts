@@ -1,0 +1,197 @@
+/**
+ * Which customer-supplied callback URLs the service is willing to call.
+ *
+ * Callback URLs are the service's largest SSRF surface: this module is the static half of the
+ * defence (syntax, scheme, credentials, forbidden names, IP literals). The dynamic half — what a
+ * hostname resolves to at request time — lives in the callback HTTP client, which reuses
+ * `isPublicUnicastIp` on every resolved address.
+ *
+ * Pure: no I/O, no environment reads. Whether private targets are allowed is the caller's decision.
+ */
+import { isIP } from "node:net";
+import { z } from "zod";
+
+export const MAX_CALLBACK_URL_LENGTH = 2048;
+
+export type CallbackUrlPolicyOptions = { allowPrivate: boolean };
+export type CallbackUrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+export const CALLBACK_URL_REASONS = {
+  tooLong: `must be at most ${MAX_CALLBACK_URL_LENGTH} characters`,
+  controlCharacters: "must not contain whitespace or control characters",
+  invalid: "must be a valid absolute URL",
+  httpsOnly: "must use https",
+  httpOrHttps: "must use http or https",
+  credentials: "must not contain credentials",
+  localName: "must not point at a local or internal host name",
+  privateAddress: "must not point at a private or reserved address",
+} as const;
+
+// Names that can only ever reach the service's own machine or network; DNS would not be consulted
+// for some of them (mDNS, /etc/hosts), so the request-time address check cannot be relied upon.
+const FORBIDDEN_NAMES = ["localhost"];
+const FORBIDDEN_SUFFIXES = ["localhost", "local", "internal"];
+
+export function checkCallbackUrl(raw: string, opts: CallbackUrlPolicyOptions): CallbackUrlCheck {
+  const fail = (reason: string): CallbackUrlCheck => ({ ok: false, reason });
+
+  if (raw.length > MAX_CALLBACK_URL_LENGTH) return fail(CALLBACK_URL_REASONS.tooLong);
+  // The WHATWG parser silently drops tabs/newlines and trims spaces; other parsers downstream (logs,
+  // customer dashboards) may not, so the stored string must be exactly what gets called.
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return fail(CALLBACK_URL_REASONS.controlCharacters);
+
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(CALLBACK_URL_REASONS.invalid);
+  }
+
+  if (opts.allowPrivate) {
+    if (url.protocol !== "https:" && url.protocol !== "http:") return fail(CALLBACK_URL_REASONS.httpOrHttps);
+  } else if (url.protocol !== "https:") {
+    return fail(CALLBACK_URL_REASONS.httpsOnly);
+  }
+
+  // `new URL("https://@host/")` forgets the empty user-info, so the raw authority is inspected too.
+  if (url.username !== "" || url.password !== "" || rawAuthority(raw).includes("@")) {
+    return fail(CALLBACK_URL_REASONS.credentials);
+  }
+
+  // IDNA (punycode) can make the normalised form longer than the input.
+  if (url.href.length > MAX_CALLBACK_URL_LENGTH) return fail(CALLBACK_URL_REASONS.tooLong);
+
+  if (opts.allowPrivate) return { ok: true, url };
+
+  const host = url.hostname;
+  if (host.startsWith("[") && host.endsWith("]")) {
+    return isPublicUnicastIp(host.slice(1, -1)) ? { ok: true, url } : fail(CALLBACK_URL_REASONS.privateAddress);
+  }
+  // The WHATWG parser has already turned every numeric IPv4 spelling (decimal, octal, hex, short
+  // forms, trailing dot) into canonical dotted form, so `isIP` sees all of them here.
+  if (isIP(host) === 4) {
+    return isPublicUnicastIp(host) ? { ok: true, url } : fail(CALLBACK_URL_REASONS.privateAddress);
+  }
+
+  const name = host.replace(/\.+$/, "").toLowerCase();
+  if (name === "" || FORBIDDEN_NAMES.includes(name) || FORBIDDEN_SUFFIXES.some((s) => name.endsWith(`.${s}`))) {
+    return fail(CALLBACK_URL_REASONS.localName);
+  }
+  return { ok: true, url };
+}
+
+/**
+ * Zod string schema for a callback URL field. The options thunk is read on every validation so the
+ * schema can be declared at module load, before configuration is known. The length cap is a plain
+ * `.max` so that JSON Schema output carries `maxLength`; it aborts so an oversized value yields one issue.
+ */
+export function zCallbackUrl(opts: () => CallbackUrlPolicyOptions) {
+  return z
+    .string()
+    .trim()
+    .max(MAX_CALLBACK_URL_LENGTH, { error: CALLBACK_URL_REASONS.tooLong, abort: true })
+    .superRefine((value, ctx) => {
+      const check = checkCallbackUrl(value, opts());
+      if (!check.ok) ctx.addIssue({ code: "custom", message: check.reason });
+    });
+}
+
+/**
+ * Mirrors the WHATWG authority state for special schemes: any run of `/` or `\` after the scheme,
+ * then everything up to the next `/`, `\`, `?` or `#`.
+ */
+function rawAuthority(raw: string): string {
+  const rest = raw.replace(/^[a-z][a-z0-9+.-]*:/i, "").replace(/^[/\\]*/, "");
+  const end = rest.search(/[/\\?#]/);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+type Cidr = { base: bigint; shift: bigint };
+
+function ipv4ToBigInt(text: string): bigint | null {
+  if (isIP(text) !== 4) return null;
+  return text.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n);
+}
+
+function ipv6ToBigInt(text: string): bigint | null {
+  // Zone ids (`fe80::1%eth0`) only exist for scoped, i.e. non-global, addresses.
+  if (isIP(text) !== 6 || text.includes("%")) return null;
+  let hex = text;
+  const lastColon = hex.lastIndexOf(":");
+  const tail = hex.slice(lastColon + 1);
+  if (tail.includes(".")) {
+    const v4 = ipv4ToBigInt(tail);
+    if (v4 === null) return null;
+    hex = `${hex.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [left = "", right] = hex.split("::");
+  const leftGroups = left === "" ? [] : left.split(":");
+  const rightGroups = right === undefined || right === "" ? [] : right.split(":");
+  const groups =
+    right === undefined
+      ? leftGroups
+      : [...leftGroups, ...Array<string>(8 - leftGroups.length - rightGroups.length).fill("0"), ...rightGroups];
+  if (groups.length !== 8) return null;
+  return groups.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n);
+}
+
+function parseCidrs(list: string[], bits: 32 | 128): Cidr[] {
+  return list.map((cidr) => {
+    const [address = "", length = ""] = cidr.split("/");
+    const value = bits === 32 ? ipv4ToBigInt(address) : ipv6ToBigInt(address);
+    if (value === null) throw new Error(`bad CIDR ${cidr}`);
+    const shift = BigInt(bits - Number(length));
+    return { base: value >> shift, shift };
+  });
+}
+
+const inAny = (value: bigint, cidrs: Cidr[]) => cidrs.some((c) => value >> c.shift === c.base);
+
+const NON_PUBLIC_IPV4 = parseCidrs(
+  [
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.0.2.0/24",
+    "192.88.99.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "224.0.0.0/4",
+    "240.0.0.0/4", // also covers 255.255.255.255
+  ],
+  32,
+);
+
+// Everything outside 2000::/3 is already refused, which covers ::, ::1, ::/96 (IPv4-compatible),
+// ::ffff:0:0/96 (IPv4-mapped), 64:ff9b::/96 (NAT64), 100::/64, fc00::/7, fe80::/10, fec0::/10 and
+// ff00::/8 — whatever IPv4 address they embed. Translation and tunnel forms are refused outright
+// rather than judged by their embedded IPv4: a legitimate customer can always give the plain IPv4
+// address, and where a translator or relay delivers the packet is not something this check can see.
+const GLOBAL_UNICAST_IPV6 = parseCidrs(["2000::/3"], 128);
+const NON_PUBLIC_IPV6 = parseCidrs(
+  [
+    "2001::/23", // IETF protocol assignments, incl. Teredo 2001::/32
+    "2001:db8::/32", // documentation
+    "2002::/16", // 6to4
+    "3fff::/20", // documentation (RFC 9637)
+  ],
+  128,
+);
+
+/**
+ * Whether `address` (canonical IPv4 dotted or IPv6 text, as DNS lookup returns it; no brackets)
+ * is a globally routable unicast address the service may connect to. Anything unparseable is not.
+ */
+export function isPublicUnicastIp(address: string): boolean {
+  const v4 = ipv4ToBigInt(address);
+  if (v4 !== null) return !inAny(v4, NON_PUBLIC_IPV4);
+  const v6 = ipv6ToBigInt(address);
+  if (v6 !== null) return inAny(v6, GLOBAL_UNICAST_IPV6) && !inAny(v6, NON_PUBLIC_IPV6);
+  return false;
+}

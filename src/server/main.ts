@@ -1,0 +1,65 @@
+import { createServer } from "node:http";
+import next from "next";
+import { boot } from "./boot";
+import { EnvError } from "./env";
+import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
+import { REQUEST_ID_HEADER, requestIdFrom } from "./http/request-id";
+import { logger } from "./logger";
+
+/** Keeps secrets out of logs: the engine's routing token is in its path. */
+function loggablePath(url: string | undefined): string {
+  const pathOnly = (url ?? "/").split("?")[0] ?? "/";
+  return pathOnly.replace(/(\/api\/engine\/voice\/)[^/]+/, "$1[token]").replace(/(\/billing\/[a-z]+\/)[^/]+/, "$1[token]");
+}
+
+async function main(): Promise<void> {
+  let booted;
+  try {
+    booted = await boot();
+  } catch (err) {
+    if (err instanceof EnvError) {
+      console.error(err.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  const { env: e } = booted;
+  const log = logger();
+
+  const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    req.headers[CLIENT_IP_HEADER] = clientIpOf(req, e.trustProxy);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.on("finish", () => {
+      const path = loggablePath(req.url);
+      const entry = { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ip: req.headers[CLIENT_IP_HEADER] };
+      if (path.startsWith("/api/")) log.info(entry, "request");
+      else log.debug(entry, "request");
+    });
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port }, "Routekit is listening"));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    server.close(() => void booted.shutdown().finally(() => process.exit(0)));
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  console.error("Routekit failed to start:", err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,38 @@
+import type { HttpMethod, RestRoute } from "./routes";
+
+export type RouteMatch =
+  | { kind: "found"; route: RestRoute; params: Record<string, string> }
+  | { kind: "method-not-allowed"; allow: HttpMethod[] }
+  | { kind: "not-found" };
+
+function matchPath(pattern: string, pathname: string): Record<string, string> | null {
+  const want = pattern.split("/");
+  const got = pathname.replace(/\/+$/, "").split("/");
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = got[i]!;
+    if (w.startsWith(":")) {
+      if (!g) return null;
+      try {
+        params[w.slice(1)] = decodeURIComponent(g);
+      } catch {
+        return null;
+      }
+    } else if (w !== g) return null;
+  }
+  return params;
+}
+
+/** Path first, then method: a known path with the wrong method is a 405, not a 404. */
+export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch {
+  const allow: HttpMethod[] = [];
+  for (const route of routes) {
+    const params = matchPath(route.path, pathname);
+    if (!params) continue;
+    if (route.method === method || (method === "HEAD" && route.method === "GET")) return { kind: "found", route, params };
+    allow.push(route.method);
+  }
+  return allow.length ? { kind: "method-not-allowed", allow } : { kind: "not-found" };
+}

@@ -1,0 +1,33 @@
+/**
+ * The REST API as a table: each route is a tRPC procedure behind a method and
+ * a path. Path parameters (`:id`), query parameters (GET) and the JSON body
+ * merge into the procedure's input; the procedure's zod schema validates it.
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type RestRoute = {
+  method: HttpMethod;
+  path: string;
+  /** Dotted path of the procedure in appRouter. */
+  procedure: string;
+  status: 200 | 201;
+  /** Whether the route takes an API key or login JWT. */
+  auth: boolean;
+  summary: string;
+};
+
+export const restRoutes: readonly RestRoute[] = [
+  { method: "GET", path: "/api/health", procedure: "system.health", status: 200, auth: false, summary: "Liveness" },
+  { method: "GET", path: "/api/ready", procedure: "system.ready", status: 200, auth: false, summary: "Readiness (database reachable)" },
+  { method: "POST", path: "/api/auth/register", procedure: "auth.register", status: 201, auth: false, summary: "Create an account" },
+  { method: "POST", path: "/api/auth/login", procedure: "auth.login", status: 200, auth: false, summary: "Exchange email and password for a JWT" },
+  { method: "GET", path: "/api/account", procedure: "account.get", status: 200, auth: true, summary: "The calling account" },
+  { method: "POST", path: "/api/api-keys", procedure: "apiKeys.create", status: 201, auth: true, summary: "Create an API key" },
+  { method: "GET", path: "/api/api-keys", procedure: "apiKeys.list", status: 200, auth: true, summary: "List active API keys" },
+  { method: "DELETE", path: "/api/api-keys/:id", procedure: "apiKeys.revoke", status: 200, auth: true, summary: "Revoke an API key" },
+  { method: "POST", path: "/api/phone-numbers", procedure: "phoneNumbers.create", status: 201, auth: true, summary: "Register a phone number" },
+  { method: "GET", path: "/api/phone-numbers", procedure: "phoneNumbers.list", status: 200, auth: true, summary: "List phone numbers, oldest first" },
+  { method: "GET", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.get", status: 200, auth: true, summary: "One phone number" },
+  { method: "PATCH", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.update", status: 200, auth: true, summary: "Change a number's callback URLs" },
+  { method: "DELETE", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.delete", status: 200, auth: true, summary: "Release a phone number" },
+];

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { ZAccountStatus, ZId, ZTimestamp } from "./common";
+
+export const ZEmail = z.string().trim().toLowerCase().max(254).email({ message: "must be a valid email address" });
+export const ZPassword = z
+  .string({ message: "is required" })
+  .min(8, { message: "must be at least 8 characters" })
+  .max(256, { message: "must be at most 256 characters" });
+
+export const ZRegisterInput = z.object({
+  email: ZEmail,
+  password: ZPassword,
+  companyName: z.string().trim().min(1).max(200).nullish(),
+});
+export type TRegisterInput = z.infer<typeof ZRegisterInput>;
+
+export const ZAccountSummary = z.object({
+  id: ZId,
+  email: z.string(),
+  companyName: z.string().nullable(),
+  status: ZAccountStatus,
+});
+
+export const ZRegisterOutput = z.object({
+  account: ZAccountSummary,
+  apiKey: z.string().describe("The account's first API key, labelled Default. Shown only once."),
+  token: z.string().describe("Login JWT, valid 24 hours; accepted as a Bearer token"),
+  checkoutUrl: z.string().describe("Open to pay; the account becomes ACTIVE"),
+  engineVoiceUrl: z.string().describe("Set as the voice URL and status callback URL of your Twilio numbers"),
+});
+
+export const ZLoginInput = z.object({
+  email: ZEmail,
+  password: z.string().min(1).max(256),
+});
+export type TLoginInput = z.infer<typeof ZLoginInput>;
+
+export const ZLoginOutput = z.object({
+  token: z.string().describe("JWT (HS256), accepted as `Authorization: Bearer <token>`"),
+  expiresAt: ZTimestamp,
+});

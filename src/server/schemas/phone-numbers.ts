@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../callbacks/url-policy";
+import { ZId, ZTimestamp } from "./common";
+
+/** decisions §6: US E.164. */
+export const US_E164 = /^\+1[2-9]\d{2}[2-9]\d{6}$/;
+export const ZUsPhoneNumber = z
+  .string()
+  .trim()
+  .regex(US_E164, { message: "must be a US number in E.164 format, like +14155550123" });
+
+export const ZPhoneNumber = z.object({
+  id: ZId,
+  phoneNumber: z.string(),
+  onCallStartUrl: z.string(),
+  onCallEndUrl: z.string(),
+  onErrorUrl: z.string().nullable(),
+  isActive: z.boolean(),
+  createdAt: ZTimestamp,
+});
+export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber });
+export const ZListPhoneNumbersOutput = z.object({ phoneNumbers: z.array(ZPhoneNumber) });
+export const ZPhoneNumberIdInput = z.object({ id: ZId });
+export const ZDeletePhoneNumberOutput = z.object({ deleted: z.literal(true) });
+
+/**
+ * Inputs depend on the callback URL policy (CALLBACK_ALLOW_PRIVATE): the server
+ * builds them from its configuration, the dashboard from what the server tells it.
+ */
+export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) {
+  const url = zCallbackUrl(policy);
+  return {
+    create: z.object({
+      phoneNumber: ZUsPhoneNumber,
+      onCallStartUrl: url,
+      onCallEndUrl: url,
+      onErrorUrl: url.nullish(),
+    }),
+    // Omitted fields stay as they are; `onErrorUrl: null` clears it.
+    update: z.object({
+      id: ZId,
+      onCallStartUrl: url.optional(),
+      onCallEndUrl: url.optional(),
+      onErrorUrl: url.nullable().optional(),
+    }),
+  };
+}
+export type TCreatePhoneNumberInput = z.infer<ReturnType<typeof phoneNumberInputSchemas>["create"]>;
+export type TUpdatePhoneNumberInput = z.infer<ReturnType<typeof phoneNumberInputSchemas>["update"]>;

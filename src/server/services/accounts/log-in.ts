@@ -1,0 +1,14 @@
+import type { TLoginInput } from "../../schemas/auth";
+import { AppError } from "../../errors/app-error";
+import { db } from "../../db/client";
+import { decoyPasswordHash, verifyPassword } from "../../auth/password";
+import { signToken } from "../../auth/tokens";
+
+/** One message, and the same work, for "no such email" and "wrong password". */
+export async function logIn(input: TLoginInput) {
+  const account = await db().account.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true } });
+  const ok = await verifyPassword(account?.passwordHash ?? (await decoyPasswordHash()), input.password);
+  if (!account || !ok) throw new AppError("UNAUTHORIZED", "Invalid email or password.");
+  const { token, expiresAt } = await signToken("login", account.id);
+  return { token, expiresAt: expiresAt.toISOString() };
+}

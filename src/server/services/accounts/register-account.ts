@@ -1,0 +1,43 @@
+import type { TRegisterInput } from "../../schemas/auth";
+import { AppError } from "../../errors/app-error";
+import { db, isUniqueViolation } from "../../db/client";
+import { hashPassword } from "../../auth/password";
+import { signToken } from "../../auth/tokens";
+import { encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
+import { issueApiKey } from "../api-keys/issue-api-key";
+import { createCheckoutUrl } from "../billing/billing-provider";
+import { engineVoiceUrl, generateRoutingToken } from "./engine-voice-url";
+
+/** Account, its `Default` key and its secrets in one transaction: nothing half-written. */
+export async function registerAccount(input: TRegisterInput) {
+  const passwordHash = await hashPassword(input.password);
+  const routingToken = generateRoutingToken();
+  let created;
+  try {
+    created = await db().$transaction(async (tx) => {
+      const account = await tx.account.create({
+        data: {
+          email: input.email,
+          passwordHash,
+          companyName: input.companyName ?? null,
+          webhookSecretEnc: encryptSecret(generateWebhookSecret()),
+          routingToken,
+        },
+        select: { id: true, email: true, companyName: true, status: true },
+      });
+      const key = await issueApiKey(tx, account.id, "Default");
+      return { account, apiKey: key.key };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("EMAIL_TAKEN");
+    throw err;
+  }
+  const [{ token }, checkoutUrl] = await Promise.all([signToken("login", created.account.id), createCheckoutUrl(created.account.id)]);
+  return {
+    account: created.account,
+    apiKey: created.apiKey,
+    token,
+    checkoutUrl,
+    engineVoiceUrl: engineVoiceUrl(routingToken),
+  };
+}

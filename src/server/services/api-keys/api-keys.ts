@@ -1,0 +1,46 @@
+import { AppError } from "../../errors/app-error";
+import { db } from "../../db/client";
+import { issueApiKey } from "./issue-api-key";
+
+/** A ceiling against runaway scripts; revoked keys do not count. */
+export const MAX_ACTIVE_KEYS = 100;
+
+export async function createApiKey(opts: { accountId: string; label?: string | null }) {
+  return db().$transaction(async (tx) => {
+    // Serialise key creation per account so the ceiling holds under concurrency.
+    await tx.$executeRaw`SELECT 1 FROM "Account" WHERE id = ${opts.accountId} FOR UPDATE`;
+    const active = await tx.apiKey.count({ where: { accountId: opts.accountId, revokedAt: null } });
+    if (active >= MAX_ACTIVE_KEYS) {
+      throw new AppError("VALIDATION_FAILED", `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`);
+    }
+    const created = await issueApiKey(tx, opts.accountId, opts.label ?? null);
+    return { id: created.id, key: created.key, keyPrefix: created.keyPrefix, label: created.label, createdAt: created.createdAt.toISOString() };
+  });
+}
+
+export async function listApiKeys(opts: { accountId: string }) {
+  const keys = await db().apiKey.findMany({
+    where: { accountId: opts.accountId, revokedAt: null },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, keyPrefix: true, label: true, lastUsedAt: true, createdAt: true },
+  });
+  return {
+    apiKeys: keys.map((k) => ({
+      id: k.id,
+      keyPrefix: k.keyPrefix,
+      label: k.label,
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+      createdAt: k.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** Another account's key, an unknown id and an already revoked key all look the same: 404. */
+export async function revokeApiKey(opts: { accountId: string; id: string }) {
+  const result = await db().apiKey.updateMany({
+    where: { id: opts.id, accountId: opts.accountId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  if (result.count === 0) throw new AppError("NOT_FOUND", "No such API key.");
+  return { revoked: true as const };
+}

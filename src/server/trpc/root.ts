@@ -1,0 +1,17 @@
+import { createCallerFactory, router } from "./init";
+import { accountRouter } from "./routers/account";
+import { apiKeysRouter } from "./routers/api-keys";
+import { authRouter } from "./routers/auth";
+import { phoneNumbersRouter } from "./routers/phone-numbers";
+import { systemRouter } from "./routers/system";
+
+export const appRouter = router({
+  system: systemRouter,
+  auth: authRouter,
+  account: accountRouter,
+  apiKeys: apiKeysRouter,
+  phoneNumbers: phoneNumbersRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,108 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { inject } from "vitest";
+import pg from "pg";
+
+export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
+
+export type CallOptions = {
+  body?: unknown;
+  /** Sent as is, for malformed or oversized bodies. */
+  rawBody?: string;
+  token?: string | null;
+  headers?: Record<string, string>;
+  ip?: string;
+};
+
+/** A distinct client address per test client (the server runs with TRUST_PROXY). */
+export function randomIp(): string {
+  return `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+}
+
+export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { "x-forwarded-for": opts.ip ?? randomIp(), ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined = opts.rawBody;
+  if (body === undefined && opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+  const res = await fetch(inject("baseUrl") + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: any = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export function uniqueEmail(tag = "user"): string {
+  return `${tag}-${randomBytes(6).toString("hex")}@example.com`;
+}
+
+export type TestAccount = {
+  id: string;
+  email: string;
+  password: string;
+  apiKey: string;
+  token: string;
+  checkoutUrl: string;
+  engineVoiceUrl: string;
+  ip: string;
+  /** Calls the API as this account with its API key. */
+  as<T = any>(method: string, path: string, opts?: Omit<CallOptions, "token">): Promise<ApiResponse<T>>;
+};
+
+/** Each test makes its own account: tests never share a tenant. */
+export async function newAccount(opts: { companyName?: string } = {}): Promise<TestAccount> {
+  const ip = randomIp();
+  const email = uniqueEmail();
+  const password = `pw-${randomBytes(8).toString("hex")}`;
+  const res = await call("POST", "/api/auth/register", { body: { email, password, companyName: opts.companyName }, ip });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+  const account: TestAccount = {
+    id: res.body.account.id,
+    email,
+    password,
+    apiKey: res.body.apiKey,
+    token: res.body.token,
+    checkoutUrl: res.body.checkoutUrl,
+    engineVoiceUrl: res.body.engineVoiceUrl,
+    ip,
+    as: (method, path, callOpts = {}) => call(method, path, { ip, ...callOpts, token: res.body.apiKey }),
+  };
+  return account;
+}
+
+let pool: pg.Pool | undefined;
+/** Direct SQL against the service's database, to check what is stored at rest. */
+export function sql(): pg.Pool {
+  return (pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 }));
+}
+
+/** An account that has paid (local billing mode: opening the checkout link pays). */
+export async function newActiveAccount(opts: { companyName?: string } = {}): Promise<TestAccount> {
+  const account = await newAccount(opts);
+  const res = await fetch(account.checkoutUrl);
+  if (res.status !== 200) throw new Error(`checkout failed: ${res.status}`);
+  await res.text();
+  return account;
+}
+
+/** Billing drives suspension (Stripe webhooks or the local portal); tests set it directly. */
+export async function suspend(account: TestAccount): Promise<void> {
+  await sql().query(`UPDATE "Account" SET status = 'SUSPENDED' WHERE id = $1`, [account.id]);
+}
+
+/** A US number nobody else in this run uses: +1 (2xx-9xx) (2xx-9xx) xxxx. */
+export function randomUsNumber(): string {
+  return `+1${randomInt(200, 1000)}${randomInt(200, 1000)}${String(randomInt(0, 10000)).padStart(4, "0")}`;
+}
+
+export function numberBody(overrides: Record<string, unknown> = {}) {
+  return {
+    phoneNumber: randomUsNumber(),
+    onCallStartUrl: "https://api.example.com/calls/start",
+    onCallEndUrl: "https://api.example.com/calls/end",
+    ...overrides,
+  };
+}
