@@ -5,6 +5,7 @@ import { EnvError } from "./env";
 import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./http/request-id";
 import { logger } from "./logger";
+import { rateLimitStore, PostgresRateLimitStore } from "./rate-limit/rate-limiter";
 
 /** Keeps secrets out of logs: the engine's routing token is in its path. */
 function loggablePath(url: string | undefined): string {
@@ -45,6 +46,13 @@ async function main(): Promise<void> {
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
+
+  // Idle buckets are full again and carry nothing; every instance may prune, it is idempotent.
+  const store = rateLimitStore();
+  const prune = setInterval(() => {
+    if (store instanceof PostgresRateLimitStore) store.prune().catch((err: unknown) => log.warn({ err }, "rate-limit prune failed"));
+  }, 10 * 60_000);
+  prune.unref();
   server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port }, "Routekit is listening"));
 
   let stopping = false;

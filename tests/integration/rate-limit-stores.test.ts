@@ -63,3 +63,18 @@ describe.each(stores)("%s token bucket", (_name, make) => {
     expect((await store.take(b, policy)).allowed).toBe(true);
   });
 });
+
+describe("PostgreSQL bucket housekeeping", () => {
+  it("prunes buckets idle for longer than the horizon, and only those", async () => {
+    const store = new PostgresRateLimitStore();
+    const stale = `test:${randomBytes(6).toString("hex")}`;
+    const fresh = `test:${randomBytes(6).toString("hex")}`;
+    await store.take(stale, { capacity: 5, refillPerSecond: 1 });
+    await store.take(fresh, { capacity: 5, refillPerSecond: 1 });
+    const { db } = await import("../../src/server/db/client");
+    await db().$executeRaw`UPDATE "RateLimitBucket" SET "updatedAt" = now() - interval '2 hours' WHERE key = ${stale}`;
+    expect(await store.prune(3600)).toBeGreaterThanOrEqual(1);
+    const left = await db().rateLimitBucket.findMany({ where: { key: { in: [stale, fresh] } }, select: { key: true } });
+    expect(left.map((r) => r.key)).toEqual([fresh]);
+  });
+});
