@@ -8,6 +8,7 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "pino",
     "ioredis",
+    "pg-boss",
   ],
   poweredByHeader: false,
 };

@@ -1,6 +1,8 @@
 import { createServer } from "node:http";
 import next from "next";
 import { boot } from "./boot";
+import { startDeliveryWorker } from "./events/delivery-worker";
+import { stopJobQueue } from "./jobs/job-queue";
 import { EnvError } from "./env";
 import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./http/request-id";
@@ -26,6 +28,8 @@ async function main(): Promise<void> {
   }
   const { env: e } = booted;
   const log = logger();
+
+  await startDeliveryWorker();
 
   const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });
   await app.prepare();
@@ -60,7 +64,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down");
-    server.close(() => void booted.shutdown().finally(() => process.exit(0)));
+    server.close(() => void stopJobQueue().then(() => booted.shutdown()).finally(() => process.exit(0)));
     setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.on("SIGINT", () => stop("SIGINT"));

@@ -22,6 +22,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: "POST", path: "/api/auth/register", procedure: "auth.register", status: 201, auth: false, summary: "Create an account" },
   { method: "POST", path: "/api/auth/login", procedure: "auth.login", status: 200, auth: false, summary: "Exchange email and password for a JWT" },
   { method: "GET", path: "/api/account", procedure: "account.get", status: 200, auth: true, summary: "The calling account" },
+  { method: "POST", path: "/api/account/webhook-secret", procedure: "account.rotateWebhookSecret", status: 200, auth: true, summary: "Rotate the webhook signing secret (the old one keeps signing for 24 hours)" },
   { method: "POST", path: "/api/api-keys", procedure: "apiKeys.create", status: 201, auth: true, summary: "Create an API key" },
   { method: "GET", path: "/api/api-keys", procedure: "apiKeys.list", status: 200, auth: true, summary: "List active API keys" },
   { method: "DELETE", path: "/api/api-keys/:id", procedure: "apiKeys.revoke", status: 200, auth: true, summary: "Revoke an API key" },
@@ -30,4 +31,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: "GET", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.get", status: 200, auth: true, summary: "One phone number" },
   { method: "PATCH", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.update", status: 200, auth: true, summary: "Change a number's callback URLs" },
   { method: "DELETE", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.delete", status: 200, auth: true, summary: "Release a phone number" },
+  { method: "GET", path: "/api/webhook-deliveries", procedure: "webhookDeliveries.list", status: 200, auth: true, summary: "Event deliveries, newest first, filterable by status and callSid" },
+  { method: "GET", path: "/api/webhook-deliveries/:id", procedure: "webhookDeliveries.get", status: 200, auth: true, summary: "One delivery with its payload and every attempt" },
+  { method: "POST", path: "/api/webhook-deliveries/:id/retry", procedure: "webhookDeliveries.retry", status: 200, auth: true, summary: "Redeliver now" },
 ];

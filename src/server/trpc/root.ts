@@ -4,6 +4,7 @@ import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { phoneNumbersRouter } from "./routers/phone-numbers";
 import { systemRouter } from "./routers/system";
+import { webhookDeliveriesRouter } from "./routers/webhook-deliveries";
 
 export const appRouter = router({
   system: systemRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   account: accountRouter,
   apiKeys: apiKeysRouter,
   phoneNumbers: phoneNumbersRouter,
+  webhookDeliveries: webhookDeliveriesRouter,
 });
 
 export type AppRouter = typeof appRouter;

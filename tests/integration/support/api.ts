@@ -4,7 +4,15 @@ import pg from "pg";
 
 export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
 
+export type Server = "strict" | "permissive";
+
+export function baseUrlOf(server: Server = "strict"): string {
+  return server === "strict" ? inject("baseUrl") : inject("permissiveBaseUrl");
+}
+
 export type CallOptions = {
+  /** The strict server (production callback policy, the default) or the permissive one. */
+  server?: Server;
   body?: unknown;
   /** Sent as is, for malformed or oversized bodies. */
   rawBody?: string;
@@ -24,7 +32,7 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
   let body: string | undefined = opts.rawBody;
   if (body === undefined && opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
-  const res = await fetch(inject("baseUrl") + path, { method, headers, body });
+  const res = await fetch(baseUrlOf(opts.server) + path, { method, headers, body });
   const text = await res.text();
   let parsed: any = undefined;
   try {
@@ -48,16 +56,18 @@ export type TestAccount = {
   checkoutUrl: string;
   engineVoiceUrl: string;
   ip: string;
+  server: Server;
   /** Calls the API as this account with its API key. */
   as<T = any>(method: string, path: string, opts?: Omit<CallOptions, "token">): Promise<ApiResponse<T>>;
 };
 
 /** Each test makes its own account: tests never share a tenant. */
-export async function newAccount(opts: { companyName?: string } = {}): Promise<TestAccount> {
+export async function newAccount(opts: { companyName?: string; server?: Server } = {}): Promise<TestAccount> {
   const ip = randomIp();
+  const server = opts.server ?? "strict";
   const email = uniqueEmail();
   const password = `pw-${randomBytes(8).toString("hex")}`;
-  const res = await call("POST", "/api/auth/register", { body: { email, password, companyName: opts.companyName }, ip });
+  const res = await call("POST", "/api/auth/register", { body: { email, password, companyName: opts.companyName }, ip, server });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
   const account: TestAccount = {
     id: res.body.account.id,
@@ -68,19 +78,25 @@ export async function newAccount(opts: { companyName?: string } = {}): Promise<T
     checkoutUrl: res.body.checkoutUrl,
     engineVoiceUrl: res.body.engineVoiceUrl,
     ip,
-    as: (method, path, callOpts = {}) => call(method, path, { ip, ...callOpts, token: res.body.apiKey }),
+    server,
+    as: (method, path, callOpts = {}) => call(method, path, { ip, server, ...callOpts, token: res.body.apiKey }),
   };
   return account;
 }
 
-let pool: pg.Pool | undefined;
-/** Direct SQL against the service's database, to check what is stored at rest. */
-export function sql(): pg.Pool {
-  return (pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 }));
+const pools = new Map<Server, pg.Pool>();
+/** Direct SQL against a server's database, to check what is stored at rest. */
+export function sql(server: Server = "strict"): pg.Pool {
+  let pool = pools.get(server);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: server === "strict" ? inject("databaseUrl") : inject("permissiveDatabaseUrl"), max: 2 });
+    pools.set(server, pool);
+  }
+  return pool;
 }
 
 /** An account that has paid (local billing mode: opening the checkout link pays). */
-export async function newActiveAccount(opts: { companyName?: string } = {}): Promise<TestAccount> {
+export async function newActiveAccount(opts: { companyName?: string; server?: Server } = {}): Promise<TestAccount> {
   const account = await newAccount(opts);
   const res = await fetch(account.checkoutUrl);
   if (res.status !== 200) throw new Error(`checkout failed: ${res.status}`);
@@ -90,7 +106,7 @@ export async function newActiveAccount(opts: { companyName?: string } = {}): Pro
 
 /** Billing drives suspension (Stripe webhooks or the local portal); tests set it directly. */
 export async function suspend(account: TestAccount): Promise<void> {
-  await sql().query(`UPDATE "Account" SET status = 'SUSPENDED' WHERE id = $1`, [account.id]);
+  await sql(account.server).query(`UPDATE "Account" SET status = 'SUSPENDED' WHERE id = $1`, [account.id]);
 }
 
 /** A US number nobody else in this run uses: +1 (2xx-9xx) (2xx-9xx) xxxx. */

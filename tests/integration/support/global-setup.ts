@@ -3,13 +3,17 @@ import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { TEST_AUTH_SECRET } from "./test-secrets";
 
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     databaseUrl: string;
     serverLog: string;
+    permissiveBaseUrl: string;
+    permissiveDatabaseUrl: string;
     embedded: boolean;
   }
 }
@@ -41,47 +45,82 @@ async function waitReady(url: string, child: ChildProcess, log: string): Promise
   throw new Error(`server not ready in time:\n${readFileSync(log, "utf8").slice(-4000)}`);
 }
 
+type Started = { baseUrl: string; databaseUrl: string; log: string; dataDir: string; child: ChildProcess };
+
+/** One built server (`dist/server.mjs`) with its own data directory and database. */
+async function startServer(name: string, databaseUrl: string | undefined, extraEnv: Record<string, string>): Promise<Started> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `routekit-it-${name}-`));
+  const log = path.join(dataDir, "server.log");
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const logFd = openSync(log, "a");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    PUBLIC_BASE_URL: baseUrl,
+    DATA_DIR: dataDir,
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    // Each test client sends its own X-Forwarded-For, so per-IP limits apply per test.
+    TRUST_PROXY: "true",
+    LOG_LEVEL: "info",
+    DATABASE_URL: databaseUrl,
+    ...extraEnv,
+  };
+  if (!databaseUrl) delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", logFd, logFd] });
+  await waitReady(baseUrl, child, log);
+  const resolvedDb = databaseUrl ?? readFileSync(path.join(dataDir, "embedded-postgres.url"), "utf8").trim();
+  return { baseUrl, databaseUrl: resolvedDb, log, dataDir, child };
+}
+
+/** A sibling database on the same PostgreSQL server, fresh for this run. */
+async function siblingDatabase(url: string, suffix: string): Promise<string> {
+  const target = new URL(url);
+  const name = `${target.pathname.slice(1)}_${suffix}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  target.pathname = `/${name}`;
+  return target.href;
+}
+
 /**
- * Boots the built service (`dist/server.mjs`, run `npm run build` first) once
- * for the integration run: on DATABASE_URL when set, else on the embedded
- * database in a fresh DATA_DIR.
+ * Boots the built service twice for the integration run, on DATABASE_URL (and a
+ * sibling database) when set, else on the embedded database:
+ * - the strict server, configured as in production (callback URLs must be public HTTPS);
+ * - the permissive server, with CALLBACK_ALLOW_PRIVATE=true, so local customer
+ *   backends on 127.0.0.1 receive calls and events.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!existsSync("dist/server.mjs") || !existsSync(".next/BUILD_ID")) {
     throw new Error("The app is not built: run `npm run build` (npm test does it for you).");
   }
-  const dataDir = mkdtempSync(path.join(tmpdir(), "routekit-it-"));
-  const serverLog = path.join(dataDir, "server.log");
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const logFd = openSync(serverLog, "a");
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/server.mjs"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      DATA_DIR: dataDir,
-      AUTH_SECRET: "integration-tests-only-secret-0123456789abcdef",
-      // Each test client sends its own X-Forwarded-For, so per-IP limits apply per test.
-      TRUST_PROXY: "true",
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", logFd, logFd],
-  });
-  await waitReady(baseUrl, child, serverLog);
+  const external = process.env.DATABASE_URL;
+  const permissiveDb = external ? await siblingDatabase(external, "permissive") : undefined;
+  const [strict, permissive] = await Promise.all([
+    startServer("strict", external, {}),
+    startServer("permissive", permissiveDb, { CALLBACK_ALLOW_PRIVATE: "true", CALLBACK_START_TIMEOUT_MS: "1500" }),
+  ]);
 
-  const embedded = !process.env.DATABASE_URL;
-  const databaseUrl = process.env.DATABASE_URL ?? readFileSync(path.join(dataDir, "embedded-postgres.url"), "utf8").trim();
-  project.provide("baseUrl", baseUrl);
-  project.provide("databaseUrl", databaseUrl);
-  project.provide("serverLog", serverLog);
-  project.provide("embedded", embedded);
+  project.provide("baseUrl", strict.baseUrl);
+  project.provide("databaseUrl", strict.databaseUrl);
+  project.provide("serverLog", strict.log);
+  project.provide("permissiveBaseUrl", permissive.baseUrl);
+  project.provide("permissiveDatabaseUrl", permissive.databaseUrl);
+  project.provide("embedded", !external);
 
   return async () => {
-    child.kill("SIGTERM");
-    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
-    if (process.env.KEEP_TEST_DATA) console.log(`test data kept in ${dataDir}`);
-    else rmSync(dataDir, { recursive: true, force: true });
+    for (const s of [strict, permissive]) s.child.kill("SIGTERM");
+    await Promise.all([strict, permissive].map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once("exit", r)))));
+    for (const s of [strict, permissive]) {
+      if (process.env.KEEP_TEST_DATA) console.log(`test data kept in ${s.dataDir}`);
+      else rmSync(s.dataDir, { recursive: true, force: true });
+    }
   };
 }

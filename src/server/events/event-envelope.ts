@@ -1,0 +1,31 @@
+import { randomBytes } from "node:crypto";
+
+/** decisions §8: the one shape of every event we send. */
+export type EventType = "call.started" | "call.ended" | "call.error";
+
+export type EventData = {
+  callSid: string;
+  direction: "inbound" | "outbound";
+  from: string;
+  to: string;
+  phoneNumberId: string | null;
+  metadata?: Record<string, unknown>;
+  status?: string;
+  durationSeconds?: number;
+  billedMinutes?: number;
+  costBreakdown?: Record<string, unknown>;
+  answeredBy?: string;
+  error?: { code: string; message: string };
+};
+
+export type EventEnvelope = { id: string; type: EventType; createdAt: string; data: EventData };
+
+export function newEventId(): string {
+  return "evt_" + randomBytes(16).toString("base64url");
+}
+
+/** Members left undefined are dropped, so receivers see only what applies. */
+export function buildEvent(type: EventType, data: EventData, now: Date = new Date()): EventEnvelope {
+  const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as EventData;
+  return { id: newEventId(), type, createdAt: now.toISOString(), data: clean };
+}

@@ -1,0 +1,24 @@
+import { callbackClient } from "../callbacks/callback-client";
+import type { CallbackResponse } from "../callbacks/callback-http-client";
+import { env } from "../env";
+import type { EventEnvelope } from "./event-envelope";
+import { webhookHeaders } from "./webhook-signature";
+
+/** The largest answer we read from onCallStartUrl (TwiML documents are small). */
+export const START_RESPONSE_MAX_BYTES = 64 * 1024;
+
+/**
+ * `call.started` is synchronous: the engine waits for the customer's answer to
+ * decide the call. Same envelope, signing and outbound client as the queued
+ * events, with the CALLBACK_START_TIMEOUT_MS budget instead of retries.
+ */
+export function postCallStarted(opts: { url: string; event: EventEnvelope; secrets: string[] }): Promise<CallbackResponse> {
+  const body = JSON.stringify(opts.event);
+  return callbackClient().send({
+    url: opts.url,
+    headers: webhookHeaders({ id: opts.event.id, body, secrets: opts.secrets }),
+    body,
+    timeoutMs: env().callbackStartTimeoutMs,
+    maxResponseBytes: START_RESPONSE_MAX_BYTES,
+  });
+}

@@ -1,0 +1,105 @@
+import PgBoss from "pg-boss";
+import type { Prisma } from "@/generated/prisma/client";
+import { connectionUrl } from "../db/client";
+import { logger } from "../logger";
+
+/**
+ * The durable job queue: pg-boss on the service's own PostgreSQL (the real
+ * server or the embedded one), so a job enqueued survives any crash and runs on
+ * whichever instance picks it up. Shared on globalThis by the custom server
+ * (which runs the workers) and the Next.js bundles (which enqueue).
+ */
+/**
+ * Every queue and its policy, created before the queue is handed out: pg-boss
+ * silently drops a job sent to a queue that does not exist yet.
+ * The delivery lease (expireInSeconds) bounds how long a crashed worker's job
+ * waits before pg-boss runs it again; it must exceed one attempt's 10 s.
+ */
+export const QUEUES = {
+  webhookDelivery: "webhook-delivery",
+  webhookAttemptPrune: "webhook-attempt-prune",
+} as const;
+
+export type QueueTuning = {
+  /** How often expired (crashed) jobs are reclaimed. */
+  maintenanceIntervalSeconds?: number;
+  /** pg-boss's schema; separate schemas are separate queues (tests use their own). */
+  schema?: string;
+  /** Lease of a delivery job, seconds (default 60). */
+  deliveryLeaseSeconds?: number;
+};
+
+async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> {
+  await boss.createQueue(QUEUES.webhookDelivery, {
+    name: QUEUES.webhookDelivery,
+    // Our retry schedule makes new jobs; these retries only cover our own failures and crashes.
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    expireInSeconds: tuning.deliveryLeaseSeconds ?? 60,
+  });
+  await boss.createQueue(QUEUES.webhookAttemptPrune, { name: QUEUES.webhookAttemptPrune });
+  return boss;
+}
+
+type State = { boss: PgBoss; ready: Promise<PgBoss>; workers: Map<string, string> };
+const KEY = Symbol.for("routekit.jobQueue");
+type Holder = { [KEY]?: State };
+
+function state(tuning: QueueTuning = {}): State {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    const boss = new PgBoss({
+      connectionString: connectionUrl(),
+      max: 5,
+      application_name: "routekit-jobs",
+      schema: tuning.schema ?? "pgboss",
+      maintenanceIntervalSeconds: tuning.maintenanceIntervalSeconds ?? 30,
+    });
+    boss.on("error", (err) => logger().error({ err }, "job queue error"));
+    g[KEY] = { boss, ready: boss.start().then(() => createQueues(boss, tuning)), workers: new Map() };
+  }
+  return g[KEY];
+}
+
+export function jobQueue(tuning?: QueueTuning): Promise<PgBoss> {
+  return state(tuning).ready;
+}
+
+export function registerWorker(queue: string, workerId: string): void {
+  state().workers.set(queue, workerId);
+}
+
+/** Wakes this instance's worker for `queue` now instead of at its next poll. */
+export function wakeWorker(queue: string): void {
+  const g = globalThis as Holder;
+  const id = g[KEY]?.workers.get(queue);
+  if (id) g[KEY]!.boss.notifyWorker(id);
+}
+
+export async function stopJobQueue(): Promise<void> {
+  const g = globalThis as Holder;
+  const current = g[KEY];
+  if (!current) return;
+  delete g[KEY];
+  await current.ready.catch(() => undefined);
+  await current.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
+}
+
+/** Sends a job; a job pg-boss did not store is an error, never a silent loss. */
+export async function sendJob(queue: string, data: object, options: PgBoss.SendOptions = {}): Promise<string> {
+  const boss = await jobQueue();
+  const id = await boss.send(queue, data, options);
+  if (!id) throw new Error(`job queue ${queue} did not accept the job`);
+  return id;
+}
+
+/** Lets pg-boss write its job inside the caller's Prisma transaction: no job without its change. */
+export function inTransaction(tx: Prisma.TransactionClient): PgBoss.Db {
+  return {
+    async executeSql(text, values) {
+      const rows = await tx.$queryRawUnsafe<unknown[]>(text, ...(values ?? []));
+      return { rows };
+    },
+  };
+}

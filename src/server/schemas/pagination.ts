@@ -1,0 +1,13 @@
+import { z } from "zod";
+
+/** decisions §9: limit 1.., default 50, above 100 clamped (and the applied value echoed); offset 0.., default 0. */
+export const ZPagination = z.object({
+  limit: z.coerce
+    .number({ message: "must be an integer" })
+    .int({ message: "must be an integer" })
+    .min(1, { message: "must be at least 1" })
+    .default(50)
+    .transform((v) => Math.min(v, 100)),
+  offset: z.coerce.number({ message: "must be an integer" }).int({ message: "must be an integer" }).min(0, { message: "must be at least 0" }).default(0),
+});
+export const ZPageInfo = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });

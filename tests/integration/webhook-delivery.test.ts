@@ -1,0 +1,179 @@
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCallbackClient } from "../../src/server/callbacks/callback-http-client";
+import { db } from "../../src/server/db/client";
+import { attemptDelivery, type AttemptDeps } from "../../src/server/events/attempt-delivery";
+import { pruneOldAttempts } from "../../src/server/events/delivery-worker";
+import { transactionWithEvents } from "../../src/server/events/enqueue-event";
+import { buildEvent, type EventEnvelope } from "../../src/server/events/event-envelope";
+import { newActiveAccount, sql, type TestAccount } from "./support/api";
+import { manualClock, startInProcess } from "./support/in-process";
+import { startReceiver } from "./support/receiver";
+
+let inProcess: Awaited<ReturnType<typeof startInProcess>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let account: TestAccount;
+
+beforeAll(async () => {
+  inProcess = await startInProcess();
+  receiver = await startReceiver();
+  account = await newActiveAccount({ server: "permissive" });
+});
+afterAll(async () => {
+  await receiver.close();
+  await inProcess.stop();
+});
+
+function endedEvent(callSid = `CA${Math.random().toString(16).slice(2)}`): EventEnvelope {
+  return buildEvent("call.ended", { callSid, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed", durationSeconds: 61, billedMinutes: 2 });
+}
+
+async function enqueue(event = endedEvent(), path = "/hook"): Promise<string> {
+  return transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: receiver.url(path), event }));
+}
+
+const clock = manualClock();
+const deps = (extra: Partial<AttemptDeps> = {}): AttemptDeps => ({
+  client: createCallbackClient({ allowPrivate: true }),
+  now: clock.now,
+  random: () => 0,
+  ...extra,
+});
+
+const deliveryRow = (id: string) => db().webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { attemptedAt: "asc" } } } });
+const jobsFor = async (id: string) =>
+  (await sql("permissive").query(`SELECT start_after, data FROM "${inProcess.schema}".job WHERE data->>'deliveryId' = $1 ORDER BY created_on`, [id])).rows;
+
+describe("durable, signed delivery", () => {
+  it("enqueues the delivery and its job in one transaction; a rollback leaves neither", async () => {
+    const event = endedEvent();
+    await expect(
+      transactionWithEvents(async (_tx, emit) => {
+        await emit({ accountId: account.id, url: receiver.url(), event });
+        throw new Error("the state change failed");
+      }),
+    ).rejects.toThrow("the state change failed");
+    expect(await db().webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
+    expect((await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".job`)).rows[0].n).toBe(0);
+    const id = await enqueue();
+    expect(await jobsFor(id)).toHaveLength(1);
+  });
+
+  it("2xx: delivered once, signed so the standardwebhooks library verifies it", async () => {
+    const path = "/ok";
+    receiver.answer((_r, res) => res.writeHead(204).end());
+    const event = endedEvent();
+    const id = await enqueue(event, path);
+    expect(await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps())).toBe("delivered");
+    // The job running again (a crash after the attempt) sends nothing twice.
+    expect(await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps())).toBe("skipped");
+    const got = receiver.received.filter((r) => r.path === path);
+    expect(got).toHaveLength(1);
+    const secret = (await account.as("GET", "/api/account")).body.account.webhookSecret;
+    expect(new Webhook(secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>)).toEqual(event);
+    expect(got[0]!.headers["webhook-id"]).toBe(event.id);
+    const row = await deliveryRow(id);
+    expect(row).toMatchObject({ status: "DELIVERED", attemptCount: 1, nextAttemptAt: null });
+    expect(row.attempts[0]).toMatchObject({ statusCode: 204, error: null });
+  });
+
+  it("500 then 200: retried on schedule, then delivered; every attempt logged", async () => {
+    let calls = 0;
+    receiver.answer((_r, res) => res.writeHead(++calls === 1 ? 500 : 200).end(calls === 1 ? "boom" : "fine"));
+    const id = await enqueue(endedEvent(), "/flaky");
+    clock.set(new Date("2026-11-22T12:00:00Z"));
+    expect(await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps())).toBe("retry-scheduled");
+    const after1 = await deliveryRow(id);
+    expect(after1.status).toBe("PENDING");
+    expect(after1.nextAttemptAt!.toISOString()).toBe("2026-11-22T12:00:05.000Z");
+    const jobs = await jobsFor(id);
+    expect(jobs).toHaveLength(2);
+    expect(new Date(jobs[1].start_after).toISOString()).toBe("2026-11-22T12:00:05.000Z");
+    expect(jobs[1].data).toEqual({ deliveryId: id, expectedAttempt: 1 });
+    clock.advance(5_000);
+    expect(await attemptDelivery(jobs[1].data, deps())).toBe("delivered");
+    const done = await deliveryRow(id);
+    expect(done.attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([[500, "boom"], [200, "fine"]]);
+  });
+
+  it("the schedule advances over 8 attempts and more than 24 hours, then gives up", async () => {
+    receiver.answer((_r, res) => res.writeHead(503).end());
+    const id = await enqueue(endedEvent(), "/down");
+    const start = new Date("2026-11-22T00:00:00Z");
+    clock.set(start);
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      outcomes.push(await attemptDelivery({ deliveryId: id, expectedAttempt: attempt }, deps()));
+      const row = await deliveryRow(id);
+      if (row.nextAttemptAt) clock.set(row.nextAttemptAt);
+    }
+    expect(outcomes).toEqual([...Array(7).fill("retry-scheduled"), "failed"]);
+    const row = await deliveryRow(id);
+    expect(row.status).toBe("FAILED");
+    const times = row.attempts.map((a) => a.attemptedAt.getTime() - start.getTime());
+    expect(times).toEqual([0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000, 99_305_000]);
+    expect(times.at(-1)!).toBeGreaterThan(24 * 3600_000);
+  });
+
+  it("410 Gone stops at once; Retry-After is honoured", async () => {
+    receiver.answer((_r, res) => res.writeHead(410).end());
+    const gone = await enqueue(endedEvent(), "/gone");
+    expect(await attemptDelivery({ deliveryId: gone, expectedAttempt: 0 }, deps())).toBe("failed");
+    expect(await jobsFor(gone)).toHaveLength(1);
+
+    receiver.answer((_r, res) => res.writeHead(429, { "retry-after": "120" }).end());
+    const busy = await enqueue(endedEvent(), "/busy");
+    clock.set(new Date("2026-11-22T12:00:00Z"));
+    await attemptDelivery({ deliveryId: busy, expectedAttempt: 0 }, deps());
+    expect((await deliveryRow(busy)).nextAttemptAt!.toISOString()).toBe("2026-11-22T12:02:00.000Z");
+  });
+
+  it("a timeout is a failed attempt, retried; redirects are failures, never followed", async () => {
+    receiver.answer(() => undefined); // never answers
+    const slow = await enqueue(endedEvent(), "/slow");
+    expect(await attemptDelivery({ deliveryId: slow, expectedAttempt: 0 }, deps({ timeoutMs: 300 }))).toBe("retry-scheduled");
+    expect((await deliveryRow(slow)).attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/^timeout/) });
+
+    receiver.answer((r, res) => res.writeHead(r.path === "/moved" ? 301 : 200, { location: receiver.url("/elsewhere") }).end());
+    const moved = await enqueue(endedEvent(), "/moved");
+    expect(await attemptDelivery({ deliveryId: moved, expectedAttempt: 0 }, deps())).toBe("retry-scheduled");
+    expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false);
+  });
+
+  it("keeps at most 1 KiB of a response", async () => {
+    receiver.answer((_r, res) => res.writeHead(500).end("x".repeat(5000)));
+    const id = await enqueue(endedEvent(), "/big");
+    await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps());
+    expect((await deliveryRow(id)).attempts[0]!.responseExcerpt).toHaveLength(1024);
+  });
+
+  it("after a rotation, events verify with the old and the new secret for 24 hours", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    const oldSecret = (await acct.as("GET", "/api/account")).body.account.webhookSecret;
+    const rotated = await acct.as("POST", "/api/account/webhook-secret");
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.webhookSecret).not.toBe(oldSecret);
+    expect(Date.parse(rotated.body.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    expect((await acct.as("GET", "/api/account")).body.account.webhookSecret).toBe(rotated.body.webhookSecret);
+
+    receiver.answer((_r, res) => res.end());
+    const event = endedEvent();
+    const id = await transactionWithEvents((_tx, emit) => emit({ accountId: acct.id, url: receiver.url("/rotated"), event }));
+    clock.set(new Date());
+    await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps());
+    const got = receiver.received.find((r) => r.path === "/rotated")!;
+    const headers = got.headers as Record<string, string>;
+    expect(headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(new Webhook(rotated.body.webhookSecret).verify(got.body, headers)).toEqual(event);
+    expect(new Webhook(oldSecret).verify(got.body, headers)).toEqual(event);
+  });
+
+  it("prunes attempts older than 30 days", async () => {
+    receiver.answer((_r, res) => res.end());
+    const id = await enqueue(endedEvent(), "/prune");
+    await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps());
+    await db().webhookAttempt.updateMany({ where: { deliveryId: id }, data: { attemptedAt: new Date(Date.now() - 31 * 24 * 3600_000) } });
+    expect(await pruneOldAttempts()).toBeGreaterThanOrEqual(1);
+    expect((await deliveryRow(id)).attempts).toHaveLength(0);
+  });
+});
