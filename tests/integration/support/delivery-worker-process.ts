@@ -1,0 +1,17 @@
+// A delivery worker in a process of its own, so a test can kill it hard.
+// Same code as the server's worker, on the test's pg-boss schema, with a short
+// lease so a killed worker's jobs come back within seconds.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseEnv, setEnv } from "../../../src/server/env";
+import { setConnectionUrl } from "../../../src/server/db/client";
+import { jobQueue } from "../../../src/server/jobs/job-queue";
+import { startDeliveryWorker } from "../../../src/server/events/delivery-worker";
+import { TEST_AUTH_SECRET } from "./test-secrets";
+
+setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-worker-")), AUTH_SECRET: TEST_AUTH_SECRET, CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: "silent" }));
+setConnectionUrl(process.env.WORKER_DATABASE_URL!);
+await jobQueue({ schema: process.env.WORKER_SCHEMA!, maintenanceIntervalSeconds: 1, deliveryLeaseSeconds: 2 });
+await startDeliveryWorker({ pollingIntervalSeconds: 0.5, batchSize: 10 });
+console.log("worker ready");
