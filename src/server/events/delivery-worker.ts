@@ -12,25 +12,38 @@ export const ATTEMPT_RETENTION_DAYS = 30;
  * Runs deliveries on this instance. A job is leased: if the process dies
  * mid-attempt, the job expires and pg-boss runs it again (our own retry
  * schedule is separate: those are new jobs).
+ *
+ * Several independent workers with small batches: a batch ends with its
+ * slowest attempt (up to 10 s), so a slow customer endpoint holds up only the
+ * few deliveries that share its batch. pg-boss sleeps out its polling
+ * interval after every batch; a full batch means more are waiting, so the
+ * worker wakes itself instead.
  */
-export async function startDeliveryWorker(opts: { deps?: Partial<AttemptDeps>; batchSize?: number; pollingIntervalSeconds?: number } = {}): Promise<void> {
+export async function startDeliveryWorker(
+  opts: { deps?: Partial<AttemptDeps>; workers?: number; batchSize?: number; pollingIntervalSeconds?: number } = {},
+): Promise<void> {
   const boss = await jobQueue();
   const deps: AttemptDeps = { client: callbackClient(), ...opts.deps };
-  const workerId = await boss.work<DeliveryJob>(
-    DELIVERY_QUEUE,
-    { batchSize: opts.batchSize ?? 20, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 },
-    async (jobs) => {
-      const results = await Promise.allSettled(jobs.map((job) => attemptDelivery(job.data, deps)));
-      const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
-      // Rejections are our own failures (the database), not the receiver's: let
-      // pg-boss retry the batch; attempts already recorded are skipped then.
-      if (failed.length) {
-        logger().error({ err: failed[0]!.reason, count: failed.length }, "delivery attempts could not be recorded");
-        throw failed[0]!.reason;
-      }
-    },
-  );
-  registerWorker(DELIVERY_QUEUE, workerId);
+  const batchSize = opts.batchSize ?? 10;
+  for (let i = 0; i < (opts.workers ?? 4); i++) {
+    let workerId = "";
+    workerId = await boss.work<DeliveryJob>(
+      DELIVERY_QUEUE,
+      { batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 },
+      async (jobs) => {
+        const results = await Promise.allSettled(jobs.map((job) => attemptDelivery(job.data, deps)));
+        if (jobs.length === batchSize) boss.notifyWorker(workerId);
+        const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+        // Rejections are our own failures (the database), not the receiver's: let
+        // pg-boss retry the batch; attempts already recorded are skipped then.
+        if (failed.length) {
+          logger().error({ err: failed[0]!.reason, count: failed.length }, "delivery attempts could not be recorded");
+          throw failed[0]!.reason;
+        }
+      },
+    );
+    registerWorker(DELIVERY_QUEUE, workerId);
+  }
 
   await boss.schedule(PRUNE_QUEUE, "17 3 * * *"); // daily, once across all instances
   await boss.work(PRUNE_QUEUE, async () => {

@@ -42,7 +42,7 @@ async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> 
   return boss;
 }
 
-type State = { boss: PgBoss; ready: Promise<PgBoss>; workers: Map<string, string> };
+type State = { boss: PgBoss; ready: Promise<PgBoss>; workers: Map<string, string[]>; nextWake: number };
 const KEY = Symbol.for("routekit.jobQueue");
 type Holder = { [KEY]?: State };
 
@@ -57,7 +57,7 @@ function state(tuning: QueueTuning = {}): State {
       maintenanceIntervalSeconds: tuning.maintenanceIntervalSeconds ?? 30,
     });
     boss.on("error", (err) => logger().error({ err }, "job queue error"));
-    g[KEY] = { boss, ready: boss.start().then(() => createQueues(boss, tuning)), workers: new Map() };
+    g[KEY] = { boss, ready: boss.start().then(() => createQueues(boss, tuning)), workers: new Map(), nextWake: 0 };
   }
   return g[KEY];
 }
@@ -67,14 +67,16 @@ export function jobQueue(tuning?: QueueTuning): Promise<PgBoss> {
 }
 
 export function registerWorker(queue: string, workerId: string): void {
-  state().workers.set(queue, workerId);
+  const s = state();
+  s.workers.set(queue, [...(s.workers.get(queue) ?? []), workerId]);
 }
 
-/** Wakes this instance's worker for `queue` now instead of at its next poll. */
+/** Wakes one of this instance's workers for `queue` (in turn) now instead of at its next poll. */
 export function wakeWorker(queue: string): void {
-  const g = globalThis as Holder;
-  const id = g[KEY]?.workers.get(queue);
-  if (id) g[KEY]!.boss.notifyWorker(id);
+  const s = (globalThis as Holder)[KEY];
+  const ids = s?.workers.get(queue);
+  if (!s || !ids?.length) return;
+  s.boss.notifyWorker(ids[s.nextWake++ % ids.length]!);
 }
 
 export async function stopJobQueue(): Promise<void> {
