@@ -1,11 +1,13 @@
 import { createCallbackClient, type CallbackClient } from "./callback-http-client";
 import { serverCallbackPolicy } from "./server-callback-policy";
 
-const KEY = Symbol.for("routekit.callbackClient");
-type Holder = { [KEY]?: CallbackClient };
+// Deliberately per module graph, not on globalThis: the client is stateless,
+// and its errors must be instances of the CallbackRequestError class that the
+// calling code checks against (the custom server and the Next.js bundles each
+// load their own copy of that class).
+let client: CallbackClient | undefined;
 
 /** The one client for every request to a customer URL, with this server's policy. */
 export function callbackClient(): CallbackClient {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= createCallbackClient(serverCallbackPolicy()));
+  return (client ??= createCallbackClient(serverCallbackPolicy()));
 }

@@ -1,35 +1,13 @@
 import { AppError } from "../errors/app-error";
+import { jsonResponse as json, readBody } from "../http/body";
+import { errorResponse } from "../http/error-response";
 import { toErrorResponse } from "../errors/to-error-response";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../http/request-id";
-import { logger } from "../logger";
 import { createCaller } from "../trpc/root";
 import type { Context } from "../trpc/init";
 import { matchRoute } from "./match-route";
 import { restRoutes } from "./routes";
-
-export const MAX_BODY_BYTES = 64 * 1024;
-
-async function readBody(req: Request): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE");
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    // Chunked bodies declare no length: count as they arrive.
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new AppError("PAYLOAD_TOO_LARGE");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 function parseJsonObject(text: string): Record<string, unknown> {
   if (!text.trim()) return {};
@@ -58,13 +36,6 @@ function resolveProcedure(caller: unknown, dotted: string): ProcedureFn {
   return node as ProcedureFn;
 }
 
-function json(body: unknown, status: number, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
-  });
-}
-
 /** Adapts an HTTP request to a procedure call and its result (or error) to HTTP. Nothing more. */
 export async function handleRestRequest(req: Request): Promise<Response> {
   const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
@@ -87,10 +58,6 @@ export async function handleRestRequest(req: Request): Promise<Response> {
     const result = await resolveProcedure(createCaller(ctx), route.procedure)({ ...query, ...body, ...params });
     return json(result, route.status, { [REQUEST_ID_HEADER]: requestId });
   } catch (err) {
-    const mapped = toErrorResponse(err);
-    if (mapped.unexpected) logger().error({ err, requestId, method: req.method, path: url.pathname }, "request failed");
-    // The rest of an oversized body stays unread, so this connection cannot carry another request.
-    const close: Record<string, string> = mapped.status === 413 ? { connection: "close" } : {};
-    return json(mapped.body, mapped.status, { ...mapped.headers, ...close, [REQUEST_ID_HEADER]: requestId });
+    return errorResponse(err, req, requestId);
   }
 }

@@ -2,6 +2,8 @@ import { createCallerFactory, router } from "./init";
 import { accountRouter } from "./routers/account";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
+import { outboundRouter } from "./routers/outbound";
+import { usageRouter } from "./routers/usage";
 import { phoneNumbersRouter } from "./routers/phone-numbers";
 import { systemRouter } from "./routers/system";
 import { webhookDeliveriesRouter } from "./routers/webhook-deliveries";
@@ -13,6 +15,8 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   phoneNumbers: phoneNumbersRouter,
   webhookDeliveries: webhookDeliveriesRouter,
+  outbound: outboundRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -14,6 +14,8 @@ declare module "vitest" {
     serverLog: string;
     permissiveBaseUrl: string;
     permissiveDatabaseUrl: string;
+    /** Where the permissive server expects Twilio: the engine tests run the simulator on this port. */
+    twilioSimulatorPort: number;
     embedded: boolean;
   }
 }
@@ -103,9 +105,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const external = process.env.DATABASE_URL;
   const permissiveDb = external ? await siblingDatabase(external, "permissive") : undefined;
+  const twilioSimulatorPort = await freePort();
   const [strict, permissive] = await Promise.all([
-    startServer("strict", external, {}),
-    startServer("permissive", permissiveDb, { CALLBACK_ALLOW_PRIVATE: "true", CALLBACK_START_TIMEOUT_MS: "1500" }),
+    // Nothing listens on port 9 of loopback here: Twilio is unreachable for the strict server.
+    startServer("strict", external, { TWILIO_API_BASE_URL: "http://127.0.0.1:9" }),
+    startServer("permissive", permissiveDb, {
+      CALLBACK_ALLOW_PRIVATE: "true",
+      CALLBACK_START_TIMEOUT_MS: "1500",
+      TWILIO_API_BASE_URL: `http://127.0.0.1:${twilioSimulatorPort}`,
+    }),
   ]);
 
   project.provide("baseUrl", strict.baseUrl);
@@ -113,6 +121,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("serverLog", strict.log);
   project.provide("permissiveBaseUrl", permissive.baseUrl);
   project.provide("permissiveDatabaseUrl", permissive.databaseUrl);
+  project.provide("twilioSimulatorPort", twilioSimulatorPort);
   project.provide("embedded", !external);
 
   return async () => {

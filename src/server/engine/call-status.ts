@@ -1,0 +1,27 @@
+/**
+ * Twilio reports a call's statuses at least once and out of order. Each has a
+ * rank; a call only moves to a higher rank, so a duplicate changes nothing and
+ * a late `ringing` never reopens a completed call.
+ */
+export const TERMINAL_STATUSES = ["completed", "busy", "no-answer", "failed", "canceled"] as const;
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+
+const RANK: Record<string, number> = { queued: 0, initiated: 1, ringing: 2, "in-progress": 3, answered: 3 };
+export const TERMINAL_RANK = 10;
+
+export function isTerminal(status: string): status is TerminalStatus {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+export function statusRank(status: string): number {
+  return isTerminal(status) ? TERMINAL_RANK : (RANK[status] ?? -1);
+}
+
+/**
+ * The customer points both the voice URL and the status callback at the
+ * engine. Status callbacks say so (`CallbackSource=call-progress-events`);
+ * a final status is always one. Anything else asks what to do with the call.
+ */
+export function isStatusCallback(params: Record<string, string>): boolean {
+  return params.CallbackSource === "call-progress-events" || isTerminal(params.CallStatus ?? "");
+}

@@ -1,0 +1,32 @@
+import { AppError } from "../errors/app-error";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The request body as text, refusing more than 64 KiB whether declared or streamed. */
+export async function readBody(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE");
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    // Chunked bodies declare no length: count as they arrive.
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new AppError("PAYLOAD_TOO_LARGE");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function jsonResponse(body: unknown, status: number, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { ZAccountStatus, ZId, ZTimestamp } from "./common";
+import { ZPageInfo, ZPagination } from "./pagination";
+
+export const ZListUsageInput = ZPagination;
+
+export const ZCostBreakdown = z.object({
+  durationSeconds: z.number().int(),
+  billedMinutes: z.number().int(),
+  perMinuteRate: z.number(),
+  usageCost: z.number(),
+  totalCost: z.number(),
+  currency: z.literal("usd"),
+});
+
+export const ZUsageRecord = z.object({
+  id: ZId,
+  callSid: z.string(),
+  direction: z.enum(["inbound", "outbound"]),
+  callerPhone: z.string().describe("Shape A name of callerNumber; same value"),
+  callerNumber: z.string(),
+  calledNumber: z.string(),
+  durationSeconds: z.number().int(),
+  billedMinutes: z.number().int(),
+  costBreakdown: ZCostBreakdown,
+  createdAt: ZTimestamp,
+});
+export const ZListUsageOutput = ZPageInfo.extend({ records: z.array(ZUsageRecord) });
+
+const ZTotals = z.object({
+  calls: z.number().int(),
+  minutes: z.number().int().describe("Shape A name of billedMinutes; same value"),
+  billedMinutes: z.number().int(),
+});
+export const ZCurrentUsageOutput = z.object({
+  currentMonth: ZTotals.extend({ estimatedCost: z.number().describe("monthlyBase + the month's usage"), period: z.string().describe("UTC calendar month, YYYY-MM") }),
+  allTime: ZTotals,
+  perMinuteRate: z.number(),
+  monthlyBase: z.number(),
+});
+
+export const ZSubscriptionOutput = z.object({
+  status: ZAccountStatus,
+  monthlyBase: z.number(),
+  perMinuteRate: z.number(),
+  totalCalls: z.number().int(),
+  totalMinutes: z.number().int().describe("Shape A name of totalBilledMinutes; same value"),
+  totalBilledMinutes: z.number().int(),
+  hasPaymentMethod: z.boolean(),
+  currentPeriodStart: ZTimestamp,
+  currentPeriodEnd: ZTimestamp,
+});

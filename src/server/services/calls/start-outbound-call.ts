@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import { AppError } from "../../errors/app-error";
+import { db } from "../../db/client";
+import { encryptSecret } from "../../crypto/secret-box";
+import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";
+import { logger } from "../../logger";
+import type { TOutboundInput } from "../../schemas/outbound";
+import { engineVoiceUrl } from "../accounts/engine-voice-url";
+
+/** What a Twilio RestException carries; anything without a 4xx status is the provider being unreachable. */
+function providerRefusal(err: unknown): { code: number | undefined; message: string } | null {
+  const e = err as { status?: unknown; code?: unknown; message?: unknown };
+  if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
+    return { code: typeof e.code === "number" ? e.code : undefined, message: typeof e.message === "string" ? e.message : "refused" };
+  }
+  return null;
+}
+
+/**
+ * Starts a call at Twilio on the customer's credentials. The call is recorded
+ * first, under a placeholder SID, and its id travels in the engine URL: Twilio
+ * may call back before `calls.create` has returned, and the engine must know
+ * the call (and its token, to check signatures) when it does.
+ */
+export async function startOutboundCall(opts: { accountId: string; input: TOutboundInput }) {
+  const { input } = opts;
+  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { routingToken: true } });
+  const number = await db().phoneNumber.findFirst({ where: { accountId: opts.accountId, phoneNumber: input.from, isActive: true }, select: { id: true } });
+  if (!number) throw new AppError("NUMBER_NOT_OWNED", `${input.from} is not a number registered to this account.`);
+
+  const call = await db().call.create({
+    data: {
+      callSid: `pending:${randomBytes(12).toString("hex")}`,
+      accountId: opts.accountId,
+      phoneNumberId: number.id,
+      direction: "outbound",
+      fromNumber: input.from,
+      toNumber: input.to,
+      status: "queued",
+      statusRank: 0,
+      metadata: (input.metadata ?? undefined) as object | undefined,
+      onCallStartUrl: input.onCallStartUrl,
+      onCallEndUrl: input.onCallEndUrl,
+      onErrorUrl: input.onErrorUrl ?? null,
+      providerAccountSid: input.providerAccountSid,
+      providerAuthTokenEnc: encryptSecret(input.providerAuthToken),
+    },
+    select: { id: true },
+  });
+  const engineUrl = `${engineVoiceUrl(account.routingToken)}?call=${call.id}`;
+
+  let created;
+  try {
+    created = await twilioRestClient(input.providerAccountSid, input.providerAuthToken).calls.create({
+      to: input.to,
+      from: input.from,
+      url: engineUrl,
+      method: "POST",
+      statusCallback: engineUrl,
+      statusCallbackMethod: "POST",
+      statusCallbackEvent: ["initiated", "ringing", "answered", "completed"],
+      timeout: input.timeout,
+      ...(input.machineDetection && { machineDetection: input.machineDetection }),
+    });
+  } catch (err) {
+    await db().call.delete({ where: { id: call.id } });
+    const refusal = providerRefusal(err);
+    if (refusal) {
+      throw new AppError("PROVIDER_REJECTED", `Twilio refused the call: ${refusal.message}`, {
+        details: [{ path: "provider", message: `${refusal.code ?? "error"}: ${refusal.message}` }],
+      });
+    }
+    logger().warn({ err: err instanceof Error ? err.message : String(err) }, "Twilio unreachable for an outbound call");
+    throw new AppError("PROVIDER_UNAVAILABLE");
+  }
+
+  // The engine may already have bound the SID from an early callback; both write the same value.
+  await db().call.update({ where: { id: call.id }, data: { callSid: created.sid } });
+  return { callSid: created.sid, status: created.status };
+}

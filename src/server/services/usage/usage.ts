@@ -1,0 +1,90 @@
+import { db } from "../../db/client";
+import { billingPlan } from "../billing/billing-plan";
+import { periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
+import type { CostBreakdown } from "./billed-minutes";
+
+type Totals = { calls: number; billedMinutes: number; totalCost: number };
+const ZERO: Totals = { calls: 0, billedMinutes: 0, totalCost: 0 };
+
+/** The running totals of the given periods: one indexed read, whatever the history. */
+async function totals(accountId: string, periods: string[]): Promise<Record<string, Totals>> {
+  const rows = await db().usageTotal.findMany({ where: { accountId, period: { in: periods } } });
+  const out: Record<string, Totals> = {};
+  for (const p of periods) out[p] = ZERO;
+  for (const r of rows) out[r.period] = { calls: r.calls, billedMinutes: r.billedMinutes, totalCost: Number(r.totalCost) };
+  return out;
+}
+
+/** Newest first; `total` comes from the running totals rather than a count over the records. */
+export async function listUsage(opts: { accountId: string; limit: number; offset: number }) {
+  const [records, all] = await Promise.all([
+    db().usageRecord.findMany({
+      where: { accountId: opts.accountId },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: opts.offset,
+      take: opts.limit,
+    }),
+    totals(opts.accountId, ["all"]),
+  ]);
+  return {
+    records: records.map((r) => ({
+      id: r.id,
+      callSid: r.callSid,
+      direction: r.direction === "outbound" ? ("outbound" as const) : ("inbound" as const),
+      callerPhone: r.callerNumber,
+      callerNumber: r.callerNumber,
+      calledNumber: r.calledNumber,
+      durationSeconds: r.durationSeconds,
+      billedMinutes: r.billedMinutes,
+      costBreakdown: r.costBreakdown as CostBreakdown,
+      createdAt: r.createdAt.toISOString(),
+    })),
+    total: all.all!.calls,
+    limit: opts.limit,
+    offset: opts.offset,
+  };
+}
+
+export async function currentUsage(opts: { accountId: string; now?: Date }) {
+  const period = usagePeriod(opts.now ?? new Date());
+  const t = await totals(opts.accountId, [period, "all"]);
+  const month = t[period]!;
+  const all = t.all!;
+  const plan = billingPlan();
+  return {
+    currentMonth: {
+      period,
+      calls: month.calls,
+      minutes: month.billedMinutes,
+      billedMinutes: month.billedMinutes,
+      estimatedCost: roundMoney(plan.monthlyBase + month.totalCost),
+    },
+    allTime: { calls: all.calls, minutes: all.billedMinutes, billedMinutes: all.billedMinutes },
+    perMinuteRate: plan.perMinuteRate,
+    monthlyBase: plan.monthlyBase,
+  };
+}
+
+/** decisions §9: totals over the current billing period (the UTC calendar month in local billing mode). */
+export async function subscriptionSummary(opts: { accountId: string; now?: Date }) {
+  const now = opts.now ?? new Date();
+  const period = usagePeriod(now);
+  const [account, t] = await Promise.all([
+    db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { status: true } }),
+    totals(opts.accountId, [period]),
+  ]);
+  const { start, end } = periodBounds(now);
+  const plan = billingPlan();
+  return {
+    status: account.status,
+    monthlyBase: plan.monthlyBase,
+    perMinuteRate: plan.perMinuteRate,
+    totalCalls: t[period]!.calls,
+    totalMinutes: t[period]!.billedMinutes,
+    totalBilledMinutes: t[period]!.billedMinutes,
+    // Local billing mode: completing checkout stands in for a payment method.
+    hasPaymentMethod: account.status !== "INACTIVE",
+    currentPeriodStart: start.toISOString(),
+    currentPeriodEnd: end.toISOString(),
+  };
+}

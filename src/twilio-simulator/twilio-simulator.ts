@@ -1,0 +1,564 @@
+/**
+ * A local stand-in for Twilio: the slice of the REST API Routekit calls (Calls.create) plus Twilio's
+ * side of a call (voice request / answer, status callbacks), signed exactly as Twilio signs them.
+ * Integration tests and developers use it to run the whole flow without a Twilio account.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import twilio from "twilio";
+
+export type SimulatedCallPlan = {
+  /** seconds the call lasts once answered; reported as CallDuration on completion */
+  durationSeconds?: number; // default 5
+  /** final status: "completed" (default) | "busy" | "no-answer" | "failed" | "canceled"; non-completed skips the answer step */
+  outcome?: "completed" | "busy" | "no-answer" | "failed" | "canceled";
+  /** AnsweredBy value to send with the answer (only when machine detection was requested or set here) */
+  answeredBy?: string;
+  /** ms to wait between steps (default 20) — keep tests fast */
+  stepDelayMs?: number;
+};
+export type TwimlFetch = { status: number; body: string; contentType: string | null; ms: number };
+export type PlayedCall = { callSid: string; answer: TwimlFetch | null; statusCallbacks: { status: string; httpStatus: number }[] };
+
+export type SimulatedCall = {
+  accountSid: string;
+  params: Record<string, string | string[]>;
+  callSid: string;
+  played: Promise<PlayedCall>;
+};
+
+/** What happens inside the simulator, for logs (the CLI prints these). */
+export type SimulatorEvent =
+  | { type: "call-created"; accountSid: string; callSid: string; params: Record<string, string | string[]>; plan: SimulatedCallPlan }
+  | { type: "api-error"; method: string; path: string; status: number; code: number; message: string }
+  | {
+      type: "request";
+      callSid: string;
+      /** "voice" = inbound voice request, "answer" = outbound answer (Url), "status" = status callback */
+      kind: "voice" | "answer" | "status";
+      url: string;
+      params: Record<string, string>;
+      status: number;
+      ms: number;
+      /** set when no HTTP answer came back (connection refused, Twilio's 15 s budget exceeded, …) */
+      error?: string;
+      body: string;
+      contentType: string | null;
+    }
+  | { type: "call-ended"; played: PlayedCall };
+
+export type TwilioSimulator = {
+  url: string; // e.g. http://127.0.0.1:PORT  (use as TWILIO_API_BASE_URL)
+  /** every Calls.create received, with its parsed form params, and the played result once done */
+  calls: SimulatedCall[];
+  /** configure how the NEXT created calls play out (FIFO queue of plans; default plan when empty) */
+  planNextCall(plan: SimulatedCallPlan): void;
+  close(): Promise<void>;
+};
+
+export type TwilioSimulatorOptions = {
+  accounts: Record<string /*AccountSid*/, string /*AuthToken*/>;
+  port?: number /*0 = random*/;
+  host?: string;
+  /**
+   * Trust any Basic-auth pair whose user is the AccountSid in the path, and sign that call's callbacks with the
+   * password given. Only for local development (`cli.ts serve` without --account): nothing is authenticated.
+   */
+  acceptAnyCredentials?: boolean;
+  /** plan used when the planNextCall queue is empty */
+  defaultPlan?: SimulatedCallPlan;
+  onEvent?: (event: SimulatorEvent) => void;
+};
+
+export const API_VERSION = "2010-04-01";
+/** The AccountSid simulateInboundCall uses when none is given (34 chars, like a real one). */
+export const SIMULATOR_ACCOUNT_SID = "AC5170000000000000000000000000000a";
+
+/** Twilio's documented webhook budget: 15 s in total for an answer. */
+const TWILIO_WEBHOOK_TIMEOUT_MS = 15_000;
+const MAX_BODY_BYTES = 1_000_000;
+const E164 = /^\+[1-9]\d{1,14}$/;
+const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;
+const STATUS_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
+type StatusEvent = (typeof STATUS_EVENTS)[number];
+type Outcome = NonNullable<SimulatedCallPlan["outcome"]>;
+const OUTCOMES: readonly Outcome[] = ["completed", "busy", "no-answer", "failed", "canceled"];
+
+export function newCallSid(): string {
+  return "CA" + randomBytes(16).toString("hex");
+}
+
+/** RFC 2822 with a numeric zone, as Twilio writes dates ("Mon, 16 Aug 2010 03:45:01 +0000"). */
+export function rfc2822(date: Date = new Date()): string {
+  return date.toUTCString().replace(/GMT$/, "+0000");
+}
+
+/** Sends one Twilio-style signed form POST (exported for tests that need to forge or replay callbacks). */
+export async function postSigned(
+  url: string,
+  params: Record<string, string>,
+  authToken: string,
+  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<{ status: number; body: string; contentType: string | null }> {
+  const timeout = AbortSignal.timeout(opts.timeoutMs ?? TWILIO_WEBHOOK_TIMEOUT_MS);
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      "User-Agent": "TwilioProxy/1.1",
+      "X-Twilio-Signature": twilio.getExpectedTwilioSignature(authToken, url, params),
+    },
+    body: new URLSearchParams(params).toString(),
+    // Twilio does not follow redirects on webhooks' behalf here; a 3xx is what the service answered.
+    redirect: "manual",
+    signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
+  });
+  return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") };
+}
+
+/** A `<Reject>` verb ends an inbound call before it is answered. */
+function isReject(twiml: string): boolean {
+  return /<Reject[\s/>]/.test(twiml);
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** Waits, but wakes early when the simulator is closing so no call outlives it. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
+}
+
+type Playback = {
+  callSid: string;
+  authToken: string;
+  base: Record<string, string>;
+  plan: Required<Pick<SimulatedCallPlan, "durationSeconds" | "outcome" | "stepDelayMs">> & { answeredBy?: string };
+  signal: AbortSignal;
+  onEvent?: (event: SimulatorEvent) => void;
+};
+
+function resolvePlan(plan: SimulatedCallPlan, fallback: SimulatedCallPlan = {}): Playback["plan"] {
+  const merged = { ...fallback, ...definedOnly(plan) };
+  const outcome = merged.outcome ?? "completed";
+  if (!OUTCOMES.includes(outcome)) throw new Error(`unknown outcome ${String(outcome)}; expected one of ${OUTCOMES.join(", ")}`);
+  const durationSeconds = Math.max(0, Math.round(merged.durationSeconds ?? 5));
+  const stepDelayMs = Math.max(0, merged.stepDelayMs ?? 20);
+  return merged.answeredBy === undefined ? { durationSeconds, outcome, stepDelayMs } : { durationSeconds, outcome, stepDelayMs, answeredBy: merged.answeredBy };
+}
+
+/** Spreading `{ durationSeconds: undefined }` would otherwise erase the fallback's value. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** One POST to the service; a dead or slow service is recorded (status 0), never thrown, as Twilio would log it. */
+async function send(
+  p: Playback,
+  kind: "voice" | "answer" | "status",
+  url: string,
+  params: Record<string, string>,
+): Promise<TwimlFetch> {
+  const started = performance.now();
+  let result: TwimlFetch;
+  let error: string | undefined;
+  try {
+    const res = await postSigned(url, params, p.authToken, { signal: p.signal });
+    result = { ...res, ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    error = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    result = { status: 0, body: "", contentType: null, ms: Math.round(performance.now() - started) };
+  }
+  p.onEvent?.({ type: "request", callSid: p.callSid, kind, url, params, ...result, ...(error === undefined ? {} : { error }) });
+  return result;
+}
+
+/** Status callbacks share one counter per call: SequenceNumber lets the service order what may arrive out of order. */
+function statusCallbackSender(p: Playback, url: string | undefined, events: ReadonlySet<StatusEvent>, played: PlayedCall) {
+  let sequence = 0;
+  return async (event: StatusEvent, callStatus: string, extra: Record<string, string> = {}) => {
+    if (!url || !events.has(event)) return;
+    const params = {
+      ...p.base,
+      ...extra,
+      CallStatus: callStatus,
+      CallbackSource: "call-progress-events",
+      SequenceNumber: String(sequence++),
+      Timestamp: rfc2822(),
+    };
+    const res = await send(p, "status", url, params);
+    played.statusCallbacks.push({ status: callStatus, httpStatus: res.status });
+  };
+}
+
+type OutboundSpec = {
+  url: string | undefined;
+  inlineTwiml: string | undefined;
+  statusCallback: string | undefined;
+  events: ReadonlySet<StatusEvent>;
+  machineDetection: boolean;
+};
+
+async function playOutbound(p: Playback, spec: OutboundSpec): Promise<PlayedCall> {
+  const played: PlayedCall = { callSid: p.callSid, answer: null, statusCallbacks: [] };
+  const status = statusCallbackSender(p, spec.statusCallback, spec.events, played);
+  const step = async (fn: () => Promise<void>) => {
+    await pause(p.plan.stepDelayMs, p.signal);
+    if (!p.signal.aborted) await fn();
+  };
+  const { outcome } = p.plan;
+
+  await step(() => status("initiated", "initiated"));
+  if (outcome !== "failed") await step(() => status("ringing", "ringing"));
+
+  if (outcome !== "completed") {
+    await step(() => status("completed", outcome, { CallDuration: "0" }));
+    return played;
+  }
+
+  const answeredBy = p.plan.answeredBy ?? (spec.machineDetection ? "human" : undefined);
+  const amd: Record<string, string> = answeredBy === undefined ? {} : { AnsweredBy: answeredBy };
+  await step(async () => {
+    if (spec.url !== undefined) {
+      played.answer = await send(p, "answer", spec.url, { ...p.base, ...amd, CallStatus: "in-progress" });
+    } else {
+      // Inline Twiml: nothing is fetched; record what the call would play so tests can look at it the same way.
+      played.answer = { status: 200, body: spec.inlineTwiml ?? "", contentType: "application/xml", ms: 0 };
+    }
+  });
+  await step(() => status("answered", "in-progress", amd));
+  // The call's length is reported, not waited for.
+  await step(() => status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) }));
+  return played;
+}
+
+async function playInbound(p: Playback, engineUrl: string): Promise<PlayedCall> {
+  const played: PlayedCall = { callSid: p.callSid, answer: null, statusCallbacks: [] };
+  // A number has no StatusCallbackEvent setting: Twilio only reports the end of an inbound call.
+  const status = statusCallbackSender(p, engineUrl, new Set<StatusEvent>(["completed"]), played);
+  const step = async (fn: () => Promise<void>) => {
+    await pause(p.plan.stepDelayMs, p.signal);
+    if (!p.signal.aborted) await fn();
+  };
+  const amd: Record<string, string> = p.plan.answeredBy === undefined ? {} : { AnsweredBy: p.plan.answeredBy };
+
+  await step(async () => {
+    played.answer = await send(p, "voice", engineUrl, { ...p.base, CallStatus: "ringing" });
+  });
+  const answer = played.answer;
+  if (answer === null) return played; // closed before the call arrived
+
+  const rejected = !isSuccess(answer.status) || isReject(answer.body);
+  const final = rejected ? "busy" : p.plan.outcome;
+  if (final !== "completed") {
+    await step(() => status("completed", final, { CallDuration: "0" }));
+  } else {
+    await step(() => status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) }));
+  }
+  return played;
+}
+
+/** Plays an INBOUND call against an engine URL (what Twilio does when a call comes in to a number whose voice URL and status callback URL are that engine URL). */
+export async function simulateInboundCall(
+  opts: {
+    engineUrl: string;
+    from: string;
+    to: string;
+    accountSid?: string /* default a fixed AC…34-char test sid */;
+    authToken?: string /* used to sign; default random */;
+    callSid?: string /* default a fresh CA + 32 hex */;
+    onEvent?: (event: SimulatorEvent) => void;
+    signal?: AbortSignal;
+  } & SimulatedCallPlan,
+): Promise<PlayedCall> {
+  const callSid = opts.callSid ?? newCallSid();
+  const accountSid = opts.accountSid ?? SIMULATOR_ACCOUNT_SID;
+  const playback: Playback = {
+    callSid,
+    authToken: opts.authToken ?? randomBytes(16).toString("hex"),
+    base: callParams({ callSid, accountSid, from: opts.from, to: opts.to, direction: "inbound" }),
+    plan: resolvePlan(opts),
+    signal: opts.signal ?? new AbortController().signal,
+    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+  };
+  const played = await playInbound(playback, opts.engineUrl);
+  opts.onEvent?.({ type: "call-ended", played });
+  return played;
+}
+
+function callParams(c: { callSid: string; accountSid: string; from: string; to: string; direction: string }): Record<string, string> {
+  // Called/Caller are legacy duplicates Twilio still sends; kept so the service sees a realistic request.
+  return {
+    CallSid: c.callSid,
+    AccountSid: c.accountSid,
+    From: c.from,
+    To: c.to,
+    Caller: c.from,
+    Called: c.to,
+    Direction: c.direction,
+    ApiVersion: API_VERSION,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- REST
+
+type TwilioError = { status: number; code: number; message: string };
+
+class ApiError extends Error {
+  constructor(readonly error: TwilioError) {
+    super(error.message);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+    "Twilio-Request-Id": "RQ" + randomBytes(16).toString("hex"),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function twilioErrorBody(e: TwilioError) {
+  return { code: e.code, message: e.message, more_info: `https://www.twilio.com/docs/errors/${e.code}`, status: e.status };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new ApiError({ status: 413, code: 20413, message: "Request entity too large" }));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/** Repeated names become arrays; StatusCallbackEvent is always one, since Twilio treats it as a list. */
+function parseForm(body: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    const seen = out[name];
+    if (seen === undefined) out[name] = name === "StatusCallbackEvent" ? [value] : value;
+    else out[name] = Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
+function single(params: Record<string, string | string[]>, name: string): string | undefined {
+  const v = params[name];
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+function basicAuth(header: string | undefined): { user: string; password: string } | null {
+  const m = /^Basic\s+(\S+)$/i.exec(header ?? "");
+  if (!m?.[1]) return null;
+  const decoded = Buffer.from(m[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? null : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Twilio's own display format for North American numbers; others are shown as given. */
+function formatted(number: string): string {
+  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(number);
+  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : number;
+}
+
+function validateCreate(params: Record<string, string | string[]>): OutboundSpec & { to: string; from: string } {
+  const to = single(params, "To");
+  const from = single(params, "From");
+  const url = single(params, "Url");
+  const inlineTwiml = single(params, "Twiml");
+  const statusCallback = single(params, "StatusCallback");
+  if (!to) throw new ApiError({ status: 400, code: 21201, message: "No 'To' number is specified" });
+  if (!E164.test(to)) throw new ApiError({ status: 400, code: 21211, message: `The 'To' number ${to} is not a valid phone number.` });
+  if (!from) throw new ApiError({ status: 400, code: 21603, message: "A 'From' phone number is required." });
+  if (!E164.test(from)) {
+    throw new ApiError({ status: 400, code: 21212, message: `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.` });
+  }
+  if (!url && !inlineTwiml) {
+    throw new ApiError({ status: 400, code: 21205, message: "A 'Url' or 'Twiml' parameter is required (this simulator does not resolve ApplicationSid)." });
+  }
+  if (url && !isHttpUrl(url)) throw new ApiError({ status: 400, code: 21205, message: `Url is not a valid URL: ${url}` });
+  if (statusCallback && !isHttpUrl(statusCallback)) {
+    throw new ApiError({ status: 400, code: 21609, message: `The StatusCallback URL ${statusCallback} is not a valid URL.` });
+  }
+  const rawEvents = params["StatusCallbackEvent"];
+  const listed = (Array.isArray(rawEvents) ? rawEvents : rawEvents === undefined ? [] : [rawEvents])
+    // Twilio also takes a space-separated list, and ignores names it does not know.
+    .flatMap((e) => e.trim().toLowerCase().split(/\s+/))
+    .filter((e): e is StatusEvent => (STATUS_EVENTS as readonly string[]).includes(e));
+  return {
+    to,
+    from,
+    url: url || undefined,
+    inlineTwiml: url ? undefined : inlineTwiml,
+    statusCallback: statusCallback || undefined,
+    events: new Set<StatusEvent>(rawEvents === undefined ? ["completed"] : listed),
+    machineDetection: Boolean(single(params, "MachineDetection")),
+  };
+}
+
+function callResource(c: { accountSid: string; callSid: string; to: string; from: string; now: Date }) {
+  const uri = `/${API_VERSION}/Accounts/${c.accountSid}/Calls/${c.callSid}`;
+  const date = rfc2822(c.now);
+  return {
+    sid: c.callSid,
+    account_sid: c.accountSid,
+    annotation: null,
+    answered_by: null,
+    api_version: API_VERSION,
+    caller_name: null,
+    date_created: date,
+    date_updated: date,
+    direction: "outbound-api",
+    duration: null,
+    end_time: null,
+    forwarded_from: null,
+    from: c.from,
+    from_formatted: formatted(c.from),
+    group_sid: null,
+    parent_call_sid: null,
+    phone_number_sid: null,
+    price: null,
+    price_unit: "USD",
+    queue_time: "0",
+    start_time: null,
+    status: "queued",
+    subresource_uris: {
+      notifications: `${uri}/Notifications.json`,
+      recordings: `${uri}/Recordings.json`,
+      payments: `${uri}/Payments.json`,
+      events: `${uri}/Events.json`,
+      siprec: `${uri}/Siprec.json`,
+      streams: `${uri}/Streams.json`,
+      transcriptions: `${uri}/Transcriptions.json`,
+      user_defined_message_subscriptions: `${uri}/UserDefinedMessageSubscriptions.json`,
+      user_defined_messages: `${uri}/UserDefinedMessages.json`,
+    },
+    to: c.to,
+    to_formatted: formatted(c.to),
+    trunk_sid: null,
+    uri: `${uri}.json`,
+  };
+}
+
+export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promise<TwilioSimulator> {
+  const calls: SimulatedCall[] = [];
+  const planQueue: SimulatedCallPlan[] = [];
+  const closing = new AbortController();
+  const emit = opts.onEvent;
+
+  /** Returns the token that signs this account's callbacks: Twilio signs with the account's auth token. */
+  function authenticate(req: IncomingMessage, pathAccountSid: string): string {
+    const creds = basicAuth(req.headers.authorization);
+    const ok =
+      creds !== null &&
+      creds.user === pathAccountSid &&
+      (opts.acceptAnyCredentials ? creds.password !== "" : opts.accounts[creds.user] === creds.password);
+    if (!ok) throw new ApiError({ status: 401, code: 20003, message: "Authenticate" });
+    return creds.password;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://simulator").pathname;
+    const match = CALLS_PATH.exec(path);
+    if (!match?.[1]) {
+      throw new ApiError({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
+    }
+    const accountSid = decodeURIComponent(match[1]);
+    const authToken = authenticate(req, accountSid);
+    if (req.method !== "POST") {
+      throw new ApiError({ status: 405, code: 20004, message: "Method not allowed" });
+    }
+    const params = parseForm(await readBody(req));
+    const spec = validateCreate(params);
+    const callSid = newCallSid();
+    const plan = resolvePlan(planQueue.shift() ?? {}, opts.defaultPlan);
+    sendJson(res, 201, callResource({ accountSid, callSid, to: spec.to, from: spec.from, now: new Date() }));
+    emit?.({ type: "call-created", accountSid, callSid, params, plan });
+
+    const playback: Playback = {
+      callSid,
+      authToken,
+      base: callParams({ callSid, accountSid, from: spec.from, to: spec.to, direction: "outbound-api" }),
+      plan,
+      signal: closing.signal,
+      ...(emit ? { onEvent: emit } : {}),
+    };
+    const played = playOutbound(playback, spec).then((result) => {
+      emit?.({ type: "call-ended", played: result });
+      return result;
+    });
+    calls.push({ accountSid, params, callSid, played });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const error: TwilioError = err instanceof ApiError ? err.error : { status: 500, code: 20500, message: "Internal Server Error" };
+      if (!(err instanceof ApiError)) console.error("twilio-simulator: unexpected error", err);
+      emit?.({ type: "api-error", method: req.method ?? "?", path: req.url ?? "/", ...error });
+      if (res.headersSent) return;
+      sendJson(res, error.status, twilioErrorBody(error), error.status === 401 ? { "WWW-Authenticate": 'Basic realm="Twilio API"' } : {});
+    });
+  });
+
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  // A wildcard bind is reachable on loopback; an IPv6 literal needs brackets in a URL.
+  const urlHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    calls,
+    planNextCall(plan) {
+      resolvePlan(plan); // reject a bad plan here, where the test can see the stack, not inside a later request
+      planQueue.push(plan);
+    },
+    async close() {
+      closing.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The SDK keeps connections alive; without this close() would wait for them to idle out.
+        server.closeAllConnections();
+      });
+      await Promise.allSettled(calls.map((c) => c.played));
+    },
+  };
+}
