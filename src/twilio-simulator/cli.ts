@@ -41,9 +41,9 @@ inbound  Plays one inbound call against a Routekit engine voice URL, used as bot
   --to <E.164>             the Routekit number called (required)
   --duration <s>           CallDuration reported when the call completes (default 5)
   --outcome <status>       final status if Routekit does not reject the call (default completed)
-  --token <authToken>      the Twilio auth token to sign with. Routekit checks X-Twilio-Signature with
-                           the token it holds for this number's account: without the right one every
-                           request is answered 403.
+  --token <authToken>      the Twilio auth token to sign with (default: a random one). Routekit checks
+                           X-Twilio-Signature only where it holds the call's token (outbound calls),
+                           so inbound calls are accepted whatever the token.
   --account <AC…>          AccountSid sent with the call (default ${SIMULATOR_ACCOUNT_SID})
   --call-sid <CA…>         CallSid to use (default: a fresh one)
   --step-delay <ms>        pause between the steps (default 20)
@@ -198,7 +198,7 @@ function summarize(played: PlayedCall): boolean {
   const final = played.statusCallbacks.at(-1)?.status ?? "(no status callback)";
   console.log(`Result: call ${played.callSid} ended ${final}; Routekit ${ok ? "answered every request with 2xx" : "did NOT answer every request with 2xx"}.`);
   if (answer && answer.status === 403) {
-    console.log("Hint: a 403 usually means the signature did not verify: pass --token with the auth token Routekit holds for this account.");
+    console.log("Hint: a 403 means the signature did not verify: Routekit holds a token for this call (an outbound call); pass it with --token.");
   }
   return ok;
 }
@@ -229,9 +229,6 @@ async function inbound(args: string[]): Promise<boolean> {
   if (!values.from || !values.to) throw new UsageError("inbound needs --from and --to (E.164, e.g. +14155550100)");
 
   console.log(`Inbound call from ${values.from} to ${values.to} → ${engineUrl}`);
-  if (!values.token) {
-    console.log("Note: no --token given; requests are signed with a random token, so Routekit should refuse them (403).");
-  }
   const played = await simulateInboundCall({
     engineUrl,
     from: values.from,
