@@ -63,6 +63,8 @@ export type Env = {
   encryptionKey: Buffer;
   monthlyBase: number;
   perMinuteRate: number;
+  /** Stripe mode when STRIPE_SECRET_KEY is set; local billing mode otherwise. */
+  billingMode: "stripe" | "local";
   stripe: {
     secretKey: string | undefined;
     webhookSecret: string | undefined;
@@ -116,6 +118,12 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     authSecret = loadOrCreateSecret(dataDir, "auth-secret", opts.persistSecrets ?? true);
   }
 
+  if (raw.STRIPE_SECRET_KEY) {
+    const required = ["STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_BASE", "STRIPE_PRICE_PER_MINUTE", "STRIPE_METER_EVENT_NAME"] as const;
+    const missing = required.filter((name) => !raw[name]);
+    if (missing.length) throw new EnvError(missing.map((name) => `${name}: required when STRIPE_SECRET_KEY is set (Stripe billing mode)`));
+  }
+
   const encryptionKey = raw.ENCRYPTION_KEY
     ? /^[0-9a-fA-F]{64}$/.test(raw.ENCRYPTION_KEY)
       ? Buffer.from(raw.ENCRYPTION_KEY, "hex")
@@ -132,6 +140,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     encryptionKey,
     monthlyBase: raw.MONTHLY_BASE,
     perMinuteRate: raw.PER_MINUTE_RATE,
+    billingMode: raw.STRIPE_SECRET_KEY ? "stripe" : "local",
     stripe: {
       secretKey: raw.STRIPE_SECRET_KEY,
       webhookSecret: raw.STRIPE_WEBHOOK_SECRET,

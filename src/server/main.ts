@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import next from "next";
 import { boot } from "./boot";
 import { startDeliveryWorker } from "./events/delivery-worker";
+import { startMeterWorker } from "./services/billing/report-meter-event";
 import { stopJobQueue } from "./jobs/job-queue";
 import { EnvError } from "./env";
 import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const log = logger();
 
   await startDeliveryWorker();
+  if (e.billingMode === "stripe") await startMeterWorker();
 
   const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });
   await app.prepare();

@@ -9,7 +9,9 @@ import { postCallStarted } from "../events/post-call-started";
 import { signingSecrets } from "../events/webhook-secrets";
 import { logger } from "../logger";
 import { billingPlan } from "../services/billing/billing-plan";
-import { costBreakdown, usagePeriod } from "../services/usage/billed-minutes";
+import { billingPeriodKey, costBreakdown, usagePeriod } from "../services/usage/billed-minutes";
+import { enqueueMeterEvent } from "../services/billing/report-meter-event";
+import { env } from "../env";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
@@ -29,6 +31,9 @@ export type EngineRequest = {
 const accountColumns = {
   id: true,
   status: true,
+  stripeCustomerId: true,
+  currentPeriodStart: true,
+  currentPeriodEnd: true,
   webhookSecretEnc: true,
   previousWebhookSecretEnc: true,
   previousWebhookSecretExpiresAt: true,
@@ -177,6 +182,7 @@ async function applyStatus(account: EngineAccount, call: Call, params: Record<st
 
   const durationSeconds = status === "completed" ? Math.max(0, Number.parseInt(params.CallDuration ?? "0", 10) || 0) : 0;
   const endedAt = new Date();
+  const plan = await billingPlan();
   await transactionWithEvents(async (tx, emit) => {
     const { count } = await tx.call.updateMany({
       where: { id: call.id, statusRank: { lt: TERMINAL_RANK } },
@@ -188,8 +194,8 @@ async function applyStatus(account: EngineAccount, call: Call, params: Record<st
     const closed = { ...call, status, answeredBy, durationSeconds };
     let usage: Partial<EventData> = {};
     if (status === "completed") {
-      const breakdown = costBreakdown({ durationSeconds, perMinuteRate: billingPlan().perMinuteRate });
-      await recordUsage(tx, closed, breakdown, endedAt);
+      const breakdown = costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate });
+      await recordUsage(tx, account, closed, breakdown, endedAt);
       usage = { durationSeconds, billedMinutes: breakdown.billedMinutes, costBreakdown: breakdown };
     }
     await emit({ accountId: account.id, url: call.onCallEndUrl, event: buildEvent("call.ended", eventData(closed, { status, ...usage })) });
@@ -204,7 +210,7 @@ function emitFailure(emit: Emit, accountId: string, url: string, call: Call) {
   return emit({ accountId, url, event });
 }
 
-async function recordUsage(tx: Prisma.TransactionClient, call: Call, breakdown: ReturnType<typeof costBreakdown>, at: Date): Promise<void> {
+async function recordUsage(tx: Prisma.TransactionClient, account: EngineAccount, call: Call, breakdown: ReturnType<typeof costBreakdown>, at: Date): Promise<void> {
   await tx.usageRecord.create({
     data: {
       accountId: call.accountId,
@@ -220,14 +226,23 @@ async function recordUsage(tx: Prisma.TransactionClient, call: Call, breakdown: 
       createdAt: at,
     },
   });
-  // Running totals for the month and for all time: summaries never scan history.
-  await tx.$executeRaw`
-    INSERT INTO "UsageTotal" ("accountId", "period", "calls", "billedMinutes", "totalCost", "updatedAt")
-    VALUES (${call.accountId}, ${usagePeriod(at)}, 1, ${breakdown.billedMinutes}, ${breakdown.totalCost}::numeric, now()),
-           (${call.accountId}, 'all', 1, ${breakdown.billedMinutes}, ${breakdown.totalCost}::numeric, now())
-    ON CONFLICT ("accountId", "period") DO UPDATE SET
-      "calls" = "UsageTotal"."calls" + 1,
-      "billedMinutes" = "UsageTotal"."billedMinutes" + EXCLUDED."billedMinutes",
-      "totalCost" = "UsageTotal"."totalCost" + EXCLUDED."totalCost",
-      "updatedAt" = now()`;
+  // Running totals for the month, for all time and for Stripe's billing period
+  // when we know it: summaries never scan history.
+  const periods = [usagePeriod(at), "all"];
+  const inBillingPeriod = account.currentPeriodStart && account.currentPeriodEnd && at >= account.currentPeriodStart && at < account.currentPeriodEnd;
+  if (inBillingPeriod) periods.push(billingPeriodKey(account.currentPeriodStart!));
+  for (const period of periods) {
+    await tx.$executeRaw`
+      INSERT INTO "UsageTotal" ("accountId", "period", "calls", "billedMinutes", "totalCost", "updatedAt")
+      VALUES (${call.accountId}, ${period}, 1, ${breakdown.billedMinutes}, ${breakdown.totalCost}::numeric, now())
+      ON CONFLICT ("accountId", "period") DO UPDATE SET
+        "calls" = "UsageTotal"."calls" + 1,
+        "billedMinutes" = "UsageTotal"."billedMinutes" + EXCLUDED."billedMinutes",
+        "totalCost" = "UsageTotal"."totalCost" + EXCLUDED."totalCost",
+        "updatedAt" = now()`;
+  }
+  // Stripe mode: the minutes reach Stripe's meter from the durable queue, once per call SID.
+  if (env().billingMode === "stripe" && account.stripeCustomerId && breakdown.billedMinutes > 0) {
+    await enqueueMeterEvent(tx, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at });
+  }
 }

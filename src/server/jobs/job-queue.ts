@@ -18,6 +18,7 @@ import { logger } from "../logger";
 export const QUEUES = {
   webhookDelivery: "webhook-delivery",
   webhookAttemptPrune: "webhook-attempt-prune",
+  stripeMeterEvent: "stripe-meter-event",
 } as const;
 
 export type QueueTuning = {
@@ -39,6 +40,14 @@ async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> 
     expireInSeconds: tuning.deliveryLeaseSeconds ?? 60,
   });
   await boss.createQueue(QUEUES.webhookAttemptPrune, { name: QUEUES.webhookAttemptPrune });
+  // Stripe accepts meter events up to 35 days old: retry for about a day, backing off.
+  await boss.createQueue(QUEUES.stripeMeterEvent, {
+    name: QUEUES.stripeMeterEvent,
+    retryLimit: 20,
+    retryDelay: 10,
+    retryBackoff: true,
+    expireInSeconds: 60,
+  });
   return boss;
 }
 

@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init";
 import { accountRouter } from "./routers/account";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
+import { billingRouter } from "./routers/billing";
 import { outboundRouter } from "./routers/outbound";
 import { usageRouter } from "./routers/usage";
 import { phoneNumbersRouter } from "./routers/phone-numbers";
@@ -17,6 +18,7 @@ export const appRouter = router({
   webhookDeliveries: webhookDeliveriesRouter,
   outbound: outboundRouter,
   usage: usageRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

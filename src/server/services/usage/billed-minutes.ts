@@ -33,3 +33,8 @@ export function periodBounds(at: Date): { start: Date; end: Date } {
   const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
   return { start, end };
 }
+
+/** The running-totals key of a Stripe billing period, by its start. */
+export function billingPeriodKey(start: Date): string {
+  return `bp:${start.toISOString()}`;
+}

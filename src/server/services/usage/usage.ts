@@ -1,6 +1,7 @@
 import { db } from "../../db/client";
+import { env } from "../../env";
 import { billingPlan } from "../billing/billing-plan";
-import { periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
+import { billingPeriodKey, periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
 import type { CostBreakdown } from "./billed-minutes";
 
 type Totals = { calls: number; billedMinutes: number; totalCost: number };
@@ -50,7 +51,7 @@ export async function currentUsage(opts: { accountId: string; now?: Date }) {
   const t = await totals(opts.accountId, [period, "all"]);
   const month = t[period]!;
   const all = t.all!;
-  const plan = billingPlan();
+  const plan = await billingPlan();
   return {
     currentMonth: {
       period,
@@ -65,25 +66,29 @@ export async function currentUsage(opts: { accountId: string; now?: Date }) {
   };
 }
 
-/** decisions §9: totals over the current billing period (the UTC calendar month in local billing mode). */
+/**
+ * decisions §9: totals over the current billing period: Stripe's when its
+ * webhooks told us one that is still current, else the UTC calendar month.
+ */
 export async function subscriptionSummary(opts: { accountId: string; now?: Date }) {
   const now = opts.now ?? new Date();
-  const period = usagePeriod(now);
-  const [account, t] = await Promise.all([
-    db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { status: true } }),
-    totals(opts.accountId, [period]),
-  ]);
-  const { start, end } = periodBounds(now);
-  const plan = billingPlan();
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: opts.accountId },
+    select: { status: true, hasPaymentMethod: true, currentPeriodStart: true, currentPeriodEnd: true },
+  });
+  const stripePeriod = account.currentPeriodStart && account.currentPeriodEnd && now >= account.currentPeriodStart && now < account.currentPeriodEnd;
+  const { start, end } = stripePeriod ? { start: account.currentPeriodStart!, end: account.currentPeriodEnd! } : periodBounds(now);
+  const key = stripePeriod ? billingPeriodKey(start) : usagePeriod(now);
+  const [t, plan] = await Promise.all([totals(opts.accountId, [key]), billingPlan()]);
   return {
     status: account.status,
     monthlyBase: plan.monthlyBase,
     perMinuteRate: plan.perMinuteRate,
-    totalCalls: t[period]!.calls,
-    totalMinutes: t[period]!.billedMinutes,
-    totalBilledMinutes: t[period]!.billedMinutes,
+    totalCalls: t[key]!.calls,
+    totalMinutes: t[key]!.billedMinutes,
+    totalBilledMinutes: t[key]!.billedMinutes,
     // Local billing mode: completing checkout stands in for a payment method.
-    hasPaymentMethod: account.status !== "INACTIVE",
+    hasPaymentMethod: env().billingMode === "local" ? account.status !== "INACTIVE" : account.hasPaymentMethod,
     currentPeriodStart: start.toISOString(),
     currentPeriodEnd: end.toISOString(),
   };

@@ -1,5 +1,5 @@
-import { ZCurrentUsageOutput, ZListUsageInput, ZListUsageOutput, ZSubscriptionOutput } from "../../schemas/usage";
-import { currentUsage, listUsage, subscriptionSummary } from "../../services/usage/usage";
+import { ZCurrentUsageOutput, ZListUsageInput, ZListUsageOutput } from "../../schemas/usage";
+import { currentUsage, listUsage } from "../../services/usage/usage";
 import { apiProcedure, router } from "../init";
 
 export const usageRouter = router({
@@ -8,5 +8,4 @@ export const usageRouter = router({
     .output(ZListUsageOutput)
     .query(({ ctx, input }) => listUsage({ accountId: ctx.auth.account.id, ...input })),
   current: apiProcedure.output(ZCurrentUsageOutput).query(({ ctx }) => currentUsage({ accountId: ctx.auth.account.id })),
-  subscription: apiProcedure.output(ZSubscriptionOutput).query(({ ctx }) => subscriptionSummary({ accountId: ctx.auth.account.id })),
 });

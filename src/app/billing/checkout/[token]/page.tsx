@@ -1,17 +1,23 @@
+import { redirect } from "next/navigation";
 import { Card } from "@/components/ui/card";
-import { completeLocalCheckout } from "@/server/services/billing/complete-local-checkout";
+import { openCheckoutLink } from "@/server/services/billing/open-checkout-link";
 
 export const dynamic = "force-dynamic";
 
-/** Local billing mode: opening this page is the payment (decisions §4). */
-export default async function LocalCheckoutPage({ params }: { params: Promise<{ token: string }> }) {
+/** Our checkout link: local mode completes payment here; Stripe mode sends the browser to a fresh Checkout Session. */
+export default async function CheckoutPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  const result = await completeLocalCheckout(token);
-  if (result.outcome === "invalid-link") {
+  const result = await openCheckoutLink(token);
+  if (result.outcome === "redirect") redirect(result.url);
+  if (result.outcome === "invalid-link" || result.outcome === "provider-unavailable") {
+    const text =
+      result.outcome === "invalid-link"
+        ? "This checkout link is invalid or has expired. Ask for a new one from your account."
+        : "The payment provider cannot be reached right now. Reload this page in a minute.";
     return (
       <main className="px-4">
-        <Card title="Checkout link not valid">
-          <p>This checkout link is invalid or has expired. Ask for a new one from your account.</p>
+        <Card title="Checkout not available">
+          <p data-testid="checkout-result">{text}</p>
         </Card>
       </main>
     );

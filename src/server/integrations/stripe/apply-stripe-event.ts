@@ -1,0 +1,38 @@
+import type Stripe from "stripe";
+import { db, isUniqueViolation } from "../../db/client";
+import { fromUnix, type StripeEventHandler } from "./events/billing-state";
+import { checkoutSessionCompleted } from "./events/checkout-session-completed";
+import { invoicePaid } from "./events/invoice-paid";
+import { invoicePaymentFailed } from "./events/invoice-payment-failed";
+import { customerUpdated, paymentMethodAttached } from "./events/payment-method";
+import { subscriptionChanged, subscriptionDeleted } from "./events/subscription-changed";
+
+// One small handler per event type; anything else is acknowledged and ignored.
+const HANDLERS: Record<string, StripeEventHandler<never>> = {
+  "checkout.session.completed": checkoutSessionCompleted,
+  "customer.subscription.created": subscriptionChanged,
+  "customer.subscription.updated": subscriptionChanged,
+  "customer.subscription.deleted": subscriptionDeleted,
+  "invoice.paid": invoicePaid,
+  "invoice.payment_failed": invoicePaymentFailed,
+  "payment_method.attached": paymentMethodAttached,
+  "customer.updated": customerUpdated,
+};
+
+export const HANDLED_STRIPE_EVENTS = Object.keys(HANDLERS);
+
+/** Each event id is applied once: its record and its effect commit together. */
+export async function applyStripeEvent(event: Stripe.Event): Promise<"applied" | "duplicate" | "ignored"> {
+  const handler = HANDLERS[event.type] as StripeEventHandler<unknown> | undefined;
+  if (!handler) return "ignored";
+  try {
+    await db().$transaction(async (tx) => {
+      await tx.stripeEvent.create({ data: { id: event.id, type: event.type } });
+      await handler(tx, event.data.object, fromUnix(event.created)!);
+    });
+    return "applied";
+  } catch (err) {
+    if (isUniqueViolation(err)) return "duplicate";
+    throw err;
+  }
+}
