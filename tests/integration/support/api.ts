@@ -4,10 +4,10 @@ import pg from "pg";
 
 export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
 
-export type Server = "strict" | "permissive";
+export type Server = "strict" | "permissive" | "stripe";
 
 export function baseUrlOf(server: Server = "strict"): string {
-  return server === "strict" ? inject("baseUrl") : inject("permissiveBaseUrl");
+  return { strict: inject("baseUrl"), permissive: inject("permissiveBaseUrl"), stripe: inject("stripeBaseUrl") }[server];
 }
 
 export type CallOptions = {
@@ -89,7 +89,8 @@ const pools = new Map<Server, pg.Pool>();
 export function sql(server: Server = "strict"): pg.Pool {
   let pool = pools.get(server);
   if (!pool) {
-    pool = new pg.Pool({ connectionString: server === "strict" ? inject("databaseUrl") : inject("permissiveDatabaseUrl"), max: 2 });
+    const url = { strict: inject("databaseUrl"), permissive: inject("permissiveDatabaseUrl"), stripe: inject("stripeDatabaseUrl") }[server];
+    pool = new pg.Pool({ connectionString: url, max: 2 });
     pools.set(server, pool);
   }
   return pool;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { TEST_AUTH_SECRET } from "./test-secrets";
+import { STRIPE_TEST_ENV, TEST_AUTH_SECRET } from "./test-secrets";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,6 +16,10 @@ declare module "vitest" {
     permissiveDatabaseUrl: string;
     /** Where the permissive server expects Twilio: the engine tests run the simulator on this port. */
     twilioSimulatorPort: number;
+    /** The Stripe-mode server, and the port its fake Stripe must listen on. */
+    stripeBaseUrl: string;
+    stripeDatabaseUrl: string;
+    stripeFakePort: number;
     embedded: boolean;
   }
 }
@@ -105,8 +109,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const external = process.env.DATABASE_URL;
   const permissiveDb = external ? await siblingDatabase(external, "permissive") : undefined;
+  const stripeDb = external ? await siblingDatabase(external, "stripe") : undefined;
+  const stripeFakePort = await freePort();
   const twilioSimulatorPort = await freePort();
-  const [strict, permissive] = await Promise.all([
+  const [strict, permissive, stripeMode] = await Promise.all([
     // Nothing listens on port 9 of loopback here: Twilio is unreachable for the strict server.
     startServer("strict", external, { TWILIO_API_BASE_URL: "http://127.0.0.1:9" }),
     startServer("permissive", permissiveDb, {
@@ -114,7 +120,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
       CALLBACK_START_TIMEOUT_MS: "1500",
       TWILIO_API_BASE_URL: `http://127.0.0.1:${twilioSimulatorPort}`,
     }),
+    startServer("stripe", stripeDb, {
+      CALLBACK_ALLOW_PRIVATE: "true",
+      ...STRIPE_TEST_ENV,
+      STRIPE_API_BASE_URL: `http://127.0.0.1:${stripeFakePort}`,
+    }),
   ]);
+  const servers = [strict, permissive, stripeMode];
 
   project.provide("baseUrl", strict.baseUrl);
   project.provide("databaseUrl", strict.databaseUrl);
@@ -122,12 +134,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("permissiveBaseUrl", permissive.baseUrl);
   project.provide("permissiveDatabaseUrl", permissive.databaseUrl);
   project.provide("twilioSimulatorPort", twilioSimulatorPort);
+  project.provide("stripeBaseUrl", stripeMode.baseUrl);
+  project.provide("stripeDatabaseUrl", stripeMode.databaseUrl);
+  project.provide("stripeFakePort", stripeFakePort);
   project.provide("embedded", !external);
 
   return async () => {
-    for (const s of [strict, permissive]) s.child.kill("SIGTERM");
-    await Promise.all([strict, permissive].map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once("exit", r)))));
-    for (const s of [strict, permissive]) {
+    for (const s of servers) s.child.kill("SIGTERM");
+    await Promise.all(servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once("exit", r)))));
+    for (const s of servers) {
       if (process.env.KEEP_TEST_DATA) console.log(`test data kept in ${s.dataDir}`);
       else rmSync(s.dataDir, { recursive: true, force: true });
     }

@@ -44,3 +44,6 @@ export async function applyBillingState(
 }
 
 export const fromUnix = (seconds: number | null | undefined): Date | null => (typeof seconds === "number" ? new Date(seconds * 1000) : null);
+
+/** Stripe fields that hold an id or, when expanded, the object itself. */
+export const idOf = (ref: string | { id: string } | null | undefined): string | null => (typeof ref === "string" ? ref : (ref?.id ?? null));

@@ -1,9 +1,9 @@
 import type Stripe from "stripe";
-import { findAccountId, type StripeEventHandler } from "./billing-state";
+import { findAccountId, idOf, type StripeEventHandler } from "./billing-state";
 
 /** payment_method.attached: the customer now has a way to pay. */
 export const paymentMethodAttached: StripeEventHandler<Stripe.PaymentMethod> = async (tx, pm) => {
-  const customer = typeof pm.customer === "string" ? pm.customer : (pm.customer?.id ?? null);
+  const customer = idOf(pm.customer);
   const accountId = await findAccountId(tx, { customer });
   if (accountId) await tx.account.update({ where: { id: accountId }, data: { hasPaymentMethod: true } });
 };

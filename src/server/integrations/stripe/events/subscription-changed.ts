@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { statusForSubscription } from "../../../services/billing/account-status-rules";
-import { applyBillingState, findAccountId, fromUnix, type StripeEventHandler } from "./billing-state";
+import { applyBillingState, findAccountId, fromUnix, idOf, type StripeEventHandler } from "./billing-state";
 
 /** Newer API versions keep the period on the subscription's items, older ones on the subscription. */
 function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | null } {
@@ -11,7 +11,7 @@ function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | n
 
 /** customer.subscription.created / updated: the status follows the subscription's. */
 export const subscriptionChanged: StripeEventHandler<Stripe.Subscription> = async (tx, sub, created) => {
-  const customer = typeof sub.customer === "string" ? sub.customer : sub.customer.id;
+  const customer = idOf(sub.customer);
   const accountId = await findAccountId(tx, { accountId: sub.metadata?.accountId, customer });
   if (!accountId) return;
   const period = periodOf(sub);
@@ -25,7 +25,7 @@ export const subscriptionChanged: StripeEventHandler<Stripe.Subscription> = asyn
 
 /** customer.subscription.deleted: no subscription, no service. */
 export const subscriptionDeleted: StripeEventHandler<Stripe.Subscription> = async (tx, sub, created) => {
-  const customer = typeof sub.customer === "string" ? sub.customer : sub.customer.id;
+  const customer = idOf(sub.customer);
   const accountId = await findAccountId(tx, { accountId: sub.metadata?.accountId, customer });
   if (!accountId) return;
   await applyBillingState(tx, accountId, created, { status: "SUSPENDED" });

@@ -1,0 +1,166 @@
+// GET /api/usage/current must not depend on history: p95 with 1,000,000 usage records within 20% of
+// p95 with 1,000 (the summary reads the running totals in "UsageTotal", never the records).
+//   npx tsx bench/usage-current.ts [requests=2000] [large=1000000] [small=1000]
+// Needs a real PostgreSQL: seeding a million rows into the embedded PGlite takes far too long. Uses
+// DATABASE_URL when set (a scratch database: it gets a million rows), else creates rk_bench_usage on
+// postgresql://postgres@127.0.0.1:5432 and drops it at the end. Starts the BUILT server (`npm run build`).
+import { spawn } from "node:child_process";
+import { randomBytes, randomInt } from "node:crypto";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { recordSums, seedUsage } from "./seed-usage";
+
+const requests = Number(process.argv[2] ?? 2000);
+const sizes = { small: Number(process.argv[4] ?? 1000), large: Number(process.argv[3] ?? 1_000_000) };
+const warmup = 200;
+// The API allows 50 requests/s per account (bursts of 100): stay under it, or we would time 429s.
+const perAccountRate = 40;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- a database of our own
+let databaseUrl = process.env.DATABASE_URL;
+const ownDatabase = !databaseUrl;
+const adminUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
+if (ownDatabase) {
+  console.log("DATABASE_URL is unset: using a scratch PostgreSQL database rk_bench_usage (PGlite is too slow to seed 1M rows)");
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS rk_bench_usage WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE rk_bench_usage`);
+  await admin.end();
+  databaseUrl = "postgresql://postgres@127.0.0.1:5432/rk_bench_usage";
+}
+
+// ---- the built server, started like tests/integration/support/global-setup.ts does
+const dataDir = mkdtempSync(path.join(tmpdir(), "routekit-bench-usage-"));
+const log = path.join(dataDir, "server.log");
+const port = await new Promise<number>((resolve) => {
+  const probe = http.createServer().listen(0, "127.0.0.1", () => {
+    const p = (probe.address() as AddressInfo).port;
+    probe.close(() => resolve(p));
+  });
+});
+const baseUrl = `http://127.0.0.1:${port}`;
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  NODE_ENV: "production",
+  PORT: String(port),
+  PUBLIC_BASE_URL: baseUrl,
+  DATA_DIR: dataDir,
+  DATABASE_URL: databaseUrl,
+  AUTH_SECRET: randomBytes(32).toString("hex"),
+  TRUST_PROXY: "true",
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+};
+const server = spawn(process.execPath, ["--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", openSync(log, "a"), openSync(log, "a")] });
+for (let ready = false; !ready; await sleep(200)) {
+  if (server.exitCode !== null) throw new Error(`server exited:\n${readFileSync(log, "utf8").slice(-3000)}`);
+  ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
+}
+
+// ---- two paid accounts, registered through the API
+async function newAccount(tag: string): Promise<{ id: string; apiKey: string }> {
+  const res = await fetch(`${baseUrl}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}` },
+    body: JSON.stringify({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" }),
+  });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { account: { id: string }; apiKey: string; checkoutUrl: string };
+  await (await fetch(body.checkoutUrl)).text(); // local billing: opening the checkout pays
+  return { id: body.account.id, apiKey: body.apiKey };
+}
+const accounts = { small: await newAccount("small"), large: await newAccount("large") };
+
+const sql = new pg.Client({ connectionString: databaseUrl });
+await sql.connect();
+const seedStarted = performance.now();
+for (const name of ["small", "large"] as const) await seedUsage(sql, accounts[name].id, sizes[name]);
+const seedSeconds = Math.round((performance.now() - seedStarted) / 100) / 10;
+// ANALYZE for real statistics; VACUUM sets the visibility map, as autovacuum would have long since.
+await sql.query(`VACUUM ANALYZE "UsageRecord", "UsageTotal"`);
+const expected = { small: await recordSums(sql, accounts.small.id), large: await recordSums(sql, accounts.large.id) };
+await sql.end();
+
+// ---- sequential GETs on one keep-alive connection, both accounts interleaved so they share conditions
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+function get(p: string, apiKey: string): Promise<{ ms: number; status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    http
+      .get({ host: "127.0.0.1", port, path: p, agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, body }));
+      })
+      .on("error", reject);
+  });
+}
+async function measure(p: string, count: number, warm: number) {
+  const ms = { small: [] as number[], large: [] as number[] };
+  const errors = { small: 0, large: 0 };
+  const last = { small: "", large: "" };
+  const t0 = performance.now();
+  for (let i = 0; i < warm + count; i++) {
+    const due = t0 + (i * 1000) / perAccountRate;
+    if (due > performance.now()) await sleep(due - performance.now());
+    // Alternate which goes first, so neither always follows the other.
+    for (const name of i % 2 ? (["small", "large"] as const) : (["large", "small"] as const)) {
+      const r = await get(p, accounts[name].apiKey);
+      if (r.status !== 200) errors[name]++;
+      else if (i >= warm) ms[name].push(r.ms);
+      last[name] = r.body;
+    }
+  }
+  return { ms, errors, last };
+}
+const pct = (s: number[], p: number) => Math.round((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN) * 100) / 100;
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99), max: pct(s, 100) };
+};
+
+const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
+const current = await measure("/api/usage/current", requests, warmup);
+const list = await measure("/api/usage?limit=50", Math.round(requests / 4), 50);
+
+// The figures only count if the answers are right: the totals match what the records sum to.
+const answered = { small: JSON.parse(current.last.small), large: JSON.parse(current.last.large) };
+const correct = (["small", "large"] as const).every(
+  (n) => answered[n].allTime.calls === expected[n].all && answered[n].currentMonth.calls === expected[n].month && JSON.parse(list.last[n]).records.length === 50,
+);
+const c = { small: stats(current.ms.small), large: stats(current.ms.large) };
+const ratio = Math.round((c.large.p95 / c.small.p95) * 1000) / 1000;
+const result = {
+  bench: "usage-current",
+  database: ownDatabase ? "PostgreSQL (scratch rk_bench_usage)" : "PostgreSQL (DATABASE_URL)",
+  records: sizes,
+  seedSeconds,
+  loadAverage1m: loadBefore, // other work on this host skews every figure: check it was idle
+  pacedPerAccountPerSecond: perAccountRate,
+  correct,
+  current: { ...c, errors: current.errors, p95Ratio: ratio, within20Percent: Math.abs(ratio - 1) <= 0.2 },
+  listFirstPage: { small: stats(list.ms.small), large: stats(list.ms.large), errors: list.errors },
+};
+console.log(JSON.stringify(result));
+console.log(
+  `GET /api/usage/current p95: ${c.small.p95} ms with ${sizes.small} records, ${c.large.p95} ms with ${sizes.large} → ratio ${ratio} ` +
+    `(${result.current.within20Percent ? "within" : "NOT within"} 20%); answers ${correct ? "match" : "DO NOT match"} the seeded records`,
+);
+console.log(`GET /api/usage?limit=50 p95: ${result.listFirstPage.small.p95} ms vs ${result.listFirstPage.large.p95} ms`);
+
+agent.destroy();
+server.kill("SIGTERM");
+await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
+rmSync(dataDir, { recursive: true, force: true });
+if (ownDatabase) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS rk_bench_usage WITH (FORCE)`);
+  await admin.end();
+}
+process.exit(result.current.within20Percent && correct ? 0 : 1);
