@@ -18,6 +18,15 @@ const rate = Number(process.argv[2] ?? 100);
 const seconds = Number(process.argv[3] ?? 20);
 const warmupSeconds = Number(process.argv[4] ?? 2);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// The whole host's busy share (/proc/stat), to tell our load from other work on the machine.
+const hostTicks = () => {
+  try {
+    const t = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { busy: t.reduce((a, b) => a + b, 0) - t[3]! - t[4]!, all: t.reduce((a, b) => a + b, 0) };
+  } catch {
+    return { busy: NaN, all: NaN };
+  }
+};
 // The server's CPU time (Linux /proc, in clock ticks of 10 ms): how much of a core each request costs it.
 const cpuMs = (pid: number) => {
   try {
@@ -60,7 +69,7 @@ const port = await new Promise<number>((resolve) => {
 });
 const baseUrl = `http://127.0.0.1:${port}`;
 const env: NodeJS.ProcessEnv = {
-  ...process.env, // NODE_OPTIONS passes through, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof
+  ...process.env,
   NODE_ENV: "production",
   PORT: String(port),
   PUBLIC_BASE_URL: baseUrl,
@@ -70,7 +79,9 @@ const env: NodeJS.ProcessEnv = {
   TRUST_PROXY: "true",
   LOG_LEVEL: process.env.LOG_LEVEL ?? "info", // production's level: one log line per API request is part of the cost
 };
-const server = spawn(process.execPath, ["--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", openSync(log, "a"), openSync(log, "a")] });
+// Node 20 refuses --cpu-prof in NODE_OPTIONS: SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
+const nodeArgs = (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const server = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", openSync(log, "a"), openSync(log, "a")] });
 for (let ready = false; !ready; await sleep(200)) {
   if (server.exitCode !== null) throw new Error(`server exited:\n${readFileSync(log, "utf8").slice(-3000)}`);
   ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
@@ -116,6 +127,7 @@ async function drive(total: number, warm: number, build: (i: number) => [string,
   let maxLagMs = 0;
   const t0 = performance.now();
   const cpu0 = cpuMs(server.pid!);
+  const host0 = hostTicks();
   for (let i = 0; i < total; i++) {
     const due = t0 + (i * 1000) / rate;
     if (due > performance.now()) await sleep(due - performance.now());
@@ -124,7 +136,9 @@ async function drive(total: number, warm: number, build: (i: number) => [string,
     pending.push(post(params, expect).then((r) => ({ callSid, ...r, warmup: i < warm })));
   }
   const samples = await Promise.all(pending);
-  return { samples, maxLagMs, wallSeconds: (performance.now() - t0) / 1000, serverCpuMs: cpuMs(server.pid!) - cpu0 };
+  const host1 = hostTicks();
+  const hostBusyPercent = Math.round((100 * (host1.busy - host0.busy)) / (host1.all - host0.all));
+  return { samples, maxLagMs, wallSeconds: (performance.now() - t0) / 1000, serverCpuMs: cpuMs(server.pid!) - cpu0, hostBusyPercent };
 }
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const stats = (xs: number[]) => {
@@ -142,6 +156,7 @@ function summarize(run: Awaited<ReturnType<typeof drive>>, withBackend: boolean)
     throughputPerSecond: Math.round((run.samples.length / run.wallSeconds) * 10) / 10,
     maxDriverLagMs: Math.round(run.maxLagMs * 10) / 10,
     serverCpuMsPerRequest: Math.round((run.serverCpuMs / run.samples.length) * 100) / 100,
+    hostCpuBusyPercent: run.hostBusyPercent, // all cores, everything on the host (server, database, this driver, others)
     latencyMs: stats(ok.map((s) => s.ms)),
     ...(withBackend && {
       backendHandlingMs: stats(ok.map((s) => handlingMs.get(s.callSid) ?? NaN)),

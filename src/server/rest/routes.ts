@@ -14,29 +14,31 @@ export type RestRoute = {
   /** Whether the route takes an API key or login JWT. */
   auth: boolean;
   summary: string;
+  /** Error statuses particular to this route (the generic ones are derived: 400, 401, 404, 413, 429, 500). */
+  errors?: number[];
 };
 
 export const restRoutes: readonly RestRoute[] = [
   { method: "GET", path: "/api/health", procedure: "system.health", status: 200, auth: false, summary: "Liveness" },
-  { method: "GET", path: "/api/ready", procedure: "system.ready", status: 200, auth: false, summary: "Readiness (database reachable)" },
-  { method: "POST", path: "/api/auth/register", procedure: "auth.register", status: 201, auth: false, summary: "Create an account" },
-  { method: "POST", path: "/api/auth/login", procedure: "auth.login", status: 200, auth: false, summary: "Exchange email and password for a JWT" },
+  { method: "GET", path: "/api/ready", procedure: "system.ready", status: 200, auth: false, summary: "Readiness (database reachable)", errors: [503] },
+  { method: "POST", path: "/api/auth/register", procedure: "auth.register", status: 201, auth: false, summary: "Create an account", errors: [409] },
+  { method: "POST", path: "/api/auth/login", procedure: "auth.login", status: 200, auth: false, summary: "Exchange email and password for a JWT", errors: [401] },
   { method: "GET", path: "/api/account", procedure: "account.get", status: 200, auth: true, summary: "The calling account" },
   { method: "POST", path: "/api/account/webhook-secret", procedure: "account.rotateWebhookSecret", status: 200, auth: true, summary: "Rotate the webhook signing secret (the old one keeps signing for 24 hours)" },
   { method: "POST", path: "/api/api-keys", procedure: "apiKeys.create", status: 201, auth: true, summary: "Create an API key" },
   { method: "GET", path: "/api/api-keys", procedure: "apiKeys.list", status: 200, auth: true, summary: "List active API keys" },
   { method: "DELETE", path: "/api/api-keys/:id", procedure: "apiKeys.revoke", status: 200, auth: true, summary: "Revoke an API key" },
-  { method: "POST", path: "/api/phone-numbers", procedure: "phoneNumbers.create", status: 201, auth: true, summary: "Register a phone number" },
+  { method: "POST", path: "/api/phone-numbers", procedure: "phoneNumbers.create", status: 201, auth: true, summary: "Register a phone number", errors: [402, 403, 409] },
   { method: "GET", path: "/api/phone-numbers", procedure: "phoneNumbers.list", status: 200, auth: true, summary: "List phone numbers, oldest first" },
-  { method: "GET", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.get", status: 200, auth: true, summary: "One phone number" },
-  { method: "PATCH", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.update", status: 200, auth: true, summary: "Change a number's callback URLs" },
-  { method: "DELETE", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.delete", status: 200, auth: true, summary: "Release a phone number" },
-  { method: "POST", path: "/api/outbound", procedure: "outbound.create", status: 201, auth: true, summary: "Start an outbound call from a registered number" },
+  { method: "GET", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.get", status: 200, auth: true, summary: "One phone number", errors: [403] },
+  { method: "PATCH", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.update", status: 200, auth: true, summary: "Change a number's callback URLs", errors: [403] },
+  { method: "DELETE", path: "/api/phone-numbers/:id", procedure: "phoneNumbers.delete", status: 200, auth: true, summary: "Release a phone number", errors: [403] },
+  { method: "POST", path: "/api/outbound", procedure: "outbound.create", status: 201, auth: true, summary: "Start an outbound call from a registered number", errors: [402, 403, 502] },
   { method: "GET", path: "/api/usage", procedure: "usage.list", status: 200, auth: true, summary: "Usage records with cost breakdowns, newest first" },
   { method: "GET", path: "/api/usage/current", procedure: "usage.current", status: 200, auth: true, summary: "This month's and all-time totals" },
   { method: "GET", path: "/api/billing/subscription", procedure: "billing.subscription", status: 200, auth: true, summary: "Plan, prices and the current period's totals" },
-  { method: "POST", path: "/api/billing/checkout", procedure: "billing.checkout", status: 200, auth: true, summary: "A fresh checkout link" },
-  { method: "POST", path: "/api/billing/portal", procedure: "billing.portal", status: 200, auth: true, summary: "A billing portal link: plan, payment method, invoices" },
+  { method: "POST", path: "/api/billing/checkout", procedure: "billing.checkout", status: 200, auth: true, summary: "A fresh checkout link", errors: [502] },
+  { method: "POST", path: "/api/billing/portal", procedure: "billing.portal", status: 200, auth: true, summary: "A billing portal link: plan, payment method, invoices", errors: [502] },
   { method: "GET", path: "/api/webhook-deliveries", procedure: "webhookDeliveries.list", status: 200, auth: true, summary: "Event deliveries, newest first, filterable by status and callSid" },
   { method: "GET", path: "/api/webhook-deliveries/:id", procedure: "webhookDeliveries.get", status: 200, auth: true, summary: "One delivery with its payload and every attempt" },
   { method: "POST", path: "/api/webhook-deliveries/:id/retry", procedure: "webhookDeliveries.retry", status: 200, auth: true, summary: "Redeliver now" },

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { inject } from "vitest";
 import pg from "pg";
+import { checkContract } from "./contract";
 
 export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
 
@@ -40,6 +41,7 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
   } catch {
     parsed = undefined;
   }
+  await checkContract(method, path, res.status, parsed);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 

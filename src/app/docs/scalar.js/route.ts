@@ -1,0 +1,12 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+export const dynamic = "force-dynamic";
+
+let bundle: Promise<string> | undefined;
+
+/** Scalar's browser bundle from node_modules: the reference needs no CDN. */
+export async function GET(): Promise<Response> {
+  bundle ??= readFile(path.join(process.cwd(), "node_modules/@scalar/api-reference/dist/browser/standalone.js"), "utf8");
+  return new Response(await bundle, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } });
+}

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
+import { restRoutes, type RestRoute } from "../rest/routes";
+import { ZEventEnvelope } from "../schemas/events";
+import { appRouter } from "../trpc/root";
+import { ROUTE_EXAMPLES, exampleKey } from "./examples";
+
+/**
+ * The OpenAPI 3.1 document, generated from the REST route table and the zod
+ * schemas of the procedures behind it: there is no hand-written copy to drift.
+ */
+type JsonSchema = Record<string, unknown>;
+type ProcedureDef = { _def: { type: string; inputs: z.ZodType[]; output?: z.ZodType } };
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+const ERROR_ENVELOPE = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("Validation errors only"),
+  }),
+});
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Invalid request", 401: "Missing or invalid API key or token", 402: "Payment required: complete checkout",
+  403: "Forbidden: account suspended, number not owned, or invalid signature", 404: "Not found", 409: "Conflict",
+  413: "Body over 64 KiB", 429: "Rate limited (see Retry-After)", 500: "Internal error", 502: "Provider unavailable", 503: "Not ready",
+};
+
+function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
+  const statuses = new Set<number>([500, ...(route.errors ?? [])]);
+  if (hasInput) statuses.add(400);
+  if (route.method !== "GET" && route.method !== "DELETE") statuses.add(413);
+  if (route.auth) [401, 429].forEach((s) => statuses.add(s));
+  if (route.procedure.startsWith("auth.")) statuses.add(429);
+  if (route.path.includes(":")) statuses.add(404);
+  return [...statuses].sort();
+}
+
+function errorExample(status: number) {
+  const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status)!;
+  return { error: { code, message: DEFAULT_MESSAGE[code] } };
+}
+
+function operation(route: RestRoute) {
+  const def = (appRouter._def.procedures as unknown as Record<string, ProcedureDef>)[route.procedure];
+  if (!def) throw new Error(`route ${route.method} ${route.path} names unknown procedure ${route.procedure}`);
+  const input = def._def.inputs[0];
+  const inputSchema = input ? jsonSchema(input, "input") : null;
+  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  const properties = (inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((inputSchema?.required ?? []) as string[]);
+  const examples = ROUTE_EXAMPLES[exampleKey(route)];
+
+  const parameters: unknown[] = pathParams.map((name) => ({ name, in: "path", required: true, schema: properties[name] ?? { type: "string" } }));
+  let requestBody: unknown;
+  const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
+  if (route.method === "GET") {
+    for (const [name, schema] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: required.has(name), schema, ...(schema.description ? { description: schema.description } : {}) });
+  } else if (Object.keys(bodyProps).length) {
+    const bodySchema = { ...inputSchema, properties: bodyProps, required: [...required].filter((k) => !pathParams.includes(k)) };
+    requestBody = {
+      required: bodySchema.required.length > 0,
+      content: { "application/json": { schema: bodySchema, ...(examples?.request !== undefined && { example: examples.request }) } },
+    };
+  }
+
+  const responses: Record<string, unknown> = {
+    [route.status]: {
+      description: route.summary,
+      content: { "application/json": { schema: def._def.output ? jsonSchema(def._def.output, "output") : {}, ...(examples?.response !== undefined && { example: examples.response }) } },
+    },
+  };
+  for (const status of errorStatuses(route, Boolean(input))) {
+    responses[status] = {
+      description: STATUS_TEXT[status] ?? "Error",
+      ...(status === 429 && { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait" } } }),
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" }, example: errorExample(status) } },
+    };
+  }
+  return {
+    operationId: route.procedure,
+    summary: route.summary,
+    tags: [route.path.split("/")[2] ?? "api"],
+    ...(route.auth ? { security: [{ bearer: [] }] } : { security: [] }),
+    ...(parameters.length && { parameters }),
+    ...(requestBody !== undefined && { requestBody }),
+    responses,
+  };
+}
+
+function webhook(type: string, summary: string) {
+  const header = (name: string, description: string) => ({ name, in: "header", required: true, schema: { type: "string" }, description });
+  return {
+    post: {
+      summary,
+      description: "Signed per the Standard Webhooks spec with your webhookSecret; verify before trusting it.",
+      parameters: [
+        header("webhook-id", "The event id; the same on every retry: deduplicate on it"),
+        header("webhook-timestamp", "Unix seconds; reject events older than 5 minutes"),
+        header("webhook-signature", "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; two during a secret rotation"),
+      ],
+      requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Event" }, example: ROUTE_EXAMPLES[`event ${type}`]?.request } } },
+      responses: { "2XX": { description: "Received. Anything else is retried (call.ended, call.error) or treated as no answer (call.started)." } },
+    },
+  };
+}
+
+let cached: Record<string, unknown> | undefined;
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  if (cached) return cached;
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of restRoutes) {
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  cached = {
+    openapi: "3.1.0",
+    info: {
+      title: "Routekit API",
+      version: "1.0.0",
+      description:
+        "Voice callback routing for your Twilio numbers. Authenticate with `Authorization: Bearer <API key or login JWT>`. " +
+        "Every error has the same envelope; every response carries `x-request-id`.",
+    },
+    servers: [{ url: "/", description: "This service" }],
+    paths,
+    webhooks: {
+      "call.started": webhook("call.started", "A call was answered; your answer (TwiML, {twiml} or {actions}) decides it"),
+      "call.ended": webhook("call.ended", "A call ended; completed calls carry duration and cost"),
+      "call.error": webhook("call.error", "A call failed, was rejected, or your start answer was unusable"),
+    },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (`rtk_…`) or the JWT from POST /api/auth/login" } },
+      schemas: { ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, "output"), Event: jsonSchema(ZEventEnvelope, "output") },
+    },
+  };
+  return cached;
+}

@@ -1,0 +1,169 @@
+import type { RestRoute } from "../rest/routes";
+
+/**
+ * Request and response examples for the reference, consistent with the
+ * README. A test validates each one against its generated schema, so an
+ * example that drifts from the code fails the build.
+ */
+export const exampleKey = (route: Pick<RestRoute, "method" | "path">) => `${route.method} ${route.path}`;
+
+const ts = "2026-11-22T10:00:00.000Z";
+const key = "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a2B3c";
+const account = { id: "cmwra2uwb00022c7dend79uxw", email: "you@example.com", companyName: "Acme", status: "INACTIVE" };
+const number = {
+  id: "cmwra3b1k00032c7d5hxl2m9q",
+  phoneNumber: "+14155550123",
+  onCallStartUrl: "https://api.example.com/twilio/start",
+  onCallEndUrl: "https://api.example.com/twilio/end",
+  onErrorUrl: "https://api.example.com/twilio/error",
+  isActive: true,
+  createdAt: ts,
+};
+const breakdown = { durationSeconds: 61, billedMinutes: 2, perMinuteRate: 0.02, usageCost: 0.04, totalCost: 0.04, currency: "usd" };
+const attempt = { id: "cmwra5q0e00062c7d9k1x0c3v", attemptedAt: ts, url: "https://api.example.com/twilio/end", statusCode: 200, latencyMs: 84, responseExcerpt: "ok", error: null };
+const delivery = {
+  id: "cmwra4z2c00052c7dq7ds1m2n",
+  eventId: "evt_3q2Hf8sLk1mNoPqR",
+  eventType: "call.ended",
+  callSid: "CA0123456789abcdef0123456789abcdef",
+  url: "https://api.example.com/twilio/end",
+  status: "DELIVERED",
+  attemptCount: 1,
+  nextAttemptAt: null,
+  lastAttemptAt: ts,
+  deliveredAt: ts,
+  createdAt: ts,
+  lastAttempt: attempt,
+};
+const eventData = { callSid: "CA0123456789abcdef0123456789abcdef", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: number.id };
+
+export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
+  "GET /api/health": { response: { status: "ok" } },
+  "GET /api/ready": { response: { status: "ready" } },
+  "POST /api/auth/register": {
+    request: { email: "you@example.com", password: "correct horse", companyName: "Acme" },
+    response: {
+      account,
+      apiKey: key,
+      token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl",
+      checkoutUrl: "http://localhost:3000/billing/checkout/eyJhbGciOi…",
+      engineVoiceUrl: "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU",
+    },
+  },
+  "POST /api/auth/login": {
+    request: { email: "you@example.com", password: "correct horse" },
+    response: { token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl", expiresAt: ts },
+  },
+  "GET /api/account": {
+    response: {
+      account: {
+        ...account,
+        status: "ACTIVE",
+        createdAt: ts,
+        webhookSecret: "whsec_UKZ9pfX8PeDawR+GnxjvcgDmFMvjcM+ReSdrooxns2I=",
+        engineVoiceUrl: "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU",
+        _count: { phoneNumbers: 1, apiKeys: 2 },
+      },
+    },
+  },
+  "POST /api/account/webhook-secret": { response: { webhookSecret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGV4YW1wbGUgb25seQ==", previousSecretExpiresAt: "2026-11-23T10:00:00.000Z" } },
+  "POST /api/api-keys": { request: { label: "CI" }, response: { id: "cmwra6c9f00072c7d0v8a4n1q", key, keyPrefix: key.slice(0, 12), label: "CI", createdAt: ts } },
+  "GET /api/api-keys": {
+    response: { apiKeys: [{ id: "cmwra2uwb00012c7d7x0e5b4k", keyPrefix: "rtk_DKFv6bh5", label: "Default", lastUsedAt: ts, createdAt: ts }] },
+  },
+  "DELETE /api/api-keys/:id": { response: { revoked: true } },
+  "POST /api/phone-numbers": {
+    request: { phoneNumber: number.phoneNumber, onCallStartUrl: number.onCallStartUrl, onCallEndUrl: number.onCallEndUrl, onErrorUrl: number.onErrorUrl },
+    response: { phoneNumber: number },
+  },
+  "GET /api/phone-numbers": { response: { phoneNumbers: [number] } },
+  "GET /api/phone-numbers/:id": { response: { phoneNumber: number } },
+  "PATCH /api/phone-numbers/:id": { request: { onErrorUrl: null }, response: { phoneNumber: { ...number, onErrorUrl: null } } },
+  "DELETE /api/phone-numbers/:id": { response: { deleted: true } },
+  "POST /api/outbound": {
+    request: {
+      to: "+14155550199",
+      from: "+14155550123",
+      onCallStartUrl: "https://api.example.com/twilio/outbound-start",
+      onCallEndUrl: "https://api.example.com/twilio/outbound-end",
+      providerAccountSid: "AC0123456789abcdef0123456789abcdef",
+      providerAuthToken: "your_auth_token",
+      metadata: { orderId: "A-17" },
+      machineDetection: "Enable",
+      timeout: 30,
+    },
+    response: { callSid: "CA0123456789abcdef0123456789abcdef", status: "queued" },
+  },
+  "GET /api/usage": {
+    response: {
+      records: [
+        {
+          id: "cmwra7d2g00082c7d1w9b5o2r",
+          callSid: "CA0123456789abcdef0123456789abcdef",
+          direction: "inbound",
+          callerPhone: "+14155550100",
+          callerNumber: "+14155550100",
+          calledNumber: "+14155550123",
+          durationSeconds: 61,
+          billedMinutes: 2,
+          costBreakdown: breakdown,
+          createdAt: ts,
+        },
+      ],
+      total: 1,
+      limit: 50,
+      offset: 0,
+    },
+  },
+  "GET /api/usage/current": {
+    response: {
+      currentMonth: { period: "2026-11", calls: 2, minutes: 3, billedMinutes: 3, estimatedCost: 49.06 },
+      allTime: { calls: 2, minutes: 3, billedMinutes: 3 },
+      perMinuteRate: 0.02,
+      monthlyBase: 49,
+    },
+  },
+  "GET /api/billing/subscription": {
+    response: {
+      status: "ACTIVE",
+      monthlyBase: 49,
+      perMinuteRate: 0.02,
+      totalCalls: 2,
+      totalMinutes: 3,
+      totalBilledMinutes: 3,
+      hasPaymentMethod: true,
+      currentPeriodStart: "2026-11-01T00:00:00.000Z",
+      currentPeriodEnd: "2026-12-01T00:00:00.000Z",
+    },
+  },
+  "POST /api/billing/checkout": { response: { url: "https://checkout.stripe.com/c/pay/cs_test_a1b2c3" } },
+  "POST /api/billing/portal": { response: { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" } },
+  "GET /api/webhook-deliveries": { response: { deliveries: [delivery], total: 1, limit: 50, offset: 0 } },
+  "GET /api/webhook-deliveries/:id": {
+    response: {
+      delivery: {
+        ...delivery,
+        payload: { id: delivery.eventId, type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown } },
+        attempts: [attempt],
+      },
+    },
+  },
+  "POST /api/webhook-deliveries/:id/retry": {
+    response: {
+      delivery: {
+        ...delivery,
+        status: "PENDING",
+        nextAttemptAt: ts,
+        payload: { id: delivery.eventId, type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed" } },
+        attempts: [attempt],
+      },
+    },
+  },
+  "event call.started": { request: { id: "evt_1a2b3c", type: "call.started", createdAt: ts, data: { ...eventData, status: "ringing" } } },
+  "event call.ended": {
+    request: { id: "evt_3q2Hf8sLk1mNoPqR", type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown } },
+  },
+  "event call.error": {
+    request: { id: "evt_9z8y7x", type: "call.error", createdAt: ts, data: { ...eventData, status: "ringing", error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: timed out" } } },
+  },
+};

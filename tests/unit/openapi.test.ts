@@ -1,0 +1,49 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
+import { ROUTE_EXAMPLES, exampleKey } from "../../src/server/openapi/examples";
+import { restRoutes } from "../../src/server/rest/routes";
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown }> }>; requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> } }>>; components: { schemas: Record<string, unknown> }; webhooks: Record<string, unknown> };
+const doc = buildOpenApiDocument() as unknown as Doc;
+const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
+
+describe("OpenAPI document", () => {
+  it("is valid OpenAPI 3.1", async () => {
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((doc as unknown as { openapi: string }).openapi).toBe("3.1.0");
+  });
+
+  it("documents every route of the REST table with its method and success status", () => {
+    for (const route of restRoutes) {
+      const op = doc.paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      expect(Object.keys(op!.responses)).toContain(String(route.status));
+    }
+  });
+
+  it("documents nothing that the REST table does not serve", () => {
+    const served = new Set(restRoutes.map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`));
+    for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) expect(served.has(`${method} ${path}`), `${method} ${path}`).toBe(true);
+  });
+
+  it("has the three events as webhooks", () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual(["call.ended", "call.error", "call.started"]);
+  });
+
+  it("has an example for every endpoint, and every example matches its schema", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    for (const route of restRoutes) {
+      expect(ROUTE_EXAMPLES[exampleKey(route)], exampleKey(route)).toBeDefined();
+      const op = doc.paths[toOpenApiPath(route.path)]![route.method.toLowerCase()]!;
+      const ok = op.responses[String(route.status)]!.content!["application/json"]!;
+      expect(ok.example, `${exampleKey(route)} response example`).toBeDefined();
+      expect(ajv.validate(ok.schema as object, ok.example), `${exampleKey(route)} response: ${ajv.errorsText()}`).toBe(true);
+      const body = op.requestBody?.content["application/json"];
+      if (body?.example !== undefined) expect(ajv.validate(body.schema as object, body.example), `${exampleKey(route)} request: ${ajv.errorsText()}`).toBe(true);
+    }
+  });
+});
