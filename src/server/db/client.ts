@@ -25,7 +25,8 @@ export function connectionUrl(): string {
 export function db(): PrismaClient {
   const g = globalThis as Holder;
   return (g[CLIENT_KEY] ??= new PrismaClient({
-    adapter: new PrismaPg({ connectionString: connectionUrl(), max: 10 }),
+    // Requests and the in-process delivery workers share it.
+    adapter: new PrismaPg({ connectionString: connectionUrl(), max: 20 }),
   }));
 }
 

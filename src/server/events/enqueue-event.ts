@@ -40,7 +40,9 @@ export async function transactionWithEvents<T>(work: (tx: Prisma.TransactionClie
       return delivery.id;
     };
     return work(tx, emit);
-  });
+    // Under load a connection can take a while to free up: waiting (within
+    // Twilio's 15 s) beats failing a status callback, whose usage would be lost.
+  }, { maxWait: 10_000, timeout: 15_000 });
   if (emitted) wakeWorker(DELIVERY_QUEUE);
   return result;
 }
