@@ -5,6 +5,7 @@
 // (`ringing`: the engine upserts the call and POSTs call.started to the backend); phase 2 sends each
 // call's `completed` status callback (usage record + running totals + call.ended, one transaction).
 // Arrivals are open-loop at a fixed rate, as Twilio sends them: a slow answer never delays the next call.
+// SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server (Node 20 refuses it in NODE_OPTIONS).
 import { spawn } from "node:child_process";
 import { randomBytes, randomInt } from "node:crypto";
 import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -18,23 +19,24 @@ const rate = Number(process.argv[2] ?? 100);
 const seconds = Number(process.argv[3] ?? 20);
 const warmupSeconds = Number(process.argv[4] ?? 2);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-// The whole host's busy share (/proc/stat), to tell our load from other work on the machine.
+const round = (v: number, places = 2) => Math.round(v * 10 ** places) / 10 ** places;
+// Linux /proc (NaN elsewhere). The host's busy share tells our load from other work on a shared
+// machine; the server's CPU time (utime + stime, 10 ms ticks) is what a request costs its one thread.
+function proc(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
 const hostTicks = () => {
-  try {
-    const t = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-    return { busy: t.reduce((a, b) => a + b, 0) - t[3]! - t[4]!, all: t.reduce((a, b) => a + b, 0) };
-  } catch {
-    return { busy: NaN, all: NaN };
-  }
+  const t = (proc("/proc/stat").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
+  const all = t.reduce((a, b) => a + b, 0);
+  return { busy: all - (t[3] ?? NaN) - (t[4] ?? NaN), all };
 };
-// The server's CPU time (Linux /proc, in clock ticks of 10 ms): how much of a core each request costs it.
 const cpuMs = (pid: number) => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return NaN;
-  }
+  const f = (proc(`/proc/${pid}/stat`).split(") ")[1] ?? "").split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
 };
 
 // ---- the instant customer backend: answers call.started with TwiML, acknowledges call.ended
@@ -60,7 +62,7 @@ const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`
 
 // ---- the built server, started like tests/integration/support/global-setup.ts does
 const dataDir = mkdtempSync(path.join(tmpdir(), "routekit-bench-engine-"));
-const log = path.join(dataDir, "server.log");
+const log = openSync(path.join(dataDir, "server.log"), "a");
 const port = await new Promise<number>((resolve) => {
   const probe = http.createServer().listen(0, "127.0.0.1", () => {
     const p = (probe.address() as AddressInfo).port;
@@ -77,86 +79,68 @@ const env: NodeJS.ProcessEnv = {
   AUTH_SECRET: randomBytes(32).toString("hex"),
   CALLBACK_ALLOW_PRIVATE: "true",
   TRUST_PROXY: "true",
-  LOG_LEVEL: process.env.LOG_LEVEL ?? "info", // production's level: one log line per API request is part of the cost
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "info", // production's level: the request log line is part of the cost
 };
-// Node 20 refuses --cpu-prof in NODE_OPTIONS: SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
 const nodeArgs = (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-const server = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", openSync(log, "a"), openSync(log, "a")] });
-for (let ready = false; !ready; await sleep(200)) {
-  if (server.exitCode !== null) throw new Error(`server exited:\n${readFileSync(log, "utf8").slice(-3000)}`);
-  ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
-}
+const server = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", log, log] });
 
-// ---- an active account with one number pointing at the backend
-const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-const api = async (method: string, p: string, body?: unknown, key?: string) => {
-  const headers: Record<string, string> = { "content-type": "application/json", "x-forwarded-for": ip, ...(key && { authorization: `Bearer ${key}` }) };
-  const res = await fetch(baseUrl + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+async function api(method: string, p: string, opts: { body?: unknown; key?: string; ip: string }) {
+  const headers = { "content-type": "application/json", "x-forwarded-for": opts.ip, ...(opts.key && { authorization: `Bearer ${opts.key}` }) };
+  const res = await fetch(baseUrl + p, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
   if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, any>;
-};
-const reg = await api("POST", "/api/auth/register", { email: `bench-${Date.now()}@example.com`, password: "benchmark-password" });
-await (await fetch(reg.checkoutUrl as string)).text(); // local billing: opening the checkout pays
-const number = `+1${randomInt(200, 1000)}${randomInt(200, 1000)}${String(randomInt(0, 10000)).padStart(4, "0")}`;
-await api("POST", "/api/phone-numbers", { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` }, reg.apiKey);
-const engine = new URL(reg.engineVoiceUrl as string);
+}
 
-// ---- open-loop driver: request i leaves at start + i/rate whatever the earlier ones are doing
-const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+// ---- open-loop driver: request i leaves at t0 + i/rate, whatever the earlier ones are doing
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 }); // room for every request in flight
 type Result = { ms: number; ok: boolean; status: number }; // status 0: no HTTP answer
-type Sample = Result & { callSid: string; warmup: boolean };
-function post(params: Record<string, string>, expect: string): Promise<Result> {
+function post(url: URL, params: Record<string, string>, expect: string): Promise<Result> {
   const body = new URLSearchParams(params).toString();
+  const headers = { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), "user-agent": "TwilioProxy/1.1" };
   return new Promise((resolve) => {
     const started = performance.now();
-    const req = http.request(
-      { host: engine.hostname, port: engine.port, path: engine.pathname, method: "POST", agent,
-        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), "user-agent": "TwilioProxy/1.1" } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ ms: performance.now() - started, ok: res.statusCode === 200 && text.includes(expect), status: res.statusCode ?? 0 }));
-      },
-    );
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ ms: performance.now() - started, ok: res.statusCode === 200 && text.includes(expect), status: res.statusCode ?? 0 }));
+    });
     req.on("error", () => resolve({ ms: performance.now() - started, ok: false, status: 0 }));
     req.end(body);
   });
 }
-async function drive(total: number, warm: number, build: (i: number) => [string, Record<string, string>], expect: string) {
-  const pending: Promise<Sample>[] = [];
+async function drive(url: URL, total: number, build: (i: number) => Record<string, string>, expect: string) {
+  const pending: Promise<Result & { callSid: string; i: number }>[] = [];
   let maxLagMs = 0;
-  const t0 = performance.now();
-  const cpu0 = cpuMs(server.pid!);
-  const host0 = hostTicks();
+  const [t0, cpu0, host0] = [performance.now(), cpuMs(server.pid!), hostTicks()];
   for (let i = 0; i < total; i++) {
     const due = t0 + (i * 1000) / rate;
     if (due > performance.now()) await sleep(due - performance.now());
     maxLagMs = Math.max(maxLagMs, performance.now() - due); // the driver itself falling behind
-    const [callSid, params] = build(i);
-    pending.push(post(params, expect).then((r) => ({ callSid, ...r, warmup: i < warm })));
+    const params = build(i);
+    pending.push(post(url, params, expect).then((r) => ({ ...r, callSid: params.CallSid!, i })));
   }
   const samples = await Promise.all(pending);
-  const host1 = hostTicks();
-  const hostBusyPercent = Math.round((100 * (host1.busy - host0.busy)) / (host1.all - host0.all));
-  return { samples, maxLagMs, wallSeconds: (performance.now() - t0) / 1000, serverCpuMs: cpuMs(server.pid!) - cpu0, hostBusyPercent };
+  const [wall, cpu, host] = [(performance.now() - t0) / 1000, cpuMs(server.pid!) - cpu0, hostTicks()];
+  return { samples, maxLagMs, wall, cpu, hostBusy: (host.busy - host0.busy) / (host.all - host0.all) };
 }
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  const r = (v: number) => Math.round(v * 100) / 100;
-  return { p50: r(pct(s, 50)), p90: r(pct(s, 90)), p99: r(pct(s, 99)), max: r(s[s.length - 1] ?? NaN) };
+  const at = (p: number) => round(s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN);
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
 };
-function summarize(run: Awaited<ReturnType<typeof drive>>, withBackend: boolean) {
-  const measured = run.samples.filter((s) => !s.warmup);
+function summarize(run: Awaited<ReturnType<typeof drive>>, warm: number, withBackend: boolean) {
+  const measured = run.samples.filter((s) => s.i >= warm); // the warm-up requests are left out
   const ok = measured.filter((s) => s.ok);
+  const errorsByStatus: Record<number, number> = {};
+  for (const s of measured) if (!s.ok) errorsByStatus[s.status] = (errorsByStatus[s.status] ?? 0) + 1;
   return {
     requests: measured.length,
     errors: measured.length - ok.length,
-    errorsByStatus: measured.filter((s) => !s.ok).reduce<Record<number, number>>((acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }), {}),
-    throughputPerSecond: Math.round((run.samples.length / run.wallSeconds) * 10) / 10,
-    maxDriverLagMs: Math.round(run.maxLagMs * 10) / 10,
-    serverCpuMsPerRequest: Math.round((run.serverCpuMs / run.samples.length) * 100) / 100,
-    hostCpuBusyPercent: run.hostBusyPercent, // all cores, everything on the host (server, database, this driver, others)
+    errorsByStatus,
+    throughputPerSecond: round(run.samples.length / run.wall, 1),
+    maxDriverLagMs: round(run.maxLagMs, 1),
+    serverCpuMsPerRequest: round(run.cpu / run.samples.length),
+    hostCpuBusyPercent: Math.round(100 * run.hostBusy), // all cores: server, database, this driver, anyone else
     latencyMs: stats(ok.map((s) => s.ms)),
     ...(withBackend && {
       backendHandlingMs: stats(ok.map((s) => handlingMs.get(s.callSid) ?? NaN)),
@@ -165,41 +149,66 @@ function summarize(run: Awaited<ReturnType<typeof drive>>, withBackend: boolean)
   };
 }
 
-const total = Math.round(rate * (seconds + warmupSeconds));
-const warm = Math.round(rate * warmupSeconds);
-const calls = Array.from({ length: total }, () => ({ sid: newCallSid(), from: `+1415555${String(randomInt(0, 10000)).padStart(4, "0")}` }));
-const base = (i: number) => ({ CallSid: calls[i]!.sid, AccountSid: SIMULATOR_ACCOUNT_SID, From: calls[i]!.from, To: number, Direction: "inbound", ApiVersion: "2010-04-01" });
+try {
+  for (let ready = false; !ready; await sleep(200)) {
+    if (server.exitCode !== null) throw new Error(`server exited: see ${dataDir}/server.log`);
+    ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
+  }
+  // ---- an active account with one number pointing at the backend
+  const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`; // its own client address (TRUST_PROXY)
+  const reg = await api("POST", "/api/auth/register", { ip, body: { email: `bench-${Date.now()}@example.com`, password: "benchmark-password" } });
+  await (await fetch(reg.checkoutUrl as string)).text(); // local billing: opening the checkout pays
+  const number = `+1${randomInt(200, 1000)}${randomInt(200, 1000)}${String(randomInt(0, 10000)).padStart(4, "0")}`;
+  await api("POST", "/api/phone-numbers", { ip, key: reg.apiKey, body: { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` } });
+  const engine = new URL(reg.engineVoiceUrl as string);
 
-const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
-const voice = await drive(total, warm, (i) => [calls[i]!.sid, { ...base(i), CallStatus: "ringing" }], "<Say>hi</Say>");
-const status = await drive(total, warm, (i) => [calls[i]!.sid, { ...base(i), CallStatus: "completed", CallbackSource: "call-progress-events", SequenceNumber: "0", CallDuration: String(1 + (i % 300)) }], "<Response");
-for (let t = 0; endedEvents < total && t < 100; t++) await sleep(100); // call.ended deliveries, for the sanity line only
-const usage = await api("GET", "/api/usage/current", undefined, reg.apiKey);
+  const total = Math.round(rate * (seconds + warmupSeconds));
+  const warm = Math.round(rate * warmupSeconds);
+  const calls = Array.from({ length: total }, () => ({ CallSid: newCallSid(), From: `+1415555${String(randomInt(0, 10000)).padStart(4, "0")}` }));
+  const base = (i: number) => ({ ...calls[i]!, AccountSid: SIMULATOR_ACCOUNT_SID, To: number, Direction: "inbound", ApiVersion: "2010-04-01" });
+  const loadBefore = round(loadavg()[0]!);
 
-const v = summarize(voice, true);
-const c = summarize(status, false);
-console.log(
-  JSON.stringify({
+  const voice = await drive(engine, total, (i) => ({ ...base(i), CallStatus: "ringing" }), "<Say>hi</Say>");
+  const completed = await drive(
+    engine,
+    total,
+    (i) => ({ ...base(i), CallStatus: "completed", CallbackSource: "call-progress-events", SequenceNumber: "0", CallDuration: String(1 + (i % 300)) }),
+    "<Response",
+  );
+  for (let t = 0; endedEvents < total && t < 100; t++) await sleep(100); // call.ended deliveries: a sanity check only
+  const usage = await api("GET", "/api/usage/current", { ip, key: reg.apiKey });
+
+  const v = summarize(voice, warm, true);
+  const c = summarize(completed, warm, false);
+  const result = {
     bench: "engine-overhead",
     database: process.env.DATABASE_URL ? "PostgreSQL" : "embedded (PGlite)",
     ratePerSecond: rate,
     seconds,
     warmupSeconds,
     loadAverage1m: loadBefore, // other work on this host skews every figure: check it was idle
-    voice: v,
+    voice: { ...v, overheadP99Within15ms: (v.overheadMs?.p99 ?? Infinity) <= 15 },
     completed: c,
     callEndedDelivered: endedEvents,
-    usageCalls: usage.currentMonth?.calls,
-  }),
-);
-console.log(`voice request at ${rate}/s: p50 ${v.latencyMs.p50} ms, p99 ${v.latencyMs.p99} ms (backend's own p99 ${v.backendHandlingMs?.p99} ms, our overhead p99 ${v.overheadMs?.p99} ms), ${v.errors} errors`);
-console.log(`completed callback at ${rate}/s: p50 ${c.latencyMs.p50} ms, p99 ${c.latencyMs.p99} ms, ${c.errors} errors; ${endedEvents}/${total} call.ended delivered, usage shows ${usage.currentMonth?.calls} calls`);
-
-agent.destroy();
-backend.close();
-backend.closeAllConnections();
-server.kill("SIGTERM");
-await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
-if (process.env.KEEP_BENCH_DATA) console.log(`server log and data kept in ${dataDir}`);
-else rmSync(dataDir, { recursive: true, force: true });
+    usageCallsThisMonth: usage.currentMonth?.calls,
+  };
+  console.log(JSON.stringify(result));
+  console.log(
+    `voice request at ${rate}/s: p50 ${v.latencyMs.p50} ms, p99 ${v.latencyMs.p99} ms; backend's own p99 ${v.backendHandlingMs?.p99} ms, ` +
+      `so our overhead p99 ${v.overheadMs?.p99} ms (${result.voice.overheadP99Within15ms ? "within" : "OVER"} 15 ms); ${v.errors} errors; ` +
+      `server CPU ${v.serverCpuMsPerRequest} ms/request`,
+  );
+  console.log(
+    `completed callback at ${rate}/s: p50 ${c.latencyMs.p50} ms, p99 ${c.latencyMs.p99} ms; ${c.errors} errors; server CPU ${c.serverCpuMsPerRequest} ms/request; ` +
+      `${endedEvents}/${total} call.ended delivered; usage shows ${usage.currentMonth?.calls} calls`,
+  );
+} finally {
+  agent.destroy();
+  backend.closeAllConnections();
+  backend.close();
+  server.kill("SIGTERM");
+  await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
+  if (process.env.KEEP_BENCH_DATA) console.log(`server log and data kept in ${dataDir}`);
+  else rmSync(dataDir, { recursive: true, force: true });
+}
 process.exit(0);

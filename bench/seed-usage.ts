@@ -20,7 +20,7 @@ export async function seedUsage(client: pg.ClientBase, accountId: string, count:
                                  'usageCost', m * $3::numeric, 'totalCost', m * $3::numeric, 'currency', 'usd'),
               (now() AT TIME ZONE 'utc') - make_interval(secs => (i::float8 / $2) * 365 * 86400)
        FROM generate_series(1, $2::int) AS i,
-            LATERAL (SELECT (i * 7919) % 900 AS d) AS dur,
+            LATERAL (SELECT ((i::bigint * 7919) % 900)::int AS d) AS dur,
             LATERAL (SELECT ceil(d / 60.0)::int AS m) AS mins`,
       [accountId, count, perMinuteRate],
     );
