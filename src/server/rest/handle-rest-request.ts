@@ -1,7 +1,6 @@
 import { AppError } from "../errors/app-error";
 import { jsonResponse as json, readBody } from "../http/body";
 import { errorResponse } from "../http/error-response";
-import { toErrorResponse } from "../errors/to-error-response";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../http/request-id";
 import { createCaller } from "../trpc/root";
@@ -44,8 +43,9 @@ export async function handleRestRequest(req: Request): Promise<Response> {
     const match = matchRoute(restRoutes, req.method, url.pathname);
     if (match.kind === "not-found") throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${url.pathname}`);
     if (match.kind === "method-not-allowed") {
-      const mapped = toErrorResponse(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`));
-      return json(mapped.body, mapped.status, { allow: match.allow.join(", "), [REQUEST_ID_HEADER]: requestId });
+      const res = errorResponse(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`), req, requestId);
+      res.headers.set("allow", match.allow.join(", "));
+      return res;
     }
     const { route, params } = match;
     const query = route.method === "GET" ? Object.fromEntries(url.searchParams) : {};
