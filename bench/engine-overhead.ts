@@ -6,13 +6,12 @@
 // call's `completed` status callback (usage record + running totals + call.ended, one transaction).
 // Arrivals are open-loop at a fixed rate, as Twilio sends them: a slow answer never delays the next call.
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server (Node 20 refuses it in NODE_OPTIONS).
-import { spawn } from "node:child_process";
-import { randomBytes, randomInt } from "node:crypto";
-import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { loadavg, tmpdir } from "node:os";
-import path from "node:path";
+import { loadavg } from "node:os";
+import { startBuiltServer } from "../scripts/built-server";
 import { newCallSid, SIMULATOR_ACCOUNT_SID } from "../src/twilio-simulator/twilio-simulator";
 
 const rate = Number(process.argv[2] ?? 100);
@@ -60,29 +59,13 @@ const backend = http.createServer((req, res) => {
 await new Promise<void>((r) => backend.listen(0, "127.0.0.1", r));
 const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
 
-// ---- the built server, started like tests/integration/support/global-setup.ts does
-const dataDir = mkdtempSync(path.join(tmpdir(), "routekit-bench-engine-"));
-const log = openSync(path.join(dataDir, "server.log"), "a");
-const port = await new Promise<number>((resolve) => {
-  const probe = http.createServer().listen(0, "127.0.0.1", () => {
-    const p = (probe.address() as AddressInfo).port;
-    probe.close(() => resolve(p));
-  });
+// ---- the built server: LOG_LEVEL stays production's level, since the request log line is part of the cost
+const server = await startBuiltServer({
+  name: "bench-engine",
+  env: { CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: process.env.LOG_LEVEL ?? "info" },
+  nodeArgs: (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean),
 });
-const baseUrl = `http://127.0.0.1:${port}`;
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  NODE_ENV: "production",
-  PORT: String(port),
-  PUBLIC_BASE_URL: baseUrl,
-  DATA_DIR: dataDir,
-  AUTH_SECRET: randomBytes(32).toString("hex"),
-  CALLBACK_ALLOW_PRIVATE: "true",
-  TRUST_PROXY: "true",
-  LOG_LEVEL: process.env.LOG_LEVEL ?? "info", // production's level: the request log line is part of the cost
-};
-const nodeArgs = (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-const server = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", log, log] });
+const { baseUrl, dataDir } = server;
 
 async function api(method: string, p: string, opts: { body?: unknown; key?: string; ip: string }) {
   const headers = { "content-type": "application/json", "x-forwarded-for": opts.ip, ...(opts.key && { authorization: `Bearer ${opts.key}` }) };
@@ -111,7 +94,7 @@ function post(url: URL, params: Record<string, string>, expect: string): Promise
 async function drive(url: URL, total: number, build: (i: number) => Record<string, string>, expect: string) {
   const pending: Promise<Result & { callSid: string; i: number }>[] = [];
   let maxLagMs = 0;
-  const [t0, cpu0, host0] = [performance.now(), cpuMs(server.pid!), hostTicks()];
+  const [t0, cpu0, host0] = [performance.now(), cpuMs(server.child.pid!), hostTicks()];
   for (let i = 0; i < total; i++) {
     const due = t0 + (i * 1000) / rate;
     if (due > performance.now()) await sleep(due - performance.now());
@@ -120,7 +103,7 @@ async function drive(url: URL, total: number, build: (i: number) => Record<strin
     pending.push(post(url, params, expect).then((r) => ({ ...r, callSid: params.CallSid!, i })));
   }
   const samples = await Promise.all(pending);
-  const [wall, cpu, host] = [(performance.now() - t0) / 1000, cpuMs(server.pid!) - cpu0, hostTicks()];
+  const [wall, cpu, host] = [(performance.now() - t0) / 1000, cpuMs(server.child.pid!) - cpu0, hostTicks()];
   return { samples, maxLagMs, wall, cpu, hostBusy: (host.busy - host0.busy) / (host.all - host0.all) };
 }
 const stats = (xs: number[]) => {
@@ -150,10 +133,6 @@ function summarize(run: Awaited<ReturnType<typeof drive>>, warm: number, withBac
 }
 
 try {
-  for (let ready = false; !ready; await sleep(200)) {
-    if (server.exitCode !== null) throw new Error(`server exited: see ${dataDir}/server.log`);
-    ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
-  }
   // ---- an active account with one number pointing at the backend
   const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`; // its own client address (TRUST_PROXY)
   const reg = await api("POST", "/api/auth/register", { ip, body: { email: `bench-${Date.now()}@example.com`, password: "benchmark-password" } });
@@ -206,9 +185,7 @@ try {
   agent.destroy();
   backend.closeAllConnections();
   backend.close();
-  server.kill("SIGTERM");
-  await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
+  await server.stop({ keepData: Boolean(process.env.KEEP_BENCH_DATA) });
   if (process.env.KEEP_BENCH_DATA) console.log(`server log and data kept in ${dataDir}`);
-  else rmSync(dataDir, { recursive: true, force: true });
 }
 process.exit(0);

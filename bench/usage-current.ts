@@ -4,13 +4,10 @@
 // Needs a real PostgreSQL: seeding a million rows into the embedded PGlite takes far too long. Uses
 // DATABASE_URL when set (a scratch database: it gets a million rows), else creates rk_bench_usage on
 // postgresql://postgres@127.0.0.1:5432 and drops it at the end. Starts the BUILT server (`npm run build`).
-import { spawn } from "node:child_process";
-import { randomBytes, randomInt } from "node:crypto";
-import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { randomInt } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { loadavg, tmpdir } from "node:os";
-import path from "node:path";
+import { loadavg } from "node:os";
+import { startBuiltServer } from "../scripts/built-server";
 import pg from "pg";
 import { recordSums, seedUsage } from "./seed-usage";
 
@@ -37,28 +34,10 @@ if (ownDatabase) {
   databaseUrl = "postgresql://postgres@127.0.0.1:5432/rk_bench_usage";
 }
 
-// ---- the built server, started like tests/integration/support/global-setup.ts does
-const dataDir = mkdtempSync(path.join(tmpdir(), "routekit-bench-usage-"));
-const log = path.join(dataDir, "server.log");
-const port = await new Promise<number>((resolve) => {
-  const probe = http.createServer().listen(0, "127.0.0.1", () => {
-    const p = (probe.address() as AddressInfo).port;
-    probe.close(() => resolve(p));
-  });
-});
-const baseUrl = `http://127.0.0.1:${port}`;
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  NODE_ENV: "production",
-  PORT: String(port),
-  PUBLIC_BASE_URL: baseUrl,
-  DATA_DIR: dataDir,
-  DATABASE_URL: databaseUrl,
-  AUTH_SECRET: randomBytes(32).toString("hex"),
-  TRUST_PROXY: "true",
-  LOG_LEVEL: process.env.LOG_LEVEL ?? "info", // production's level: the request log line is part of the cost
-};
-const server = spawn(process.execPath, ["--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", openSync(log, "a"), openSync(log, "a")] });
+// ---- the built server: LOG_LEVEL stays production's level, since the request log line is part of the cost
+const server = await startBuiltServer({ name: "bench-usage", env: { DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" } });
+const { baseUrl } = server;
+const port = Number(new URL(baseUrl).port);
 
 async function newAccount(tag: string): Promise<{ id: string; apiKey: string }> {
   const res = await fetch(`${baseUrl}/api/auth/register`, {
@@ -113,10 +92,6 @@ const stats = (xs: number[]) => {
 
 let passed = false;
 try {
-  for (let ready = false; !ready; await sleep(200)) {
-    if (server.exitCode !== null) throw new Error(`server exited:\n${readFileSync(log, "utf8").slice(-3000)}`);
-    ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
-  }
   const accounts = { small: await newAccount("small"), large: await newAccount("large") };
 
   const sql = new pg.Client({ connectionString: databaseUrl });
@@ -163,9 +138,7 @@ try {
   passed = within && correct;
 } finally {
   agent.destroy();
-  server.kill("SIGTERM");
-  await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
-  rmSync(dataDir, { recursive: true, force: true });
+  await server.stop();
   if (ownDatabase) await admin(`DROP DATABASE IF EXISTS rk_bench_usage WITH (FORCE)`);
 }
 process.exit(passed ? 0 : 1);

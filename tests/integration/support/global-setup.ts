@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { freePort, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
 import { STRIPE_TEST_ENV, TEST_AUTH_SECRET } from "./test-secrets";
+
+/** One test server on its own database (or embedded when none): servers share AUTH_SECRET with in-process tests. */
+function startServer(name: string, databaseUrl: string | undefined, env: Record<string, string>): Promise<BuiltServer> {
+  return startBuiltServer({ name: `it-${name}`, env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, ...env } });
+}
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,62 +23,6 @@ declare module "vitest" {
     stripeFakePort: number;
     embedded: boolean;
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-async function waitReady(url: string, child: ChildProcess, log: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${readFileSync(log, "utf8").slice(-4000)}`);
-    try {
-      const res = await fetch(`${url}/api/ready`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server not ready in time:\n${readFileSync(log, "utf8").slice(-4000)}`);
-}
-
-type Started = { baseUrl: string; databaseUrl: string; log: string; dataDir: string; child: ChildProcess };
-
-/** One built server (`dist/server.mjs`) with its own data directory and database. */
-async function startServer(name: string, databaseUrl: string | undefined, extraEnv: Record<string, string>): Promise<Started> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), `routekit-it-${name}-`));
-  const log = path.join(dataDir, "server.log");
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const logFd = openSync(log, "a");
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    PORT: String(port),
-    PUBLIC_BASE_URL: baseUrl,
-    DATA_DIR: dataDir,
-    AUTH_SECRET: TEST_AUTH_SECRET,
-    // Each test client sends its own X-Forwarded-For, so per-IP limits apply per test.
-    TRUST_PROXY: "true",
-    LOG_LEVEL: "info",
-    DATABASE_URL: databaseUrl,
-    ...extraEnv,
-  };
-  if (!databaseUrl) delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", logFd, logFd] });
-  await waitReady(baseUrl, child, log);
-  const resolvedDb = databaseUrl ?? readFileSync(path.join(dataDir, "embedded-postgres.url"), "utf8").trim();
-  return { baseUrl, databaseUrl: resolvedDb, log, dataDir, child };
 }
 
 /** A sibling database on the same PostgreSQL server, fresh for this run. */
@@ -104,9 +49,6 @@ async function siblingDatabase(url: string, suffix: string): Promise<string> {
  *   backends on 127.0.0.1 receive calls and events.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (!existsSync("dist/server.mjs") || !existsSync(".next/BUILD_ID")) {
-    throw new Error("The app is not built: run `npm run build` (npm test does it for you).");
-  }
   const external = process.env.DATABASE_URL;
   const permissiveDb = external ? await siblingDatabase(external, "permissive") : undefined;
   const stripeDb = external ? await siblingDatabase(external, "stripe") : undefined;
@@ -140,11 +82,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("embedded", !external);
 
   return async () => {
-    for (const s of servers) s.child.kill("SIGTERM");
-    await Promise.all(servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once("exit", r)))));
-    for (const s of servers) {
-      if (process.env.KEEP_TEST_DATA) console.log(`test data kept in ${s.dataDir}`);
-      else rmSync(s.dataDir, { recursive: true, force: true });
-    }
+    const keepData = Boolean(process.env.KEEP_TEST_DATA);
+    await Promise.all(servers.map((s) => s.stop({ keepData })));
+    if (keepData) for (const s of servers) console.log(`test data kept in ${s.dataDir}`);
   };
 }

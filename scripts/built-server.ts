@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * Starts the built service (`dist/server.mjs`; run `npm run build` first) the
+ * way the integration tests and the benchmarks need it: its own DATA_DIR and
+ * free port, production mode, client IPs from X-Forwarded-For, and waits until
+ * /api/ready answers.
+ */
+export type BuiltServer = {
+  baseUrl: string;
+  dataDir: string;
+  log: string;
+  /** DATABASE_URL, or the embedded database's URL when none was given. */
+  databaseUrl: string;
+  embedded: boolean;
+  child: ChildProcess;
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+};
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export async function startBuiltServer(opts: {
+  name: string;
+  /** Added to (and overriding) the base environment; an undefined value removes the variable. */
+  env?: Record<string, string | undefined>;
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+}): Promise<BuiltServer> {
+  if (!existsSync("dist/server.mjs") || !existsSync(".next/BUILD_ID")) {
+    throw new Error("The app is not built: run `npm run build` (npm test does it for you).");
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), `routekit-${opts.name}-`));
+  const log = path.join(dataDir, "server.log");
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    PUBLIC_BASE_URL: baseUrl,
+    DATA_DIR: dataDir,
+    AUTH_SECRET: randomBytes(32).toString("hex"),
+    TRUST_PROXY: "true",
+    LOG_LEVEL: "info",
+  };
+  for (const [name, value] of Object.entries(opts.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  const logFd = openSync(log, "a");
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", logFd, logFd] });
+
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${readFileSync(log, "utf8").slice(-4000)}`);
+    const ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`server not ready in time:\n${readFileSync(log, "utf8").slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const embedded = !env.DATABASE_URL;
+  return {
+    baseUrl,
+    dataDir,
+    log,
+    embedded,
+    databaseUrl: env.DATABASE_URL ?? readFileSync(path.join(dataDir, "embedded-postgres.url"), "utf8").trim(),
+    child,
+    async stop(stopOpts = {}) {
+      child.kill("SIGTERM");
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+      if (!stopOpts.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
