@@ -8,7 +8,7 @@
  *
  * Pure: no I/O, no environment reads. Whether private targets are allowed is the caller's decision.
  */
-import { isIP } from "node:net";
+import { isIP } from "./ip-literal";
 import { z } from "zod";
 
 export const MAX_CALLBACK_URL_LENGTH = 2048;
