@@ -188,6 +188,14 @@ describe("status callbacks", () => {
     });
     const sub = await s.account.as("GET", "/api/billing/subscription");
     expect(sub.body).toMatchObject({ status: "ACTIVE", monthlyBase: 49, perMinuteRate: 0.02, totalCalls: 2, totalMinutes: 3, totalBilledMinutes: 3, hasPaymentMethod: true });
+    // The daily running totals (the dashboard's chart): today holds both calls, the days before are zero.
+    const daily = await s.account.as("GET", "/api/usage/daily?days=3");
+    const today = new Date().toISOString().slice(0, 10);
+    expect(daily.status).toBe(200);
+    expect(daily.body.days).toHaveLength(3);
+    expect(daily.body.days[2]).toEqual({ date: today, calls: 2, billedMinutes: 3, totalCost: 0.06 });
+    expect(daily.body.days.slice(0, 2).every((d: { calls: number }) => d.calls === 0)).toBe(true);
+    expect((await s.account.as("GET", "/api/usage/daily?days=91")).status).toBe(400);
   });
 
   it("busy, no-answer and failed calls end without usage; failed also sends call.error", async () => {

@@ -9,7 +9,7 @@ import { postCallStarted } from "../events/post-call-started";
 import { signingSecrets } from "../events/webhook-secrets";
 import { logger } from "../logger";
 import { billingPlan } from "../services/billing/billing-plan";
-import { billingPeriodKey, costBreakdown, usagePeriod } from "../services/usage/billed-minutes";
+import { billingPeriodKey, costBreakdown, dayPeriod, usagePeriod } from "../services/usage/billed-minutes";
 import { enqueueMeterEvent } from "../services/billing/report-meter-event";
 import { env } from "../env";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
@@ -226,9 +226,9 @@ async function recordUsage(tx: Prisma.TransactionClient, account: EngineAccount,
       createdAt: at,
     },
   });
-  // Running totals for the month, for all time and for Stripe's billing period
-  // when we know it: summaries never scan history.
-  const periods = [usagePeriod(at), "all"];
+  // Running totals for the month, the day, all time and Stripe's billing period
+  // when we know it: summaries and the daily chart never scan history.
+  const periods = [usagePeriod(at), dayPeriod(at), "all"];
   const inBillingPeriod = account.currentPeriodStart && account.currentPeriodEnd && at >= account.currentPeriodStart && at < account.currentPeriodEnd;
   if (inBillingPeriod) periods.push(billingPeriodKey(account.currentPeriodStart!));
   for (const period of periods) {

@@ -123,6 +123,15 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
       monthlyBase: 49,
     },
   },
+  "GET /api/usage/daily": {
+    response: {
+      days: [
+        { date: "2026-11-20", calls: 0, billedMinutes: 0, totalCost: 0 },
+        { date: "2026-11-21", calls: 1, billedMinutes: 2, totalCost: 0.04 },
+        { date: "2026-11-22", calls: 1, billedMinutes: 1, totalCost: 0.02 },
+      ],
+    },
+  },
   "GET /api/billing/subscription": {
     response: {
       status: "ACTIVE",

@@ -36,6 +36,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: "POST", path: "/api/outbound", procedure: "outbound.create", status: 201, auth: true, summary: "Start an outbound call from a registered number", errors: [402, 403, 502] },
   { method: "GET", path: "/api/usage", procedure: "usage.list", status: 200, auth: true, summary: "Usage records with cost breakdowns, newest first" },
   { method: "GET", path: "/api/usage/current", procedure: "usage.current", status: 200, auth: true, summary: "This month's and all-time totals" },
+  { method: "GET", path: "/api/usage/daily", procedure: "usage.daily", status: 200, auth: true, summary: "Calls, billed minutes and cost per UTC day (`days`, default 30, at most 90), oldest first" },
   { method: "GET", path: "/api/billing/subscription", procedure: "billing.subscription", status: 200, auth: true, summary: "Plan, prices and the current period's totals" },
   { method: "POST", path: "/api/billing/checkout", procedure: "billing.checkout", status: 200, auth: true, summary: "A fresh checkout link", errors: [502] },
   { method: "POST", path: "/api/billing/portal", procedure: "billing.portal", status: 200, auth: true, summary: "A billing portal link: plan, payment method, invoices", errors: [502] },

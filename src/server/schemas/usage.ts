@@ -50,3 +50,17 @@ export const ZSubscriptionOutput = z.object({
   currentPeriodStart: ZTimestamp,
   currentPeriodEnd: ZTimestamp,
 });
+
+export const ZDailyUsageInput = z.object({
+  days: z.coerce.number({ message: "must be an integer" }).int({ message: "must be an integer" }).min(1, { message: "must be at least 1" }).max(90, { message: "must be at most 90" }).default(30),
+});
+export const ZDailyUsageOutput = z.object({
+  days: z.array(
+    z.object({
+      date: z.string().describe("UTC day, YYYY-MM-DD"),
+      calls: z.number().int(),
+      billedMinutes: z.number().int(),
+      totalCost: z.number(),
+    }),
+  ).describe("Oldest first, one entry per day including days without calls, ending today (UTC)"),
+});

@@ -28,6 +28,11 @@ export function usagePeriod(at: Date): string {
   return at.toISOString().slice(0, 7);
 }
 
+/** The running-totals key of a moment's UTC day (the dashboard's daily chart). */
+export function dayPeriod(at: Date): string {
+  return `d:${at.toISOString().slice(0, 10)}`;
+}
+
 export function periodBounds(at: Date): { start: Date; end: Date } {
   const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
   const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));

@@ -1,7 +1,7 @@
 import { db } from "../../db/client";
 import { env } from "../../env";
 import { billingPlan } from "../billing/billing-plan";
-import { billingPeriodKey, periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
+import { billingPeriodKey, dayPeriod, periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
 import type { CostBreakdown } from "./billed-minutes";
 
 type Totals = { calls: number; billedMinutes: number; totalCost: number };
@@ -43,6 +43,20 @@ export async function listUsage(opts: { accountId: string; limit: number; offset
     total: all.all!.calls,
     limit: opts.limit,
     offset: opts.offset,
+  };
+}
+
+/** Per UTC day for the last `days` days, from the daily running totals: one indexed read. */
+export async function dailyUsage(opts: { accountId: string; days: number; now?: Date }) {
+  const today = opts.now ?? new Date();
+  const dates: Date[] = [];
+  for (let i = opts.days - 1; i >= 0; i--) dates.push(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i)));
+  const t = await totals(opts.accountId, dates.map(dayPeriod));
+  return {
+    days: dates.map((d) => {
+      const day = t[dayPeriod(d)]!;
+      return { date: d.toISOString().slice(0, 10), calls: day.calls, billedMinutes: day.billedMinutes, totalCost: roundMoney(day.totalCost) };
+    }),
   };
 }
 

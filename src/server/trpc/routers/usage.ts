@@ -1,5 +1,5 @@
-import { ZCurrentUsageOutput, ZListUsageInput, ZListUsageOutput } from "../../schemas/usage";
-import { currentUsage, listUsage } from "../../services/usage/usage";
+import { ZCurrentUsageOutput, ZDailyUsageInput, ZDailyUsageOutput, ZListUsageInput, ZListUsageOutput } from "../../schemas/usage";
+import { currentUsage, dailyUsage, listUsage } from "../../services/usage/usage";
 import { apiProcedure, router } from "../init";
 
 export const usageRouter = router({
@@ -7,5 +7,9 @@ export const usageRouter = router({
     .input(ZListUsageInput)
     .output(ZListUsageOutput)
     .query(({ ctx, input }) => listUsage({ accountId: ctx.auth.account.id, ...input })),
+  daily: apiProcedure
+    .input(ZDailyUsageInput)
+    .output(ZDailyUsageOutput)
+    .query(({ ctx, input }) => dailyUsage({ accountId: ctx.auth.account.id, days: input.days })),
   current: apiProcedure.output(ZCurrentUsageOutput).query(({ ctx }) => currentUsage({ accountId: ctx.auth.account.id })),
 });
