@@ -527,26 +527,4 @@ describe("interpretStartAnswer", () => {
       expect(interpretStartAnswer(answer({ contentType, body }))).toEqual(invalid(message));
     });
   });
-
-  it("costs well under a millisecond for typical answers", () => {
-    const bodies: StartAnswerInput[] = [
-      answer({}),
-      answer({
-        body: `${DECL}\n<Response>\n  <Gather input="dtmf speech" numDigits="1" action="https://acme.example/menu?step=1&amp;lang=en">\n    <Say voice="Polly.Joanna">Thanks for calling Acme. Press 1 for sales, 2 for support, or stay on the line.</Say>\n  </Gather>\n  <Dial timeout="20" callerId="+14155550100"><Number>+14155550123</Number></Dial>\n  <Say>Sorry, nobody is available. Goodbye.</Say>\n  <Hangup/>\n</Response>\n`,
-      }),
-      answer({ contentType: "application/json", body: JSON.stringify({ twiml: XML_DOC }) }),
-      answer({
-        contentType: "application/json",
-        body: JSON.stringify({ actions: [{ say: "Connecting you now" }, { play: "https://cdn.acme.example/ring.mp3" }, { dial: "+14155550123" }, { hangup: true }] }),
-      }),
-    ];
-    for (const input of bodies) {
-      for (let k = 0; k < 200; k++) interpretStartAnswer(input); // warm-up
-      const runs = 1000;
-      const started = performance.now();
-      for (let k = 0; k < runs; k++) expect(interpretStartAnswer(input).ok).toBe(true);
-      const perCall = (performance.now() - started) / runs;
-      expect(perCall).toBeLessThan(0.25);
-    }
-  });
 });
