@@ -5,6 +5,7 @@ import { disconnectDb, setConnectionUrl } from "./db/client";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded-postgres";
 import { parseEnv, setEnv, type Env } from "./env";
 import { logger } from "./logger";
+import { SESSION_BASE_PATH } from "../lib/session-path";
 
 export type Booted = { env: Env; embedded: EmbeddedPostgres | null; shutdown(): Promise<void> };
 
@@ -15,6 +16,8 @@ export type Booted = { env: Env; embedded: EmbeddedPostgres | null; shutdown(): 
 export async function boot(): Promise<Booted> {
   const e = parseEnv();
   setEnv(e);
+  // next-auth (the dashboard's sessions) takes its origin and base path from NEXTAUTH_URL.
+  process.env.NEXTAUTH_URL = `${e.publicBaseUrl.replace(/\/$/, "")}${SESSION_BASE_PATH}`;
   const log = logger();
 
   let embedded: EmbeddedPostgres | null = null;

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { baseUrlOf, newAccount, randomIp } from "./support/api";
+
+/**
+ * The dashboard's two HTTP surfaces: next-auth's log-in (/api/session) and the
+ * tRPC transport (/api/trpc). The browser suite drives them through pages;
+ * these pin down what a browser cannot easily show.
+ */
+const base = () => baseUrlOf("strict");
+
+/** Logs in the way next-auth's client does; returns the session cookie (or null) and where it was sent. */
+async function sessionLogin(email: string, password: string, ip = randomIp()): Promise<{ cookie: string | null; setCookie: string | null; url: string }> {
+  const csrf = await fetch(`${base()}/api/session/csrf`, { headers: { "x-forwarded-for": ip } });
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const res = await fetch(`${base()}/api/session/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie, "x-forwarded-for": ip },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = res.headers.getSetCookie().find((c) => c.startsWith("next-auth.session-token="));
+  const body = (await res.json()) as { url: string };
+  return { cookie: session ? session.split(";")[0]! : null, setCookie: session ?? null, url: body.url };
+}
+
+async function trpcQuery(path: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base()}/api/trpc/${path}`, { headers });
+  return { status: res.status, body: await res.json() };
+}
+
+describe("dashboard sessions", () => {
+  it("log-in gives an httpOnly session cookie that drives the same procedures as the API", async () => {
+    const acct = await newAccount();
+    const { cookie, setCookie } = await sessionLogin(acct.email.toUpperCase(), acct.password);
+    expect(cookie).toBeTruthy();
+    expect(setCookie).toMatch(/;\s*HttpOnly/i);
+    expect(setCookie).toMatch(/;\s*SameSite=Lax/i);
+    const me = await trpcQuery("account.get", { cookie: cookie! });
+    expect(me.status).toBe(200);
+    expect(me.body.result.data.account).toMatchObject({ id: acct.id, email: acct.email, status: "INACTIVE" });
+    // The session endpoint tells the browser its account id, never the login token inside.
+    const session = await fetch(`${base()}/api/session/session`, { headers: { cookie: cookie! } }).then((r) => r.json());
+    expect(session.user).toEqual({ id: acct.id });
+    expect(JSON.stringify(session)).not.toMatch(/eyJ/);
+  });
+
+  it("a wrong password gets the API's one sentence and no session", async () => {
+    const acct = await newAccount();
+    const { cookie, url } = await sessionLogin(acct.email, "wrong-password");
+    expect(cookie).toBeNull();
+    expect(new URL(url).searchParams.get("error")).toBe("Invalid email or password.");
+  });
+
+  it("log-in through the dashboard counts against the same per-email limit as POST /api/auth/login", async () => {
+    const acct = await newAccount();
+    const errors: (string | null)[] = [];
+    for (let i = 0; i < 11; i++) errors.push(new URL((await sessionLogin(acct.email, `guess-${i}`)).url).searchParams.get("error"));
+    expect(errors.slice(0, 10).every((e) => e === "Invalid email or password.")).toBe(true);
+    expect(errors[10]).toMatch(/Too many/);
+    // Even the right password is refused while the limit holds.
+    expect((await sessionLogin(acct.email, acct.password)).cookie).toBeNull();
+  });
+
+  it("the tRPC transport takes only a session: no cookie, or an API key, is 401", async () => {
+    const acct = await newAccount();
+    const anonymous = await trpcQuery("account.get", {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.data.appError.code).toBe("UNAUTHORIZED");
+    const withKey = await trpcQuery("account.get", { authorization: `Bearer ${acct.apiKey}` });
+    expect(withKey.status).toBe(401);
+    const forged = await trpcQuery("account.get", { cookie: "next-auth.session-token=not-a-session" });
+    expect(forged.status).toBe(401);
+  });
+
+  it("writes must be JSON, so a cross-site form cannot post one", async () => {
+    const acct = await newAccount();
+    const { cookie } = await sessionLogin(acct.email, acct.password);
+    const res = await fetch(`${base()}/api/trpc/apiKeys.create`, {
+      method: "POST",
+      headers: { cookie: cookie!, "content-type": "text/plain" },
+      body: JSON.stringify({ label: "sneaky" }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.code).toBe("VALIDATION_FAILED");
+    const list = await trpcQuery("apiKeys.list", { cookie: cookie! });
+    expect(list.body.result.data.apiKeys.map((k: { label: string | null }) => k.label)).not.toContain("sneaky");
+  });
+});
