@@ -1,3 +1,4 @@
+import { ButtonLink } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 
 export default function Home() {
@@ -5,9 +6,15 @@ export default function Home() {
     <main className="px-4">
       <Card title="Routekit">
         <p>Voice callback routing for your Twilio numbers: when a call comes in, we ask your backend what to do, answer Twilio, tell you when the call ends, and bill by the minute.</p>
-        <p>
-          Start with <code className="rounded bg-slate-100 px-1">POST /api/auth/register</code>; the README has the whole API with curl examples.
-        </p>
+        <div className="flex flex-wrap gap-2 pt-2">
+          <ButtonLink href="/signup">Sign up</ButtonLink>
+          <ButtonLink href="/login" variant="secondary">
+            Log in
+          </ButtonLink>
+          <a href="/docs" className="inline-flex items-center px-2 text-sm font-semibold text-indigo-600 hover:text-indigo-500">
+            API reference
+          </a>
+        </div>
       </Card>
     </main>
   );

@@ -1,0 +1,92 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { StatusCallToAction } from "../overview";
+import { Button } from "@/components/ui/button";
+import { PageHeader, Panel, Stat } from "@/components/ui/card";
+import { StatusBadge } from "@/components/ui/badge";
+import { ErrorState, LoadingState } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import { dateTime, usd } from "@/lib/format";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+
+export function Billing({ mode }: { mode: "stripe" | "local" }) {
+  const trpc = useTRPC();
+  const toast = useToast();
+  const subscription = useQuery(trpc.billing.subscription.queryOptions());
+  const current = useQuery(trpc.usage.current.queryOptions());
+  const portal = useMutation(
+    trpc.billing.portal.mutationOptions({
+      onSuccess: ({ url }) => window.location.assign(url),
+      onError: (err) => toast.error(messageOf(err)),
+    }),
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Billing"
+        description="A monthly base plus a per-minute rate; minutes are rounded up per call."
+        actions={
+          <Button onClick={() => portal.mutate()} loading={portal.isPending || portal.isSuccess} data-testid="open-portal">
+            Open billing portal
+          </Button>
+        }
+      />
+      {subscription.isPending ? (
+        <LoadingState />
+      ) : subscription.error ? (
+        <ErrorState message={messageOf(subscription.error)} onRetry={() => void subscription.refetch()} />
+      ) : (
+        <div className="space-y-6">
+          <StatusCallToAction status={subscription.data.status} />
+          <Panel title="Plan" data-testid="billing-plan">
+            <dl className="grid grid-cols-1 gap-x-8 gap-y-3 text-sm sm:grid-cols-2">
+              <div>
+                <dt className="text-slate-500">Status</dt>
+                <dd className="mt-1">
+                  <StatusBadge status={subscription.data.status} data-testid="billing-status" />
+                </dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Payment method</dt>
+                <dd className="mt-1 font-medium" data-testid="payment-method">
+                  {subscription.data.hasPaymentMethod ? "On file" : "None on file"}
+                </dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Monthly base</dt>
+                <dd className="mt-1 font-medium" data-testid="monthly-base">
+                  {usd(subscription.data.monthlyBase)}
+                </dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Per minute</dt>
+                <dd className="mt-1 font-medium" data-testid="per-minute-rate">
+                  {usd(subscription.data.perMinuteRate, { precise: true })}
+                </dd>
+              </div>
+              <div className="sm:col-span-2">
+                <dt className="text-slate-500">Current period</dt>
+                <dd className="mt-1 font-medium">{`${dateTime(subscription.data.currentPeriodStart)} to ${dateTime(subscription.data.currentPeriodEnd)}`}</dd>
+              </div>
+            </dl>
+            {mode === "local" ? (
+              <p className="mt-4 text-xs text-slate-500">Local billing mode: no payment provider is configured; the portal is a page of this service.</p>
+            ) : null}
+          </Panel>
+          <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+            <Stat label="Calls this period" value={subscription.data.totalCalls} data-testid="period-calls" />
+            <Stat label="Billed minutes this period" value={subscription.data.totalBilledMinutes} data-testid="period-minutes" />
+            <Stat
+              label="Estimated this month"
+              value={current.data ? usd(current.data.currentMonth.estimatedCost) : "—"}
+              hint="Base plus this calendar month's calls"
+              data-testid="period-estimate"
+            />
+          </dl>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,170 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { StatusBadge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/card";
+import { ErrorState, LoadingState } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import { dateTime } from "@/lib/format";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
+
+/** One delivery: the event exactly as sent, every attempt, and redelivery. */
+export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const headingRef = useRef<HTMLSpanElement>(null);
+  const detail = useQuery({
+    ...trpc.webhookDeliveries.get.queryOptions({ id }),
+    refetchInterval: (q) => (q.state.data && dueSoon(q.state.data.delivery) ? POLL_MS : false),
+  });
+
+  // Keyboard and screen-reader users land on what they asked for.
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, [id]);
+
+  // When a watched delivery settles, the log's row follows.
+  const status = detail.data?.delivery.status;
+  const previous = useRef(status);
+  useEffect(() => {
+    if (previous.current && status && previous.current !== status) {
+      void queryClient.invalidateQueries(trpc.webhookDeliveries.list.pathFilter());
+    }
+    previous.current = status;
+  }, [status, queryClient, trpc]);
+
+  const retry = useMutation(
+    trpc.webhookDeliveries.retry.mutationOptions({
+      onSuccess: async (data) => {
+        queryClient.setQueryData(trpc.webhookDeliveries.get.queryKey({ id }), data);
+        toast.success(`Redelivery of ${data.delivery.eventType} queued`);
+        await queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter());
+      },
+      onError: (err) => toast.error(messageOf(err)),
+    }),
+  );
+
+  const title = (
+    <span ref={headingRef} tabIndex={-1} className="focus:outline-none">
+      {detail.data ? `Delivery of ${detail.data.delivery.eventType}` : "Delivery"}
+    </span>
+  );
+
+  return (
+    <Panel
+      title={title}
+      data-testid="delivery-detail"
+      actions={
+        <div className="flex gap-2">
+          <Button size="sm" loading={retry.isPending} disabled={!detail.data} onClick={() => retry.mutate({ id })}>
+            Redeliver
+          </Button>
+          <Button variant="secondary" size="sm" onClick={onClose}>
+            Close
+          </Button>
+        </div>
+      }
+    >
+      <div id="delivery-detail">
+        {detail.isPending ? (
+          <LoadingState label="Loading delivery…" />
+        ) : detail.error ? (
+          <ErrorState message={messageOf(detail.error)} onRetry={() => void detail.refetch()} />
+        ) : (
+          <DetailBody delivery={detail.data.delivery} />
+        )}
+      </div>
+    </Panel>
+  );
+}
+
+type Detail = {
+  eventId: string;
+  eventType: string;
+  callSid: string | null;
+  url: string;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  payload: Record<string, unknown>;
+  attempts: { id: string; attemptedAt: string; url: string; statusCode: number | null; latencyMs: number; responseExcerpt: string | null; error: string | null }[];
+};
+
+function DetailBody({ delivery: d }: { delivery: Detail }) {
+  return (
+    <div className="space-y-5" data-status={d.status}>
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+        <dt className="text-slate-500">Status</dt>
+        <dd>
+          <StatusBadge status={d.status} data-testid="delivery-detail-status" />
+        </dd>
+        <dt className="text-slate-500">Event id</dt>
+        <dd className="break-all font-mono text-xs leading-5">{d.eventId}</dd>
+        <dt className="text-slate-500">Call SID</dt>
+        <dd className="break-all font-mono text-xs leading-5">{d.callSid ?? "—"}</dd>
+        <dt className="text-slate-500">URL</dt>
+        <dd className="break-all font-mono text-xs leading-5">{d.url}</dd>
+        <dt className="text-slate-500">Attempts</dt>
+        <dd>{d.attemptCount}</dd>
+        <dt className="text-slate-500">Created</dt>
+        <dd>{dateTime(d.createdAt)}</dd>
+        {d.deliveredAt ? (
+          <>
+            <dt className="text-slate-500">Delivered</dt>
+            <dd>{dateTime(d.deliveredAt)}</dd>
+          </>
+        ) : null}
+        {d.status === "PENDING" && d.nextAttemptAt ? (
+          <>
+            <dt className="text-slate-500">Next attempt</dt>
+            <dd>{dateTime(d.nextAttemptAt)}</dd>
+          </>
+        ) : null}
+      </dl>
+
+      <section>
+        <h3 className="text-sm font-semibold text-slate-900">Payload</h3>
+        <pre data-testid="delivery-payload" className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-5 text-slate-100">
+          {JSON.stringify(d.payload, null, 2)}
+        </pre>
+      </section>
+
+      <section>
+        <h3 className="text-sm font-semibold text-slate-900">{`Attempts (${d.attempts.length})`}</h3>
+        {d.attempts.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-600">No attempts yet: the first one is on its way.</p>
+        ) : (
+          <ol className="mt-2 space-y-3">
+            {d.attempts.map((a) => {
+              const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
+              return (
+                <li key={a.id} data-testid="delivery-attempt" className="rounded-lg border border-slate-200 p-3 text-sm">
+                  <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
+                    <span className="font-medium text-slate-900">{dateTime(a.attemptedAt)}</span>
+                    <span className={`font-mono text-xs font-semibold ${ok ? "text-green-700" : "text-red-700"}`} data-testid="attempt-outcome">
+                      {attemptOutcome(a)}
+                    </span>
+                    <span className="text-xs text-slate-500">{`${a.latencyMs} ms`}</span>
+                  </div>
+                  {a.statusCode !== null && a.error ? <p className="mt-1 text-xs text-red-700">{a.error}</p> : null}
+                  {a.url !== d.url ? <p className="mt-1 break-all font-mono text-xs text-slate-500">{`Sent to ${a.url}`}</p> : null}
+                  {a.responseExcerpt ? (
+                    <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-700">{a.responseExcerpt}</pre>
+                  ) : (
+                    <p className="mt-1 text-xs text-slate-500">No response body.</p>
+                  )}
+                </li>
+              );
+            })}
+          </ol>
+        )}
+      </section>
+    </div>
+  );
+}

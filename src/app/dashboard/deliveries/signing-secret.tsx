@@ -1,0 +1,105 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ErrorState, LoadingState } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import { dateTime } from "@/lib/format";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+
+const MASKED = "whsec_••••";
+
+/** The secret that signs every event (Standard Webhooks), hidden until asked for, and its rotation. */
+export function SigningSecret() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const account = useQuery(trpc.account.get.queryOptions());
+  const [revealed, setRevealed] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [overlapUntil, setOverlapUntil] = useState<string | null>(null);
+
+  const rotate = useMutation(
+    trpc.account.rotateWebhookSecret.mutationOptions({
+      onSuccess: async ({ webhookSecret, previousSecretExpiresAt }) => {
+        setConfirming(false);
+        setOverlapUntil(previousSecretExpiresAt);
+        queryClient.setQueryData(trpc.account.get.queryKey(), (old) => (old ? { account: { ...old.account, webhookSecret } } : old));
+        toast.success("Signing secret rotated");
+        await queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() });
+      },
+      onError: (err) => {
+        setConfirming(false);
+        toast.error(messageOf(err));
+      },
+    }),
+  );
+
+  let body;
+  if (account.isPending) {
+    body = <LoadingState label="Loading secret…" />;
+  } else if (account.error) {
+    body = <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} />;
+  } else {
+    const secret = account.data.account.webhookSecret;
+    body = (
+      <div className="space-y-4">
+        <p className="text-sm text-slate-600">
+          Every event carries <code className="font-mono text-xs">webhook-id</code>, <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
+          <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with any Standard Webhooks library before
+          trusting an event.
+        </p>
+        <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+          <code
+            data-testid="webhook-secret"
+            className="min-w-0 flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-sm text-slate-900"
+          >
+            {revealed ? secret : MASKED}
+          </code>
+          <div className="flex gap-2">
+            <Button variant="secondary" size="sm" onClick={() => setRevealed((r) => !r)}>
+              {revealed ? "Hide" : "Reveal"}
+            </Button>
+            {revealed ? <CopyButton value={secret} label="Copy secret" /> : null}
+          </div>
+        </div>
+        {overlapUntil ? (
+          <Alert tone="success" title="New secret in use" data-testid="rotation-notice">
+            {`Events are now signed with the new secret and, until ${dateTime(overlapUntil)}, with the previous one too. Update your receivers before then.`}
+          </Alert>
+        ) : null}
+      </div>
+    );
+  }
+
+  return (
+    <Panel
+      title="Signing secret"
+      data-testid="signing-secret"
+      actions={
+        <Button variant="secondary" size="sm" disabled={!account.data} onClick={() => setConfirming(true)}>
+          Rotate secret
+        </Button>
+      }
+    >
+      {body}
+      <ConfirmDialog
+        open={confirming}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate now"
+        tone="primary"
+        busy={rotate.isPending}
+        onConfirm={() => rotate.mutate()}
+        onCancel={() => setConfirming(false)}
+      >
+        A new secret starts signing events at once. The old secret keeps signing for 24 hours as well, so your receivers accept events while you switch them to
+        the new one.
+      </ConfirmDialog>
+    </Panel>
+  );
+}

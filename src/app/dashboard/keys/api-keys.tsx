@@ -1,0 +1,221 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { PageHeader, Panel } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { TextField } from "@/components/ui/field";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { Table, Td } from "@/components/ui/table";
+import { useToast } from "@/components/ui/toast";
+import { dateTime } from "@/lib/format";
+import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import type { AppRouter } from "@/server/trpc/root";
+
+type Outputs = inferRouterOutputs<AppRouter>;
+type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
+type CreatedKey = Outputs["apiKeys"]["create"];
+
+const LABEL_MAX = 100;
+
+export function ApiKeys() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const [labelError, setLabelError] = useState<string | null>(null);
+
+  // The full key lives only in this mutation's result; "Done" resets it.
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: async (key) => {
+        setLabelError(null);
+        toast.success(key.label ? `Key “${key.label}” created` : "Key created");
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+        ]);
+      },
+      onError: (err) => {
+        const appError = appErrorOf(err);
+        const detail = appError?.details?.find((d) => d.path === "label");
+        setLabelError(detail ? `Label ${detail.message}` : (appError?.message ?? messageOf(err)));
+        toast.error(messageOf(err));
+      },
+    }),
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description={
+          <>
+            Keys authenticate your server to the REST API: send one as <code className="font-mono text-xs">Authorization: Bearer rtk_…</code>. Revoking
+            a key stops it on the next request.
+          </>
+        }
+      />
+      <div className="space-y-6">
+        <Panel title="Create a key">
+          <CreateKeyForm
+            pending={create.isPending}
+            error={labelError}
+            onError={setLabelError}
+            onSubmit={(label, done) => create.mutate(label ? { label } : {}, { onSuccess: done })}
+          />
+        </Panel>
+        {create.data ? <NewKeyReveal created={create.data} onDone={() => create.reset()} /> : null}
+        <Panel title="Your keys">
+          <KeyList />
+        </Panel>
+      </div>
+    </>
+  );
+}
+
+function CreateKeyForm({
+  pending,
+  error,
+  onError,
+  onSubmit,
+}: {
+  pending: boolean;
+  error: string | null;
+  onError: (message: string | null) => void;
+  onSubmit: (label: string, done: () => void) => void;
+}) {
+  const [label, setLabel] = useState("");
+
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const trimmed = label.trim();
+    if (trimmed.length > LABEL_MAX) {
+      onError(`Label must be at most ${LABEL_MAX} characters`);
+      return;
+    }
+    onError(null);
+    onSubmit(trimmed, () => setLabel(""));
+  }
+
+  return (
+    <form onSubmit={submit} noValidate data-testid="api-key-form" className="flex flex-col gap-3 sm:flex-row sm:items-start">
+      <TextField
+        label="Label (optional)"
+        hint="A name to tell keys apart, like “production server”."
+        maxLength={LABEL_MAX}
+        autoComplete="off"
+        value={label}
+        error={error}
+        onChange={(e) => setLabel(e.target.value)}
+        className="sm:max-w-md sm:flex-1"
+      />
+      <Button type="submit" loading={pending} className="sm:mt-6">
+        Create key
+      </Button>
+    </form>
+  );
+}
+
+/** The one time the full key exists outside the customer's hands: shown once, then forgotten. */
+function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, [created.id]);
+  return (
+    <section data-testid="new-api-key-panel" aria-labelledby="new-api-key-title" className="rounded-xl border-2 border-indigo-300 bg-indigo-50 p-4 shadow-sm sm:p-5">
+      <h2 id="new-api-key-title" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-indigo-950 focus:outline-none">
+        {created.label ? `Your new key “${created.label}”` : "Your new key"}
+      </h2>
+      <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-start">
+        <code data-testid="new-api-key" className="min-w-0 flex-1 break-all rounded-md bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-inset ring-indigo-200">
+          {created.key}
+        </code>
+        <CopyButton value={created.key} label="Copy key" />
+      </div>
+      <div className="mt-3">
+        <Alert tone="warning">Copy it now and keep it somewhere safe: it will not be shown again. If you lose it, revoke it and create another.</Alert>
+      </div>
+      <div className="mt-4 flex justify-end">
+        <Button onClick={onDone}>Done</Button>
+      </div>
+    </section>
+  );
+}
+
+function KeyList() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const list = useQuery(trpc.apiKeys.list.queryOptions());
+  const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
+  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
+
+  function confirmRevoke() {
+    const k = toRevoke;
+    if (!k) return;
+    revoke.mutate(
+      { id: k.id },
+      {
+        onSuccess: async () => {
+          setToRevoke(null);
+          toast.success(`Key ${k.keyPrefix}… revoked`);
+          await Promise.all([
+            queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
+            queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+          ]);
+        },
+        onError: (err) => {
+          setToRevoke(null);
+          toast.error(messageOf(err));
+        },
+      },
+    );
+  }
+
+  if (list.isPending) return <LoadingState label="Loading keys…" />;
+  if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
+
+  const keys = list.data.apiKeys;
+  return (
+    <>
+      {keys.length === 0 ? (
+        <EmptyState title="No API keys" data-testid="api-keys-empty">
+          Create a key above to call the REST API from your own server.
+        </EmptyState>
+      ) : (
+        <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
+          {keys.map((k) => (
+            <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
+              <Td className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
+              <Td>{k.label ?? <span className="text-slate-400">—</span>}</Td>
+              <Td>{dateTime(k.createdAt)}</Td>
+              <Td>{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
+              <Td className="text-right">
+                <Button variant="secondary" size="sm" onClick={() => setToRevoke(k)}>
+                  Revoke
+                </Button>
+              </Td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <ConfirmDialog
+        open={toRevoke !== null}
+        title="Revoke key"
+        confirmLabel="Revoke key"
+        busy={revoke.isPending}
+        onConfirm={confirmRevoke}
+        onCancel={() => setToRevoke(null)}
+      >
+        {toRevoke
+          ? `Requests made with ${toRevoke.keyPrefix}…${toRevoke.label ? ` (${toRevoke.label})` : ""} will be refused from the next one on. This cannot be undone.`
+          : null}
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,26 @@
+import type { ReactNode } from "react";
+import { redirect } from "next/navigation";
+import { DashboardShell } from "@/components/dashboard/shell";
+import { Providers } from "@/lib/trpc/client";
+import { serverCaller } from "@/lib/trpc/server";
+import { toErrorResponse } from "@/server/errors/to-error-response";
+
+export const dynamic = "force-dynamic";
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  let account;
+  try {
+    account = (await (await serverCaller()).account.get()).account;
+  } catch (err) {
+    // A session whose account is gone, or whose token no longer verifies.
+    if (toErrorResponse(err).status === 401) redirect("/login");
+    throw err;
+  }
+  return (
+    <Providers>
+      <DashboardShell email={account.email} status={account.status}>
+        {children}
+      </DashboardShell>
+    </Providers>
+  );
+}

@@ -1,0 +1,240 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button, ButtonLink } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { TextField } from "@/components/ui/field";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import { dateTime } from "@/lib/format";
+import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import { phoneNumberInputSchemas, type TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
+import type { AppRouter } from "@/server/trpc/root";
+import { urlHint } from "./add-number-form";
+import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "./field-errors";
+
+type PhoneNumber = inferRouterOutputs<AppRouter>["phoneNumbers"]["list"]["phoneNumbers"][number];
+
+export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const list = useQuery(trpc.phoneNumbers.list.queryOptions());
+  const [editing, setEditing] = useState<string | null>(null);
+  const [toDelete, setToDelete] = useState<PhoneNumber | null>(null);
+  const [listError, setListError] = useState<string | null>(null);
+  const del = useMutation(trpc.phoneNumbers.delete.mutationOptions());
+
+  function confirmDelete() {
+    const n = toDelete;
+    if (!n) return;
+    setListError(null);
+    del.mutate(
+      { id: n.id },
+      {
+        onSuccess: async () => {
+          setToDelete(null);
+          if (editing === n.id) setEditing(null);
+          toast.success(`Number ${n.phoneNumber} deleted`);
+          await Promise.all([
+            queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+            queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+          ]);
+        },
+        onError: (err) => {
+          setToDelete(null);
+          setListError(messageOf(err));
+          toast.error(messageOf(err));
+        },
+      },
+    );
+  }
+
+  if (list.isPending) return <LoadingState label="Loading numbers…" />;
+  if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
+
+  const numbers = list.data.phoneNumbers;
+  return (
+    <div className="space-y-4">
+      {listError ? (
+        <Alert tone="error" title="The number was not deleted" data-testid="number-list-error">
+          {listError}
+        </Alert>
+      ) : null}
+      {numbers.length === 0 ? (
+        <EmptyState title="No numbers yet" data-testid="numbers-empty" action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}>
+          Add the Twilio number your callers dial, then point it at your engine URL. The setup guide walks you through both.
+        </EmptyState>
+      ) : (
+        <ul className="space-y-3" data-testid="number-list">
+          {numbers.map((n) => (
+            <li key={n.id} data-testid="number-row" data-phone-number={n.phoneNumber} className="rounded-lg border border-slate-200 p-4">
+              <div className="flex flex-wrap items-start justify-between gap-3">
+                <div className="min-w-0">
+                  <p className="font-mono text-base font-semibold text-slate-900">{n.phoneNumber}</p>
+                  <p className="mt-0.5 text-xs text-slate-500">{`Added ${dateTime(n.createdAt)}`}</p>
+                </div>
+                <div className="flex items-center gap-2">
+                  {n.isActive ? null : <Badge tone="amber">inactive</Badge>}
+                  {editing === n.id ? null : (
+                    <Button variant="secondary" size="sm" onClick={() => setEditing(n.id)}>
+                      Edit
+                    </Button>
+                  )}
+                  <Button variant="secondary" size="sm" onClick={() => setToDelete(n)}>
+                    Delete
+                  </Button>
+                </div>
+              </div>
+              {editing === n.id ? (
+                <EditNumberForm number={n} policy={policy} onDone={() => setEditing(null)} />
+              ) : (
+                <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+                  <dt className="text-slate-500">Call start URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-start-url">
+                    {n.onCallStartUrl}
+                  </dd>
+                  <dt className="text-slate-500">Call end URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-end-url">
+                    {n.onCallEndUrl}
+                  </dd>
+                  <dt className="text-slate-500">Error URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-error-url">
+                    {n.onErrorUrl ?? <span className="font-sans text-slate-500">none</span>}
+                  </dd>
+                </dl>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={toDelete !== null}
+        title="Delete number"
+        confirmLabel="Delete number"
+        busy={del.isPending}
+        onConfirm={confirmDelete}
+        onCancel={() => setToDelete(null)}
+      >
+        {toDelete
+          ? `Calls to ${toDelete.phoneNumber} will no longer reach your callbacks, and anyone can register the number again. Its call history stays.`
+          : null}
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+type EditValues = { onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string };
+
+/** PATCH semantics: only changed URLs are sent; an emptied error URL is sent as null, which clears it. */
+function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; policy: CallbackUrlPolicyOptions; onDone: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const formRef = useRef<HTMLFormElement>(null);
+  const { allowPrivate } = policy;
+  const schema = useMemo(() => phoneNumberInputSchemas(() => ({ allowPrivate })).update, [allowPrivate]);
+  const [values, setValues] = useState<EditValues>({
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl ?? "",
+  });
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+
+  useEffect(() => {
+    formRef.current?.querySelector("input")?.focus();
+  }, []);
+
+  const update = useMutation(
+    trpc.phoneNumbers.update.mutationOptions({
+      onSuccess: async ({ phoneNumber }) => {
+        toast.success(`Number ${phoneNumber.phoneNumber} updated`);
+        await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
+        onDone();
+      },
+      onError: (err) => {
+        const appError = appErrorOf(err);
+        const message = appError?.message ?? messageOf(err);
+        setFormError(message);
+        setErrors(errorsFromDetails(appError?.details));
+        toast.error(message);
+        focusFirstInvalid(formRef.current);
+      },
+    }),
+  );
+
+  function field(name: keyof EditValues) {
+    return {
+      name,
+      value: values[name],
+      error: errors[name],
+      onChange: (e: { target: { value: string } }) => {
+        const value = e.target.value;
+        setValues((v) => ({ ...v, [name]: value }));
+        if (errors[name]) setErrors((x) => ({ ...x, [name]: undefined }));
+      },
+    };
+  }
+
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    setFormError(null);
+    const input: TUpdatePhoneNumberInput = { id: number.id };
+    if (values.onCallStartUrl.trim() !== number.onCallStartUrl) input.onCallStartUrl = values.onCallStartUrl;
+    if (values.onCallEndUrl.trim() !== number.onCallEndUrl) input.onCallEndUrl = values.onCallEndUrl;
+    const errorUrl = values.onErrorUrl.trim();
+    if (errorUrl === "") {
+      if (number.onErrorUrl !== null) input.onErrorUrl = null;
+    } else if (errorUrl !== number.onErrorUrl) {
+      input.onErrorUrl = values.onErrorUrl;
+    }
+    if (Object.keys(input).length === 1) {
+      onDone();
+      return;
+    }
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      setErrors(errorsFromIssues(parsed.error.issues));
+      focusFirstInvalid(formRef.current);
+      return;
+    }
+    setErrors({});
+    update.mutate(parsed.data);
+  }
+
+  return (
+    <form ref={formRef} onSubmit={submit} noValidate data-testid="number-edit-form" className="mt-4 space-y-4 border-t border-slate-100 pt-4">
+      {formError ? (
+        <Alert tone="error" title="The changes were not saved" data-testid="number-edit-error">
+          {formError}
+        </Alert>
+      ) : null}
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+        <TextField label="Call start URL" type="url" hint={urlHint(policy, "Receives call.started.")} autoComplete="off" spellCheck={false} {...field("onCallStartUrl")} />
+        <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} {...field("onCallEndUrl")} />
+        <TextField
+          label="Error URL (optional)"
+          type="url"
+          hint={urlHint(policy, "Receives call.error. Empty it to stop sending errors.")}
+          autoComplete="off"
+          spellCheck={false}
+          {...field("onErrorUrl")}
+        />
+      </div>
+      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Button variant="secondary" onClick={onDone} disabled={update.isPending}>
+          Cancel
+        </Button>
+        <Button type="submit" loading={update.isPending}>
+          Save changes
+        </Button>
+      </div>
+    </form>
+  );
+}

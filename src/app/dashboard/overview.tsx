@@ -1,0 +1,101 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { Alert } from "@/components/ui/alert";
+import { Button, ButtonLink } from "@/components/ui/button";
+import { PageHeader, Panel, Stat } from "@/components/ui/card";
+import { ErrorState, LoadingState } from "@/components/ui/states";
+import { StatusBadge } from "@/components/ui/badge";
+import { MinutesChart } from "@/components/dashboard/minutes-chart";
+import { CallsTable } from "@/components/dashboard/calls-table";
+import { useToast } from "@/components/ui/toast";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { usd } from "@/lib/format";
+
+export function StatusCallToAction({ status }: { status: string }) {
+  const trpc = useTRPC();
+  const toast = useToast();
+  const checkout = useMutation(
+    trpc.billing.checkout.mutationOptions({
+      onSuccess: ({ url }) => window.location.assign(url),
+      onError: (err) => toast.error(messageOf(err)),
+    }),
+  );
+  if (status === "INACTIVE") {
+    return (
+      <Alert
+        tone="warning"
+        title="Your account is not active yet"
+        data-testid="status-cta"
+        actions={
+          <Button onClick={() => checkout.mutate()} loading={checkout.isPending || checkout.isSuccess}>
+            Go to checkout
+          </Button>
+        }
+      >
+        Complete checkout to register numbers and take calls. Until then inbound calls are rejected.
+      </Alert>
+    );
+  }
+  if (status === "SUSPENDED") {
+    return (
+      <Alert tone="error" title="Your account is suspended" data-testid="status-cta" actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}>
+        Calls to your numbers are rejected and numbers cannot be changed. Update your payment or resume your plan in billing.
+      </Alert>
+    );
+  }
+  return null;
+}
+
+export function Overview() {
+  const trpc = useTRPC();
+  const account = useQuery(trpc.account.get.queryOptions());
+  const current = useQuery(trpc.usage.current.queryOptions());
+  const daily = useQuery(trpc.usage.daily.queryOptions({ days: 30 }));
+  const latest = useQuery(trpc.usage.list.queryOptions({ limit: 5, offset: 0 }));
+
+  return (
+    <>
+      <PageHeader
+        title="Overview"
+        description="Your account, this month's calls and what they cost."
+        actions={account.data ? <StatusBadge status={account.data.account.status} data-testid="overview-status" /> : null}
+      />
+      <div className="space-y-6">
+        {account.data ? <StatusCallToAction status={account.data.account.status} /> : null}
+        {account.error ? <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} /> : null}
+
+        {current.isPending ? (
+          <LoadingState />
+        ) : current.error ? (
+          <ErrorState message={messageOf(current.error)} onRetry={() => void current.refetch()} />
+        ) : (
+          <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+            <Stat label={`Calls in ${current.data.currentMonth.period}`} value={current.data.currentMonth.calls} data-testid="stat-calls" />
+            <Stat label="Billed minutes" value={current.data.currentMonth.billedMinutes} hint="Rounded up per call" data-testid="stat-minutes" />
+            <Stat
+              label="Estimated cost"
+              value={usd(current.data.currentMonth.estimatedCost)}
+              hint={`${usd(current.data.monthlyBase)} base + ${usd(current.data.perMinuteRate, { precise: true })}/min`}
+              data-testid="stat-cost"
+            />
+          </dl>
+        )}
+
+        <Panel title="Billed minutes per day, last 30 days (UTC)">
+          {daily.isPending ? <LoadingState /> : daily.error ? <ErrorState message={messageOf(daily.error)} onRetry={() => void daily.refetch()} /> : <MinutesChart days={daily.data.days} />}
+        </Panel>
+
+        <Panel title="Latest calls" actions={<ButtonLink href="/dashboard/calls" variant="secondary" size="sm">All calls</ButtonLink>}>
+          {latest.isPending ? (
+            <LoadingState />
+          ) : latest.error ? (
+            <ErrorState message={messageOf(latest.error)} onRetry={() => void latest.refetch()} />
+          ) : (
+            <CallsTable records={latest.data.records} compact />
+          )}
+        </Panel>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { PageHeader, Panel } from "@/components/ui/card";
+import { CopyField } from "@/components/ui/copy-button";
+import { serverCaller } from "@/lib/trpc/server";
+
+export const metadata: Metadata = { title: "Setup guide · Routekit" };
+
+function Code({ children, ...rest }: { children: string; "data-testid"?: string }) {
+  return (
+    <pre className="overflow-x-auto rounded-lg bg-slate-900 p-4 text-xs leading-relaxed text-slate-100" {...rest}>
+      <code>{children}</code>
+    </pre>
+  );
+}
+
+function Step({ n, title, children }: { n: number; title: string; children: ReactNode }) {
+  return (
+    <Panel title={`${n}. ${title}`}>
+      <div className="space-y-3 text-sm text-slate-700">{children}</div>
+    </Panel>
+  );
+}
+
+const SIGNATURE_EXAMPLE = `import { Webhook } from "standardwebhooks";
+
+const wh = new Webhook(process.env.ROUTEKIT_WEBHOOK_SECRET); // "whsec_…"
+
+app.post("/calls/end", express.raw({ type: "application/json" }), (req, res) => {
+  let event;
+  try {
+    event = wh.verify(req.body, req.headers); // throws on a bad signature or an old timestamp
+  } catch {
+    return res.status(400).end();
+  }
+  if (alreadyProcessed(event.id)) return res.status(200).end(); // retries repeat the id
+  handle(event);
+  res.status(200).end();
+});`;
+
+export default async function SetupPage() {
+  const { account } = await (await serverCaller()).account.get();
+  const engineUrl = account.engineVoiceUrl;
+  return (
+    <>
+      <PageHeader title="Setup guide" description="From a Twilio number to your first routed call, in five steps." />
+      <div className="space-y-6">
+        <Step n={1} title="Your engine URL">
+          <p>Twilio sends every call on your numbers here. The token in it is unguessable: treat the URL as a secret.</p>
+          <CopyField label="Engine voice URL" value={engineUrl} data-testid="engine-voice-url" />
+        </Step>
+
+        <Step n={2} title="Point your Twilio number at it">
+          <p>
+            Register the number under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/numbers">Numbers</a> first, with the URLs of your backend. Then, in the Twilio console:
+          </p>
+          <ol className="list-decimal space-y-1 pl-5">
+            <li>Phone Numbers → Manage → Active numbers → your number → Voice configuration.</li>
+            <li>
+              <strong>A call comes in</strong>: Webhook, URL = your engine URL, <strong>HTTP POST</strong>.
+            </li>
+            <li>
+              <strong>Call status changes</strong>: the same engine URL, <strong>HTTP POST</strong>.
+            </li>
+            <li>Save. Calls are rejected until your account is active.</li>
+          </ol>
+        </Step>
+
+        <Step n={3} title="Answer call.started from your onCallStartUrl">
+          <p>
+            When a call comes in we POST a signed <code>call.started</code> event to the number&apos;s call start URL and wait up to 5 seconds. Answer 2xx with one of:
+          </p>
+          <p className="font-medium">TwiML, as XML:</p>
+          <Code>{`<Response><Say>Thanks for calling Acme.</Say><Dial>+14155550199</Dial></Response>`}</Code>
+          <p className="font-medium">TwiML in JSON:</p>
+          <Code>{`{ "twiml": "<Response><Say>Hi</Say></Response>" }`}</Code>
+          <p className="font-medium">Actions, which we turn into TwiML (say, play, dial, pause, hangup):</p>
+          <Code>{`{ "actions": [ { "say": "Connecting you" }, { "pause": 1 }, { "dial": "+14155550199" } ] }`}</Code>
+          <p>Anything else, or no answer in time, gets a polite apology and a hang-up, and your error URL gets a <code>call.error</code>. When the call ends your call end URL gets <code>call.ended</code> with its cost breakdown.</p>
+        </Step>
+
+        <Step n={4} title="Verify our signatures">
+          <p>
+            Every event is signed per the Standard Webhooks spec with your signing secret (under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/deliveries">Deliveries</a>). Any Standard Webhooks library verifies it; in Node.js:
+          </p>
+          <Code>{SIGNATURE_EXAMPLE}</Code>
+          <p>Verify the raw body before parsing it, and use the <code>webhook-id</code> header to ignore retries you already handled.</p>
+        </Step>
+
+        <Step n={5} title="Place a test call without Twilio">
+          <p>The project&apos;s Twilio simulator plays Twilio&apos;s side of a call against your engine URL, with signed requests. From a checkout of Routekit:</p>
+          <Code data-testid="simulator-command">{`npm run twilio-sim -- inbound '${engineUrl}' --from +14155550100 --to <your registered number> --duration 61`}</Code>
+          <p>
+            The call appears under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/calls">Calls</a> (2 billed minutes) and its events under Deliveries. The full API is in the <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/docs">API reference</a>.
+          </p>
+        </Step>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { signOut } from "next-auth/react";
+import { useState, type ReactNode } from "react";
+import { StatusBadge } from "@/components/ui/badge";
+
+const NAV = [
+  { href: "/dashboard", label: "Overview" },
+  { href: "/dashboard/numbers", label: "Numbers" },
+  { href: "/dashboard/calls", label: "Calls" },
+  { href: "/dashboard/deliveries", label: "Deliveries" },
+  { href: "/dashboard/keys", label: "API keys" },
+  { href: "/dashboard/billing", label: "Billing" },
+  { href: "/dashboard/setup", label: "Setup guide" },
+];
+
+export function DashboardShell({ email, status, children }: { email: string; status: string; children: ReactNode }) {
+  const pathname = usePathname();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const isCurrent = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
+
+  const links = (
+    <ul className="space-y-1">
+      {NAV.map((item) => (
+        <li key={item.href}>
+          <Link
+            href={item.href}
+            onClick={() => setMenuOpen(false)}
+            aria-current={isCurrent(item.href) ? "page" : undefined}
+            className={`block rounded-md px-3 py-2 text-sm font-medium ${isCurrent(item.href) ? "bg-indigo-50 text-indigo-700" : "text-slate-700 hover:bg-slate-100"}`}
+          >
+            {item.label}
+          </Link>
+        </li>
+      ))}
+      <li>
+        <a href="/docs" className="block rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100">
+          API reference
+        </a>
+      </li>
+    </ul>
+  );
+
+  return (
+    <div className="min-h-screen lg:flex">
+      <aside className="border-b border-slate-200 bg-white lg:sticky lg:top-0 lg:h-screen lg:w-60 lg:shrink-0 lg:border-b-0 lg:border-r">
+        <div className="flex items-center justify-between px-4 py-3 lg:py-5">
+          <Link href="/dashboard" className="text-lg font-semibold tracking-tight text-slate-900">
+            Routekit
+          </Link>
+          <button
+            type="button"
+            className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 lg:hidden"
+            aria-expanded={menuOpen}
+            aria-controls="dashboard-nav"
+            onClick={() => setMenuOpen((o) => !o)}
+          >
+            Menu
+          </button>
+        </div>
+        <nav id="dashboard-nav" aria-label="Dashboard" className={`${menuOpen ? "block" : "hidden"} px-3 pb-4 lg:block`}>
+          {links}
+          <div className="mt-6 border-t border-slate-100 px-3 pt-4 text-sm">
+            <p className="truncate text-slate-600" title={email} data-testid="account-email">
+              {email}
+            </p>
+            <div className="mt-1 flex items-center justify-between">
+              <StatusBadge status={status} data-testid="account-status" />
+              <button type="button" className="text-sm font-medium text-slate-700 underline-offset-2 hover:underline" onClick={() => void signOut({ callbackUrl: "/login" })}>
+                Log out
+              </button>
+            </div>
+          </div>
+        </nav>
+      </aside>
+      <main className="min-w-0 flex-1 px-4 py-6 sm:px-6 lg:px-10 lg:py-8">{children}</main>
+    </div>
+  );
+}

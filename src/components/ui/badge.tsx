@@ -1,0 +1,29 @@
+import type { ReactNode } from "react";
+
+type Tone = "green" | "amber" | "red" | "slate" | "indigo";
+const TONES: Record<Tone, string> = {
+  green: "bg-green-50 text-green-800 ring-green-600/20",
+  amber: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  red: "bg-red-50 text-red-700 ring-red-600/20",
+  slate: "bg-slate-100 text-slate-700 ring-slate-500/20",
+  indigo: "bg-indigo-50 text-indigo-700 ring-indigo-600/20",
+};
+
+export function Badge({ tone = "slate", children, ...rest }: { tone?: Tone; children: ReactNode; "data-testid"?: string }) {
+  return (
+    <span className={`inline-flex items-center rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${TONES[tone]}`} {...rest}>
+      {children}
+    </span>
+  );
+}
+
+const STATUS_TONE: Record<string, Tone> = { ACTIVE: "green", INACTIVE: "amber", SUSPENDED: "red", DELIVERED: "green", PENDING: "amber", FAILED: "red" };
+
+/** Account and delivery statuses, coloured the same everywhere. */
+export function StatusBadge({ status, ...rest }: { status: string; "data-testid"?: string }) {
+  return (
+    <Badge tone={STATUS_TONE[status] ?? "slate"} {...rest}>
+      {status}
+    </Badge>
+  );
+}

@@ -1,0 +1,42 @@
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from "react";
+
+const INPUT =
+  "block w-full rounded-md border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600";
+
+/** A labelled input with its hint and its error, wired up for screen readers. */
+export function TextField({ label, hint, error, className = "", ...input }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: ReactNode; error?: string | null }) {
+  const id = useId();
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      <input id={id} {...input} aria-invalid={error ? true : undefined} aria-describedby={describedBy} className={`mt-1 ${INPUT} ${error ? "ring-red-400" : "ring-slate-300"}`} />
+      {hint ? (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} role="alert" className="mt-1 text-xs font-medium text-red-600">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function SelectField({ label, children, className = "", ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      <select id={id} {...select} className={`mt-1 ${INPUT} ring-slate-300`}>
+        {children}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import "server-only";
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import { cookies, headers } from "next/headers";
+import { cache, type ReactNode } from "react";
+import { sessionAuthorization } from "@/server/auth/dashboard-session";
+import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
+import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import type { Context } from "@/server/trpc/init";
+import { appRouter, createCaller } from "@/server/trpc/root";
+
+/** The session's procedure context in a server component: the same as the /api/trpc transport builds. */
+export const sessionContext = cache(async (): Promise<Context> => {
+  const h = await headers();
+  const c = await cookies();
+  return {
+    requestId: requestIdFrom(h.get(REQUEST_ID_HEADER)),
+    ip: h.get(CLIENT_IP_HEADER) ?? "unknown",
+    authorization: await sessionAuthorization({ headers: h, cookies: Object.fromEntries(c.getAll().map((x) => [x.name, x.value])) }),
+  };
+});
+
+export const getQueryClient = cache(() => new QueryClient({ defaultOptions: { queries: { staleTime: 10_000 } } }));
+
+/** Server-side prefetch: `void prefetch(trpc.x.queryOptions())`, then render inside <HydrateClient>. */
+export const trpc = createTRPCOptionsProxy({ ctx: sessionContext, router: appRouter, queryClient: getQueryClient });
+
+export async function serverCaller() {
+  return createCaller(await sessionContext());
+}
+
+export function HydrateClient({ children }: { children: ReactNode }) {
+  return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
+}
