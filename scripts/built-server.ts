@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 
 /**
  * Starts the built service (`dist/server.mjs`; run `npm run build` first) the
@@ -88,4 +89,20 @@ export async function startBuiltServer(opts: {
       if (!stopOpts.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A sibling database of `url` on the same PostgreSQL server (`<name>_<suffix>`), fresh for this run. */
+export async function siblingDatabase(url: string, suffix: string): Promise<string> {
+  const target = new URL(url);
+  const name = `${target.pathname.slice(1)}_${suffix}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  target.pathname = `/${name}`;
+  return target.href;
 }

@@ -1,6 +1,5 @@
-import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { freePort, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
+import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
 import { STRIPE_TEST_ENV, TEST_AUTH_SECRET } from "./test-secrets";
 
 /** One test server on its own database (or embedded when none): servers share AUTH_SECRET with in-process tests. */
@@ -23,22 +22,6 @@ declare module "vitest" {
     stripeFakePort: number;
     embedded: boolean;
   }
-}
-
-/** A sibling database on the same PostgreSQL server, fresh for this run. */
-async function siblingDatabase(url: string, suffix: string): Promise<string> {
-  const target = new URL(url);
-  const name = `${target.pathname.slice(1)}_${suffix}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  target.pathname = `/${name}`;
-  return target.href;
 }
 
 /**

@@ -1,0 +1,208 @@
+import { expect, test, type Page } from "@playwright/test";
+import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
+import { startReceiver } from "../tests/integration/support/receiver";
+import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+
+const BASE = process.env.E2E_BASE_URL!;
+test.use({ baseURL: BASE, permissions: ["clipboard-read", "clipboard-write"] });
+test.describe.configure({ mode: "serial" });
+
+const PASSWORD = "correct horse battery";
+/** What the first account leaves behind, for the isolation test. */
+const first = { email: "", number: "", callSid: "", engineUrl: "" };
+
+async function rest(path: string, key: string): Promise<Response> {
+  return fetch(`${BASE}${path}`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+test("an unauthenticated visit goes to log-in; a wrong password gets one plain sentence", async ({ page }) => {
+  await page.goto("/dashboard/numbers");
+  await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fdashboard%2Fnumbers$/);
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+  await screenshots(page, "login");
+
+  await page.getByLabel("Email").fill("nobody@example.com");
+  await page.getByLabel("Password").fill("wrong password");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByTestId("login-error")).toHaveText("Invalid email or password.");
+});
+
+test("a customer signs up, pays, sets up a number and a key, takes a call and debugs its delivery", async ({ page }) => {
+  const backend = await startReceiver();
+  let endCalls = 0;
+  backend.answer((req, res) => {
+    if (req.path === "/start") return res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hello from the e2e backend</Say></Response>");
+    // The first call.ended fails, so there is something to redeliver.
+    if (req.path === "/end" && ++endCalls === 1) return res.writeHead(500).end("backend hiccup");
+    return res.writeHead(200).end("ok");
+  });
+
+  try {
+    await test.step("sign up and see INACTIVE", async () => {
+      await page.goto("/signup");
+      await page.getByRole("button", { name: "Sign up" }).click();
+      await expect(page.getByText("Email must be a valid email address")).toBeVisible();
+      await screenshots(page, "signup");
+      first.email = uniqueEmail("first");
+      const key = await signUp(page, first.email, PASSWORD);
+      expect(key).toMatch(/^rtk_/);
+      await expect(page.getByTestId("overview-status")).toHaveText("INACTIVE");
+      await expect(page.getByTestId("status-cta")).toContainText("not active yet");
+      await screenshots(page, "overview-inactive");
+    });
+
+    await test.step("check out (local billing) and become ACTIVE", async () => {
+      await page.getByRole("button", { name: "Go to checkout" }).click();
+      await expect(page.getByTestId("checkout-result")).toHaveText("Payment complete. Your account is now active.");
+      await page.goto("/dashboard");
+      await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("status-cta")).toHaveCount(0);
+    });
+
+    await test.step("add a number, after a validation error", async () => {
+      await page.goto("/dashboard/numbers");
+      await expect(page.getByTestId("number-form")).toBeVisible();
+      await page.getByLabel("Phone number").fill("+1555");
+      await page.getByLabel("Call start URL").fill(backend.url("/start"));
+      await page.getByLabel("Call end URL").fill(backend.url("/end"));
+      await page.getByRole("button", { name: "Add number" }).click();
+      await expect(page.getByText("must be a US number in E.164 format, like +14155550123")).toBeVisible();
+      await screenshots(page, "numbers-validation");
+
+      first.number = uniqueNumber();
+      await page.getByLabel("Phone number").fill(first.number);
+      await page.getByLabel("Error URL (optional)").fill(backend.url("/error"));
+      await page.getByRole("button", { name: "Add number" }).click();
+      await expect(page.locator(`[data-testid="number-row"][data-phone-number="${first.number}"]`)).toBeVisible();
+      await expect(page.getByTestId("toast").filter({ hasText: first.number })).toBeVisible();
+      await screenshots(page, "numbers");
+    });
+
+    await test.step("create a key, copy it, use it against the REST API, revoke it", async () => {
+      await page.goto("/dashboard/keys");
+      await page.getByLabel("Label (optional)").fill("e2e backend");
+      await page.getByRole("button", { name: "Create key" }).click();
+      const key = (await page.getByTestId("new-api-key").textContent())!.trim();
+      expect(key).toMatch(/^rtk_[A-Za-z0-9]+$/);
+      await page.getByRole("button", { name: "Copy" }).first().click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+      await screenshots(page, "keys-new");
+
+      const ok = await rest("/api/account", key);
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { account: { email: string } }).account.email).toBe(first.email);
+
+      await page.getByRole("button", { name: "Done" }).click();
+      const row = page.locator(`[data-testid="api-key-row"][data-key-prefix="${key.slice(0, 12)}"]`);
+      await expect(row).toContainText("e2e backend");
+      await row.getByRole("button", { name: /Revoke/ }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+      await expect(row).toHaveCount(0);
+      expect((await rest("/api/account", key)).status).toBe(401);
+      await screenshots(page, "keys");
+    });
+
+    await test.step("place a simulated 61-second call", async () => {
+      await page.goto("/dashboard/setup");
+      first.engineUrl = (await page.getByTestId("engine-voice-url").textContent())!.trim();
+      expect(first.engineUrl).toMatch(/\/api\/engine\/voice\/rt_/);
+      await expect(page.getByTestId("simulator-command")).toContainText(first.engineUrl);
+      await screenshots(page, "setup");
+
+      const played = await simulateInboundCall({ engineUrl: first.engineUrl, from: "+14155550100", to: first.number, durationSeconds: 61, stepDelayMs: 10 });
+      first.callSid = played.callSid;
+      expect(played.answer?.body).toContain("Hello from the e2e backend");
+      expect(played.statusCallbacks.every((s) => s.httpStatus === 200)).toBe(true);
+    });
+
+    await test.step("see it in calls with its cost breakdown, and on the chart", async () => {
+      await page.goto("/dashboard/calls");
+      const row = page.locator(`[data-testid="call-row"][data-call-sid="${first.callSid}"]`);
+      await expect(row).toContainText("2 min");
+      await row.getByRole("button", { name: "Breakdown" }).click();
+      await expect(page.getByTestId("cost-breakdown")).toContainText("61 s");
+      await expect(page.getByTestId("cost-breakdown")).toContainText("2 (rounded up)");
+      await screenshots(page, "calls");
+
+      await page.goto("/dashboard");
+      const today = new Date().toISOString().slice(0, 10);
+      await expect(page.getByTestId(`chart-day-${today}`)).toContainText("2");
+      await expect(page.getByTestId("minutes-chart")).toHaveAttribute("data-total-minutes", "2");
+      await expect(page.locator(".recharts-bar-rectangle path, .recharts-bar-rectangle")).not.toHaveCount(0);
+      await expect(page.getByTestId("stat-minutes")).toContainText("2");
+      await screenshots(page, "overview");
+    });
+
+    await test.step("see the call.ended delivery fail, then redeliver it", async () => {
+      await page.goto("/dashboard/deliveries");
+      const row = page.locator('[data-testid="delivery-row"][data-event-type="call.ended"]');
+      await expect(row).toHaveAttribute("data-status", "PENDING");
+      await row.getByRole("button", { name: "Details" }).click();
+      const detail = page.getByTestId("delivery-detail");
+      await expect(detail).toContainText("backend hiccup");
+      await expect(detail).toContainText(first.callSid);
+      await screenshots(page, "deliveries");
+      await detail.getByRole("button", { name: "Redeliver" }).click();
+      await expect(row).toHaveAttribute("data-status", "DELIVERED");
+      expect(endCalls).toBe(2);
+
+      await page.getByRole("button", { name: "Reveal" }).click();
+      await expect(page.getByText(/whsec_[A-Za-z0-9+/=]{20,}/)).toBeVisible();
+    });
+
+    await test.step("open billing and the portal", async () => {
+      await page.goto("/dashboard/billing");
+      await expect(page.getByTestId("billing-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("monthly-base")).toHaveText("$49.00");
+      await expect(page.getByTestId("per-minute-rate")).toHaveText("$0.02");
+      await expect(page.getByTestId("period-minutes")).toContainText("2");
+      await screenshots(page, "billing");
+      await page.getByTestId("open-portal").click();
+      await expect(page).toHaveURL(/\/billing\/portal\//);
+    });
+
+    await test.step("log out", async () => {
+      await page.goto("/dashboard");
+      await page.getByRole("button", { name: "Log out" }).click();
+      await expect(page).toHaveURL(/\/login/);
+      await page.goto("/dashboard/calls");
+      await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fdashboard%2Fcalls$/);
+      // Logging in again returns to the page that asked for it.
+      await page.getByLabel("Email").fill(first.email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await expect(page).toHaveURL(/\/dashboard\/calls$/);
+      await expect(page.locator(`[data-testid="call-row"][data-call-sid="${first.callSid}"]`)).toBeVisible();
+    });
+  } finally {
+    await backend.close();
+  }
+});
+
+test("a second account sees none of the first account's data", async ({ page }) => {
+  test.skip(!first.callSid, "needs the first account's flow");
+  await signUp(page, uniqueEmail("second"), PASSWORD);
+  await expect(page.getByTestId("account-email")).not.toHaveText(first.email);
+
+  const noneOfFirst = async (p: Page, path: string) => {
+    await p.goto(path);
+    await expect(p.getByRole("heading", { level: 1 })).toBeVisible();
+    await expect(p.locator("main")).not.toContainText(first.number);
+    await expect(p.locator("main")).not.toContainText(first.callSid);
+    await expect(p.locator("main")).not.toContainText(first.engineUrl);
+  };
+  await noneOfFirst(page, "/dashboard");
+  await noneOfFirst(page, "/dashboard/numbers");
+  await noneOfFirst(page, "/dashboard/calls");
+  await expect(page.getByTestId("calls-empty")).toBeVisible();
+  await noneOfFirst(page, "/dashboard/deliveries");
+  await expect(page.getByTestId("delivery-row")).toHaveCount(0);
+  await noneOfFirst(page, "/dashboard/setup");
+
+  // And over the dashboard's own transport: the first account's calls are not there either.
+  const viaTrpc = await page.evaluate(async () => {
+    const res = await fetch(`/api/trpc/usage.list?input=${encodeURIComponent(JSON.stringify({ limit: 100, offset: 0 }))}`);
+    return (await res.json()) as { result: { data: { records: { callSid: string }[]; total: number } } };
+  });
+  expect(viaTrpc.result.data.total).toBe(0);
+});
