@@ -4,16 +4,35 @@ import { expect, type Page } from "@playwright/test";
 export const SCREENSHOT_DIR = "e2e-artifacts/screenshots";
 const PHONE = { width: 390, height: 844 };
 
+/**
+ * Headless Chromium can stall a full-page capture taken right after a resize,
+ * before it has painted a frame at the new size: wait for two frames first,
+ * and give a stalled capture one more try instead of the whole test's budget.
+ */
+async function shoot(page: Page, path: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await page.evaluate(() => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))), new Promise((r) => setTimeout(r, 1000))]));
+    try {
+      await page.screenshot({ path, fullPage: true, animations: "disabled", timeout: 15_000 });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
 /** The page as it is now, at desktop width and at a phone's, to look at after the run. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const desktop = page.viewportSize() ?? { width: 1280, height: 800 };
-  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-desktop.png`, fullPage: true });
+  await shoot(page, `${SCREENSHOT_DIR}/${name}-desktop.png`);
   await page.setViewportSize(PHONE);
   // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} is wider than a phone`).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-phone.png`, fullPage: true });
+  // Polled: a chart follows a resize on the next ResizeObserver round, not at once.
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: `${name} is wider than a phone`, timeout: 5_000 })
+    .toBeLessThanOrEqual(0);
+  await shoot(page, `${SCREENSHOT_DIR}/${name}-phone.png`);
   await page.setViewportSize(desktop);
 }
 

@@ -10,17 +10,18 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { TextField } from "@/components/ui/field";
+import { errorsFromDetails, errorsFromIssues, type FieldErrors } from "@/lib/field-errors";
 import { appErrorOf, useTRPC } from "@/lib/trpc/client";
 import { ZRegisterInput } from "@/server/schemas/auth";
 
-type FieldErrors = Partial<Record<"email" | "password" | "companyName", string>>;
+const FIELD_NAMES = { email: "Email", password: "Password", companyName: "Company" };
 
 /** Registration through the same procedure as POST /api/auth/register; then a session like any log-in. */
 export function SignupForm() {
   const trpc = useTRPC();
   const router = useRouter();
   const register = useMutation(trpc.auth.register.mutationOptions());
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors<keyof typeof FIELD_NAMES>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [signInError, setSignInError] = useState<string | null>(null);
@@ -34,9 +35,7 @@ export function SignupForm() {
     // The API's own schema, so the messages here are the ones the API would give.
     const parsed = ZRegisterInput.safeParse(raw);
     if (!parsed.success) {
-      const errs: FieldErrors = {};
-      for (const issue of parsed.error.issues) errs[issue.path[0] as keyof FieldErrors] ??= `${String(issue.path[0])} ${issue.message}`.replace(/^(\w)/, (c) => c.toUpperCase());
-      setFieldErrors(errs);
+      setFieldErrors(errorsFromIssues(FIELD_NAMES, parsed.error.issues));
       return;
     }
     setFieldErrors({});
@@ -47,9 +46,7 @@ export function SignupForm() {
       setApiKey(result.apiKey);
     } catch (err) {
       const appError = appErrorOf(err);
-      const details: FieldErrors = {};
-      for (const d of appError?.details ?? []) details[d.path as keyof FieldErrors] = d.message;
-      setFieldErrors(details);
+      setFieldErrors(errorsFromDetails(FIELD_NAMES, appError?.details));
       setFormError(appError?.message ?? "Sign-up failed; try again.");
     }
   }

@@ -9,7 +9,8 @@ import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
 import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
-import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors, type NumberField } from "./field-errors";
+import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "@/lib/field-errors";
+import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
 
 const EMPTY: Record<NumberField, string> = { phoneNumber: "", onCallStartUrl: "", onCallEndUrl: "", onErrorUrl: "" };
 
@@ -27,7 +28,7 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const schema = useMemo(() => phoneNumberInputSchemas(() => ({ allowPrivate })).create, [allowPrivate]);
 
   const [values, setValues] = useState(EMPTY);
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const [errors, setErrors] = useState<FieldErrors<NumberField>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
   const create = useMutation(
@@ -46,7 +47,7 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
         const appError = appErrorOf(err);
         const message = appError?.message ?? messageOf(err);
         setFormError(message);
-        setErrors(errorsFromDetails(appError?.details));
+        setErrors(errorsFromDetails(NUMBER_FIELD_NAMES, appError?.details));
         toast.error(message);
         focusFirstInvalid(formRef.current);
       },
@@ -76,7 +77,7 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
       ...(values.onErrorUrl.trim() ? { onErrorUrl: values.onErrorUrl } : {}),
     });
     if (!parsed.success) {
-      setErrors(errorsFromIssues(parsed.error.issues));
+      setErrors(errorsFromIssues(NUMBER_FIELD_NAMES, parsed.error.issues));
       focusFirstInvalid(formRef.current);
       return;
     }

@@ -16,7 +16,8 @@ import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
 import { phoneNumberInputSchemas, type TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
 import { urlHint } from "./add-number-form";
-import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "./field-errors";
+import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "@/lib/field-errors";
+import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
 
 type PhoneNumber = inferRouterOutputs<AppRouter>["phoneNumbers"]["list"]["phoneNumbers"][number];
 
@@ -144,7 +145,7 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
     onCallEndUrl: number.onCallEndUrl,
     onErrorUrl: number.onErrorUrl ?? "",
   });
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const [errors, setErrors] = useState<FieldErrors<NumberField>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -162,7 +163,7 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
         const appError = appErrorOf(err);
         const message = appError?.message ?? messageOf(err);
         setFormError(message);
-        setErrors(errorsFromDetails(appError?.details));
+        setErrors(errorsFromDetails(NUMBER_FIELD_NAMES, appError?.details));
         toast.error(message);
         focusFirstInvalid(formRef.current);
       },
@@ -200,7 +201,7 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
     }
     const parsed = schema.safeParse(input);
     if (!parsed.success) {
-      setErrors(errorsFromIssues(parsed.error.issues));
+      setErrors(errorsFromIssues(NUMBER_FIELD_NAMES, parsed.error.issues));
       focusFirstInvalid(formRef.current);
       return;
     }
