@@ -6,15 +6,11 @@ import { startMeterWorker } from "./services/billing/report-meter-event";
 import { stopJobQueue } from "./jobs/job-queue";
 import { EnvError } from "./env";
 import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
+import { loggablePath } from "./http/error-response";
+import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./http/request-id";
 import { logger } from "./logger";
 import { rateLimitStore, PostgresRateLimitStore } from "./rate-limit/rate-limiter";
-
-/** Keeps secrets out of logs: the engine's routing token is in its path. */
-function loggablePath(url: string | undefined): string {
-  const pathOnly = (url ?? "/").split("?")[0] ?? "/";
-  return pathOnly.replace(/(\/api\/engine\/voice\/)[^/]+/, "$1[token]").replace(/(\/billing\/[a-z]+\/)[^/]+/, "$1[token]");
-}
 
 async function main(): Promise<void> {
   let booted;
@@ -49,7 +45,9 @@ async function main(): Promise<void> {
       if (path.startsWith("/api/")) log.info(entry, "request");
       else log.debug(entry, "request");
     });
-    void handle(req, res);
+    // The engine is Twilio's, answered within its budget: it skips Next.js.
+    if (req.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(req, res, requestId);
+    else void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
 

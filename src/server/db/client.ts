@@ -1,16 +1,21 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "../env";
+import { logger } from "../logger";
 
 /**
- * One Prisma client per process, over `pg`, whether the server is an external
+ * One connection pool per process, over `pg`, whether the server is an external
  * PostgreSQL or the embedded PGlite behind its wire-protocol socket: one code
- * path for both. The custom server and the Next.js bundles are separate module
- * graphs, so the singleton and the resolved URL live on globalThis.
+ * path for both. Prisma runs on it, and so does the engine's hot path, which
+ * speaks plain SQL (engine/engine-sql.ts). The custom server and the Next.js
+ * bundles are separate module graphs, so the singletons and the resolved URL
+ * live on globalThis.
  */
 const URL_KEY = Symbol.for("routekit.db.url");
 const CLIENT_KEY = Symbol.for("routekit.db.client");
-type Holder = { [URL_KEY]?: string; [CLIENT_KEY]?: PrismaClient };
+const POOL_KEY = Symbol.for("routekit.db.pool");
+type Holder = { [URL_KEY]?: string; [CLIENT_KEY]?: PrismaClient; [POOL_KEY]?: pg.Pool };
 
 export function setConnectionUrl(url: string): void {
   (globalThis as Holder)[URL_KEY] = url;
@@ -22,18 +27,30 @@ export function connectionUrl(): string {
   return url;
 }
 
+/** The process's connections: requests, the engine and the in-process delivery workers share them. */
+export function pool(): pg.Pool {
+  const g = globalThis as Holder;
+  if (!g[POOL_KEY]) {
+    // A caller waits up to 10 s for a free connection under load (inside Twilio's 15 s), then gets an error.
+    const created = new pg.Pool({ connectionString: connectionUrl(), max: 20, connectionTimeoutMillis: 10_000 });
+    // An idle connection the server dropped is discarded by the pool; it must not crash the process.
+    created.on("error", (err) => logger().warn({ err: err.message }, "an idle database connection failed; the pool replaces it"));
+    g[POOL_KEY] = created;
+  }
+  return g[POOL_KEY];
+}
+
 export function db(): PrismaClient {
   const g = globalThis as Holder;
-  return (g[CLIENT_KEY] ??= new PrismaClient({
-    // Requests and the in-process delivery workers share it.
-    adapter: new PrismaPg({ connectionString: connectionUrl(), max: 20 }),
-  }));
+  return (g[CLIENT_KEY] ??= new PrismaClient({ adapter: new PrismaPg(pool()) }));
 }
 
 export async function disconnectDb(): Promise<void> {
   const g = globalThis as Holder;
   await g[CLIENT_KEY]?.$disconnect();
   delete g[CLIENT_KEY];
+  await g[POOL_KEY]?.end();
+  delete g[POOL_KEY];
 }
 
 /** Prisma's unique-constraint violation, for services that turn it into a domain error. */

@@ -1,6 +1,4 @@
-import type { Call, Prisma } from "@/generated/prisma/client";
 import { AppError } from "../errors/app-error";
-import { db } from "../db/client";
 import { decryptSecret } from "../crypto/secret-box";
 import { CallbackRequestError } from "../callbacks/callback-http-client";
 import { transactionWithEvents, type Emit } from "../events/enqueue-event";
@@ -13,6 +11,7 @@ import { billingPeriodKey, costBreakdown, dayPeriod, usagePeriod } from "../serv
 import { enqueueMeterEvent } from "../services/billing/report-meter-event";
 import { env } from "../env";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
+import { advanceCall, bindCallSid, closeCall, insertInboundCall, lookupEngineRequest, recordUsageRows, type EngineAccount, type EngineCall, type EngineNumber } from "./engine-sql";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
 
@@ -28,31 +27,16 @@ export type EngineRequest = {
   signature: string | null;
 };
 
-const accountColumns = {
-  id: true,
-  status: true,
-  stripeCustomerId: true,
-  currentPeriodStart: true,
-  currentPeriodEnd: true,
-  webhookSecretEnc: true,
-  previousWebhookSecretEnc: true,
-  previousWebhookSecretExpiresAt: true,
-} satisfies Prisma.AccountSelect;
-type EngineAccount = Prisma.AccountGetPayload<{ select: typeof accountColumns }>;
-
 /**
  * Twilio's voice requests and status callbacks for one account (decisions §7).
  * Answers TwiML; the caller turns AppErrors into HTTP errors.
  */
 export async function handleEngineRequest(req: EngineRequest): Promise<string> {
-  const account = await db().account.findUnique({ where: { routingToken: req.routingToken }, select: accountColumns });
-  if (!account) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   const callSid = req.params.CallSid;
+  const found = await lookupEngineRequest({ routingToken: req.routingToken, to: req.params.To ?? "", callSid: callSid ?? "", callId: req.callId });
+  if (!found) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   if (!callSid) throw new AppError("VALIDATION_FAILED", "Missing CallSid.", { details: [{ path: "CallSid", message: "is required" }] });
-
-  const call = req.callId
-    ? await db().call.findFirst({ where: { id: req.callId, accountId: account.id } })
-    : await db().call.findUnique({ where: { callSid } });
+  const { account, number, call } = found;
   if ((call && call.accountId !== account.id) || (req.callId && !call)) throw new AppError("NOT_FOUND", "Unknown call.");
 
   // Where we hold the provider's token (outbound calls, while they live), the request must be Twilio's.
@@ -60,22 +44,21 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
     const ok = verifyTwilioSignature({ authToken: decryptSecret(call.providerAuthTokenEnc), signature: req.signature, pathAndQuery: req.pathAndQuery, params: req.params });
     if (!ok) throw new AppError("INVALID_SIGNATURE", "Invalid X-Twilio-Signature.");
   }
-  const bound = call && call.callSid !== callSid && call.callSid.startsWith("pending:") ? await bindCallSid(call, callSid) : call;
+  let bound = call;
+  if (call && call.callSid !== callSid && call.callSid.startsWith("pending:")) {
+    await bindCallSid(call.id, callSid);
+    bound = { ...call, callSid };
+  }
 
   if (isStatusCallback(req.params)) {
     if (bound) await applyStatus(account, bound, req.params);
     return EMPTY_TWIML;
   }
-  return answerCall(account, bound, req.params);
+  if (bound) return answerKnownCall(account, bound, req.params);
+  return answerInbound(account, number, req.params);
 }
 
-/** An outbound call's SID, learnt from Twilio's first callback if it beats `calls.create` returning. */
-async function bindCallSid(call: Call, callSid: string): Promise<Call> {
-  await db().call.updateMany({ where: { id: call.id, callSid: { startsWith: "pending:" } }, data: { callSid } });
-  return { ...call, callSid };
-}
-
-function eventData(call: Call, extra: Partial<EventData> = {}): EventData {
+function eventData(call: EngineCall, extra: Partial<EventData> = {}): EventData {
   return {
     callSid: call.callSid,
     direction: call.direction === "outbound" ? "outbound" : "inbound",
@@ -88,55 +71,52 @@ function eventData(call: Call, extra: Partial<EventData> = {}): EventData {
   };
 }
 
-/** A voice request: the call was answered (outbound) or is coming in (inbound). Our answer decides it. */
-async function answerCall(account: EngineAccount, existing: Call | null, params: Record<string, string>): Promise<string> {
-  let call = existing;
-  if (!call) {
-    const number = await db().phoneNumber.findFirst({ where: { accountId: account.id, phoneNumber: params.To ?? "", isActive: true } });
-    if (!number || account.status !== "ACTIVE") {
-      if (number?.onErrorUrl) {
-        const code = account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED";
-        const event = buildEvent("call.error", {
-          callSid: params.CallSid!,
-          direction: "inbound",
-          from: params.From ?? "",
-          to: params.To ?? "",
-          phoneNumberId: number.id,
-          error: { code, message: `The call was rejected: the account is ${account.status}.` },
-        });
-        const url = number.onErrorUrl;
-        await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url, event }));
-      }
-      return REJECT_TWIML;
-    }
-    // Twilio retries a voice request it got no answer to: the same SID is the same call.
-    call = await db().call.upsert({
-      where: { callSid: params.CallSid! },
-      create: {
+/** A call coming in: recorded once per SID, then the customer's backend decides it. */
+async function answerInbound(account: EngineAccount, number: EngineNumber | null, params: Record<string, string>): Promise<string> {
+  if (!number || account.status !== "ACTIVE") {
+    if (number?.onErrorUrl) {
+      const code = account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED";
+      const event = buildEvent("call.error", {
         callSid: params.CallSid!,
-        accountId: account.id,
-        phoneNumberId: number.id,
         direction: "inbound",
-        fromNumber: params.From ?? "",
-        toNumber: params.To ?? "",
-        status: params.CallStatus ?? "ringing",
-        statusRank: Math.max(0, statusRank(params.CallStatus ?? "ringing")),
-        onCallStartUrl: number.onCallStartUrl,
-        onCallEndUrl: number.onCallEndUrl,
-        onErrorUrl: number.onErrorUrl,
-      },
-      update: {},
-    });
-  } else {
-    if (account.status !== "ACTIVE") return REJECT_TWIML;
-    const answeredBy = params.AnsweredBy ?? call.answeredBy;
-    await db().call.updateMany({
-      where: { id: call.id, statusRank: { lt: statusRank("in-progress") } },
-      data: { status: "in-progress", statusRank: statusRank("in-progress"), answeredAt: new Date(), answeredBy },
-    });
-    call = { ...call, answeredBy };
+        from: params.From ?? "",
+        to: params.To ?? "",
+        phoneNumberId: number.id,
+        error: { code, message: `The call was rejected: the account is ${account.status}.` },
+      });
+      const url = number.onErrorUrl;
+      await transactionWithEvents((_client, emit) => emit({ accountId: account.id, url, event }));
+    }
+    return REJECT_TWIML;
   }
+  const status = params.CallStatus ?? "ringing";
+  const call = await insertInboundCall({
+    callSid: params.CallSid!,
+    accountId: account.id,
+    phoneNumberId: number.id,
+    fromNumber: params.From ?? "",
+    toNumber: params.To ?? "",
+    status,
+    statusRank: Math.max(0, statusRank(status)),
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl,
+  });
+  // Only a race with another account's call of the same SID gets here.
+  if (!call) throw new AppError("NOT_FOUND", "Unknown call.");
+  return askBackend(account, call, params);
+}
 
+/** A call we already know: an outbound call answered, or Twilio retrying a voice request. */
+async function answerKnownCall(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<string> {
+  if (account.status !== "ACTIVE") return REJECT_TWIML;
+  const answeredBy = params.AnsweredBy ?? call.answeredBy;
+  await advanceCall({ callId: call.id, status: "in-progress", rank: statusRank("in-progress"), answeredBy, answered: true });
+  return askBackend(account, { ...call, answeredBy }, params);
+}
+
+/** `call.started` to the customer's backend: its answer is the call's TwiML, or the fallback and a `call.error`. */
+async function askBackend(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<string> {
   const event = buildEvent("call.started", eventData(call, { status: params.CallStatus }));
   let failure: { code: string; message: string };
   try {
@@ -151,12 +131,11 @@ async function answerCall(account: EngineAccount, existing: Call | null, params:
         : { code: "START_CALLBACK_UNREACHABLE", message: "onCallStartUrl could not be reached." };
   }
 
-  const failed = call;
-  const url = failed.onErrorUrl;
+  const url = call.onErrorUrl;
   if (url) {
-    await transactionWithEvents((_tx, emit) =>
-      emit({ accountId: account.id, url, event: buildEvent("call.error", eventData(failed, { status: params.CallStatus, error: failure })) }),
-    ).catch((err: unknown) => logger().error({ err, callSid: failed.callSid }, "could not record call.error"));
+    await transactionWithEvents((_client, emit) =>
+      emit({ accountId: account.id, url, event: buildEvent("call.error", eventData(call, { status: params.CallStatus, error: failure })) }),
+    ).catch((err: unknown) => logger().error({ err, callSid: call.callSid }, "could not record call.error"));
   }
   return fallbackTwiml();
 }
@@ -166,36 +145,33 @@ async function answerCall(account: EngineAccount, existing: Call | null, params:
  * call exactly once, and in that same transaction writes the usage record,
  * the running totals and the events.
  */
-async function applyStatus(account: EngineAccount, call: Call, params: Record<string, string>): Promise<void> {
+async function applyStatus(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<void> {
   const status = params.CallStatus ?? "";
   const rank = statusRank(status);
   if (rank < 0) return;
   const answeredBy = params.AnsweredBy ?? call.answeredBy;
 
   if (!isTerminal(status)) {
-    await db().call.updateMany({
-      where: { id: call.id, statusRank: { lt: rank } },
-      data: { status, statusRank: rank, answeredBy, ...(status === "in-progress" && { answeredAt: new Date() }) },
-    });
+    await advanceCall({ callId: call.id, status, rank, answeredBy, answered: status === "in-progress" });
     return;
   }
 
   const durationSeconds = status === "completed" ? Math.max(0, Number.parseInt(params.CallDuration ?? "0", 10) || 0) : 0;
   const endedAt = new Date();
   const plan = await billingPlan();
-  await transactionWithEvents(async (tx, emit) => {
-    const { count } = await tx.call.updateMany({
-      where: { id: call.id, statusRank: { lt: TERMINAL_RANK } },
-      // The provider token has served its purpose: it is not kept past the call.
-      data: { status, statusRank: TERMINAL_RANK, endedAt, durationSeconds, answeredBy, providerAuthTokenEnc: null },
-    });
-    if (count === 0) return; // a duplicate or a late callback: already closed
+  await transactionWithEvents(async (client, emit) => {
+    const closedNow = await closeCall(client, { callId: call.id, status, rank: TERMINAL_RANK, endedAt, durationSeconds, answeredBy });
+    if (!closedNow) return; // a duplicate or a late callback: already closed
 
-    const closed = { ...call, status, answeredBy, durationSeconds };
+    const closed = { ...call, answeredBy };
     let usage: Partial<EventData> = {};
     if (status === "completed") {
       const breakdown = costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate });
-      await recordUsage(tx, account, closed, breakdown, endedAt);
+      await recordUsageRows(client, { call: closed, breakdown, periods: usagePeriods(account, endedAt), at: endedAt });
+      // Stripe mode: the minutes reach Stripe's meter from the durable queue, once per call SID.
+      if (env().billingMode === "stripe" && account.stripeCustomerId && breakdown.billedMinutes > 0) {
+        await enqueueMeterEvent(client, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at: endedAt });
+      }
       usage = { durationSeconds, billedMinutes: breakdown.billedMinutes, costBreakdown: breakdown };
     }
     await emit({ accountId: account.id, url: call.onCallEndUrl, event: buildEvent("call.ended", eventData(closed, { status, ...usage })) });
@@ -205,44 +181,19 @@ async function applyStatus(account: EngineAccount, call: Call, params: Record<st
   });
 }
 
-function emitFailure(emit: Emit, accountId: string, url: string, call: Call) {
-  const event = buildEvent("call.error", eventData(call, { status: "failed", error: { code: "CALL_FAILED", message: "Twilio reported the call as failed." } }));
-  return emit({ accountId, url, event });
+/**
+ * The running totals a usage record counts in: its month, its day, all time,
+ * and Stripe's billing period when we know it. Summaries and the daily chart
+ * read these and never scan history.
+ */
+function usagePeriods(account: EngineAccount, at: Date): string[] {
+  const periods = [usagePeriod(at), dayPeriod(at), "all"];
+  const { currentPeriodStart: start, currentPeriodEnd: end } = account;
+  if (start && end && at >= start && at < end) periods.push(billingPeriodKey(start));
+  return periods;
 }
 
-async function recordUsage(tx: Prisma.TransactionClient, account: EngineAccount, call: Call, breakdown: ReturnType<typeof costBreakdown>, at: Date): Promise<void> {
-  await tx.usageRecord.create({
-    data: {
-      accountId: call.accountId,
-      callSid: call.callSid,
-      phoneNumberId: call.phoneNumberId,
-      direction: call.direction,
-      callerNumber: call.fromNumber,
-      calledNumber: call.toNumber,
-      durationSeconds: breakdown.durationSeconds,
-      billedMinutes: breakdown.billedMinutes,
-      totalCost: breakdown.totalCost,
-      costBreakdown: breakdown,
-      createdAt: at,
-    },
-  });
-  // Running totals for the month, the day, all time and Stripe's billing period
-  // when we know it: summaries and the daily chart never scan history.
-  const periods = [usagePeriod(at), dayPeriod(at), "all"];
-  const inBillingPeriod = account.currentPeriodStart && account.currentPeriodEnd && at >= account.currentPeriodStart && at < account.currentPeriodEnd;
-  if (inBillingPeriod) periods.push(billingPeriodKey(account.currentPeriodStart!));
-  for (const period of periods) {
-    await tx.$executeRaw`
-      INSERT INTO "UsageTotal" ("accountId", "period", "calls", "billedMinutes", "totalCost", "updatedAt")
-      VALUES (${call.accountId}, ${period}, 1, ${breakdown.billedMinutes}, ${breakdown.totalCost}::numeric, now())
-      ON CONFLICT ("accountId", "period") DO UPDATE SET
-        "calls" = "UsageTotal"."calls" + 1,
-        "billedMinutes" = "UsageTotal"."billedMinutes" + EXCLUDED."billedMinutes",
-        "totalCost" = "UsageTotal"."totalCost" + EXCLUDED."totalCost",
-        "updatedAt" = now()`;
-  }
-  // Stripe mode: the minutes reach Stripe's meter from the durable queue, once per call SID.
-  if (env().billingMode === "stripe" && account.stripeCustomerId && breakdown.billedMinutes > 0) {
-    await enqueueMeterEvent(tx, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at });
-  }
+function emitFailure(emit: Emit, accountId: string, url: string, call: EngineCall) {
+  const event = buildEvent("call.error", eventData(call, { status: "failed", error: { code: "CALL_FAILED", message: "Twilio reported the call as failed." } }));
+  return emit({ accountId, url, event });
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { AppError } from "../errors/app-error";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -28,5 +29,30 @@ export function jsonResponse(body: unknown, status: number, headers: Record<stri
   return new Response(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+/** The same 64 KiB rule for a request served straight from node:http (the engine's route). */
+export function readNodeBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > MAX_BODY_BYTES) return reject(new AppError("PAYLOAD_TOO_LARGE"));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on("data", (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        refused = true;
+        reject(new AppError("PAYLOAD_TOO_LARGE"));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!refused) resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    req.on("error", reject);
   });
 }

@@ -1,4 +1,5 @@
 import PgBoss from "pg-boss";
+import type pg from "pg";
 import type { Prisma } from "@/generated/prisma/client";
 import { connectionUrl } from "../db/client";
 import { logger } from "../logger";
@@ -110,6 +111,16 @@ export function inTransaction(tx: Prisma.TransactionClient): PgBoss.Db {
   return {
     async executeSql(text, values) {
       const rows = await tx.$queryRawUnsafe<unknown[]>(text, ...(values ?? []));
+      return { rows };
+    },
+  };
+}
+
+/** The same, inside a transaction on a plain `pg` connection (the engine's). */
+export function onConnection(client: pg.ClientBase): PgBoss.Db {
+  return {
+    async executeSql(text, values) {
+      const { rows } = await client.query(text, values);
       return { rows };
     },
   };

@@ -1,16 +1,16 @@
-import type { Prisma } from "@/generated/prisma/client";
+import type pg from "pg";
 import Stripe from "stripe";
 import { env } from "../../env";
 import { stripe } from "../../integrations/stripe/stripe-client";
-import { QUEUES, inTransaction, jobQueue, registerWorker, sendJob } from "../../jobs/job-queue";
+import { QUEUES, jobQueue, onConnection, registerWorker, sendJob } from "../../jobs/job-queue";
 import { logger } from "../../logger";
 
 export type MeterJob = { stripeCustomerId: string; callSid: string; minutes: number; timestamp: number };
 
 /** Recorded in the usage record's transaction: a completed call's minutes are never lost. */
-export async function enqueueMeterEvent(tx: Prisma.TransactionClient, opts: { stripeCustomerId: string; callSid: string; minutes: number; at: Date }): Promise<void> {
+export async function enqueueMeterEvent(client: pg.ClientBase, opts: { stripeCustomerId: string; callSid: string; minutes: number; at: Date }): Promise<void> {
   const job: MeterJob = { stripeCustomerId: opts.stripeCustomerId, callSid: opts.callSid, minutes: opts.minutes, timestamp: Math.floor(opts.at.getTime() / 1000) };
-  await sendJob(QUEUES.stripeMeterEvent, job, { db: inTransaction(tx) });
+  await sendJob(QUEUES.stripeMeterEvent, job, { db: onConnection(client) });
 }
 
 /**

@@ -1,0 +1,52 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AppError } from "../errors/app-error";
+import { readNodeBody } from "../http/body";
+import { writeErrorResponse } from "../http/error-response";
+import { REQUEST_ID_HEADER } from "../http/request-id";
+import { handleEngineRequest } from "./handle-engine-request";
+
+export const ENGINE_PATH_PREFIX = "/api/engine/voice/";
+const ENGINE_PATH = /^\/api\/engine\/voice\/([^/?#]+)\/?(?:\?.*)?$/;
+
+/** The routing token when `url` is an engine URL (decisions §7), else null. */
+export function engineToken(url: string | undefined): string | null {
+  if (!url?.startsWith(ENGINE_PATH_PREFIX)) return null;
+  const match = ENGINE_PATH.exec(url);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return null; // bad percent-encoding: no account has such a token
+  }
+}
+
+/**
+ * Twilio's side of the engine, served straight from the HTTP server rather
+ * than through Next.js: form-encoded requests in, TwiML out, errors in the
+ * usual envelope. Our own part of a call's 15 s stays a few milliseconds.
+ */
+export async function serveEngine(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  try {
+    if (req.method !== "POST") {
+      throw new AppError("METHOD_NOT_ALLOWED", "The engine takes Twilio's POST requests; set the voice URL's method to HTTP POST.");
+    }
+    const pathAndQuery = req.url ?? "/";
+    const token = engineToken(pathAndQuery);
+    if (!token) throw new AppError("NOT_FOUND", "Unknown engine URL.");
+    const query = pathAndQuery.includes("?") ? new URLSearchParams(pathAndQuery.slice(pathAndQuery.indexOf("?") + 1)) : null;
+    const params = Object.fromEntries(new URLSearchParams(await readNodeBody(req)));
+    const signature = req.headers["x-twilio-signature"];
+    const twiml = await handleEngineRequest({
+      routingToken: token,
+      // Twilio signs the URL exactly as it was given, so the path is taken as received.
+      pathAndQuery,
+      callId: query?.get("call") ?? null,
+      params,
+      signature: typeof signature === "string" ? signature : null,
+    });
+    res.writeHead(200, { "content-type": "text/xml; charset=utf-8", [REQUEST_ID_HEADER]: requestId });
+    res.end(twiml);
+  } catch (err) {
+    writeErrorResponse(err, req, res, requestId);
+  }
+}
