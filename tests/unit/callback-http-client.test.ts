@@ -340,3 +340,64 @@ describe("callback HTTP client: TLS", () => {
     }
   });
 });
+
+describe("callback HTTP client: keep-alive", () => {
+  it("sends one target's requests over one kept-alive connection", async () => {
+    reset((_req, res) => res.end("ok"));
+    const client = createCallbackClient({ allowPrivate: true });
+    for (let i = 0; i < 3; i++) {
+      const res = await client.send({ url: `http://127.0.0.1:${port}/hook`, body: String(i), timeoutMs: 2000 });
+      expect(res.body).toBe("ok");
+    }
+    expect(received.map((r) => r.body)).toEqual(["0", "1", "2"]);
+    expect(connections).toBe(1);
+  });
+
+  it("pools per hostname and checked address: another hostname on the same address gets its own connection", async () => {
+    reset((_req, res) => res.end("ok"));
+    const { lookup } = scriptedLookup([v4("127.0.0.1")]);
+    const client = createCallbackClient({ allowPrivate: true, lookup });
+    await client.send({ url: `http://a.example:${port}/`, timeoutMs: 2000 });
+    await client.send({ url: `http://b.example:${port}/`, timeoutMs: 2000 });
+    await client.send({ url: `http://a.example:${port}/`, timeoutMs: 2000 });
+    expect(received.map((r) => r.headers.host)).toEqual([`a.example:${port}`, `b.example:${port}`, `a.example:${port}`]);
+    expect(connections).toBe(2);
+  });
+
+  it("never sends over a pooled socket to an address the hostname no longer resolves to", async () => {
+    reset((_req, res) => res.end("first"));
+    const { lookup } = scriptedLookup([v4("127.0.0.1")], [v4("192.0.2.1")]);
+    const client = createCallbackClient({ allowPrivate: true, lookup });
+    expect((await client.send({ url: `http://moving.example:${port}/`, timeoutMs: 2000 })).body).toBe("first");
+    // The open connection to 127.0.0.1 is not the one the new answer allows: the request goes to 192.0.2.1 or nowhere.
+    const err = await sendError(client.send({ url: `http://moving.example:${port}/`, timeoutMs: 300 }));
+    expect(["connection", "timeout"]).toContain(err.kind);
+    expect(err.address).toBe("192.0.2.1");
+    expect(received).toHaveLength(1);
+  });
+
+  it("sends once more, on a fresh connection, when the server had closed the pooled socket", async () => {
+    const perSocket = new Map<unknown, number>();
+    reset((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      // The second request on a connection finds it closed (the server's idle timeout racing our reuse).
+      if (n === 2) return req.socket.destroy();
+      res.end(`answer ${received.length}`);
+    });
+    const client = createCallbackClient({ allowPrivate: true });
+    expect((await client.send({ url: `http://127.0.0.1:${port}/`, body: "a", timeoutMs: 2000 })).body).toBe("answer 1");
+    const res = await client.send({ url: `http://127.0.0.1:${port}/`, body: "b", timeoutMs: 2000 });
+    expect(res.body).toBe("answer 3");
+    expect(received.map((r) => r.body)).toEqual(["a", "b", "b"]);
+    expect(connections).toBe(2);
+  });
+
+  it("does not resend when a fresh connection fails: that is the receiver's failure to report", async () => {
+    reset((req) => req.socket.destroy());
+    const client = createCallbackClient({ allowPrivate: true });
+    const err = await sendError(client.send({ url: `http://127.0.0.1:${port}/`, body: "x", timeoutMs: 2000 }));
+    expect(err.kind).toBe("connection");
+    expect(received).toHaveLength(1);
+  });
+});

@@ -7,6 +7,11 @@
  * SNI, certificate verification and `Host` still use the customer's hostname; no redirects; one
  * deadline for DNS + connect + response; a cap on how much response body is read.
  *
+ * Connections are kept alive, pooled per checked address and hostname: a pooled socket only ever
+ * carries requests to the address that was checked for that hostname, exactly where a fresh
+ * connection would go. A request on a reused socket that the server closed meanwhile (the race
+ * every keep-alive client has) is sent once more, on a fresh connection, within the same deadline.
+ *
  * Deliberately silent: callers decide what to log, and URLs/bodies may carry customer secrets.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
@@ -67,6 +72,7 @@ export type CallbackClient = { send(req: CallbackRequest): Promise<CallbackRespo
 
 export function createCallbackClient(opts: CallbackClientOptions): CallbackClient {
   const resolver = opts.lookup ?? (dnsLookup as LookupFunction);
+  const agents = new AgentPool();
   return {
     async send(req) {
       const startedAt = performance.now();
@@ -91,7 +97,13 @@ export function createCallbackClient(opts: CallbackClientOptions): CallbackClien
             });
           }
         }
-        return await exchange(url, target.pinned, req, maxResponseBytes, deadline, startedAt);
+        const agent = agents.agentFor(url, target.pinned);
+        try {
+          return await exchange(url, target.pinned, agent, req, maxResponseBytes, deadline, startedAt);
+        } catch (err) {
+          if (!(err instanceof StaleSocketError)) throw err;
+          return await exchange(url, target.pinned, agents.fresh(url), req, maxResponseBytes, deadline, startedAt);
+        }
       } finally {
         deadline.clear();
       }
@@ -140,9 +152,46 @@ function pinnedLookup(expectedHost: string, pinned: LookupAddress): LookupFuncti
   };
 }
 
+/** A pooled socket the server had closed before our request got any answer: safe to send again. */
+class StaleSocketError extends Error {}
+
+const MAX_AGENTS = 512;
+const MAX_FREE_SOCKETS_PER_TARGET = 16;
+/** Idle pooled sockets close after this, or sooner when the server's Keep-Alive header says so. */
+const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * Keep-alive agents, one per (scheme, checked address, port, hostname). Bounded: the least
+ * recently used agent is dropped when there are too many; its idle sockets then time out.
+ */
+class AgentPool {
+  private readonly agents = new Map<string, http.Agent>();
+
+  agentFor(url: URL, pinned: LookupAddress): http.Agent {
+    const key = `${url.protocol}//${pinned.address}|${url.port}|${url.hostname}`;
+    const found = this.agents.get(key);
+    if (found) {
+      this.agents.delete(key); // most recently used goes last
+      this.agents.set(key, found);
+      return found;
+    }
+    const agent = this.fresh(url, true);
+    this.agents.set(key, agent);
+    if (this.agents.size > MAX_AGENTS) this.agents.delete(this.agents.keys().next().value!);
+    return agent;
+  }
+
+  /** An agent of its own, for a request that must not reuse a socket. */
+  fresh(url: URL, keepAlive = false): http.Agent {
+    const options = { keepAlive, maxFreeSockets: MAX_FREE_SOCKETS_PER_TARGET, timeout: IDLE_SOCKET_MS };
+    return url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+  }
+}
+
 function exchange(
   url: URL,
   pinned: LookupAddress,
+  agent: http.Agent,
   req: CallbackRequest,
   maxResponseBytes: number,
   deadline: Deadline,
@@ -169,8 +218,7 @@ function exchange(
     path: `${url.pathname}${url.search}`,
     headers,
     lookup: pinnedLookup(host, pinned),
-    // A fresh agent per request: no pooled socket can carry one customer's connection to another.
-    agent: false,
+    agent,
   };
   if (isHttps && isIP(host) === 0) {
     // SNI forbids IP addresses and trailing dots; certificate checks strip the dot themselves.
@@ -224,7 +272,15 @@ function exchange(
       res.on("close", () => fail("connection", "Connection closed before the callback response completed"));
     });
 
-    request.on("error", (err) => fail("connection", "Could not complete the callback request", err));
+    let answered = false;
+    request.on("response", () => (answered = true));
+    request.on("error", (err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (request.reusedSocket && !answered && (code === "ECONNRESET" || code === "EPIPE")) {
+        return settle(() => reject(new StaleSocketError("pooled socket closed by the server")));
+      }
+      fail("connection", "Could not complete the callback request", err);
+    });
     deadline.onExpire(() => {
       fail("timeout", `Callback did not complete within ${req.timeoutMs} ms`);
       request.destroy();
