@@ -178,14 +178,8 @@ const addToTotalsSql = statement(
 
 export type UsageBreakdown = { durationSeconds: number; billedMinutes: number; totalCost: number };
 
-/**
- * A completed call's usage record (once per call SID: the table's unique key)
- * and the running totals of every period it counts in, in the caller's transaction.
- */
-export async function recordUsageRows(
-  client: Queryable,
-  opts: { call: EngineCall; breakdown: UsageBreakdown & Record<string, unknown>; periods: string[]; at: Date },
-): Promise<void> {
+/** A completed call's usage record, once per call SID (the table's unique key), in the caller's transaction. */
+export async function insertUsageRecord(client: Queryable, opts: { call: EngineCall; breakdown: UsageBreakdown & Record<string, unknown>; at: Date }): Promise<void> {
   const { call, breakdown, at } = opts;
   await client.query(
     insertUsageSql([
@@ -203,5 +197,14 @@ export async function recordUsageRows(
       at.toISOString(),
     ]),
   );
-  await client.query(addToTotalsSql([call.accountId, opts.periods, breakdown.billedMinutes, String(breakdown.totalCost)]));
+}
+
+/**
+ * Adds a usage record to the running totals of every period it counts in, in
+ * one statement. Every call of an account updates the same rows, so the caller
+ * makes this its transaction's last statement: the row locks last one round
+ * trip and the commit, not the whole transaction.
+ */
+export async function addToRunningTotals(client: Queryable, opts: { accountId: string; periods: string[]; billedMinutes: number; totalCost: number }): Promise<void> {
+  await client.query(addToTotalsSql([opts.accountId, opts.periods, opts.billedMinutes, String(opts.totalCost)]));
 }

@@ -11,7 +11,7 @@ import { billingPeriodKey, costBreakdown, dayPeriod, usagePeriod } from "../serv
 import { enqueueMeterEvent } from "../services/billing/report-meter-event";
 import { env } from "../env";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
-import { advanceCall, bindCallSid, closeCall, insertInboundCall, lookupEngineRequest, recordUsageRows, type EngineAccount, type EngineCall, type EngineNumber } from "./engine-sql";
+import { addToRunningTotals, advanceCall, bindCallSid, closeCall, insertInboundCall, insertUsageRecord, lookupEngineRequest, type EngineAccount, type EngineCall, type EngineNumber } from "./engine-sql";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
 
@@ -164,10 +164,10 @@ async function applyStatus(account: EngineAccount, call: EngineCall, params: Rec
     if (!closedNow) return; // a duplicate or a late callback: already closed
 
     const closed = { ...call, answeredBy };
+    const breakdown = status === "completed" ? costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate }) : null;
     let usage: Partial<EventData> = {};
-    if (status === "completed") {
-      const breakdown = costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate });
-      await recordUsageRows(client, { call: closed, breakdown, periods: usagePeriods(account, endedAt), at: endedAt });
+    if (breakdown) {
+      await insertUsageRecord(client, { call: closed, breakdown, at: endedAt });
       // Stripe mode: the minutes reach Stripe's meter from the durable queue, once per call SID.
       if (env().billingMode === "stripe" && account.stripeCustomerId && breakdown.billedMinutes > 0) {
         await enqueueMeterEvent(client, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at: endedAt });
@@ -177,6 +177,10 @@ async function applyStatus(account: EngineAccount, call: EngineCall, params: Rec
     await emit({ accountId: account.id, url: call.onCallEndUrl, event: buildEvent("call.ended", eventData(closed, { status, ...usage })) });
     if (status === "failed" && call.onErrorUrl) {
       await emitFailure(emit, account.id, call.onErrorUrl, closed);
+    }
+    // Last before the commit: all of the account's calls update these rows.
+    if (breakdown) {
+      await addToRunningTotals(client, { accountId: account.id, periods: usagePeriods(account, endedAt), billedMinutes: breakdown.billedMinutes, totalCost: breakdown.totalCost });
     }
   });
 }

@@ -1,5 +1,9 @@
-import { db } from "../db/client";
+import type pg from "pg";
 import { CallbackRequestError, type CallbackClient } from "../callbacks/callback-http-client";
+import { pool } from "../db/client";
+import { cuid } from "../db/cuid";
+import { sqlTransaction } from "../db/sql-transaction";
+import { onConnection } from "../jobs/job-queue";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "./enqueue-event";
 import { signingSecrets } from "./webhook-secrets";
@@ -7,6 +11,46 @@ import { webhookHeaders } from "./webhook-signature";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const EXCERPT_BYTES = 1024;
+
+type DeliveryRow = {
+  id: string;
+  status: "PENDING" | "DELIVERED" | "FAILED";
+  attemptCount: number;
+  cycleAttempts: number;
+  eventId: string;
+  url: string;
+  payload: string;
+  webhookSecretEnc: string;
+  previousWebhookSecretEnc: string | null;
+  previousWebhookSecretExpiresAt: Date | null;
+};
+
+// Plain SQL on the shared pool: a delivery runs for every event of every call, beside the engine.
+// Timestamps are written as UTC into timestamp(3) columns, as Prisma writes them.
+const READ_DELIVERY = `
+  SELECT d."id", d."status", d."attemptCount", d."cycleAttempts", d."eventId", d."url", d."payload",
+    a."webhookSecretEnc", a."previousWebhookSecretEnc",
+    (a."previousWebhookSecretExpiresAt" AT TIME ZONE 'UTC') AS "previousWebhookSecretExpiresAt"
+  FROM "WebhookDelivery" d JOIN "Account" a ON a."id" = d."accountId"
+  WHERE d."id" = $1`;
+
+const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
+/**
+ * The attempt goes into the log whatever happens; the delivery's state moves
+ * only if no other attempt was recorded since we read it (its attempt count).
+ */
+const RECORD_ATTEMPT = `
+  WITH moved AS (
+    UPDATE "WebhookDelivery" SET "attemptCount" = $3 + 1, "cycleAttempts" = $4, "lastAttemptAt" = ${at(5)},
+      "nextAttemptAt" = ${at(6)}, "status" = $7::"DeliveryStatus", "deliveredAt" = COALESCE(${at(8)}, "deliveredAt"),
+      "updatedAt" = (now() AT TIME ZONE 'UTC')
+    WHERE "id" = $2 AND "attemptCount" = $3
+    RETURNING "id"
+  ), logged AS (
+    INSERT INTO "WebhookAttempt" ("id", "deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error")
+    VALUES ($1, $2, ${at(5)}, $9, $10, $11, $12, $13)
+  )
+  SELECT count(*)::int AS "moved" FROM moved`;
 
 export type AttemptDeps = { client: CallbackClient; now?: () => Date; random?: () => number; timeoutMs?: number };
 export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped";
@@ -20,14 +64,11 @@ export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipp
  */
 export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
   const now = deps.now ?? (() => new Date());
-  const delivery = await db().webhookDelivery.findUnique({
-    where: { id: job.deliveryId },
-    include: { account: { select: { webhookSecretEnc: true, previousWebhookSecretEnc: true, previousWebhookSecretExpiresAt: true } } },
-  });
+  const delivery = (await pool().query<DeliveryRow>(READ_DELIVERY, [job.deliveryId])).rows[0];
   if (!delivery || delivery.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
 
   const startedAt = now();
-  const headers = webhookHeaders({ id: delivery.eventId, body: delivery.payload, secrets: signingSecrets(delivery.account, startedAt), now: startedAt });
+  const headers = webhookHeaders({ id: delivery.eventId, body: delivery.payload, secrets: signingSecrets(delivery, startedAt), now: startedAt });
   let statusCode: number | null = null;
   let excerpt: string | null = null;
   let error: string | null = null;
@@ -57,26 +98,32 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const decision = ok ? null : retryable ? nextRetry({ attempt: cycleAttempts, status: statusCode, retryAfterSeconds: retryAfter, random: deps.random }) : { retry: false as const, reason: "not retryable" };
   const finishedAt = now();
 
-  return db().$transaction(async (tx) => {
-    await tx.webhookAttempt.create({
-      data: { deliveryId: delivery.id, attemptedAt: startedAt, url: delivery.url, statusCode, latencyMs, responseExcerpt: excerpt, error },
-    });
-    const common = { attemptCount: delivery.attemptCount + 1, cycleAttempts, lastAttemptAt: startedAt };
-    const outcome: AttemptOutcome = ok ? "delivered" : decision?.retry ? "retry-scheduled" : "failed";
-    const nextAttemptAt = decision?.retry ? new Date(finishedAt.getTime() + decision.delayMs) : null;
-    // Conditional on the count we read: if another attempt of this delivery was
-    // recorded meanwhile, ours stays in the log but does not rewrite the state.
-    const { count } = await tx.webhookDelivery.updateMany({
-      where: { id: delivery.id, attemptCount: delivery.attemptCount },
-      data: {
-        ...common,
-        nextAttemptAt,
-        ...(outcome === "delivered" && { status: "DELIVERED" as const, deliveredAt: finishedAt }),
-        ...(outcome === "failed" && { status: "FAILED" as const }),
-      },
-    });
-    if (count === 0) return "skipped" as const;
-    if (nextAttemptAt) await scheduleAttempt(tx, { deliveryId: delivery.id, expectedAttempt: common.attemptCount }, nextAttemptAt);
+  const outcome: AttemptOutcome = ok ? "delivered" : decision?.retry ? "retry-scheduled" : "failed";
+  const nextAttemptAt = decision?.retry ? new Date(finishedAt.getTime() + decision.delayMs) : null;
+  const record = async (client: Pick<pg.ClientBase, "query">) => {
+    const { rows } = await client.query<{ moved: number }>(RECORD_ATTEMPT, [
+      cuid(),
+      delivery.id,
+      delivery.attemptCount,
+      cycleAttempts,
+      startedAt.toISOString(),
+      nextAttemptAt?.toISOString() ?? null,
+      outcome === "delivered" ? "DELIVERED" : outcome === "failed" ? "FAILED" : "PENDING",
+      outcome === "delivered" ? finishedAt.toISOString() : null,
+      delivery.url,
+      statusCode,
+      latencyMs,
+      excerpt,
+      error,
+    ]);
+    return rows[0]?.moved === 1;
+  };
+
+  // Delivered or given up: one statement. A retry: that statement and the next attempt's job, in one transaction.
+  if (!nextAttemptAt) return (await record(pool())) ? outcome : "skipped";
+  return sqlTransaction(async (client) => {
+    if (!(await record(client))) return "skipped" as const;
+    await scheduleAttempt(onConnection(client), { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1 }, nextAttemptAt);
     return outcome;
   });
 }

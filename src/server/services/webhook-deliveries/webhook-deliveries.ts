@@ -2,7 +2,7 @@ import type { Prisma, WebhookAttempt, WebhookDelivery } from "@/generated/prisma
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
-import { wakeWorker } from "../../jobs/job-queue";
+import { inTransaction, wakeWorker } from "../../jobs/job-queue";
 
 type EventTypeName = "call.started" | "call.ended" | "call.error";
 
@@ -80,7 +80,7 @@ export async function retryDelivery(opts: { accountId: string; id: string }) {
     const d = await tx.webhookDelivery.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { id: true, attemptCount: true } });
     if (!d) throw new AppError("NOT_FOUND", "No such delivery.");
     await tx.webhookDelivery.update({ where: { id: d.id }, data: { status: "PENDING", cycleAttempts: 0, nextAttemptAt: new Date() } });
-    await scheduleAttempt(tx, { deliveryId: d.id, expectedAttempt: d.attemptCount });
+    await scheduleAttempt(inTransaction(tx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
   });
   wakeWorker(DELIVERY_QUEUE);
   return getDelivery(opts);
