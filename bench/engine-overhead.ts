@@ -4,6 +4,8 @@
 // database), else on the embedded database in a temp DATA_DIR. Phase 1 sends the voice requests
 // (`ringing`: the engine upserts the call and POSTs call.started to the backend); phase 2 sends each
 // call's `completed` status callback (usage record + running totals + call.ended, one transaction).
+// Phase 3, the steady state, sends both at once: each tick a new call's voice request and the
+// `completed` callback of the call that started one second earlier, with all their deliveries.
 // Arrivals are open-loop at a fixed rate, as Twilio sends them: a slow answer never delays the next call.
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server (Node 20 refuses it in NODE_OPTIONS).
 import { randomInt } from "node:crypto";
@@ -91,16 +93,16 @@ function post(url: URL, params: Record<string, string>, expect: string): Promise
     req.end(body);
   });
 }
-async function drive(url: URL, total: number, build: (i: number) => Record<string, string>, expect: string) {
-  const pending: Promise<Result & { callSid: string; i: number }>[] = [];
+type Planned = { params: Record<string, string>; expect: string; kind: "voice" | "completed" };
+async function drive(url: URL, total: number, plan: (i: number) => Planned[]) {
+  const pending: Promise<Result & { callSid: string; i: number; kind: Planned["kind"] }>[] = [];
   let maxLagMs = 0;
   const [t0, cpu0, host0] = [performance.now(), cpuMs(server.child.pid!), hostTicks()];
   for (let i = 0; i < total; i++) {
     const due = t0 + (i * 1000) / rate;
     if (due > performance.now()) await sleep(due - performance.now());
     maxLagMs = Math.max(maxLagMs, performance.now() - due); // the driver itself falling behind
-    const params = build(i);
-    pending.push(post(url, params, expect).then((r) => ({ ...r, callSid: params.CallSid!, i })));
+    for (const { params, expect, kind } of plan(i)) pending.push(post(url, params, expect).then((r) => ({ ...r, callSid: params.CallSid!, i, kind })));
   }
   const samples = await Promise.all(pending);
   const [wall, cpu, host] = [(performance.now() - t0) / 1000, cpuMs(server.child.pid!) - cpu0, hostTicks()];
@@ -111,8 +113,8 @@ const stats = (xs: number[]) => {
   const at = (p: number) => round(s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN);
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
 };
-function summarize(run: Awaited<ReturnType<typeof drive>>, warm: number, withBackend: boolean) {
-  const measured = run.samples.filter((s) => s.i >= warm); // the warm-up requests are left out
+function summarize(run: Awaited<ReturnType<typeof drive>>, warm: number, withBackend: boolean, kind?: Planned["kind"]) {
+  const measured = run.samples.filter((s) => s.i >= warm && (!kind || s.kind === kind)); // the warm-up requests are left out
   const ok = measured.filter((s) => s.ok);
   const errorsByStatus: Record<number, number> = {};
   for (const s of measured) if (!s.ok) errorsByStatus[s.status] = (errorsByStatus[s.status] ?? 0) + 1;
@@ -122,7 +124,7 @@ function summarize(run: Awaited<ReturnType<typeof drive>>, warm: number, withBac
     errorsByStatus,
     throughputPerSecond: round(run.samples.length / run.wall, 1),
     maxDriverLagMs: round(run.maxLagMs, 1),
-    serverCpuMsPerRequest: round(run.cpu / run.samples.length),
+    serverCpuMsPerRequest: round(run.cpu / run.samples.length), // in the steady state: per request of either kind
     hostCpuBusyPercent: Math.round(100 * run.hostBusy), // all cores: server, database, this driver, anyone else
     latencyMs: stats(ok.map((s) => s.ms)),
     ...(withBackend && {
@@ -143,22 +145,28 @@ try {
 
   const total = Math.round(rate * (seconds + warmupSeconds));
   const warm = Math.round(rate * warmupSeconds);
-  const calls = Array.from({ length: total }, () => ({ CallSid: newCallSid(), From: `+1415555${String(randomInt(0, 10000)).padStart(4, "0")}` }));
+  const calls = Array.from({ length: 2 * total }, () => ({ CallSid: newCallSid(), From: `+1415555${String(randomInt(0, 10000)).padStart(4, "0")}` }));
   const base = (i: number) => ({ ...calls[i]!, AccountSid: SIMULATOR_ACCOUNT_SID, To: number, Direction: "inbound", ApiVersion: "2010-04-01" });
   const loadBefore = round(loadavg()[0]!);
 
-  const voice = await drive(engine, total, (i) => ({ ...base(i), CallStatus: "ringing" }), "<Say>hi</Say>");
-  const completed = await drive(
-    engine,
-    total,
-    (i) => ({ ...base(i), CallStatus: "completed", CallbackSource: "call-progress-events", SequenceNumber: "0", CallDuration: String(1 + (i % 300)) }),
-    "<Response",
-  );
-  for (let t = 0; endedEvents < total && t < 100; t++) await sleep(100); // call.ended deliveries: a sanity check only
+  const voicePlan = (i: number): Planned => ({ params: { ...base(i), CallStatus: "ringing" }, expect: "<Say>hi</Say>", kind: "voice" });
+  const completedPlan = (i: number): Planned => ({
+    params: { ...base(i), CallStatus: "completed", CallbackSource: "call-progress-events", SequenceNumber: "0", CallDuration: String(1 + (i % 300)) },
+    expect: "<Response",
+    kind: "completed",
+  });
+  const voice = await drive(engine, total, (i) => [voicePlan(i)]);
+  const completed = await drive(engine, total, (i) => [completedPlan(i)]);
+  // The steady state: calls [total, 2·total) start while each one's predecessor by one second ends.
+  const steady = await drive(engine, total, (i) => [voicePlan(total + i), ...(i >= rate ? [completedPlan(total + i - rate)] : [])]);
+  const ended = 2 * total - rate; // every call but the steady state's last second of starts
+  for (let t = 0; endedEvents < ended && t < 100; t++) await sleep(100); // call.ended deliveries: a sanity check only
   const usage = await api("GET", "/api/usage/current", { ip, key: reg.apiKey });
 
   const v = summarize(voice, warm, true);
   const c = summarize(completed, warm, false);
+  const sv = summarize(steady, warm, true, "voice");
+  const sc = summarize(steady, warm, false, "completed");
   const result = {
     bench: "engine-overhead",
     database: process.env.DATABASE_URL ? "PostgreSQL" : "embedded (PGlite)",
@@ -168,6 +176,7 @@ try {
     loadAverage1m: loadBefore, // other work on this host skews every figure: check it was idle
     voice: { ...v, overheadP99Within15ms: (v.overheadMs?.p99 ?? Infinity) <= 15 },
     completed: c,
+    steadyState: { voice: { ...sv, overheadP99Within15ms: (sv.overheadMs?.p99 ?? Infinity) <= 15 }, completed: sc },
     callEndedDelivered: endedEvents,
     usageCallsThisMonth: usage.currentMonth?.calls,
   };
@@ -179,7 +188,12 @@ try {
   );
   console.log(
     `completed callback at ${rate}/s: p50 ${c.latencyMs.p50} ms, p99 ${c.latencyMs.p99} ms; ${c.errors} errors; server CPU ${c.serverCpuMsPerRequest} ms/request; ` +
-      `${endedEvents}/${total} call.ended delivered; usage shows ${usage.currentMonth?.calls} calls`,
+      `${endedEvents}/${ended} call.ended delivered; usage shows ${usage.currentMonth?.calls} calls`,
+  );
+  console.log(
+    `steady state (${rate} calls/s starting and ${rate}/s ending): voice p50 ${sv.latencyMs.p50} ms, p99 ${sv.latencyMs.p99} ms, ` +
+      `our overhead p99 ${sv.overheadMs?.p99} ms; completed p50 ${sc.latencyMs.p50} ms, p99 ${sc.latencyMs.p99} ms; ${sv.errors + sc.errors} errors; ` +
+      `server CPU ${sv.serverCpuMsPerRequest} ms/request`,
   );
 } finally {
   agent.destroy();

@@ -42,7 +42,7 @@ export async function startDeliveryWorker(
         }
       },
     );
-    registerWorker(DELIVERY_QUEUE, workerId);
+    registerWorker(DELIVERY_QUEUE, workerId, batchSize);
   }
 
   await boss.schedule(PRUNE_QUEUE, "17 3 * * *"); // daily, once across all instances

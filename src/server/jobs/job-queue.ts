@@ -52,7 +52,8 @@ async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> 
   return boss;
 }
 
-type State = { boss: PgBoss; ready: Promise<PgBoss>; workers: Map<string, string[]>; nextWake: number };
+type Workers = { ids: string[]; batchSize: number; requested: number; timer: NodeJS.Timeout | null };
+type State = { boss: PgBoss; ready: Promise<PgBoss>; workers: Map<string, Workers>; nextWake: number };
 const KEY = Symbol.for("routekit.jobQueue");
 type Holder = { [KEY]?: State };
 
@@ -76,17 +77,34 @@ export function jobQueue(tuning?: QueueTuning): Promise<PgBoss> {
   return state(tuning).ready;
 }
 
-export function registerWorker(queue: string, workerId: string): void {
+export function registerWorker(queue: string, workerId: string, batchSize = 1): void {
   const s = state();
-  s.workers.set(queue, [...(s.workers.get(queue) ?? []), workerId]);
+  const w = s.workers.get(queue) ?? { ids: [], batchSize, requested: 0, timer: null };
+  w.ids.push(workerId);
+  s.workers.set(queue, w);
 }
 
-/** Wakes one of this instance's workers for `queue` (in turn) now instead of at its next poll. */
+/** Wakes that arrive this close together share their workers' fetches. */
+export const WAKE_COALESCE_MS = 20;
+
+/**
+ * Wakes this instance's workers for `queue` now instead of at their next poll.
+ * A burst of jobs (say, the call.ended of a hundred calls a second) wakes as
+ * many workers as there are batches, once per few milliseconds, rather than
+ * one fetch query per job.
+ */
 export function wakeWorker(queue: string): void {
   const s = (globalThis as Holder)[KEY];
-  const ids = s?.workers.get(queue);
-  if (!s || !ids?.length) return;
-  s.boss.notifyWorker(ids[s.nextWake++ % ids.length]!);
+  const w = s?.workers.get(queue);
+  if (!s || !w?.ids.length) return;
+  w.requested++;
+  w.timer ??= setTimeout(() => {
+    const batches = Math.min(w.ids.length, Math.ceil(w.requested / w.batchSize));
+    w.requested = 0;
+    w.timer = null;
+    for (let i = 0; i < batches; i++) s.boss.notifyWorker(w.ids[s.nextWake++ % w.ids.length]!);
+  }, WAKE_COALESCE_MS);
+  w.timer.unref();
 }
 
 export async function stopJobQueue(): Promise<void> {
@@ -94,6 +112,7 @@ export async function stopJobQueue(): Promise<void> {
   const current = g[KEY];
   if (!current) return;
   delete g[KEY];
+  for (const w of current.workers.values()) if (w.timer) clearTimeout(w.timer);
   await current.ready.catch(() => undefined);
   await current.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
 }
