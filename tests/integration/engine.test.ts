@@ -175,6 +175,35 @@ describe("status callbacks", () => {
     expect(events(s.end)).toHaveLength(1);
   });
 
+  it("a completed call whose voice request never arrived is still recorded and billed; its late voice request is not forwarded", async () => {
+    const s = await setup((res) => res.end(XML));
+    const url = s.account.engineVoiceUrl;
+    const CallSid = newCallSid();
+    const base = { CallSid, AccountSid: TWILIO_SID, From: "+14155550100", To: s.number, Direction: "inbound", ApiVersion: "2010-04-01" };
+    const completed = { ...base, CallStatus: "completed", CallDuration: "61", CallbackSource: "call-progress-events", SequenceNumber: "3" };
+    expect((await postSigned(url, completed, TWILIO_TOKEN)).status).toBe(200);
+    expect((await postSigned(url, completed, TWILIO_TOKEN)).status).toBe(200);
+
+    const { rows } = await sql("permissive").query(`SELECT status, "durationSeconds", direction, "fromNumber" FROM "Call" WHERE "callSid" = $1`, [CallSid]);
+    expect(rows).toEqual([{ status: "completed", durationSeconds: 61, direction: "inbound", fromNumber: "+14155550100" }]);
+    const usage = await s.account.as("GET", "/api/usage");
+    expect(usage.body.total).toBe(1);
+    expect(usage.body.records[0]).toMatchObject({ callSid: CallSid, billedMinutes: 2 });
+    const ended = await until(() => events(s.end)[0], "call.ended");
+    expect(ended.data).toMatchObject({ callSid: CallSid, status: "completed", billedMinutes: 2, phoneNumberId: s.numberId });
+
+    // The voice request turning up after its call ended: the call is over, the backend is not asked.
+    const late = await postSigned(url, { ...base, CallStatus: "ringing" }, TWILIO_TOKEN);
+    expect(late.status).toBe(200);
+    expect(late.body).toContain("<Reject");
+    expect(at(s.start)).toHaveLength(0);
+
+    // Unknown calls' other statuses, and calls to numbers not registered, record nothing.
+    await postSigned(url, { ...base, CallSid: newCallSid(), CallStatus: "busy", CallbackSource: "call-progress-events" }, TWILIO_TOKEN);
+    await postSigned(url, { ...completed, CallSid: newCallSid(), To: randomUsNumber() }, TWILIO_TOKEN);
+    expect((await s.account.as("GET", "/api/usage")).body.total).toBe(1);
+  });
+
   it("61 s and 1 s calls bill 3 minutes; the summaries agree", async () => {
     const s = await setup((res) => res.end(XML));
     await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, durationSeconds: 61 });

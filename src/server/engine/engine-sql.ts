@@ -50,10 +50,12 @@ export type EngineCall = {
   onCallEndUrl: string;
   onErrorUrl: string | null;
   providerAuthTokenEnc: string | null;
+  /** How far the call got (call-status.ts); terminal once it ended. */
+  statusRank: number;
 };
 
 const CALL_COLUMNS = `c."id", c."accountId", c."callSid", c."direction", c."fromNumber", c."toNumber", c."phoneNumberId", c."metadata",
-  c."answeredBy", c."onCallStartUrl", c."onCallEndUrl", c."onErrorUrl", c."providerAuthTokenEnc"`;
+  c."statusRank", c."answeredBy", c."onCallStartUrl", c."onCallEndUrl", c."onErrorUrl", c."providerAuthTokenEnc"`;
 
 const LOOKUP_SELECT = `
   SELECT a."id", a."status", a."stripeCustomerId", ${utc('a."currentPeriodStart"', "currentPeriodStart")},
@@ -106,7 +108,7 @@ const callBySidSql = statement("engine_call_by_sid", `SELECT ${CALL_COLUMNS} FRO
  * Records an inbound call once per SID. Twilio retries a voice request it got no
  * answer to, so a second insert of the same SID yields the call already there.
  */
-export async function insertInboundCall(call: Omit<EngineCall, "id" | "metadata" | "answeredBy" | "providerAuthTokenEnc" | "direction"> & { status: string; statusRank: number }): Promise<EngineCall | null> {
+export async function insertInboundCall(call: Omit<EngineCall, "id" | "metadata" | "answeredBy" | "providerAuthTokenEnc" | "direction"> & { status: string }): Promise<EngineCall | null> {
   const { rows } = await pool().query<EngineCall>(
     insertInboundCallSql([
       cuid(),

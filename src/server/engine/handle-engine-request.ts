@@ -51,7 +51,8 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
   }
 
   if (isStatusCallback(req.params)) {
-    if (bound) await applyStatus(account, bound, req.params);
+    const known = bound ?? (await adoptCompletedCall(account, number, req.params));
+    if (known) await applyStatus(account, known, req.params);
     return EMPTY_TWIML;
   }
   if (bound) return answerKnownCall(account, bound, req.params);
@@ -107,9 +108,33 @@ async function answerInbound(account: EngineAccount, number: EngineNumber | null
   return askBackend(account, call, params);
 }
 
+/**
+ * A completed call we have no record of, to one of the account's numbers: its
+ * voice request never reached us, or is still on its way behind this callback.
+ * The call happened and Twilio bills it, so it is recorded now and its usage
+ * with it, never dropped. Other statuses of unknown calls carry no usage.
+ */
+async function adoptCompletedCall(account: EngineAccount, number: EngineNumber | null, params: Record<string, string>): Promise<EngineCall | null> {
+  if (!number || params.CallStatus !== "completed" || (params.Direction ?? "inbound") !== "inbound") return null;
+  return insertInboundCall({
+    callSid: params.CallSid!,
+    accountId: account.id,
+    phoneNumberId: number.id,
+    fromNumber: params.From ?? "",
+    toNumber: params.To ?? "",
+    status: "in-progress",
+    statusRank: statusRank("in-progress"),
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl,
+  });
+}
+
 /** A call we already know: an outbound call answered, or Twilio retrying a voice request. */
 async function answerKnownCall(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<string> {
   if (account.status !== "ACTIVE") return REJECT_TWIML;
+  // A voice request overtaken by its own call's end: the call is over, there is nothing to ask.
+  if (call.statusRank >= TERMINAL_RANK) return REJECT_TWIML;
   const answeredBy = params.AnsweredBy ?? call.answeredBy;
   await advanceCall({ callId: call.id, status: "in-progress", rank: statusRank("in-progress"), answeredBy, answered: true });
   return askBackend(account, { ...call, answeredBy }, params);
