@@ -124,8 +124,12 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       const row = page.locator(`[data-testid="call-row"][data-call-sid="${first.callSid}"]`);
       await expect(row).toContainText("2 min");
       await row.getByRole("button", { name: "Breakdown" }).click();
-      await expect(page.getByTestId("cost-breakdown")).toContainText("61 s");
-      await expect(page.getByTestId("cost-breakdown")).toContainText("2 (rounded up)");
+      // Each value sits with its own label.
+      const breakdown = page.getByTestId("cost-breakdown");
+      const valueOf = (label: string) => breakdown.locator("div", { has: page.getByText(label, { exact: true }) }).locator("dd");
+      await expect(valueOf("Duration")).toHaveText("61 s");
+      await expect(valueOf("Billed minutes")).toHaveText("2 (rounded up)");
+      await expect(valueOf("Total")).toHaveText("$0.04 USD");
       await screenshots(page, "calls");
 
       await page.goto("/dashboard");

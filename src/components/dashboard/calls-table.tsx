@@ -59,19 +59,21 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
           {open === r.id ? (
             <tr>
               <Td colSpan={8} className="bg-slate-50">
-                <dl className="grid grid-cols-2 gap-x-6 gap-y-1 py-1 text-xs sm:grid-cols-3" data-testid="cost-breakdown">
-                  <dt className="text-slate-500">Call SID</dt>
-                  <dd className="break-all font-mono">{r.callSid}</dd>
-                  <dt className="text-slate-500">Duration</dt>
-                  <dd>{`${r.costBreakdown.durationSeconds} s`}</dd>
-                  <dt className="text-slate-500">Billed minutes</dt>
-                  <dd>{`${r.costBreakdown.billedMinutes} (rounded up)`}</dd>
-                  <dt className="text-slate-500">Rate</dt>
-                  <dd>{`${usd(r.costBreakdown.perMinuteRate, { precise: true })} per minute`}</dd>
-                  <dt className="text-slate-500">Usage cost</dt>
-                  <dd>{usd(r.costBreakdown.usageCost, { precise: true })}</dd>
-                  <dt className="text-slate-500">Total</dt>
-                  <dd className="font-semibold">{`${usd(r.costBreakdown.totalCost, { precise: true })} ${r.costBreakdown.currency.toUpperCase()}`}</dd>
+                {/* One cell per label and value, so the pairs stay together at every width. */}
+                <dl className="grid grid-cols-2 gap-x-6 gap-y-2 py-1 text-xs sm:grid-cols-3" data-testid="cost-breakdown">
+                  {[
+                    { label: "Call SID", value: r.callSid, className: "break-all font-mono" },
+                    { label: "Duration", value: `${r.costBreakdown.durationSeconds} s` },
+                    { label: "Billed minutes", value: `${r.costBreakdown.billedMinutes} (rounded up)` },
+                    { label: "Rate", value: `${usd(r.costBreakdown.perMinuteRate, { precise: true })} per minute` },
+                    { label: "Usage cost", value: usd(r.costBreakdown.usageCost, { precise: true }) },
+                    { label: "Total", value: `${usd(r.costBreakdown.totalCost, { precise: true })} ${r.costBreakdown.currency.toUpperCase()}`, className: "font-semibold" },
+                  ].map((item) => (
+                    <div key={item.label} className="whitespace-normal">
+                      <dt className="text-slate-500">{item.label}</dt>
+                      <dd className={item.className}>{item.value}</dd>
+                    </div>
+                  ))}
                 </dl>
               </Td>
             </tr>

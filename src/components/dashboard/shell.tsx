@@ -45,35 +45,38 @@ export function DashboardShell({ email, status, children }: { email: string; sta
 
   return (
     <div className="min-h-screen lg:flex">
-      <aside className="border-b border-slate-200 bg-white lg:sticky lg:top-0 lg:h-screen lg:w-60 lg:shrink-0 lg:border-b-0 lg:border-r">
-        <div className="flex items-center justify-between px-4 py-3 lg:py-5">
-          <Link href="/dashboard" className="text-lg font-semibold tracking-tight text-slate-900">
-            Routekit
-          </Link>
-          <button
-            type="button"
-            className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 lg:hidden"
-            aria-expanded={menuOpen}
-            aria-controls="dashboard-nav"
-            onClick={() => setMenuOpen((o) => !o)}
-          >
-            Menu
-          </button>
-        </div>
-        <nav id="dashboard-nav" aria-label="Dashboard" className={`${menuOpen ? "block" : "hidden"} px-3 pb-4 lg:block`}>
-          {links}
-          <div className="mt-6 border-t border-slate-100 px-3 pt-4 text-sm">
-            <p className="truncate text-slate-600" title={email} data-testid="account-email">
-              {email}
-            </p>
-            <div className="mt-1 flex items-center justify-between">
-              <StatusBadge status={status} data-testid="account-status" />
-              <button type="button" className="text-sm font-medium text-slate-700 underline-offset-2 hover:underline" onClick={() => void signOut({ callbackUrl: "/login" })}>
-                Log out
-              </button>
-            </div>
+      {/* The aside runs the page's full height; its contents stay in view while the page scrolls. */}
+      <aside className="border-b border-slate-200 bg-white lg:w-60 lg:shrink-0 lg:border-b-0 lg:border-r">
+        <div className="lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto">
+          <div className="flex items-center justify-between px-4 py-3 lg:py-5">
+            <Link href="/dashboard" className="text-lg font-semibold tracking-tight text-slate-900">
+              Routekit
+            </Link>
+            <button
+              type="button"
+              className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 lg:hidden"
+              aria-expanded={menuOpen}
+              aria-controls="dashboard-nav"
+              onClick={() => setMenuOpen((o) => !o)}
+            >
+              Menu
+            </button>
           </div>
-        </nav>
+          <nav id="dashboard-nav" aria-label="Dashboard" className={`${menuOpen ? "block" : "hidden"} px-3 pb-4 lg:block`}>
+            {links}
+            <div className="mt-6 border-t border-slate-100 px-3 pt-4 text-sm">
+              <p className="truncate text-slate-600" title={email} data-testid="account-email">
+                {email}
+              </p>
+              <div className="mt-1 flex items-center justify-between">
+                <StatusBadge status={status} data-testid="account-status" />
+                <button type="button" className="text-sm font-medium text-slate-700 underline-offset-2 hover:underline" onClick={() => void signOut({ callbackUrl: "/login" })}>
+                  Log out
+                </button>
+              </div>
+            </div>
+          </nav>
+        </div>
       </aside>
       <main className="min-w-0 flex-1 px-4 py-6 sm:px-6 lg:px-10 lg:py-8">{children}</main>
     </div>

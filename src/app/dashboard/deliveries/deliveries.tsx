@@ -94,11 +94,15 @@ function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect
     const last = list.data.offset + deliveries.length;
     body = (
       <div className="space-y-4">
-        <Table head={["Event", "Call SID", "URL", "Status", "Attempts", "Last attempt", "Created", ""]} data-testid="deliveries-table">
+        <Table head={["Event and call", "URL", "Status", "Last attempt", ""]} data-testid="deliveries-table">
           {deliveries.map((d) => (
             <tr key={d.id} data-testid="delivery-row" data-event-type={d.eventType} data-status={d.status} className={selected === d.id ? "bg-indigo-50" : undefined}>
-              <Td className="font-mono text-xs">{d.eventType}</Td>
-              <Td className="font-mono text-xs">{d.callSid ?? "—"}</Td>
+              <Td className="font-mono text-xs">
+                <span className="block">{d.eventType}</span>
+                <span className="block max-w-[11rem] truncate text-slate-500" title={d.callSid ?? undefined}>
+                  {d.callSid ?? "—"}
+                </span>
+              </Td>
               <Td className="font-mono text-xs">
                 <span className="block max-w-[14rem] truncate" title={d.url}>
                   {d.url}
@@ -106,13 +110,12 @@ function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect
               </Td>
               <Td>
                 <StatusBadge status={d.status} />
+                <span className="mt-1 block text-xs text-slate-500">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
               </Td>
-              <Td>{d.attemptCount}</Td>
               <Td>
                 <span className="block">{dateTime(d.lastAttemptAt)}</span>
                 {d.lastAttempt ? <span className="block text-xs text-slate-500">{attemptOutcome(d.lastAttempt)}</span> : null}
               </Td>
-              <Td>{dateTime(d.createdAt)}</Td>
               <Td className="text-right">
                 <Button variant="secondary" size="sm" aria-expanded={selected === d.id} aria-controls="delivery-detail" onClick={() => onSelect(d.id)}>
                   Details
