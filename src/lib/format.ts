@@ -13,6 +13,13 @@ export function day(iso: string): string {
   return new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" }).format(new Date(`${iso.slice(0, 10)}T00:00:00Z`));
 }
 
+/** A UTC calendar month key ("2026-11") as people say it ("November 2026"). */
+export function monthName(period: string): string {
+  const date = new Date(`${period.slice(0, 7)}-01T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return period;
+  return new Intl.DateTimeFormat("en-US", { month: "long", year: "numeric", timeZone: "UTC" }).format(date);
+}
+
 export function duration(seconds: number): string {
   const m = Math.floor(seconds / 60);
   const s = seconds % 60;

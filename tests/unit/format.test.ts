@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, safeReturnPath, usd } from "@/lib/format";
+import { duration, monthName, safeReturnPath, usd } from "@/lib/format";
 
 describe("dashboard formatting", () => {
   it("keeps the return path on this site", () => {
@@ -12,5 +12,10 @@ describe("dashboard formatting", () => {
     expect(usd(0.0125, { precise: true })).toBe("$0.0125");
     expect(duration(61)).toBe("1 min 1 s");
     expect(duration(9)).toBe("9 s");
+  });
+  it("names a month key as people say it, in UTC", () => {
+    expect(monthName("2026-11")).toBe("November 2026");
+    expect(monthName("2027-01")).toBe("January 2027");
+    expect(monthName("not a month")).toBe("not a month");
   });
 });

@@ -10,7 +10,7 @@ import { MinutesChart } from "@/components/dashboard/minutes-chart";
 import { CallsTable } from "@/components/dashboard/calls-table";
 import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { usd } from "@/lib/format";
+import { monthName, usd } from "@/lib/format";
 
 export function StatusCallToAction({ status }: { status: string }) {
   const trpc = useTRPC();
@@ -71,7 +71,7 @@ export function Overview() {
           <ErrorState message={messageOf(current.error)} onRetry={() => void current.refetch()} />
         ) : (
           <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-            <Stat label={`Calls in ${current.data.currentMonth.period}`} value={current.data.currentMonth.calls} data-testid="stat-calls" />
+            <Stat label={`Calls in ${monthName(current.data.currentMonth.period)}`} value={current.data.currentMonth.calls} data-testid="stat-calls" />
             <Stat label="Billed minutes" value={current.data.currentMonth.billedMinutes} hint="Rounded up per call" data-testid="stat-minutes" />
             <Stat
               label="Estimated cost"
