@@ -6,12 +6,12 @@
  * connection; the embedded database multiplexes connections onto one backend,
  * where named statements would collide, so there they are sent unnamed.
  *
- * Prisma writes timestamps as UTC into `timestamp(3)` columns; these statements
- * do the same explicitly (`AT TIME ZONE 'UTC'`), whatever the session's zone.
+ * Timestamps are written and read as Prisma does (db/sql-time.ts).
  */
 import type pg from "pg";
 import { pool } from "../db/client";
 import { cuid } from "../db/cuid";
+import { UTC_NOW, utcColumn, utcParam } from "../db/sql-time";
 import { env } from "../env";
 
 type Queryable = Pick<pg.ClientBase, "query">;
@@ -20,8 +20,6 @@ function statement(name: string, text: string) {
   return (values: unknown[]): pg.QueryConfig => (env().databaseUrl ? { name: `routekit_${name}`, text, values } : { text, values });
 }
 
-const UTC_NOW = `(now() AT TIME ZONE 'UTC')`;
-const utc = (column: string, as: string) => `(${column} AT TIME ZONE 'UTC') AS "${as}"`;
 
 export type EngineAccount = {
   id: string;
@@ -58,9 +56,9 @@ const CALL_COLUMNS = `c."id", c."accountId", c."callSid", c."direction", c."from
   c."statusRank", c."answeredBy", c."onCallStartUrl", c."onCallEndUrl", c."onErrorUrl", c."providerAuthTokenEnc"`;
 
 const LOOKUP_SELECT = `
-  SELECT a."id", a."status", a."stripeCustomerId", ${utc('a."currentPeriodStart"', "currentPeriodStart")},
-    ${utc('a."currentPeriodEnd"', "currentPeriodEnd")}, a."webhookSecretEnc", a."previousWebhookSecretEnc",
-    ${utc('a."previousWebhookSecretExpiresAt"', "previousWebhookSecretExpiresAt")},
+  SELECT a."id", a."status", a."stripeCustomerId", ${utcColumn('a."currentPeriodStart"', "currentPeriodStart")},
+    ${utcColumn('a."currentPeriodEnd"', "currentPeriodEnd")}, a."webhookSecretEnc", a."previousWebhookSecretEnc",
+    ${utcColumn('a."previousWebhookSecretExpiresAt"', "previousWebhookSecretExpiresAt")},
     n."id" AS "numberId", n."onCallStartUrl" AS "numberStartUrl", n."onCallEndUrl" AS "numberEndUrl", n."onErrorUrl" AS "numberErrorUrl",
     to_jsonb(c) - 'createdAt' - 'updatedAt' - 'answeredAt' - 'endedAt' AS "call"
   FROM "Account" a
@@ -150,7 +148,7 @@ export async function advanceCall(opts: { callId: string; status: string; rank: 
 
 const closeSql = statement(
   "engine_close",
-  `UPDATE "Call" SET "status" = $2, "statusRank" = $3, "endedAt" = ($4::timestamptz AT TIME ZONE 'UTC'), "durationSeconds" = $5,
+  `UPDATE "Call" SET "status" = $2, "statusRank" = $3, "endedAt" = ${utcParam(4)}, "durationSeconds" = $5,
      "answeredBy" = $6, "providerAuthTokenEnc" = NULL, "updatedAt" = ${UTC_NOW}
    WHERE "id" = $1 AND "statusRank" < $3`,
 );
@@ -165,7 +163,7 @@ const insertUsageSql = statement(
   "engine_insert_usage",
   `INSERT INTO "UsageRecord" ("id", "accountId", "callSid", "phoneNumberId", "direction", "callerNumber", "calledNumber",
      "durationSeconds", "billedMinutes", "totalCost", "costBreakdown", "createdAt")
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11::jsonb, ($12::timestamptz AT TIME ZONE 'UTC'))`,
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11::jsonb, ${utcParam(12)})`,
 );
 const addToTotalsSql = statement(
   "engine_add_to_totals",

@@ -90,19 +90,7 @@ async function answerInbound(account: EngineAccount, number: EngineNumber | null
     }
     return REJECT_TWIML;
   }
-  const status = params.CallStatus ?? "ringing";
-  const call = await insertInboundCall({
-    callSid: params.CallSid!,
-    accountId: account.id,
-    phoneNumberId: number.id,
-    fromNumber: params.From ?? "",
-    toNumber: params.To ?? "",
-    status,
-    statusRank: Math.max(0, statusRank(status)),
-    onCallStartUrl: number.onCallStartUrl,
-    onCallEndUrl: number.onCallEndUrl,
-    onErrorUrl: number.onErrorUrl,
-  });
+  const call = await recordInboundCall(account, number, params, params.CallStatus ?? "ringing");
   // Only a race with another account's call of the same SID gets here.
   if (!call) throw new AppError("NOT_FOUND", "Unknown call.");
   return askBackend(account, call, params);
@@ -116,14 +104,19 @@ async function answerInbound(account: EngineAccount, number: EngineNumber | null
  */
 async function adoptCompletedCall(account: EngineAccount, number: EngineNumber | null, params: Record<string, string>): Promise<EngineCall | null> {
   if (!number || params.CallStatus !== "completed" || (params.Direction ?? "inbound") !== "inbound") return null;
+  return recordInboundCall(account, number, params, "in-progress");
+}
+
+/** An inbound call to `number`, once per SID, with the number's callback URLs as they are now. */
+function recordInboundCall(account: EngineAccount, number: EngineNumber, params: Record<string, string>, status: string): Promise<EngineCall | null> {
   return insertInboundCall({
     callSid: params.CallSid!,
     accountId: account.id,
     phoneNumberId: number.id,
     fromNumber: params.From ?? "",
     toNumber: params.To ?? "",
-    status: "in-progress",
-    statusRank: statusRank("in-progress"),
+    status,
+    statusRank: Math.max(0, statusRank(status)),
     onCallStartUrl: number.onCallStartUrl,
     onCallEndUrl: number.onCallEndUrl,
     onErrorUrl: number.onErrorUrl,

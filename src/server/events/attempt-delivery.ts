@@ -2,6 +2,7 @@ import type pg from "pg";
 import { CallbackRequestError, type CallbackClient } from "../callbacks/callback-http-client";
 import { pool } from "../db/client";
 import { cuid } from "../db/cuid";
+import { UTC_NOW, utcColumn, utcParam } from "../db/sql-time";
 import { sqlTransaction } from "../db/sql-transaction";
 import { onConnection } from "../jobs/job-queue";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
@@ -26,29 +27,28 @@ type DeliveryRow = {
 };
 
 // Plain SQL on the shared pool: a delivery runs for every event of every call, beside the engine.
-// Timestamps are written as UTC into timestamp(3) columns, as Prisma writes them.
+// Timestamps are written and read as Prisma does (db/sql-time.ts).
 const READ_DELIVERY = `
   SELECT d."id", d."status", d."attemptCount", d."cycleAttempts", d."eventId", d."url", d."payload",
     a."webhookSecretEnc", a."previousWebhookSecretEnc",
-    (a."previousWebhookSecretExpiresAt" AT TIME ZONE 'UTC') AS "previousWebhookSecretExpiresAt"
+    ${utcColumn('a."previousWebhookSecretExpiresAt"', "previousWebhookSecretExpiresAt")}
   FROM "WebhookDelivery" d JOIN "Account" a ON a."id" = d."accountId"
   WHERE d."id" = $1`;
 
-const at = (n: number) => `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 /**
  * The attempt goes into the log whatever happens; the delivery's state moves
  * only if no other attempt was recorded since we read it (its attempt count).
  */
 const RECORD_ATTEMPT = `
   WITH moved AS (
-    UPDATE "WebhookDelivery" SET "attemptCount" = $3 + 1, "cycleAttempts" = $4, "lastAttemptAt" = ${at(5)},
-      "nextAttemptAt" = ${at(6)}, "status" = $7::"DeliveryStatus", "deliveredAt" = COALESCE(${at(8)}, "deliveredAt"),
-      "updatedAt" = (now() AT TIME ZONE 'UTC')
+    UPDATE "WebhookDelivery" SET "attemptCount" = $3 + 1, "cycleAttempts" = $4, "lastAttemptAt" = ${utcParam(5)},
+      "nextAttemptAt" = ${utcParam(6)}, "status" = $7::"DeliveryStatus", "deliveredAt" = COALESCE(${utcParam(8)}, "deliveredAt"),
+      "updatedAt" = ${UTC_NOW}
     WHERE "id" = $2 AND "attemptCount" = $3
     RETURNING "id"
   ), logged AS (
     INSERT INTO "WebhookAttempt" ("id", "deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error")
-    VALUES ($1, $2, ${at(5)}, $9, $10, $11, $12, $13)
+    VALUES ($1, $2, ${utcParam(5)}, $9, $10, $11, $12, $13)
   )
   SELECT count(*)::int AS "moved" FROM moved`;
 

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import { cuid } from "../db/cuid";
+import { UTC_NOW } from "../db/sql-time";
 import { sqlTransaction } from "../db/sql-transaction";
 import { QUEUES, onConnection, sendJob, wakeWorker } from "../jobs/job-queue";
 import type { EventEnvelope } from "./event-envelope";
@@ -15,7 +16,6 @@ export async function scheduleAttempt(db: PgBoss.Db, job: DeliveryJob, startAfte
 
 export type Emit = (opts: { accountId: string; url: string; event: EventEnvelope }) => Promise<string>;
 
-const UTC_NOW = `(now() AT TIME ZONE 'UTC')`;
 const INSERT_DELIVERY = `
   INSERT INTO "WebhookDelivery" ("id", "accountId", "eventId", "eventType", "callSid", "url", "payload", "nextAttemptAt", "createdAt", "updatedAt")
   VALUES ($1, $2, $3, $4, $5, $6, $7, ${UTC_NOW}, ${UTC_NOW}, ${UTC_NOW})`;

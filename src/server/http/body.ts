@@ -25,10 +25,13 @@ export async function readBody(req: Request): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Every JSON answer of ours: UTF-8, never cached. */
+export const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } as const;
+
 export function jsonResponse(body: unknown, status: number, headers: Record<string, string>): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    headers: { ...JSON_HEADERS, ...headers },
   });
 }
 

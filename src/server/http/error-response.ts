@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { toErrorResponse, type MappedError } from "../errors/to-error-response";
 import { logger } from "../logger";
-import { jsonResponse } from "./body";
+import { JSON_HEADERS, jsonResponse } from "./body";
 import { REQUEST_ID_HEADER } from "./request-id";
 
 /** Keeps secrets out of logs: the engine's routing token and billing tokens are in their paths. */
@@ -27,6 +27,6 @@ export function errorResponse(err: unknown, req: Request, requestId: string): Re
 /** The same envelope for a route served straight from node:http. */
 export function writeErrorResponse(err: unknown, req: { method?: string; url?: string }, res: ServerResponse, requestId: string): void {
   const { mapped, headers } = mapAndLog(err, requestId, req.method, req.url);
-  res.writeHead(mapped.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.writeHead(mapped.status, { ...JSON_HEADERS, ...headers });
   res.end(JSON.stringify(mapped.body));
 }
