@@ -138,7 +138,7 @@ try {
   // ---- an active account with one number pointing at the backend
   const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`; // its own client address (TRUST_PROXY)
   const reg = await api("POST", "/api/auth/register", { ip, body: { email: `bench-${Date.now()}@example.com`, password: "benchmark-password" } });
-  await (await fetch(reg.checkoutUrl as string)).text(); // local billing: opening the checkout pays
+  await (await fetch(reg.checkoutUrl as string, { method: "POST", redirect: "manual" })).text(); // local billing: the Pay button POSTs
   const number = `+1${randomInt(200, 1000)}${randomInt(200, 1000)}${String(randomInt(0, 10000)).padStart(4, "0")}`;
   await api("POST", "/api/phone-numbers", { ip, key: reg.apiKey, body: { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` } });
   const engine = new URL(reg.engineVoiceUrl as string);

@@ -4,11 +4,9 @@
 // Needs a real PostgreSQL: seeding a million rows into the embedded PGlite takes far too long. Uses
 // DATABASE_URL when set (a scratch database: it gets a million rows), else creates rk_bench_usage on
 // postgresql://postgres@127.0.0.1:5432 and drops it at the end. Starts the BUILT server (`npm run build`).
-import { randomInt } from "node:crypto";
-import http from "node:http";
 import { loadavg } from "node:os";
-import { startBuiltServer } from "../scripts/built-server";
 import pg from "pg";
+import { latencyStats as stats, newPaidAccount, scratchDatabase, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
 import { recordSums, seedUsage } from "./seed-usage";
 
 const requests = Number(process.argv[2] ?? 2000);
@@ -16,55 +14,13 @@ const sizes = { small: Number(process.argv[4] ?? 1000), large: Number(process.ar
 const warmup = 200;
 // The API allows 50 requests/s per account (bursts of 100): stay under it, or we would time 429s.
 const perAccountRate = 40;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-// ---- a database of our own
-let databaseUrl = process.env.DATABASE_URL;
-const ownDatabase = !databaseUrl;
-const adminUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(statement).finally(() => client.end());
-}
-if (ownDatabase) {
-  console.log("DATABASE_URL is unset: using a scratch PostgreSQL database rk_bench_usage (PGlite is too slow to seed 1M rows)");
-  await admin(`DROP DATABASE IF EXISTS rk_bench_usage WITH (FORCE)`);
-  await admin(`CREATE DATABASE rk_bench_usage`);
-  databaseUrl = "postgresql://postgres@127.0.0.1:5432/rk_bench_usage";
-}
+const database = await scratchDatabase("rk_bench_usage");
+const databaseUrl = database.url;
+const server = await startBenchServer("bench-usage", databaseUrl);
+const { get, close: closeGetter } = sequentialGetter(server.baseUrl);
+const newAccount = (tag: string) => newPaidAccount(server.baseUrl, tag);
 
-// ---- the built server: LOG_LEVEL stays production's level, since the request log line is part of the cost
-const server = await startBuiltServer({ name: "bench-usage", env: { DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" } });
-const { baseUrl } = server;
-const port = Number(new URL(baseUrl).port);
-
-async function newAccount(tag: string): Promise<{ id: string; apiKey: string }> {
-  const res = await fetch(`${baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-forwarded-for": `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}` },
-    body: JSON.stringify({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" }),
-  });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { account: { id: string }; apiKey: string; checkoutUrl: string };
-  await (await fetch(body.checkoutUrl)).text(); // local billing: opening the checkout pays
-  return { id: body.account.id, apiKey: body.apiKey };
-}
-
-// Sequential GETs on one keep-alive connection: one request in flight, so we time the request, not a queue.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function get(p: string, apiKey: string): Promise<{ ms: number; status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    http
-      .get({ host: "127.0.0.1", port, path: p, agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
-        let body = "";
-        res.setEncoding("utf8").on("data", (c: string) => (body += c));
-        res.on("end", () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, body }));
-      })
-      .on("error", reject);
-  });
-}
 type Accounts = Record<"small" | "large", { apiKey: string }>;
 async function measure(accounts: Accounts, p: string, count: number, warm: number) {
   const ms = { small: [] as number[], large: [] as number[] };
@@ -84,11 +40,6 @@ async function measure(accounts: Accounts, p: string, count: number, warm: numbe
   }
   return { ms, errors, last };
 }
-const pct = (s: number[], p: number) => Math.round((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN) * 100) / 100;
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99), max: pct(s, 100) };
-};
 
 let passed = false;
 try {
@@ -120,7 +71,7 @@ try {
   console.log(
     JSON.stringify({
       bench: "usage-current",
-      database: ownDatabase ? "PostgreSQL (scratch rk_bench_usage)" : "PostgreSQL (DATABASE_URL)",
+      database: database.label,
       records: sizes,
       seedSeconds,
       loadAverage1m: loadBefore, // other work on this host skews every figure: check it was idle
@@ -137,8 +88,8 @@ try {
   console.log(`GET /api/usage?limit=50 p95: ${listed.small.p95} ms vs ${listed.large.p95} ms (for information)`);
   passed = within && correct;
 } finally {
-  agent.destroy();
+  closeGetter();
   await server.stop();
-  if (ownDatabase) await admin(`DROP DATABASE IF EXISTS rk_bench_usage WITH (FORCE)`);
+  await database.drop();
 }
 process.exit(passed ? 0 : 1);

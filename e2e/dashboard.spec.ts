@@ -57,8 +57,10 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
 
     await test.step("check out (local billing) and become ACTIVE", async () => {
       await page.getByRole("button", { name: "Go to checkout" }).click();
-      await expect(page.getByTestId("checkout-result")).toHaveText("Payment complete. Your account is now active.");
-      await page.goto("/dashboard");
+      // Opening the link only shows the plan; the Pay button (a POST) pays and leads back to the dashboard.
+      await expect(page.getByTestId("billing-plan")).toContainText("$49.00 a month");
+      await page.getByRole("button", { name: "Pay and activate" }).click();
+      await expect(page).toHaveURL(/\/dashboard$/);
       await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
       await expect(page.getByTestId("status-cta")).toHaveCount(0);
     });
@@ -123,7 +125,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await page.goto("/dashboard/calls");
       const row = page.locator(`[data-testid="call-row"][data-call-sid="${first.callSid}"]`);
       await expect(row).toContainText("2 min");
-      await row.getByRole("button", { name: "Breakdown" }).click();
+      await row.getByRole("button", { name: "Timeline" }).click();
       // Each value sits with its own label.
       const breakdown = page.getByTestId("cost-breakdown");
       const valueOf = (label: string) => breakdown.locator("div", { has: page.getByText(label, { exact: true }) }).locator("dd");
@@ -176,8 +178,16 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
 
     await test.step("log out", async () => {
       await page.goto("/dashboard");
+      // A copy of the session cookie taken before log-out is useless after it (sign-out ends every session).
+      const copied = await page.context().cookies();
       await page.getByRole("button", { name: "Log out" }).click();
       await expect(page).toHaveURL(/\/login/);
+      const thief = await page.context().browser()!.newContext({ baseURL: BASE });
+      await thief.addCookies(copied);
+      const stolen = await thief.newPage();
+      await stolen.goto("/dashboard");
+      await expect(stolen).toHaveURL(/\/login/);
+      await thief.close();
       await page.goto("/dashboard/calls");
       await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fdashboard%2Fcalls$/);
       // Logging in again returns to the page that asked for it.

@@ -5,6 +5,7 @@ import { disconnectDb, setConnectionUrl } from "./db/client";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded-postgres";
 import { parseEnv, setEnv, type Env } from "./env";
 import { logger } from "./logger";
+import { sealLegacyRoutingTokens } from "./services/accounts/engine-voice-url";
 import { SESSION_BASE_PATH } from "../lib/session-path";
 
 export type Booted = { env: Env; embedded: EmbeddedPostgres | null; shutdown(): Promise<void> };
@@ -36,6 +37,9 @@ export async function boot(): Promise<Booted> {
   } finally {
     await pool.end();
   }
+
+  const sealed = await sealLegacyRoutingTokens();
+  if (sealed) log.info({ sealed }, "routing tokens of existing accounts encrypted; only their hashes are looked up");
 
   if (e.callbackAllowPrivate) {
     log.warn("CALLBACK_ALLOW_PRIVATE=true: callback URLs may use http and private or loopback addresses. Never enable this in production.");

@@ -6,11 +6,17 @@ import { startMeterWorker } from "./services/billing/report-meter-event";
 import { stopJobQueue } from "./jobs/job-queue";
 import { EnvError } from "./env";
 import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
-import { loggablePath } from "./http/error-response";
+import { loggablePath, writeErrorResponse } from "./http/error-response";
+import { passInputBoundary } from "./http/input-boundary";
+import { applySecurityHeaders, securityHeaders } from "./http/security-headers";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS, answerClientError, refuseConnect } from "./http/client-error";
 import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
+import { startFinalStatusReplay } from "./engine/final-status-journal";
+import { startReconciliationWorker } from "./services/reconciliation/reconcile-twilio-calls";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./http/request-id";
 import { logger } from "./logger";
 import { rateLimitStore, PostgresRateLimitStore } from "./rate-limit/rate-limiter";
+import { drainCallLogWrites } from "./engine/call-log";
 
 async function main(): Promise<void> {
   let booted;
@@ -28,28 +34,42 @@ async function main(): Promise<void> {
 
   await startDeliveryWorker();
   if (e.billingMode === "stripe") await startMeterWorker();
+  await startReconciliationWorker();
+  // Final statuses an outage left in this instance's journal (decisions §7).
+  startFinalStatusReplay();
 
   const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });
   await app.prepare();
   const handle = app.getRequestHandler();
 
-  const server = createServer((req, res) => {
+  const headersForEveryAnswer = securityHeaders(e.publicBaseUrl);
+  // Node checks both timeouts only every connectionsCheckingInterval (30 s by default).
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     const started = performance.now();
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     req.headers[CLIENT_IP_HEADER] = clientIpOf(req, e.trustProxy);
     res.setHeader(REQUEST_ID_HEADER, requestId);
+    applySecurityHeaders(res, headersForEveryAnswer);
     res.on("finish", () => {
       const path = loggablePath(req.url);
       const entry = { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ip: req.headers[CLIENT_IP_HEADER] };
       if (path.startsWith("/api/")) log.info(entry, "request");
       else log.debug(entry, "request");
     });
-    // The engine is Twilio's, answered within its budget: it skips Next.js.
-    if (req.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(req, res, requestId);
-    else void handle(req, res);
+    passInputBoundary(req, res, requestId).then(
+      (passed) => {
+        if (!passed) return;
+        // The engine is Twilio's, answered within its budget: it skips Next.js.
+        if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);
+        else void handle(passed, res);
+      },
+      (err: unknown) => writeErrorResponse(err, req, res, requestId),
+    );
   });
   server.keepAliveTimeout = 65_000;
+  server.on("clientError", answerClientError);
+  server.on("connect", refuseConnect);
 
   // Idle buckets are full again and carry nothing; every instance may prune, it is idempotent.
   const store = rateLimitStore();
@@ -57,6 +77,13 @@ async function main(): Promise<void> {
     if (store instanceof PostgresRateLimitStore) store.prune().catch((err: unknown) => log.warn({ err }, "rate-limit prune failed"));
   }, 10 * 60_000);
   prune.unref();
+  // A port taken or refused (EADDRINUSE, EACCES) is fatal: stop the workers, so no headless instance keeps delivering, and exit non-zero.
+  server.once("error", (err: NodeJS.ErrnoException) => {
+    log.fatal({ code: err.code, port: e.port }, "Routekit could not listen");
+    const exit = () => process.exit(1);
+    setTimeout(exit, 15_000).unref();
+    void stopJobQueue().then(() => booted.shutdown()).finally(exit);
+  });
   server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port }, "Routekit is listening"));
 
   let stopping = false;
@@ -64,7 +91,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down");
-    server.close(() => void stopJobQueue().then(() => booted.shutdown()).finally(() => process.exit(0)));
+    // The call log's writes after each answer (engine/call-log.ts) land before the pool closes.
+    server.close(() => void drainCallLogWrites(5_000).then(stopJobQueue).then(() => booted.shutdown()).finally(() => process.exit(0)));
     setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.on("SIGINT", () => stop("SIGINT"));

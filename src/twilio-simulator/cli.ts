@@ -29,6 +29,8 @@ serve    Runs a fake of Twilio's REST API (POST /2010-04-01/Accounts/{AccountSid
                            are signed with that token. Without any --account the fake accepts ANY
                            AccountSid/AuthToken pair (nothing is authenticated; local use only) and
                            signs each call's callbacks with the token it was created with.
+  --number <AC…:+1…>       an incoming number of an --account (repeat for several), for a Twilio
+                           connection to list and set up (GET/POST …/IncomingPhoneNumbers)
   --duration <s>           CallDuration reported for answered calls (default 5)
   --outcome <status>       completed | busy | no-answer | failed | canceled (default completed)
   --answered-by <value>    AnsweredBy sent with the answer (default: "human" when MachineDetection
@@ -42,8 +44,9 @@ inbound  Plays one inbound call against a Routekit engine voice URL, used as bot
   --duration <s>           CallDuration reported when the call completes (default 5)
   --outcome <status>       final status if Routekit does not reject the call (default completed)
   --token <authToken>      the Twilio auth token to sign with (default: a random one). Routekit checks
-                           X-Twilio-Signature only where it holds the call's token (outbound calls),
-                           so inbound calls are accepted whatever the token.
+                           X-Twilio-Signature where it holds a token: outbound calls, and every call of
+                           an account that connected Twilio (then pass that account's --account and
+                           --token); other inbound calls are accepted whatever the token.
   --account <AC…>          AccountSid sent with the call (default ${SIMULATOR_ACCOUNT_SID})
   --call-sid <CA…>         CallSid to use (default: a fresh one)
   --step-delay <ms>        pause between the steps (default 20)
@@ -144,6 +147,7 @@ async function serve(args: string[]): Promise<void> {
       port: { type: "string" },
       host: { type: "string" },
       account: { type: "string", multiple: true },
+      number: { type: "string", multiple: true },
       duration: { type: "string" },
       outcome: { type: "string" },
       "answered-by": { type: "string" },
@@ -157,6 +161,13 @@ async function serve(args: string[]): Promise<void> {
     if (!m?.[1] || !m[2]) throw new UsageError(`--account must look like AC<32 hex>:<authToken>, got "${pair}"`);
     accounts[m[1]] = m[2];
   }
+  const numbers: [string, string][] = [];
+  for (const pair of values.number ?? []) {
+    const m = /^(AC[0-9a-fA-F]{32}):(\+[1-9]\d{1,14})$/.exec(pair);
+    if (!m?.[1] || !m[2]) throw new UsageError(`--number must look like AC<32 hex>:+1…, got "${pair}"`);
+    if (!accounts[m[1]]) throw new UsageError(`--number ${pair}: give its account with --account ${m[1]}:<authToken>`);
+    numbers.push([m[1], m[2]]);
+  }
   const acceptAnyCredentials = Object.keys(accounts).length === 0;
   const sim = await startTwilioSimulator({
     accounts,
@@ -166,13 +177,14 @@ async function serve(args: string[]): Promise<void> {
     defaultPlan: planFrom(values),
     onEvent: logEvent,
   });
+  for (const [accountSid, phoneNumber] of numbers) sim.addIncomingNumber(accountSid, phoneNumber);
   const publicUrl = sim.url.replace("//127.0.0.1:", "//localhost:");
   console.log(`Twilio simulator listening on ${publicUrl}`);
   console.log(
     acceptAnyCredentials
       ? "  Credentials: ANY AccountSid/AuthToken pair is accepted (nothing is authenticated; local use only).\n" +
           "  Callbacks are signed with the auth token each call was created with. Pass --account AC…:token to check credentials."
-      : `  Accounts: ${Object.keys(accounts).join(", ")}`,
+      : `  Accounts: ${Object.keys(accounts).join(", ")}` + (numbers.length ? `\n  Numbers: ${numbers.map(([a, n]) => `${n} (${a})`).join(", ")}` : ""),
   );
   console.log(`\nStart Routekit against it:\n  TWILIO_API_BASE_URL=${publicUrl} npm run dev\n\nWaiting for calls… (Ctrl-C to stop)`);
 

@@ -7,6 +7,8 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import twilio from "twilio";
+import { SimulatorAccounts, type IncomingNumber, type RestTools, type SimulatorAccount } from "./accounts";
+import { CallRecordStore, matchCallRecordsPath, serveCallRecords, sharedCallRecords } from "./call-records";
 
 export type SimulatedCallPlan = {
   /** seconds the call lasts once answered; reported as CallDuration on completion */
@@ -54,6 +56,19 @@ export type TwilioSimulator = {
   calls: SimulatedCall[];
   /** configure how the NEXT created calls play out (FIFO queue of plans; default plan when empty) */
   planNextCall(plan: SimulatedCallPlan): void;
+  /** Twilio accounts (those of `accounts` in the options, and any added) and their incoming numbers. */
+  twilioAccounts: SimulatorAccounts;
+  /** Adds an account the REST API accepts (random SID and token unless given). */
+  addAccount(opts?: { sid?: string; authToken?: string; friendlyName?: string; status?: SimulatorAccount["status"]; parentSid?: string }): SimulatorAccount;
+  /** Gives an account an incoming number, as if bought in the Twilio console. */
+  addIncomingNumber(accountSid: string, phoneNumber: string, opts?: { friendlyName?: string; voiceUrl?: string; statusCallback?: string }): IncomingNumber;
+  /**
+   * A call comes in to one of the simulator's numbers: Twilio posts to the number's voice URL and
+   * status callback, signed with the owning account's auth token and carrying its AccountSid.
+   */
+  inboundCall(opts: { to: string; from: string; callSid?: string; onEvent?: (event: SimulatorEvent) => void } & SimulatedCallPlan): Promise<PlayedCall>;
+  /** Twilio's record of calls (GET Calls.json, Calls/{Sid}.json); `add` a call that never reached the service. */
+  callRecords: CallRecordStore;
   close(): Promise<void>;
 };
 
@@ -69,6 +84,8 @@ export type TwilioSimulatorOptions = {
   /** plan used when the planNextCall queue is empty */
   defaultPlan?: SimulatedCallPlan;
   onEvent?: (event: SimulatorEvent) => void;
+  /** Where call records are kept; default the store simulateInboundCall writes to. */
+  callRecords?: CallRecordStore;
 };
 
 export const API_VERSION = "2010-04-01";
@@ -147,6 +164,8 @@ type Playback = {
   plan: Required<Pick<SimulatedCallPlan, "durationSeconds" | "outcome" | "stepDelayMs">> & { answeredBy?: string };
   signal: AbortSignal;
   onEvent?: (event: SimulatorEvent) => void;
+  /** Twilio's record of this call, kept as it plays. */
+  records: CallRecordStore;
 };
 
 function resolvePlan(plan: SimulatedCallPlan, fallback: SimulatedCallPlan = {}): Playback["plan"] {
@@ -223,9 +242,13 @@ async function playOutbound(p: Playback, spec: OutboundSpec): Promise<PlayedCall
   if (outcome !== "failed") await step(() => status("ringing", "ringing"));
 
   if (outcome !== "completed") {
-    await step(() => status("completed", outcome, { CallDuration: "0" }));
+    await step(async () => {
+      p.records.update(p.callSid, { status: outcome, duration: 0, endTime: new Date() });
+      await status("completed", outcome, { CallDuration: "0" });
+    });
     return played;
   }
+  p.records.update(p.callSid, { status: "in-progress", startTime: new Date() });
 
   const answeredBy = p.plan.answeredBy ?? (spec.machineDetection ? "human" : undefined);
   const amd: Record<string, string> = answeredBy === undefined ? {} : { AnsweredBy: answeredBy };
@@ -239,14 +262,18 @@ async function playOutbound(p: Playback, spec: OutboundSpec): Promise<PlayedCall
   });
   await step(() => status("answered", "in-progress", amd));
   // The call's length is reported, not waited for.
-  await step(() => status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) }));
+  await step(async () => {
+    p.records.update(p.callSid, { status: "completed", duration: p.plan.durationSeconds, endTime: new Date(), answeredBy: answeredBy ?? null });
+    await status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) });
+  });
   return played;
 }
 
-async function playInbound(p: Playback, engineUrl: string): Promise<PlayedCall> {
+/** `statusCallbackUrl` undefined: the number has no status callback, so only the voice request is made. */
+async function playInbound(p: Playback, engineUrl: string, statusCallbackUrl: string | undefined): Promise<PlayedCall> {
   const played: PlayedCall = { callSid: p.callSid, answer: null, statusCallbacks: [] };
   // A number has no StatusCallbackEvent setting: Twilio only reports the end of an inbound call.
-  const status = statusCallbackSender(p, engineUrl, new Set<StatusEvent>(["completed"]), played);
+  const status = statusCallbackSender(p, statusCallbackUrl, new Set<StatusEvent>(["completed"]), played);
   const step = async (fn: () => Promise<void>) => {
     await pause(p.plan.stepDelayMs, p.signal);
     if (!p.signal.aborted) await fn();
@@ -261,6 +288,13 @@ async function playInbound(p: Playback, engineUrl: string): Promise<PlayedCall> 
 
   const rejected = !isSuccess(answer.status) || isReject(answer.body);
   const final = rejected ? "busy" : p.plan.outcome;
+  // Twilio's record says how the call ended, whatever became of the callback reporting it.
+  p.records.update(p.callSid, {
+    status: final,
+    duration: final === "completed" ? p.plan.durationSeconds : 0,
+    endTime: new Date(),
+    ...(final === "completed" && p.plan.answeredBy !== undefined ? { answeredBy: p.plan.answeredBy } : {}),
+  });
   if (final !== "completed") {
     await step(() => status("completed", final, { CallDuration: "0" }));
   } else {
@@ -273,6 +307,8 @@ async function playInbound(p: Playback, engineUrl: string): Promise<PlayedCall> 
 export async function simulateInboundCall(
   opts: {
     engineUrl: string;
+    /** where the final status goes; default the engine URL (a number set up through Routekit uses it for both) */
+    statusCallbackUrl?: string | null;
     from: string;
     to: string;
     accountSid?: string /* default a fixed AC…34-char test sid */;
@@ -280,6 +316,8 @@ export async function simulateInboundCall(
     callSid?: string /* default a fresh CA + 32 hex */;
     onEvent?: (event: SimulatorEvent) => void;
     signal?: AbortSignal;
+    /** Where Twilio's record of the call is kept (default the shared store simulators serve). */
+    callRecords?: CallRecordStore;
   } & SimulatedCallPlan,
 ): Promise<PlayedCall> {
   const callSid = opts.callSid ?? newCallSid();
@@ -291,8 +329,10 @@ export async function simulateInboundCall(
     plan: resolvePlan(opts),
     signal: opts.signal ?? new AbortController().signal,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    records: opts.callRecords ?? sharedCallRecords,
   };
-  const played = await playInbound(playback, opts.engineUrl);
+  playback.records.add({ sid: callSid, accountSid, from: opts.from, to: opts.to, direction: "inbound", status: "ringing" });
+  const played = await playInbound(playback, opts.engineUrl, opts.statusCallbackUrl === null ? undefined : (opts.statusCallbackUrl ?? opts.engineUrl));
   opts.onEvent?.({ type: "call-ended", played });
   return played;
 }
@@ -477,6 +517,8 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
   const planQueue: SimulatedCallPlan[] = [];
   const closing = new AbortController();
   const emit = opts.onEvent;
+  const twilioAccounts = new SimulatorAccounts(opts.accounts);
+  const records = opts.callRecords ?? sharedCallRecords;
 
   /** Returns the token that signs this account's callbacks: Twilio signs with the account's auth token. */
   function authenticate(req: IncomingMessage, pathAccountSid: string): string {
@@ -484,13 +526,24 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
     const ok =
       creds !== null &&
       creds.user === pathAccountSid &&
-      (opts.acceptAnyCredentials ? creds.password !== "" : opts.accounts[creds.user] === creds.password);
+      (opts.acceptAnyCredentials ? creds.password !== "" : twilioAccounts.tokenOf(creds.user) === creds.password);
     if (!ok) throw new ApiError({ status: 401, code: 20003, message: "Authenticate" });
     return creds.password;
   }
 
+  const restTools: RestTools = { authenticate, fail: (fault) => new ApiError(fault), readBody, sendJson: (res, status, body) => sendJson(res, status, body) };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://simulator").pathname;
+    const requestUrl = new URL(req.url ?? "/", "http://simulator");
+    if (await twilioAccounts.handle(req, res, requestUrl, restTools)) return;
+    const path = requestUrl.pathname;
+    const recordsTarget = req.method === "GET" ? matchCallRecordsPath(path) : null;
+    if (recordsTarget) {
+      authenticate(req, recordsTarget.accountSid);
+      const answer = serveCallRecords(records, recordsTarget, requestUrl.searchParams);
+      sendJson(res, answer.status, answer.body);
+      return;
+    }
     const match = CALLS_PATH.exec(path);
     if (!match?.[1]) {
       throw new ApiError({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
@@ -505,6 +558,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
     const callSid = newCallSid();
     const plan = resolvePlan(planQueue.shift() ?? {}, opts.defaultPlan);
     sendJson(res, 201, callResource({ accountSid, callSid, to: spec.to, from: spec.from, now: new Date() }));
+    records.add({ sid: callSid, accountSid, from: spec.from, to: spec.to, direction: "outbound-api", status: "queued" });
     emit?.({ type: "call-created", accountSid, callSid, params, plan });
 
     const playback: Playback = {
@@ -514,6 +568,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
       plan,
       signal: closing.signal,
       ...(emit ? { onEvent: emit } : {}),
+      records,
     };
     const played = playOutbound(playback, spec).then((result) => {
       emit?.({ type: "call-ended", played: result });
@@ -547,9 +602,32 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
   return {
     url: `http://${urlHost}:${port}`,
     calls,
+    callRecords: records,
     planNextCall(plan) {
       resolvePlan(plan); // reject a bad plan here, where the test can see the stack, not inside a later request
       planQueue.push(plan);
+    },
+    twilioAccounts,
+    addAccount: (o) => twilioAccounts.addAccount(o),
+    addIncomingNumber: (accountSid, phoneNumber, o) => twilioAccounts.addIncomingNumber(accountSid, phoneNumber, o),
+    async inboundCall(o) {
+      const number = twilioAccounts.byPhoneNumber(o.to);
+      if (!number) throw new Error(`${o.to} is not a number of any simulated account`);
+      if (!number.voiceUrl) throw new Error(`${o.to} has no voice URL: Twilio would play its own error message`);
+      const { to, from, callSid, onEvent, ...plan } = o;
+      return simulateInboundCall({
+        engineUrl: number.voiceUrl,
+        statusCallbackUrl: number.statusCallback,
+        to,
+        from,
+        accountSid: number.accountSid,
+        authToken: twilioAccounts.tokenOf(number.accountSid)!,
+        signal: closing.signal,
+        callRecords: records,
+        ...(callSid ? { callSid } : {}),
+        ...(onEvent ?? emit ? { onEvent: onEvent ?? emit } : {}),
+        ...resolvePlan(plan, opts.defaultPlan),
+      });
     },
     async close() {
       closing.abort();

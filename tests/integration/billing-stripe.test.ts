@@ -36,12 +36,18 @@ const status = async (acct: TestAccount) => (await acct.as("GET", "/api/account"
 const customerOf = async (acct: TestAccount) => (await sql("stripe").query(`SELECT "stripeCustomerId" FROM "Account" WHERE id = $1`, [acct.id])).rows[0].stripeCustomerId as string;
 const now = () => Math.floor(Date.now() / 1000);
 
-async function paidAccount(): Promise<{ acct: TestAccount; customer: string }> {
+const subscriptionStatusOf = async (acct: TestAccount) => (await acct.as("GET", "/api/billing/subscription")).body.subscriptionStatus as string | null;
+const newSubId = () => `sub_${Math.random().toString(36).slice(2, 12)}`;
+const invoice = (id: string, customer: string, subscription: string) => ({ id, object: "invoice", customer, parent: { type: "subscription_details", subscription_details: { subscription } } });
+const subscription = (id: string, customer: string, status: string, extra: Record<string, unknown> = {}) => ({ id, object: "subscription", customer, status, ...extra });
+
+async function paidAccount(): Promise<{ acct: TestAccount; customer: string; sub: string }> {
   const acct = await newAccount({ server: "stripe" });
   const customer = await customerOf(acct);
-  const res = await sendEvent("checkout.session.completed", { id: "cs_test_1", object: "checkout.session", mode: "subscription", payment_status: "paid", client_reference_id: acct.id, customer, subscription: "sub_1" });
+  const sub = newSubId();
+  const res = await sendEvent("checkout.session.completed", { id: "cs_test_1", object: "checkout.session", mode: "subscription", payment_status: "paid", client_reference_id: acct.id, customer, subscription: sub });
   expect(res.status).toBe(200);
-  return { acct, customer };
+  return { acct, customer, sub };
 }
 
 describe("Stripe mode", () => {
@@ -66,40 +72,84 @@ describe("Stripe mode", () => {
     expect(stripe.requests.filter((r) => r.path === "/v1/customers")).toHaveLength(stripe.customers.size);
   });
 
-  it("checkout → ACTIVE; payment failure → SUSPENDED (403); recovery → ACTIVE; deletion → SUSPENDED", async () => {
-    const { acct, customer } = await paidAccount();
+  it("checkout → ACTIVE; a failed charge (past_due) stays ACTIVE with the status shown; unpaid → SUSPENDED; paid → ACTIVE; deleted → SUSPENDED", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    expect(await status(acct)).toBe("ACTIVE");
+    expect(await subscriptionStatusOf(acct)).toBe("active");
+    expect((await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).status).toBe(201);
+
+    await sendEvent("invoice.payment_failed", invoice("in_1", customer, sub), { created: now() + 1 });
+    expect(await status(acct)).toBe("ACTIVE");
+    expect(await subscriptionStatusOf(acct)).toBe("past_due");
+    await sendEvent("customer.subscription.updated", subscription(sub, customer, "past_due"), { created: now() + 2 });
     expect(await status(acct)).toBe("ACTIVE");
     expect((await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).status).toBe(201);
 
-    await sendEvent("invoice.payment_failed", { id: "in_1", object: "invoice", customer }, { created: now() + 1 });
+    await sendEvent("customer.subscription.updated", subscription(sub, customer, "unpaid"), { created: now() + 3 });
     expect(await status(acct)).toBe("SUSPENDED");
     expect((await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.error.code).toBe("ACCOUNT_SUSPENDED");
     expect((await acct.as("POST", "/api/billing/portal")).body.url).toMatch(/\/p\/session\/bps_/);
 
-    await sendEvent("invoice.paid", { id: "in_2", object: "invoice", customer }, { created: now() + 2 });
+    await sendEvent("invoice.paid", invoice("in_2", customer, sub), { created: now() + 4 });
     expect(await status(acct)).toBe("ACTIVE");
+    expect(await subscriptionStatusOf(acct)).toBe("active");
 
     const period = { current_period_start: now() - 86400, current_period_end: now() + 29 * 86400 };
-    await sendEvent("customer.subscription.updated", { id: "sub_1", object: "subscription", customer, status: "active", items: { data: [{ ...period }] } }, { created: now() + 3 });
-    const sub = await acct.as("GET", "/api/billing/subscription");
-    expect(sub.body).toMatchObject({ status: "ACTIVE", monthlyBase: 59, perMinuteRate: 0.035 });
-    expect(sub.body.currentPeriodStart).toBe(new Date(period.current_period_start * 1000).toISOString());
+    await sendEvent("customer.subscription.updated", subscription(sub, customer, "active", { items: { data: [{ ...period }] } }), { created: now() + 5 });
+    const summary = await acct.as("GET", "/api/billing/subscription");
+    expect(summary.body).toMatchObject({ status: "ACTIVE", monthlyBase: 59, perMinuteRate: 0.035, subscriptionStatus: "active" });
+    expect(summary.body.currentPeriodStart).toBe(new Date(period.current_period_start * 1000).toISOString());
 
-    await sendEvent("customer.subscription.deleted", { id: "sub_1", object: "subscription", customer, status: "canceled" }, { created: now() + 4 });
+    await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 6 });
     expect(await status(acct)).toBe("SUSPENDED");
+    expect(await subscriptionStatusOf(acct)).toBe("canceled");
+  });
+
+  it("a cancelled account never comes back through a late event of the old subscription; a new checkout brings it back", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 10 });
+    expect(await status(acct)).toBe("SUSPENDED");
+    // Late events of the old subscription, each newer by the clock than the deletion.
+    await sendEvent("invoice.paid", invoice("in_late", customer, sub), { created: now() + 11 });
+    await sendEvent("customer.subscription.updated", subscription(sub, customer, "active"), { created: now() + 12 });
+    await sendEvent("customer.subscription.created", subscription(sub, customer, "active"), { created: now() + 13 });
+    await sendEvent("checkout.session.completed", { id: "cs_old", object: "checkout.session", mode: "subscription", payment_status: "paid", client_reference_id: acct.id, customer, subscription: sub }, { created: now() + 14 });
+    // An invoice of no subscription at all, and an update of some other subscription, neither.
+    await sendEvent("invoice.paid", { id: "in_oneoff", object: "invoice", customer, parent: null }, { created: now() + 15 });
+    await sendEvent("customer.subscription.updated", subscription(newSubId(), customer, "active"), { created: now() + 16 });
+    expect(await status(acct)).toBe("SUSPENDED");
+    expect(await subscriptionStatusOf(acct)).toBe("canceled");
+
+    const next = newSubId();
+    await sendEvent("checkout.session.completed", { id: "cs_new", object: "checkout.session", mode: "subscription", payment_status: "paid", client_reference_id: acct.id, customer, subscription: next }, { created: now() + 17 });
+    expect(await status(acct)).toBe("ACTIVE");
+    expect((await sql("stripe").query(`SELECT "stripeSubscriptionId" FROM "Account" WHERE id = $1`, [acct.id])).rows[0].stripeSubscriptionId).toBe(next);
+    // The old subscription's deletion arriving again (a new event id) no longer matters.
+    await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 18 });
+    expect(await status(acct)).toBe("ACTIVE");
+  });
+
+  it("a newly created active subscription reactivates a cancelled account; a new incomplete one does not", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 10 });
+    await sendEvent("customer.subscription.created", subscription(newSubId(), customer, "incomplete"), { created: now() + 11 });
+    expect(await status(acct)).toBe("SUSPENDED");
+    await sendEvent("customer.subscription.created", subscription(newSubId(), customer, "active"), { created: now() + 12 });
+    expect(await status(acct)).toBe("ACTIVE");
+    expect(await subscriptionStatusOf(acct)).toBe("active");
   });
 
   it("a replayed event changes nothing; a stale event after a newer one changes nothing", async () => {
-    const { acct, customer } = await paidAccount();
-    const failed = await sendEvent("invoice.payment_failed", { id: "in_3", object: "invoice", customer }, { created: now() + 10 });
+    const { acct, customer, sub } = await paidAccount();
+    const unpaid = await sendEvent("customer.subscription.updated", subscription(sub, customer, "unpaid"), { created: now() + 10 });
     expect(await status(acct)).toBe("SUSPENDED");
-    await sendEvent("invoice.paid", { id: "in_4", object: "invoice", customer }, { created: now() + 20 });
+    await sendEvent("invoice.paid", invoice("in_4", customer, sub), { created: now() + 20 });
     expect(await status(acct)).toBe("ACTIVE");
-    // Stripe redelivers the old failure: same id, applied once only.
-    const replay = await sendEvent("invoice.payment_failed", { id: "in_3", object: "invoice", customer }, { created: now() + 10, id: failed.eventId });
+    // Stripe redelivers the old one: same id, applied once only.
+    const replay = await sendEvent("customer.subscription.updated", subscription(sub, customer, "unpaid"), { created: now() + 10, id: unpaid.eventId });
     expect(replay.body.outcome).toBe("duplicate");
     // An older event arriving late, under a new id: older than what is applied, it changes nothing.
-    const stale = await sendEvent("customer.subscription.updated", { id: "sub_1", object: "subscription", customer, status: "past_due" }, { created: now() + 15 });
+    const stale = await sendEvent("customer.subscription.updated", subscription(sub, customer, "unpaid"), { created: now() + 15 });
     expect(stale.status).toBe(200);
     expect(await status(acct)).toBe("ACTIVE");
   });
@@ -115,13 +165,43 @@ describe("Stripe mode", () => {
     expect(await status(acct)).toBe("INACTIVE");
   });
 
-  it("hasPaymentMethod follows payment_method.attached and customer.updated", async () => {
-    const { acct, customer } = await paidAccount();
-    expect((await acct.as("GET", "/api/billing/subscription")).body.hasPaymentMethod).toBe(false);
-    await sendEvent("payment_method.attached", { id: "pm_1", object: "payment_method", customer });
-    expect((await acct.as("GET", "/api/billing/subscription")).body.hasPaymentMethod).toBe(true);
+  it("hasPaymentMethod: the card Checkout saves on the subscription counts, and a customer without a default does not clear it", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    const hasPm = async () => (await acct.as("GET", "/api/billing/subscription")).body.hasPaymentMethod as boolean;
+    expect(await hasPm()).toBe(false);
+    await sendEvent("customer.subscription.created", subscription(sub, customer, "active", { default_payment_method: "pm_card_1" }));
+    expect(await hasPm()).toBe(true);
     await sendEvent("customer.updated", { id: customer, object: "customer", metadata: { accountId: acct.id }, invoice_settings: { default_payment_method: null } });
-    expect((await acct.as("GET", "/api/billing/subscription")).body.hasPaymentMethod).toBe(false);
+    expect(await hasPm()).toBe(true);
+  });
+
+  it("hasPaymentMethod: payment_method.attached and a customer's invoice default set it", async () => {
+    for (const [type, object] of [
+      ["payment_method.attached", (customer: string) => ({ id: "pm_1", object: "payment_method", customer })],
+      ["customer.updated", (customer: string) => ({ id: customer, object: "customer", metadata: {}, invoice_settings: { default_payment_method: "pm_2" } })],
+    ] as const) {
+      const { acct, customer } = await paidAccount();
+      await sendEvent(type, object(customer));
+      expect((await acct.as("GET", "/api/billing/subscription")).body.hasPaymentMethod, type).toBe(true);
+    }
+  });
+
+  it("Stripe refusing our request (4xx: wrong price, bad key) is a 502 that says so, distinct from Stripe being unreachable", async () => {
+    const acct = await newAccount({ server: "stripe" });
+    stripe.failNext("/v1/checkout/sessions", 400);
+    const refused = await acct.as("POST", "/api/billing/checkout");
+    expect(refused.status).toBe(502);
+    expect(refused.body.error.code).toBe("PROVIDER_UNAVAILABLE");
+    expect(refused.body.error.message).toMatch(/refused our request/);
+    stripe.failNext("/v1/billing_portal/sessions", 401);
+    expect((await acct.as("POST", "/api/billing/portal")).body.error.message).toMatch(/refused our request/);
+
+    // The SDK retries a 500 twice; three make it give up.
+    stripe.failNext("/v1/checkout/sessions", 500, 3);
+    const down = await acct.as("POST", "/api/billing/checkout");
+    expect(down.status).toBe(502);
+    expect(down.body.error.message).toMatch(/could not be reached/);
+    expect((await acct.as("POST", "/api/billing/checkout")).status).toBe(200);
   });
 
   it("each completed call's billed minutes reach the meter once, identified by call SID, even after a Stripe 500", async () => {

@@ -52,14 +52,41 @@ describe("dashboard sessions", () => {
     expect(new URL(url).searchParams.get("error")).toBe("Invalid email or password.");
   });
 
-  it("log-in through the dashboard counts against the same per-email limit as POST /api/auth/login", async () => {
+  it("log-in through the dashboard counts against the same limits as POST /api/auth/login", async () => {
     const acct = await newAccount();
+    const attacker = randomIp();
     const errors: (string | null)[] = [];
-    for (let i = 0; i < 11; i++) errors.push(new URL((await sessionLogin(acct.email, `guess-${i}`)).url).searchParams.get("error"));
+    for (let i = 0; i < 11; i++) errors.push(new URL((await sessionLogin(acct.email, `guess-${i}`, attacker)).url).searchParams.get("error"));
     expect(errors.slice(0, 10).every((e) => e === "Invalid email or password.")).toBe(true);
     expect(errors[10]).toMatch(/Too many/);
-    // Even the right password is refused while the limit holds.
-    expect((await sessionLogin(acct.email, acct.password)).cookie).toBeNull();
+    // Even the right password is refused from that address while the limit holds…
+    expect((await sessionLogin(acct.email, acct.password, attacker)).cookie).toBeNull();
+    // …but the owner, elsewhere, is not locked out.
+    expect((await sessionLogin(acct.email, acct.password, acct.ip)).cookie).toBeTruthy();
+  });
+
+  it("sign-out ends every session: a cookie copied before it fails after it, on tRPC and on the dashboard", async () => {
+    const acct = await newAccount();
+    const copied = (await sessionLogin(acct.email, acct.password)).cookie!;
+    const other = (await sessionLogin(acct.email, acct.password)).cookie!;
+    expect((await trpcQuery("account.get", { cookie: copied })).status).toBe(200);
+
+    const out = await fetch(`${base()}/api/trpc/auth.logout`, { method: "POST", headers: { cookie: other, "content-type": "application/json" }, body: "{}" });
+    expect(out.status).toBe(200);
+    expect(((await out.json()) as any).result.data).toEqual({ loggedOut: true });
+
+    for (const cookie of [copied, other]) {
+      const me = await trpcQuery("account.get", { cookie });
+      expect(me.status).toBe(401);
+      expect(me.body.error.data.appError.code).toBe("UNAUTHORIZED");
+      const page = await fetch(`${base()}/dashboard`, { headers: { cookie }, redirect: "manual" });
+      expect([303, 307, 308]).toContain(page.status);
+      expect(page.headers.get("location")).toMatch(/\/login/);
+    }
+    // The API key is a separate credential; a new log-in starts a new session.
+    expect((await acct.as("GET", "/api/account")).status).toBe(200);
+    const again = (await sessionLogin(acct.email, acct.password)).cookie!;
+    expect((await trpcQuery("account.get", { cookie: again })).status).toBe(200);
   });
 
   it("the tRPC transport takes only a session: no cookie, or an API key, is 401", async () => {
@@ -71,6 +98,22 @@ describe("dashboard sessions", () => {
     expect(withKey.status).toBe(401);
     const forged = await trpcQuery("account.get", { cookie: "next-auth.session-token=not-a-session" });
     expect(forged.status).toBe(401);
+  });
+
+  it("signing out through next-auth's own endpoint ends every session too", async () => {
+    const acct = await newAccount();
+    const copied = (await sessionLogin(acct.email, acct.password)).cookie!;
+    const csrf = await fetch(`${base()}/api/session/csrf`, { headers: { cookie: copied } });
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const cookies = [copied, ...csrf.headers.getSetCookie().map((c) => c.split(";")[0])].join("; ");
+    const out = await fetch(`${base()}/api/session/signout`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies },
+      body: new URLSearchParams({ csrfToken, json: "true" }),
+    });
+    expect(out.status).toBe(200);
+    expect((await trpcQuery("account.get", { cookie: copied })).status).toBe(401);
   });
 
   it("writes must be JSON, so a cross-site form cannot post one", async () => {

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "tests/integration/support/delivery-worker-process.ts"], {
-    env: { ...process.env, WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"), WORKER_SCHEMA: inProcess.schema },
+    env: { ...process.env, WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"), WORKER_SCHEMA: inProcess.schema, WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   workers.push(child);

@@ -2,6 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newCallSid, postSigned, simulateInboundCall, startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { call, newActiveAccount, newAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
+import { connectTwilioRow } from "./support/connect-twilio";
 import { startReceiver, type Received } from "./support/receiver";
 
 // The engine end to end: the permissive server (local customer backends), the
@@ -175,8 +176,10 @@ describe("status callbacks", () => {
     expect(events(s.end)).toHaveLength(1);
   });
 
-  it("a completed call whose voice request never arrived is still recorded and billed; its late voice request is not forwarded", async () => {
+  it("a completed call whose voice request never arrived is still recorded and billed when Twilio signed it; its late voice request is not forwarded", async () => {
     const s = await setup((res) => res.end(XML));
+    // Only a request proven Twilio's may bill a call the engine never saw (engine-trust.test.ts has the unsigned case).
+    await connectTwilioRow({ accountId: s.account.id, accountSid: TWILIO_SID, authToken: TWILIO_TOKEN });
     const url = s.account.engineVoiceUrl;
     const CallSid = newCallSid();
     const base = { CallSid, AccountSid: TWILIO_SID, From: "+14155550100", To: s.number, Direction: "inbound", ApiVersion: "2010-04-01" };
@@ -290,7 +293,7 @@ describe("POST /api/outbound", () => {
     const created = twilio.calls.find((c) => c.callSid === res.body.callSid)!;
     const forged = await postSigned(String(created.params.Url), { CallSid: res.body.callSid, AccountSid: TWILIO_SID, CallStatus: "completed", CallDuration: "9999", CallbackSource: "call-progress-events", From: s.number, To: "+14155550177", Direction: "outbound-api" }, "not-the-token");
     expect(forged.status).toBe(403);
-    expect(JSON.parse(forged.body).error.code).toBe("INVALID_SIGNATURE");
+    expect(JSON.parse(forged.body).error.code).toBe("FORBIDDEN");
     const unsigned = await fetch(String(created.params.Url), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ CallSid: res.body.callSid, CallStatus: "completed" }) });
     expect(unsigned.status).toBe(403);
     await created.played;

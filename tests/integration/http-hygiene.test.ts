@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { siblingDatabase, startBuiltServer } from "../../scripts/built-server";
 import { call, newAccount, type ApiResponse } from "./support/api";
+import { rawRequest, rawSocket } from "./support/raw-http";
+import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
 describe("HTTP hygiene", () => {
   it("health and readiness", async () => {
@@ -94,4 +97,71 @@ describe("HTTP hygiene", () => {
     const other = await newAccount();
     expect((await other.as("GET", "/api/api-keys")).status).toBe(200);
   });
+
+  it("security headers on every answer: API, error, page, /docs; a page's CSP carries a fresh nonce its scripts use", async () => {
+    for (const path of ["/api/health", "/api/nope", "/login", "/docs", "/docs/scalar.js", "/api/openapi.json"]) {
+      const res = await rawRequest("GET", path);
+      expect(res.headers["x-frame-options"], path).toBe("DENY");
+      expect(res.headers["x-content-type-options"], path).toBe("nosniff");
+      expect(res.headers["referrer-policy"], path).toBe("strict-origin-when-cross-origin");
+      expect(res.headers["content-security-policy"], path).toMatch(/frame-ancestors 'none'/);
+      // Plain http: no HSTS.
+      expect(res.headers["strict-transport-security"], path).toBeUndefined();
+    }
+    expect((await rawRequest("GET", "/api/health")).headers["content-security-policy"]).toMatch(/^default-src 'none'/);
+    const pages = await Promise.all([rawRequest("GET", "/login"), rawRequest("GET", "/login")]);
+    const nonces = pages.map((p) => /script-src 'self' 'nonce-([^']+)' 'strict-dynamic'/.exec(String(p.headers["content-security-policy"]))?.[1]);
+    expect(nonces[0]).toBeTruthy();
+    expect(nonces[0]).not.toBe(nonces[1]);
+    const scripts = [...pages[0]!.text.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonces[0]}"`);
+    expect(String(pages[0]!.headers["content-security-policy"])).not.toMatch(/script-src[^;]*unsafe-(inline|eval)/);
+    // The dashboard still sends a browser without a session to log in.
+    const dashboard = await rawRequest("GET", "/dashboard/numbers");
+    expect(dashboard.status).toBe(307);
+    expect(dashboard.headers.location).toMatch(/^\/login\?callbackUrl=%2Fdashboard%2Fnumbers/);
+    expect(dashboard.headers["x-frame-options"]).toBe("DENY");
+  });
+
+  it("HSTS only when PUBLIC_BASE_URL is https", async () => {
+    const server = await startBuiltServer({
+      name: "it-hsts",
+      env: {
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        PUBLIC_BASE_URL: "https://routekit.example.com",
+        DATABASE_URL: inject("embedded") ? undefined : await siblingDatabase(inject("databaseUrl"), "hsts"),
+      },
+    });
+    try {
+      for (const path of ["/api/health", "/login", "/api/nope"]) {
+        const res = await rawRequest("GET", path, { baseUrl: server.baseUrl });
+        expect(res.headers["strict-transport-security"], path).toMatch(/^max-age=31536000; includeSubDomains$/);
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  it("slow clients are cut: headers within 10 s, the whole request within 30 s", async () => {
+    const started = Date.now();
+    const slowHeaders = (async () => {
+      // Headers never finish: a byte now and then keeps the socket busy.
+      const answer = await rawSocket("GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: a", { waitMs: 40_000 });
+      return { answer, seconds: (Date.now() - started) / 1000 };
+    })();
+    const slowBody = (async () => {
+      const answer = await rawSocket("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", { waitMs: 45_000 });
+      return { answer, seconds: (Date.now() - started) / 1000 };
+    })();
+    const [headers, body] = await Promise.all([slowHeaders, slowBody]);
+    expect(headers.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(headers.seconds).toBeGreaterThanOrEqual(9.5);
+    expect(headers.seconds).toBeLessThan(13);
+    // Cut mid-body: the connection closes (any answer already started is not a success).
+    expect(body.answer).not.toMatch(/^HTTP\/1\.1 2/);
+    expect(body.seconds).toBeGreaterThanOrEqual(29.5);
+    expect(body.seconds).toBeLessThan(33);
+  }, 60_000);
 });
+

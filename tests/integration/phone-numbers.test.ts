@@ -16,6 +16,9 @@ describe("POST /api/phone-numbers", () => {
           onCallEndUrl: body.onCallEndUrl,
           onErrorUrl: null,
           isActive: true,
+          // No Twilio connection: first-come, unproven, and left to the customer to point at us.
+          verified: false,
+          twilioConfigured: false,
           createdAt: expect.any(String),
         },
       });

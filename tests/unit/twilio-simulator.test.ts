@@ -431,3 +431,105 @@ describe("helpers", () => {
     expect(rfc2822(new Date(Date.UTC(2010, 7, 16, 3, 45, 1)))).toBe("Mon, 16 Aug 2010 03:45:01 +0000");
   });
 });
+
+describe("REST: accounts and incoming numbers through the official twilio SDK", () => {
+  it("fetches the account with its friendly name and status; refuses a wrong token with 401 and code 20003", async () => {
+    const { sim } = await setup();
+    sim.addAccount({ sid: "AC" + "3".repeat(32), authToken: "t3", friendlyName: "Acme Voice" });
+    const account = await sdk(sim, "AC" + "3".repeat(32), "t3").api.v2010.accounts("AC" + "3".repeat(32)).fetch();
+    expect(account).toMatchObject({ sid: "AC" + "3".repeat(32), friendlyName: "Acme Voice", status: "active" });
+
+    const refused = await sdk(sim, ACCOUNT, "wrong").api.v2010.accounts(ACCOUNT).fetch().catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 401, code: 20003 });
+    // Another account's credentials do not open this one.
+    const crossed = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN).api.v2010.accounts(ACCOUNT).fetch().catch((e: unknown) => e);
+    expect(crossed).toMatchObject({ status: 401, code: 20003 });
+    const suspended = sim.addAccount({ status: "suspended" });
+    expect(await sdk(sim, suspended.sid, suspended.authToken).api.v2010.accounts(suspended.sid).fetch().catch((e: unknown) => e)).toMatchObject({ status: 401, code: 20003 });
+  });
+
+  it("lists the credentials' own account and its subaccounts, no one else's", async () => {
+    const { sim } = await setup();
+    const sub = sim.addAccount({ parentSid: ACCOUNT, friendlyName: "EU numbers" });
+    sim.addAccount({ parentSid: OTHER_ACCOUNT });
+    const listed = await sdk(sim).api.v2010.accounts.list();
+    expect(listed.map((a) => a.sid).sort()).toEqual([ACCOUNT, sub.sid].sort());
+    expect(listed.find((a) => a.sid === sub.sid)).toMatchObject({ friendlyName: "EU numbers", ownerAccountSid: ACCOUNT });
+    expect(await sdk(sim, ACCOUNT, "wrong").api.v2010.accounts.list().catch((e: unknown) => e)).toMatchObject({ status: 401, code: 20003 });
+  });
+
+  it("lists an account's numbers across pages (next_page_uri), filters by PhoneNumber, never shows another account's", async () => {
+    const { sim } = await setup();
+    const mine = Array.from({ length: 120 }, (_, i) => `+1415555${String(1000 + i)}`);
+    for (const n of mine) sim.addIncomingNumber(ACCOUNT, n);
+    sim.addIncomingNumber(OTHER_ACCOUNT, "+14155559999");
+
+    const pages: number[] = [];
+    type NumbersPage = { instances: { phoneNumber: string }[]; nextPage(): Promise<NumbersPage> | undefined };
+    let page: NumbersPage = await sdk(sim).incomingPhoneNumbers.page({ pageSize: 50 });
+    const seen: string[] = [];
+    for (;;) {
+      pages.push(page.instances.length);
+      seen.push(...page.instances.map((n) => n.phoneNumber));
+      const next = await page.nextPage();
+      if (!next) break;
+      page = next;
+    }
+    expect(pages).toEqual([50, 50, 20]);
+    expect(seen).toEqual(mine);
+
+    const listed = await sdk(sim).incomingPhoneNumbers.list({ pageSize: 50 });
+    expect(listed).toHaveLength(120);
+    expect(listed[0]).toMatchObject({ accountSid: ACCOUNT, phoneNumber: mine[0], voiceUrl: null, statusCallback: null });
+    expect(listed[0]!.sid).toMatch(/^PN[0-9a-f]{32}$/);
+
+    const filtered = await sdk(sim).incomingPhoneNumbers.list({ phoneNumber: mine[7]! });
+    expect(filtered.map((n) => n.phoneNumber)).toEqual([mine[7]]);
+    expect(await sdk(sim).incomingPhoneNumbers.list({ phoneNumber: "+14155559999" })).toEqual([]);
+  });
+
+  it("updates a number's VoiceUrl and StatusCallback, an empty value clears; another account's number is 404", async () => {
+    const { sim } = await setup();
+    const n = sim.addIncomingNumber(ACCOUNT, "+14155550123");
+    const updated = await sdk(sim).incomingPhoneNumbers(n.sid).update({
+      voiceUrl: "https://routekit.example/api/engine/voice/rt_x",
+      voiceMethod: "POST",
+      statusCallback: "https://routekit.example/api/engine/voice/rt_x",
+      statusCallbackMethod: "POST",
+    });
+    expect(updated).toMatchObject({ voiceUrl: "https://routekit.example/api/engine/voice/rt_x", statusCallback: "https://routekit.example/api/engine/voice/rt_x", voiceMethod: "POST" });
+    expect(sim.twilioAccounts.byPhoneNumber("+14155550123")).toMatchObject({ voiceUrl: "https://routekit.example/api/engine/voice/rt_x" });
+
+    await sdk(sim).incomingPhoneNumbers(n.sid).update({ voiceUrl: "", statusCallback: "" });
+    expect(sim.twilioAccounts.byPhoneNumber("+14155550123")).toMatchObject({ voiceUrl: null, statusCallback: null });
+
+    const bad = await sdk(sim).incomingPhoneNumbers(n.sid).update({ voiceUrl: "not a url" }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400 });
+    const foreign = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN).incomingPhoneNumbers(n.sid).update({ voiceUrl: "" }).catch((e: unknown) => e);
+    expect(foreign).toMatchObject({ status: 404, code: 20404 });
+    expect(() => sim.addIncomingNumber(OTHER_ACCOUNT, "+14155550123")).toThrow(/belongs/);
+  });
+
+  it("plays an inbound call to the number's voice URL and status callback, signed with the owner's token and AccountSid", async () => {
+    const { engine, sim } = await setup();
+    sim.addIncomingNumber(ACCOUNT, "+14155550123", { voiceUrl: engine.url("/voice"), statusCallback: engine.url("/status") });
+    const played = await sim.inboundCall({ to: "+14155550123", from: "+14155550100", durationSeconds: 61, stepDelayMs: 1 });
+    expect(played.answer).toMatchObject({ status: 200, body: TWIML });
+    expect(engine.hits.map((h) => h.path)).toEqual(["/voice", "/status"]);
+    for (const hit of engine.hits) {
+      expectSigned(hit, TOKEN);
+      expect(hit.params).toMatchObject({ AccountSid: ACCOUNT, To: "+14155550123", Direction: "inbound" });
+    }
+    expect(engine.hits[1]!.params).toMatchObject({ CallStatus: "completed", CallDuration: "61" });
+
+    sim.addIncomingNumber(OTHER_ACCOUNT, "+14155550124", { voiceUrl: engine.url("/voice2") });
+    await sim.inboundCall({ to: "+14155550124", from: "+14155550100", stepDelayMs: 1 });
+    // No status callback set: only the voice request is made.
+    expect(engine.hits.slice(2).map((h) => h.path)).toEqual(["/voice2"]);
+    expectSigned(engine.hits[2]!, OTHER_TOKEN);
+
+    sim.addIncomingNumber(ACCOUNT, "+14155550125");
+    await expect(sim.inboundCall({ to: "+14155550125", from: "+14155550100" })).rejects.toThrow(/no voice URL/);
+    await expect(sim.inboundCall({ to: "+14155550199", from: "+14155550100" })).rejects.toThrow(/not a number/);
+  });
+});

@@ -12,7 +12,8 @@ import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { monthName, usd } from "@/lib/format";
 
-export function StatusCallToAction({ status }: { status: string }) {
+/** What the account must do about its standing, if anything; `subscriptionStatus` is Stripe's (null in local billing mode). */
+export function StatusCallToAction({ status, subscriptionStatus = null }: { status: string; subscriptionStatus?: string | null }) {
   const trpc = useTRPC();
   const toast = useToast();
   const checkout = useMutation(
@@ -44,12 +45,21 @@ export function StatusCallToAction({ status }: { status: string }) {
       </Alert>
     );
   }
+  if (subscriptionStatus === "past_due") {
+    // decisions §4: Stripe is retrying a failed charge; service continues until the subscription becomes unpaid.
+    return (
+      <Alert tone="warning" title="Your last payment failed" data-testid="payment-warning" actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}>
+        Your account stays active while the payment provider retries the charge. Update your payment method in the billing portal before the retries run out, or the account is suspended.
+      </Alert>
+    );
+  }
   return null;
 }
 
 export function Overview() {
   const trpc = useTRPC();
   const account = useQuery(trpc.account.get.queryOptions());
+  const subscription = useQuery(trpc.billing.subscription.queryOptions());
   const current = useQuery(trpc.usage.current.queryOptions());
   const daily = useQuery(trpc.usage.daily.queryOptions({ days: 30 }));
   const latest = useQuery(trpc.usage.list.queryOptions({ limit: 5, offset: 0 }));
@@ -62,7 +72,7 @@ export function Overview() {
         actions={account.data ? <StatusBadge status={account.data.account.status} data-testid="overview-status" /> : null}
       />
       <div className="space-y-6">
-        {account.data ? <StatusCallToAction status={account.data.account.status} /> : null}
+        {account.data ? <StatusCallToAction status={account.data.account.status} subscriptionStatus={subscription.data?.subscriptionStatus ?? null} /> : null}
         {account.error ? <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} /> : null}
 
         {current.isPending ? (

@@ -6,6 +6,7 @@ import { EmptyState } from "@/components/ui/states";
 import { ButtonLink } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { dateTime, duration, usd } from "@/lib/format";
+import type { TCall } from "@/server/schemas/calls";
 
 type UsageRecord = {
   id: string;
@@ -19,7 +20,28 @@ type UsageRecord = {
   createdAt: string;
 };
 
-/** Usage records with each call's cost breakdown one click away. */
+/** A completed call's cost, one label and value per cell so the pairs stay together at every width. */
+export function CostBreakdownList({ callSid, breakdown: b }: { callSid: string; breakdown: UsageRecord["costBreakdown"] }) {
+  return (
+    <dl className="grid grid-cols-2 gap-x-6 gap-y-2 py-1 text-xs sm:grid-cols-3" data-testid="cost-breakdown">
+      {[
+        { label: "Call SID", value: callSid, className: "break-all font-mono" },
+        { label: "Duration", value: `${b.durationSeconds} s` },
+        { label: "Billed minutes", value: `${b.billedMinutes} (rounded up)` },
+        { label: "Rate", value: `${usd(b.perMinuteRate, { precise: true })} per minute` },
+        { label: "Usage cost", value: usd(b.usageCost, { precise: true }) },
+        { label: "Total", value: `${usd(b.totalCost, { precise: true })} ${b.currency.toUpperCase()}`, className: "font-semibold" },
+      ].map((item) => (
+        <div key={item.label} className="whitespace-normal">
+          <dt className="text-slate-500">{item.label}</dt>
+          <dd className={item.className}>{item.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** Usage records with each call's cost breakdown one click away (the overview's latest completed calls). */
 export function CallsTable({ records, compact = false }: { records: UsageRecord[]; compact?: boolean }) {
   const [open, setOpen] = useState<string | null>(null);
   if (!records.length) {
@@ -79,6 +101,84 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
             </tr>
           ) : null}
         </Fragment>
+      ))}
+    </Table>
+  );
+}
+
+const CALL_STATUS_TONE: Record<string, "green" | "amber" | "red" | "slate" | "indigo"> = {
+  completed: "green",
+  "in-progress": "indigo",
+  ringing: "indigo",
+  queued: "slate",
+  initiated: "slate",
+  busy: "amber",
+  "no-answer": "amber",
+  canceled: "slate",
+  failed: "red",
+  rejected: "red",
+};
+
+export function CallStatusBadge({ status }: { status: string }) {
+  return (
+    <Badge tone={CALL_STATUS_TONE[status] ?? "slate"} data-testid="call-status">
+      {status}
+    </Badge>
+  );
+}
+
+/** Seconds in the viewer's time zone; the UTC time on hover. */
+export function LocalTime({ iso }: { iso: string | null }) {
+  if (!iso) return <span>—</span>;
+  const d = new Date(iso);
+  const local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" }).format(d);
+  return (
+    <time dateTime={iso} title={`${iso.replace("T", " ").replace(/\.\d+Z$/, "")} UTC`}>
+      {local}
+    </time>
+  );
+}
+
+/**
+ * The call log: every call whatever its end. Status first, then time and
+ * number, so a phone shows what matters before it scrolls sideways.
+ */
+export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; selected: string | null; onSelect: (callSid: string) => void }) {
+  return (
+    <Table head={["Status", "Started", "From → To", "Answer", "Duration", "Billed", "Cost", ""]} data-testid="calls-table">
+      {calls.map((c) => (
+        <tr key={c.callSid} data-testid="call-row" data-call-sid={c.callSid} data-status={c.status} className={selected === c.callSid ? "bg-indigo-50" : undefined}>
+          <Td>
+            <CallStatusBadge status={c.status} />
+            {c.error ? (
+              <span className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700" title={c.error.message} data-testid="call-error">
+                {c.error.code}
+              </span>
+            ) : null}
+          </Td>
+          <Td>
+            <LocalTime iso={c.startedAt} />
+          </Td>
+          <Td className="font-mono text-xs">
+            <span className="block">{c.from}</span>
+            <span className="block text-slate-500">{`→ ${c.to}`}</span>
+          </Td>
+          <Td className="font-mono text-xs">{c.answer ?? "—"}</Td>
+          <Td>{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</Td>
+          <Td>{c.billedMinutes === null ? "—" : `${c.billedMinutes} min`}</Td>
+          <Td>{c.costBreakdown ? usd(c.costBreakdown.totalCost, { precise: true }) : "—"}</Td>
+          <Td className="text-right">
+            <button
+              type="button"
+              className="text-xs font-semibold text-indigo-600 hover:text-indigo-500"
+              aria-expanded={selected === c.callSid}
+              aria-controls="call-detail"
+              onClick={() => onSelect(c.callSid)}
+            >
+              Timeline
+            </button>
+          </Td>
+        </tr>
       ))}
     </Table>
   );

@@ -4,10 +4,13 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState, type ReactNode } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { useTRPC } from "@/lib/trpc/client";
 import { StatusBadge } from "@/components/ui/badge";
 
 const NAV = [
   { href: "/dashboard", label: "Overview" },
+  { href: "/dashboard/twilio", label: "Twilio" },
   { href: "/dashboard/numbers", label: "Numbers" },
   { href: "/dashboard/calls", label: "Calls" },
   { href: "/dashboard/deliveries", label: "Deliveries" },
@@ -19,6 +22,9 @@ const NAV = [
 export function DashboardShell({ email, status, children }: { email: string; status: string; children: ReactNode }) {
   const pathname = usePathname();
   const [menuOpen, setMenuOpen] = useState(false);
+  const trpc = useTRPC();
+  // Sign-out ends every session of the account (copied cookies included), then this browser's.
+  const logout = useMutation(trpc.auth.logout.mutationOptions({ onSettled: () => void signOut({ callbackUrl: "/login" }) }));
   const isCurrent = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
 
   const links = (
@@ -70,7 +76,7 @@ export function DashboardShell({ email, status, children }: { email: string; sta
               </p>
               <div className="mt-1 flex items-center justify-between">
                 <StatusBadge status={status} data-testid="account-status" />
-                <button type="button" className="text-sm font-medium text-slate-700 underline-offset-2 hover:underline" onClick={() => void signOut({ callbackUrl: "/login" })}>
+                <button type="button" className="text-sm font-medium text-slate-700 underline-offset-2 hover:underline" disabled={logout.isPending} onClick={() => logout.mutate()}>
                   Log out
                 </button>
               </div>

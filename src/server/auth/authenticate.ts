@@ -43,9 +43,11 @@ export async function authenticate(authorization: string | null): Promise<Auth> 
     return { account: key.account, via: "apiKey", apiKeyId: key.id };
   }
 
-  const accountId = await verifyToken("login", credential);
-  if (!accountId) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
-  const account = await db().account.findUnique({ where: { id: accountId }, select: { id: true, email: true, status: true } });
-  if (!account) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
-  return { account, via: "jwt", apiKeyId: null };
+  const claims = await verifyToken("login", credential);
+  if (!claims) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
+  // The session version comes with the account in the one read: a token issued
+  // before the last sign-out (or password change) is refused without another round trip.
+  const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { id: true, email: true, status: true, sessionVersion: true } });
+  if (!account || claims.sessionVersion < account.sessionVersion) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
+  return { account: { id: account.id, email: account.email, status: account.status }, via: "jwt", apiKeyId: null };
 }

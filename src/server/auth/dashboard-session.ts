@@ -6,6 +6,8 @@ import { toErrorResponse } from "../errors/to-error-response";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../http/request-id";
 import { createCaller } from "../trpc/root";
+import { endAllSessions } from "../services/accounts/end-all-sessions";
+import { authenticate } from "./authenticate";
 import { verifyToken } from "./tokens";
 
 /**
@@ -42,9 +44,9 @@ export function authOptions(): NextAuthOptions {
           });
           try {
             const { token, expiresAt } = await caller.auth.login({ email: credentials?.email ?? "", password: credentials?.password ?? "" });
-            const accountId = await verifyToken("login", token);
-            if (!accountId) throw new Error("Login produced an unusable token.");
-            return { id: accountId, loginToken: token, loginTokenExpiresAt: expiresAt };
+            const claims = await verifyToken("login", token);
+            if (!claims) throw new Error("Login produced an unusable token.");
+            return { id: claims.accountId, loginToken: token, loginTokenExpiresAt: expiresAt };
           } catch (err) {
             // next-auth hands the message to the login page as `error`; keep it the API's sentence.
             throw new Error(toErrorResponse(err).body.error.message);
@@ -52,6 +54,16 @@ export function authOptions(): NextAuthOptions {
         },
       }),
     ],
+    events: {
+      // However the browser signs out (the dashboard's button, or next-auth's own sign-out page),
+      // every session of the account ends, not just this cookie (decisions §5).
+      async signOut({ token }) {
+        // Only a session that is still valid can do it: an old copied cookie cannot sign the owner out.
+        const loginToken = (token as SessionJwt | null)?.loginToken;
+        const auth = loginToken ? await authenticate(`Bearer ${loginToken}`).catch(() => null) : null;
+        if (auth) await endAllSessions({ accountId: auth.account.id });
+      },
+    },
     callbacks: {
       jwt({ token, user }) {
         if (user) {

@@ -5,7 +5,7 @@ import { pool } from "./client";
  * Runs `work` in one transaction on a pooled connection, for the hot paths that
  * speak plain SQL (the engine, delivery attempts). Committed when `work`
  * resolves, rolled back when it throws. Under load the pool waits for a free
- * connection (up to 10 s, inside Twilio's 15) rather than failing at once.
+ * connection (up to 5 s, see db/client.ts) rather than failing at once.
  */
 export async function sqlTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool().connect();

@@ -13,8 +13,10 @@ export function isTerminal(status: string): status is TerminalStatus {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
+/** -1 for anything that is not a status; `Object.hasOwn`, so `__proto__` or `constructor` are not statuses. */
 export function statusRank(status: string): number {
-  return isTerminal(status) ? TERMINAL_RANK : (RANK[status] ?? -1);
+  if (isTerminal(status)) return TERMINAL_RANK;
+  return Object.hasOwn(RANK, status) ? RANK[status]! : -1;
 }
 
 /**

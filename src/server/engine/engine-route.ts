@@ -3,7 +3,10 @@ import { AppError } from "../errors/app-error";
 import { readNodeBody } from "../http/body";
 import { writeErrorResponse } from "../http/error-response";
 import { REQUEST_ID_HEADER } from "../http/request-id";
-import { handleEngineRequest } from "./handle-engine-request";
+import { isTerminal } from "./call-status";
+import { parseEngineParams, validateEngineParams } from "./engine-params";
+import { handleFinalStatus } from "./final-status-journal";
+import { handleEngineRequest, type EngineRequest } from "./handle-engine-request";
 
 export const ENGINE_PATH_PREFIX = "/api/engine/voice/";
 const ENGINE_PATH = /^\/api\/engine\/voice\/([^/?#]+)\/?(?:\?.*)?$/;
@@ -34,16 +37,19 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
     const token = engineToken(pathAndQuery);
     if (!token) throw new AppError("NOT_FOUND", "Unknown engine URL.");
     const query = pathAndQuery.includes("?") ? new URLSearchParams(pathAndQuery.slice(pathAndQuery.indexOf("?") + 1)) : null;
-    const params = Object.fromEntries(new URLSearchParams(await readNodeBody(req)));
+    const params = parseEngineParams(await readNodeBody(req));
+    validateEngineParams(params);
     const signature = req.headers["x-twilio-signature"];
-    const twiml = await handleEngineRequest({
+    const request: EngineRequest = {
       routingToken: token,
       // Twilio signs the URL exactly as it was given, so the path is taken as received.
       pathAndQuery,
       callId: query?.get("call") ?? null,
       params,
       signature: typeof signature === "string" ? signature : null,
-    });
+    };
+    // Twilio never retries a final status: it is applied or journaled, never lost to an outage.
+    const twiml = isTerminal(params.CallStatus!) ? await handleFinalStatus(request) : await handleEngineRequest(request);
     res.writeHead(200, { "content-type": "text/xml; charset=utf-8", [REQUEST_ID_HEADER]: requestId });
     res.end(twiml);
   } catch (err) {

@@ -1,19 +1,18 @@
 import { AppError } from "../errors/app-error";
 import { decryptSecret } from "../crypto/secret-box";
 import { CallbackRequestError } from "../callbacks/callback-http-client";
-import { transactionWithEvents, type Emit } from "../events/enqueue-event";
-import { buildEvent, type EventData } from "../events/event-envelope";
+import { transactionWithEvents } from "../events/enqueue-event";
+import { buildEvent } from "../events/event-envelope";
 import { postCallStarted } from "../events/post-call-started";
 import { signingSecrets } from "../events/webhook-secrets";
 import { logger } from "../logger";
-import { billingPlan } from "../services/billing/billing-plan";
-import { billingPeriodKey, costBreakdown, dayPeriod, usagePeriod } from "../services/usage/billed-minutes";
-import { enqueueMeterEvent } from "../services/billing/report-meter-event";
-import { env } from "../env";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
-import { addToRunningTotals, advanceCall, bindCallSid, closeCall, insertInboundCall, insertUsageRecord, lookupEngineRequest, type EngineAccount, type EngineCall, type EngineNumber } from "./engine-sql";
+import type { EngineParams } from "./engine-params";
+import { advanceCall, bindCallSid, insertInboundCall, lookupEngineRequest, type EngineAccount, type EngineCall, type EngineLookup, type EngineNumber } from "./engine-sql";
+import { eventData, finishCall } from "./finish-call";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
+import { recordAnswerLater, recordRejectedLater, type StartAttempt } from "./call-log";
 
 export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
@@ -23,8 +22,11 @@ export type EngineRequest = {
   pathAndQuery: string;
   /** Our own call id, on outbound calls' URLs. */
   callId: string | null;
-  params: Record<string, string>;
+  /** Validated (engine-params.ts), in a null-prototype object. */
+  params: EngineParams;
   signature: string | null;
+  /** When Twilio's request arrived; a final status applied later from the journal ends the call then. */
+  receivedAt?: Date;
 };
 
 /**
@@ -33,17 +35,13 @@ export type EngineRequest = {
  */
 export async function handleEngineRequest(req: EngineRequest): Promise<string> {
   const callSid = req.params.CallSid;
-  const found = await lookupEngineRequest({ routingToken: req.routingToken, to: req.params.To ?? "", callSid: callSid ?? "", callId: req.callId });
-  if (!found) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   if (!callSid) throw new AppError("VALIDATION_FAILED", "Missing CallSid.", { details: [{ path: "CallSid", message: "is required" }] });
+  const found = await lookupEngineRequest({ routingToken: req.routingToken, to: req.params.To ?? "", callSid, callId: req.callId });
+  if (!found) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   const { account, number, call } = found;
   if ((call && call.accountId !== account.id) || (req.callId && !call)) throw new AppError("NOT_FOUND", "Unknown call.");
 
-  // Where we hold the provider's token (outbound calls, while they live), the request must be Twilio's.
-  if (call?.providerAuthTokenEnc) {
-    const ok = verifyTwilioSignature({ authToken: decryptSecret(call.providerAuthTokenEnc), signature: req.signature, pathAndQuery: req.pathAndQuery, params: req.params });
-    if (!ok) throw new AppError("INVALID_SIGNATURE", "Invalid X-Twilio-Signature.");
-  }
+  const verified = verifyRequest(found, req);
   let bound = call;
   if (call && call.callSid !== callSid && call.callSid.startsWith("pending:")) {
     await bindCallSid(call.id, callSid);
@@ -51,64 +49,93 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
   }
 
   if (isStatusCallback(req.params)) {
-    const known = bound ?? (await adoptCompletedCall(account, number, req.params));
-    if (known) await applyStatus(account, known, req.params);
+    const known = bound ?? (verified ? await adoptCompletedCall(account, number, req.params) : null);
+    if (known) await applyStatus(account, known, req.params, req.receivedAt ?? new Date());
     return EMPTY_TWIML;
   }
-  if (bound) return answerKnownCall(account, bound, req.params);
-  return answerInbound(account, number, req.params);
+  const receivedAt = req.receivedAt ?? new Date();
+  if (bound) return answerKnownCall(account, bound, req.params, receivedAt);
+  return answerInbound(account, number, req.params, receivedAt);
 }
 
-function eventData(call: EngineCall, extra: Partial<EventData> = {}): EventData {
-  return {
-    callSid: call.callSid,
-    direction: call.direction === "outbound" ? "outbound" : "inbound",
-    from: call.fromNumber,
-    to: call.toNumber,
-    phoneNumberId: call.phoneNumberId,
-    metadata: (call.metadata as Record<string, unknown> | null) ?? undefined,
-    answeredBy: call.answeredBy ?? undefined,
-    ...extra,
-  };
+/**
+ * Checks X-Twilio-Signature where we hold a token to check it with: an outbound
+ * call's own (while it lives), else the account's Twilio connection, whose
+ * every request must be signed and carry its AccountSid (decisions §10).
+ * True when the request is proven Twilio's; false when nothing can prove it
+ * (no connection, not an outbound call of ours): such a request is trusted
+ * only as far as it can do no harm.
+ */
+function verifyRequest(found: EngineLookup, req: EngineRequest): boolean {
+  const { call, connection } = found;
+  const check = (authToken: string, accountSid: string | null) =>
+    (accountSid === null || req.params.AccountSid === accountSid) &&
+    verifyTwilioSignature({ authToken, signature: req.signature, pathAndQuery: req.pathAndQuery, params: req.params });
+
+  let ok: boolean;
+  if (call?.providerAuthTokenEnc) ok = check(decryptSecret(call.providerAuthTokenEnc), null);
+  else if (connection) ok = check(decryptSecret(connection.authTokenEnc), connection.accountSid);
+  else return false;
+  if (!ok) throw new AppError("FORBIDDEN", "Invalid X-Twilio-Signature.");
+  return true;
 }
 
 /** A call coming in: recorded once per SID, then the customer's backend decides it. */
-async function answerInbound(account: EngineAccount, number: EngineNumber | null, params: Record<string, string>): Promise<string> {
+async function answerInbound(account: EngineAccount, number: EngineNumber | null, params: EngineParams, receivedAt: Date): Promise<string> {
   if (!number || account.status !== "ACTIVE") {
+    const error = !number
+      ? { code: "NUMBER_NOT_REGISTERED", message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.` }
+      : {
+          code: account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED",
+          message: `The call was rejected: the account is ${account.status}.`,
+        };
     if (number?.onErrorUrl) {
-      const code = account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED";
       const event = buildEvent("call.error", {
         callSid: params.CallSid!,
         direction: "inbound",
         from: params.From ?? "",
         to: params.To ?? "",
         phoneNumberId: number.id,
-        error: { code, message: `The call was rejected: the account is ${account.status}.` },
+        error,
       });
       const url = number.onErrorUrl;
       await transactionWithEvents((_client, emit) => emit({ accountId: account.id, url, event }));
     }
+    // Listed within the account's daily bound (call-log.ts).
+    recordRejectedLater({
+      callSid: params.CallSid!,
+      accountId: account.id,
+      phoneNumberId: number?.id ?? null,
+      from: params.From ?? "",
+      to: params.To ?? "",
+      urls: number ?? { onCallStartUrl: "", onCallEndUrl: "", onErrorUrl: null },
+      at: receivedAt,
+      requestStatus: params.CallStatus ?? "ringing",
+      error,
+      twiml: REJECT_TWIML,
+    });
     return REJECT_TWIML;
   }
   const call = await recordInboundCall(account, number, params, params.CallStatus ?? "ringing");
   // Only a race with another account's call of the same SID gets here.
   if (!call) throw new AppError("NOT_FOUND", "Unknown call.");
-  return askBackend(account, call, params);
+  return askBackend(account, call, params, receivedAt);
 }
 
 /**
  * A completed call we have no record of, to one of the account's numbers: its
  * voice request never reached us, or is still on its way behind this callback.
  * The call happened and Twilio bills it, so it is recorded now and its usage
- * with it, never dropped. Other statuses of unknown calls carry no usage.
+ * with it, never dropped. Only a request proven Twilio's gets here: an unsigned
+ * one could bill a call that never was. Other statuses of unknown calls carry no usage.
  */
-async function adoptCompletedCall(account: EngineAccount, number: EngineNumber | null, params: Record<string, string>): Promise<EngineCall | null> {
+async function adoptCompletedCall(account: EngineAccount, number: EngineNumber | null, params: EngineParams): Promise<EngineCall | null> {
   if (!number || params.CallStatus !== "completed" || (params.Direction ?? "inbound") !== "inbound") return null;
   return recordInboundCall(account, number, params, "in-progress");
 }
 
 /** An inbound call to `number`, once per SID, with the number's callback URLs as they are now. */
-function recordInboundCall(account: EngineAccount, number: EngineNumber, params: Record<string, string>, status: string): Promise<EngineCall | null> {
+function recordInboundCall(account: EngineAccount, number: EngineNumber, params: EngineParams, status: string): Promise<EngineCall | null> {
   return insertInboundCall({
     callSid: params.CallSid!,
     accountId: account.id,
@@ -124,30 +151,55 @@ function recordInboundCall(account: EngineAccount, number: EngineNumber, params:
 }
 
 /** A call we already know: an outbound call answered, or Twilio retrying a voice request. */
-async function answerKnownCall(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<string> {
+async function answerKnownCall(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<string> {
   if (account.status !== "ACTIVE") return REJECT_TWIML;
   // A voice request overtaken by its own call's end: the call is over, there is nothing to ask.
   if (call.statusRank >= TERMINAL_RANK) return REJECT_TWIML;
   const answeredBy = params.AnsweredBy ?? call.answeredBy;
-  await advanceCall({ callId: call.id, status: "in-progress", rank: statusRank("in-progress"), answeredBy, answered: true });
-  return askBackend(account, { ...call, answeredBy }, params);
+  await advanceCall({ callId: call.id, status: "in-progress", rank: statusRank("in-progress"), answeredBy, answered: true, request: null });
+  return askBackend(account, { ...call, answeredBy }, params, receivedAt);
 }
 
-/** `call.started` to the customer's backend: its answer is the call's TwiML, or the fallback and a `call.error`. */
-async function askBackend(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<string> {
+/**
+ * `call.started` to the customer's backend: its answer is the call's TwiML, or the fallback and a `call.error`.
+ * The attempt and how its answer was used go to the call log once the TwiML is on its way.
+ */
+async function askBackend(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<string> {
   const event = buildEvent("call.started", eventData(call, { status: params.CallStatus }));
+  const started = new Date();
+  const attempt: StartAttempt = { url: call.onCallStartUrl, event, at: started, latencyMs: 0, statusCode: null, responseBody: null, error: null };
+  const log = (answer: "xml" | "json-twiml" | "json-actions" | "fallback", twiml: string, error: { code: string; message: string } | null) =>
+    recordAnswerLater({
+      callId: call.id,
+      accountId: account.id,
+      callSid: call.callSid,
+      requestAt: receivedAt,
+      requestStatus: params.CallStatus ?? "ringing",
+      answer,
+      error,
+      twiml,
+      attempt: { ...attempt, latencyMs: Date.now() - started.getTime() },
+    });
+
   let failure: { code: string; message: string };
   try {
     const res = await postCallStarted({ url: call.onCallStartUrl, event, secrets: signingSecrets(account) });
+    attempt.statusCode = res.status;
+    attempt.responseBody = res.body;
     const answer = interpretStartAnswer({ status: res.status, contentType: res.headers["content-type"] ?? null, body: res.body });
-    if (answer.ok) return answer.twiml;
+    if (answer.ok) {
+      log(answer.form, answer.twiml, null);
+      return answer.twiml;
+    }
     failure = { code: answer.code, message: answer.message };
   } catch (err) {
     failure =
       err instanceof CallbackRequestError
         ? { code: err.kind === "timeout" ? "START_CALLBACK_TIMEOUT" : "START_CALLBACK_UNREACHABLE", message: `onCallStartUrl: ${err.message}` }
         : { code: "START_CALLBACK_UNREACHABLE", message: "onCallStartUrl could not be reached." };
+    attempt.error = failure.message;
   }
+  log("fallback", fallbackTwiml(), failure);
 
   const url = call.onErrorUrl;
   if (url) {
@@ -160,62 +212,19 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Reco
 
 /**
  * A status callback. Progress only moves forward; the final status closes the
- * call exactly once, and in that same transaction writes the usage record,
- * the running totals and the events.
+ * call exactly once (finish-call.ts).
  */
-async function applyStatus(account: EngineAccount, call: EngineCall, params: Record<string, string>): Promise<void> {
+async function applyStatus(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<void> {
   const status = params.CallStatus ?? "";
   const rank = statusRank(status);
   if (rank < 0) return;
   const answeredBy = params.AnsweredBy ?? call.answeredBy;
+  const sequenceNumber = /^\d{1,9}$/.test(params.SequenceNumber ?? "") ? Number(params.SequenceNumber) : null;
 
   if (!isTerminal(status)) {
-    await advanceCall({ callId: call.id, status, rank, answeredBy, answered: status === "in-progress" });
+    await advanceCall({ callId: call.id, status, rank, answeredBy, answered: status === "in-progress", request: { kind: "status", sequenceNumber } });
     return;
   }
-
-  const durationSeconds = status === "completed" ? Math.max(0, Number.parseInt(params.CallDuration ?? "0", 10) || 0) : 0;
-  const endedAt = new Date();
-  const plan = await billingPlan();
-  await transactionWithEvents(async (client, emit) => {
-    const closedNow = await closeCall(client, { callId: call.id, status, rank: TERMINAL_RANK, endedAt, durationSeconds, answeredBy });
-    if (!closedNow) return; // a duplicate or a late callback: already closed
-
-    const closed = { ...call, answeredBy };
-    const breakdown = status === "completed" ? costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate }) : null;
-    let usage: Partial<EventData> = {};
-    if (breakdown) {
-      await insertUsageRecord(client, { call: closed, breakdown, at: endedAt });
-      // Stripe mode: the minutes reach Stripe's meter from the durable queue, once per call SID.
-      if (env().billingMode === "stripe" && account.stripeCustomerId && breakdown.billedMinutes > 0) {
-        await enqueueMeterEvent(client, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at: endedAt });
-      }
-      usage = { durationSeconds, billedMinutes: breakdown.billedMinutes, costBreakdown: breakdown };
-    }
-    await emit({ accountId: account.id, url: call.onCallEndUrl, event: buildEvent("call.ended", eventData(closed, { status, ...usage })) });
-    if (status === "failed" && call.onErrorUrl) {
-      await emitFailure(emit, account.id, call.onErrorUrl, closed);
-    }
-    // Last before the commit: all of the account's calls update these rows.
-    if (breakdown) {
-      await addToRunningTotals(client, { accountId: account.id, periods: usagePeriods(account, endedAt), billedMinutes: breakdown.billedMinutes, totalCost: breakdown.totalCost });
-    }
-  });
-}
-
-/**
- * The running totals a usage record counts in: its month, its day, all time,
- * and Stripe's billing period when we know it. Summaries and the daily chart
- * read these and never scan history.
- */
-function usagePeriods(account: EngineAccount, at: Date): string[] {
-  const periods = [usagePeriod(at), dayPeriod(at), "all"];
-  const { currentPeriodStart: start, currentPeriodEnd: end } = account;
-  if (start && end && at >= start && at < end) periods.push(billingPeriodKey(start));
-  return periods;
-}
-
-function emitFailure(emit: Emit, accountId: string, url: string, call: EngineCall) {
-  const event = buildEvent("call.error", eventData(call, { status: "failed", error: { code: "CALL_FAILED", message: "Twilio reported the call as failed." } }));
-  return emit({ accountId, url, event });
+  const durationSeconds = status === "completed" ? Number.parseInt(params.CallDuration ?? "0", 10) || 0 : 0;
+  await finishCall({ account, call, status, durationSeconds, answeredBy, endedAt: receivedAt, reconciled: false, sequenceNumber });
 }

@@ -47,6 +47,50 @@ function isPrismaKnownError(err: unknown): err is Error & { code: string } {
   return err instanceof Error && err.name === "PrismaClientKnownRequestError" && typeof (err as { code?: unknown }).code === "string";
 }
 
+/** Node's socket errors: the database (or the queue's connection to it) cannot be reached right now. */
+const TRANSIENT_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND"]);
+/**
+ * PostgreSQL SQLSTATEs that mean "try again": connection exceptions (class 08),
+ * serialization failure and deadlock (40001, 40P01), too many connections
+ * (53300), cancelled by the statement timeout (57014), the server shutting down
+ * or starting (57P01–57P03).
+ */
+const TRANSIENT_SQLSTATES = new Set(["40001", "40P01", "53300", "57014", "57P01", "57P02", "57P03"]);
+/** Prisma's codes for the same: cannot reach, timed out, connection closed, pool timeout, write conflict. */
+const TRANSIENT_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2034"]);
+/** What `pg` and its pool say, in messages only, when the connection is gone or never came. */
+const TRANSIENT_MESSAGES = [
+  "timeout exceeded when trying to connect",
+  "connection terminated",
+  "connection timeout",
+  "query read timeout",
+  "not queryable",
+  "cannot use a pool after calling end",
+  "server closed the connection unexpectedly",
+  "can't reach database server",
+];
+
+/**
+ * True for an error that means the database is unreachable or busy right now,
+ * not that the request is wrong: the answer is 503 "try again", never 500
+ * (decisions §3, §7). Looks through wrapped causes (Prisma's driver adapter,
+ * tRPC).
+ */
+export function isTransientError(thrown: unknown): boolean {
+  let err: unknown = thrown;
+  for (let depth = 0; depth < 6 && err instanceof Error; depth++) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (TRANSIENT_NODE_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_PRISMA_CODES.has(code) || code.startsWith("08")) return true;
+    }
+    const message = err.message.toLowerCase();
+    if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
+    if (err instanceof AggregateError && err.errors.some((e) => isTransientError(e))) return true;
+    err = (err as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** The one mapper from anything thrown to the error envelope (decisions §3). */
 export function toErrorResponse(thrown: unknown): MappedError {
   const err = unwrap(thrown);
@@ -67,6 +111,9 @@ export function toErrorResponse(thrown: unknown): MappedError {
     code = TRPC_TO_CODE[err.code]!;
   } else if (isPrismaKnownError(err) && err.code === "P2025") {
     code = "NOT_FOUND";
+  } else if (isTransientError(err)) {
+    code = "SERVICE_UNAVAILABLE";
+    headers["retry-after"] = "5";
   }
 
   const status = ERROR_STATUS[code];

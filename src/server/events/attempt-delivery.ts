@@ -5,6 +5,8 @@ import { cuid } from "../db/cuid";
 import { UTC_NOW, utcColumn, utcParam } from "../db/sql-time";
 import { sqlTransaction } from "../db/sql-transaction";
 import { onConnection } from "../jobs/job-queue";
+import { logger } from "../logger";
+import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "./enqueue-event";
 import { signingSecrets } from "./webhook-secrets";
@@ -15,6 +17,7 @@ export const EXCERPT_BYTES = 1024;
 
 type DeliveryRow = {
   id: string;
+  accountId: string;
   status: "PENDING" | "DELIVERED" | "FAILED";
   attemptCount: number;
   cycleAttempts: number;
@@ -24,15 +27,19 @@ type DeliveryRow = {
   webhookSecretEnc: string;
   previousWebhookSecretEnc: string | null;
   previousWebhookSecretExpiresAt: Date | null;
+  endpointFailures: number | null;
+  endpointBackoffUntil: Date | null;
 };
 
 // Plain SQL on the shared pool: a delivery runs for every event of every call, beside the engine.
 // Timestamps are written and read as Prisma does (db/sql-time.ts).
 const READ_DELIVERY = `
-  SELECT d."id", d."status", d."attemptCount", d."cycleAttempts", d."eventId", d."url", d."payload",
+  SELECT d."id", d."accountId", d."status", d."attemptCount", d."cycleAttempts", d."eventId", d."url", d."payload",
     a."webhookSecretEnc", a."previousWebhookSecretEnc",
-    ${utcColumn('a."previousWebhookSecretExpiresAt"', "previousWebhookSecretExpiresAt")}
+    ${utcColumn('a."previousWebhookSecretExpiresAt"', "previousWebhookSecretExpiresAt")},
+    h."consecutiveFailures" AS "endpointFailures", ${utcColumn('h."backoffUntil"', "endpointBackoffUntil")}
   FROM "WebhookDelivery" d JOIN "Account" a ON a."id" = d."accountId"
+    LEFT JOIN "WebhookEndpointHealth" h ON h."accountId" = d."accountId" AND h."url" = d."url"
   WHERE d."id" = $1`;
 
 /**
@@ -52,8 +59,26 @@ const RECORD_ATTEMPT = `
   )
   SELECT count(*)::int AS "moved" FROM moved`;
 
-export type AttemptDeps = { client: CallbackClient; now?: () => Date; random?: () => number; timeoutMs?: number };
-export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped";
+/** Where an attempt would go, for the worker to decide whether it may run now. */
+export type AttemptTarget = {
+  accountId: string;
+  url: string;
+  endpointBackoffUntil: Date | null;
+  /** A fresh cycle after earlier attempts: the customer asked (redeliver, replay), so it probes even a backed-off endpoint. */
+  requested: boolean;
+};
+/** Run now (and say when the attempt is over), or not now: the worker defers the job. */
+export type Admission = { release(): void } | null;
+
+export type AttemptDeps = {
+  client: CallbackClient;
+  now?: () => Date;
+  random?: () => number;
+  timeoutMs?: number;
+  /** The worker's gate (per-account cap, endpoint back-off); absent, every attempt runs. */
+  admit?: (target: AttemptTarget) => Admission;
+};
+export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped" | "deferred";
 
 /**
  * One attempt of one delivery: sign, POST through the one outbound client,
@@ -66,7 +91,23 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const now = deps.now ?? (() => new Date());
   const delivery = (await pool().query<DeliveryRow>(READ_DELIVERY, [job.deliveryId])).rows[0];
   if (!delivery || delivery.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
+  const admission = deps.admit
+    ? deps.admit({
+        accountId: delivery.accountId,
+        url: delivery.url,
+        endpointBackoffUntil: delivery.endpointBackoffUntil,
+        requested: delivery.cycleAttempts === 0 && delivery.attemptCount > 0,
+      })
+    : undefined;
+  if (admission === null) return "deferred";
+  try {
+    return await attempt(delivery, deps, now);
+  } finally {
+    admission?.release();
+  }
+}
 
+async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date): Promise<AttemptOutcome> {
   const startedAt = now();
   const headers = webhookHeaders({ id: delivery.eventId, body: delivery.payload, secrets: signingSecrets(delivery, startedAt), now: startedAt });
   let statusCode: number | null = null;
@@ -75,6 +116,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   let retryAfter: number | null = null;
   let latencyMs: number;
   let retryable = true;
+  let errorKind: string | null = null;
   const clock = performance.now();
   try {
     const res = await deps.client.send({ url: delivery.url, headers, body: delivery.payload, timeoutMs: deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS, maxResponseBytes: EXCERPT_BYTES });
@@ -86,6 +128,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     latencyMs = Math.round(performance.now() - clock);
     if (err instanceof CallbackRequestError) {
       error = `${err.kind}: ${err.message}`;
+      errorKind = err.kind;
       // A URL our policy now refuses will not get better by waiting.
       retryable = err.kind !== "invalid_url";
     } else {
@@ -94,6 +137,13 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   }
 
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  // The endpoint's health is advice to the scheduler: losing one update must not fail the attempt.
+  await recordEndpointResult({
+    accountId: delivery.accountId,
+    url: delivery.url,
+    failed: isEndpointFailure({ statusCode, errorKind }),
+    knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
+  }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
   const cycleAttempts = delivery.cycleAttempts + 1;
   const decision = ok ? null : retryable ? nextRetry({ attempt: cycleAttempts, status: statusCode, retryAfterSeconds: retryAfter, random: deps.random }) : { retry: false as const, reason: "not retryable" };
   const finishedAt = now();

@@ -1,6 +1,6 @@
-import { db } from "../db/client";
-import { decryptSecret, encryptSecret, generateWebhookSecret } from "../crypto/secret-box";
+import { decryptSecret } from "../crypto/secret-box";
 
+/** decisions §8: after a rotation the previous secret keeps signing for 24 hours (unless retired sooner). */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 type SecretColumns = {
@@ -16,20 +16,4 @@ export function signingSecrets(account: SecretColumns, now: Date = new Date()): 
     secrets.push(decryptSecret(account.previousWebhookSecretEnc));
   }
   return secrets;
-}
-
-export async function rotateWebhookSecret(opts: { accountId: string; now?: Date }) {
-  const now = opts.now ?? new Date();
-  const secret = generateWebhookSecret();
-  const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-  const current = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { webhookSecretEnc: true } });
-  await db().account.update({
-    where: { id: opts.accountId },
-    data: {
-      webhookSecretEnc: encryptSecret(secret),
-      previousWebhookSecretEnc: current.webhookSecretEnc,
-      previousWebhookSecretExpiresAt: expiresAt,
-    },
-  });
-  return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
 }

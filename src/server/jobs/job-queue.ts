@@ -13,62 +13,126 @@ import { logger } from "../logger";
 /**
  * Every queue and its policy, created before the queue is handed out: pg-boss
  * silently drops a job sent to a queue that does not exist yet.
- * The delivery lease (expireInSeconds) bounds how long a crashed worker's job
- * waits before pg-boss runs it again; it must exceed one attempt's 10 s.
  */
 export const QUEUES = {
   webhookDelivery: "webhook-delivery",
   webhookAttemptPrune: "webhook-attempt-prune",
   stripeMeterEvent: "stripe-meter-event",
+  twilioReconcile: "twilio-reconcile",
 } as const;
+
+/**
+ * A crashed instance's deliveries must run elsewhere within 30 s (decisions §8).
+ * A delivery job is leased for DELIVERY_LEASE_SECONDS and the worker renews
+ * the lease of every attempt in flight (`renewLeases`) a few times per lease,
+ * so a live attempt, however slow, is never run twice, while a dead
+ * instance's lease runs out at most 12 s after its last renewal. Expired jobs
+ * are reclaimed by pg-boss's maintenance, which runs at most every
+ * MAINTENANCE_INTERVAL_SECONDS across all instances (up to twice that when a
+ * timer fires a little early), then retried after 1-2 s. Worst case:
+ * 12 + 2 * 4 + 2 + a 1 s poll = 23 s.
+ */
+export const DELIVERY_LEASE_SECONDS = 12;
+export const MAINTENANCE_INTERVAL_SECONDS = 4;
+
+/**
+ * Job rows kept (the delivery log is our own tables; pg-boss's rows are only
+ * the engine's bookkeeping). At 100 events/s: completed jobs leave the job
+ * table after 5 min (about 30,000 rows), the archive drops them 15 min later
+ * (about 90,000 rows). Failed jobs (our own failures, after 10 retries) stay a
+ * day in the job table, where an operator looks.
+ */
+export const RETENTION = { archiveCompletedAfterSeconds: 300, archiveFailedAfterSeconds: 24 * 3600, deleteAfterSeconds: 900 } as const;
 
 export type QueueTuning = {
   /** How often expired (crashed) jobs are reclaimed. */
   maintenanceIntervalSeconds?: number;
   /** pg-boss's schema; separate schemas are separate queues (tests use their own). */
   schema?: string;
-  /** Lease of a delivery job, seconds (default 60). */
+  /** Lease of a delivery job, seconds. */
   deliveryLeaseSeconds?: number;
 };
 
+/** Errors of two instances creating the same queue at once: the loser tries again and finds the queue there. */
+const CREATE_RACE_CODES = new Set(["40P01", "23505", "42P07", "40001", "55P03"]);
+
+async function createQueue(boss: PgBoss, name: string, options: PgBoss.Queue): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await boss.createQueue(name, options);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 20 || typeof code !== "string" || !CREATE_RACE_CODES.has(code)) throw err;
+      logger().info({ queue: name, code, attempt }, "queue creation raced another instance; trying again");
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * Math.min(attempt, 5)));
+    }
+  }
+}
+
 async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> {
-  await boss.createQueue(QUEUES.webhookDelivery, {
+  // Instances starting together all create every queue: skip the ones there already (no locks taken then).
+  const existing = new Map((await boss.getQueues()).map((q) => [q.name, q]));
+  const create = (name: string, options: PgBoss.Queue) => (existing.has(name) ? Promise.resolve() : createQueue(boss, name, options));
+  const delivery: PgBoss.Queue = {
     name: QUEUES.webhookDelivery,
-    // Our retry schedule makes new jobs; these retries only cover our own failures and crashes.
+    // Our retry schedule makes new jobs; these retries only cover our own
+    // failures and crashes, so the first comes soon (1-2 s), then backs off.
     retryLimit: 10,
-    retryDelay: 5,
+    retryDelay: 1,
     retryBackoff: true,
-    expireInSeconds: tuning.deliveryLeaseSeconds ?? 60,
-  });
-  await boss.createQueue(QUEUES.webhookAttemptPrune, { name: QUEUES.webhookAttemptPrune });
+    expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS,
+  };
+  const current = existing.get(QUEUES.webhookDelivery);
+  // A database from before the 12 s lease keeps its queue: bring its policy up to date (new jobs take it).
+  if (current && (current.expireInSeconds !== delivery.expireInSeconds || current.retryDelay !== delivery.retryDelay)) await boss.updateQueue(QUEUES.webhookDelivery, delivery);
+  await create(QUEUES.webhookDelivery, delivery);
+  await create(QUEUES.webhookAttemptPrune, { name: QUEUES.webhookAttemptPrune });
   // Stripe accepts meter events up to 35 days old: retry for about a day, backing off.
-  await boss.createQueue(QUEUES.stripeMeterEvent, {
+  await create(QUEUES.stripeMeterEvent, {
     name: QUEUES.stripeMeterEvent,
     retryLimit: 20,
     retryDelay: 10,
     retryBackoff: true,
     expireInSeconds: 60,
   });
+  // Reconciliation with Twilio (decisions §10): one run at a time across all
+  // instances and at most one waiting (pg-boss's "stately"), so a slow run
+  // never piles up minutes; a skipped minute is covered by the next run.
+  await create(QUEUES.twilioReconcile, {
+    name: QUEUES.twilioReconcile,
+    policy: "stately",
+    retryLimit: 0,
+    expireInSeconds: 300,
+  });
   return boss;
 }
 
-type Workers = { ids: string[]; batchSize: number; requested: number; timer: NodeJS.Timeout | null };
-type State = { boss: PgBoss; ready: Promise<PgBoss>; workers: Map<string, Workers>; nextWake: number };
+type Workers = { ids: string[]; batchSize: number; requested: number; timer: NodeJS.Timeout | null; wake?: () => void; stop?: () => Promise<void> };
+type State = { boss: PgBoss; schema: string; leaseSeconds: number; ready: Promise<PgBoss>; workers: Map<string, Workers>; nextWake: number };
 const KEY = Symbol.for("routekit.jobQueue");
 type Holder = { [KEY]?: State };
 
 function state(tuning: QueueTuning = {}): State {
   const g = globalThis as Holder;
   if (!g[KEY]) {
+    const schema = tuning.schema ?? "pgboss";
     const boss = new PgBoss({
       connectionString: connectionUrl(),
       max: 5,
       application_name: "routekit-jobs",
-      schema: tuning.schema ?? "pgboss",
-      maintenanceIntervalSeconds: tuning.maintenanceIntervalSeconds ?? 30,
+      schema,
+      maintenanceIntervalSeconds: tuning.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS,
+      ...RETENTION,
     });
     boss.on("error", (err) => logger().error({ err }, "job queue error"));
-    g[KEY] = { boss, ready: boss.start().then(() => createQueues(boss, tuning)), workers: new Map(), nextWake: 0 };
+    g[KEY] = {
+      boss,
+      schema,
+      leaseSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS,
+      ready: boss.start().then(() => createQueues(boss, tuning)),
+      workers: new Map(),
+      nextWake: 0,
+    };
   }
   return g[KEY];
 }
@@ -84,6 +148,42 @@ export function registerWorker(queue: string, workerId: string, batchSize = 1): 
   s.workers.set(queue, w);
 }
 
+/**
+ * For a worker that fetches its own jobs: `wake` runs when jobs were just
+ * sent to `queue` from this process; `stop` ends it (and waits for what it
+ * runs) before the queue stops.
+ */
+export function registerFetchLoop(queue: string, loop: { wake: () => void; stop: () => Promise<void> }): void {
+  const s = state();
+  const w = s.workers.get(queue) ?? { ids: [], batchSize: 1, requested: 0, timer: null };
+  Object.assign(w, loop);
+  s.workers.set(queue, w);
+}
+
+/**
+ * The delivery lease of this process's queue, and its renewal (pg-boss 10 has
+ * no heartbeat of its own): the lease is counted from `started_on`, so moving
+ * it to now gives each running job a whole lease again; `retry_count` is
+ * unaffected. Jobs no longer active (completed, or expired already) are left
+ * alone. Bound to the queue as it is now, so a worker never renews on a
+ * queue started after it stopped.
+ */
+export async function deliveryLease(): Promise<{ seconds: number; renew(queue: string, ids: string[]): Promise<number> }> {
+  const s = state();
+  const boss = await s.ready;
+  const schema = `"${s.schema.replaceAll('"', '""')}"`;
+  const sql = `WITH renewed AS (UPDATE ${schema}.job SET started_on = now() WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active' RETURNING 1)
+    SELECT count(*)::int AS n FROM renewed`;
+  return {
+    seconds: s.leaseSeconds,
+    async renew(queue, ids) {
+      if (!ids.length) return 0;
+      const { rows } = await boss.getDb().executeSql(sql, [queue, ids]);
+      return (rows[0] as { n: number } | undefined)?.n ?? 0;
+    },
+  };
+}
+
 /** Wakes that arrive this close together share their workers' fetches. */
 export const WAKE_COALESCE_MS = 20;
 
@@ -96,6 +196,7 @@ export const WAKE_COALESCE_MS = 20;
 export function wakeWorker(queue: string): void {
   const s = (globalThis as Holder)[KEY];
   const w = s?.workers.get(queue);
+  if (w?.wake) return w.wake();
   if (!s || !w?.ids.length) return;
   w.requested++;
   w.timer ??= setTimeout(() => {
@@ -113,6 +214,7 @@ export async function stopJobQueue(): Promise<void> {
   if (!current) return;
   delete g[KEY];
   for (const w of current.workers.values()) if (w.timer) clearTimeout(w.timer);
+  await Promise.all([...current.workers.values()].map((w) => w.stop?.()));
   await current.ready.catch(() => undefined);
   await current.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
 }

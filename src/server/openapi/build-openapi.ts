@@ -27,8 +27,17 @@ const ERROR_ENVELOPE = z.object({
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request", 401: "Missing or invalid API key or token", 402: "Payment required: complete checkout",
-  403: "Forbidden: account suspended, number not owned, or invalid signature", 404: "Not found", 409: "Conflict",
-  413: "Body over 64 KiB", 429: "Rate limited (see Retry-After)", 500: "Internal error", 502: "Provider unavailable", 503: "Not ready",
+  403: "Forbidden: account suspended, number not owned, unverified number limit reached, or invalid signature", 404: "Not found", 409: "Conflict",
+  413: "Body over 64 KiB", 422: "Idempotency-Key reused with another request body", 429: "Rate limited (see Retry-After)", 500: "Internal error", 502: "Provider unavailable", 503: "Not ready",
+};
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+  description:
+    "Retry safely: the same key with the same body within 24 hours replays the first answer (status and body, with header `idempotent-replayed: true`) and does nothing again; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is still running → 409 IDEMPOTENCY_IN_PROGRESS. A 4xx answer is replayed too; after a 5xx the key is released so a retry runs. Keys are per account (per client address for register and login).",
 };
 
 function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
@@ -38,11 +47,15 @@ function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
   if (route.auth) [401, 429].forEach((s) => statuses.add(s));
   if (route.procedure.startsWith("auth.")) statuses.add(429);
   if (route.path.includes(":")) statuses.add(404);
+  // Idempotency-Key (decisions §11): still running, or reused with another body.
+  if (route.method === "POST") [409, 422].forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }
 
-function errorExample(status: number) {
-  const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status)!;
+function errorExample(status: number, route: RestRoute) {
+  // A POST without a 409 of its own shows the idempotency one.
+  const own = status === 409 && route.method === "POST" && !(route.errors ?? []).includes(409) ? "IDEMPOTENCY_IN_PROGRESS" : undefined;
+  const code = own ?? (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status)!;
   return { error: { code, message: DEFAULT_MESSAGE[code] } };
 }
 
@@ -57,6 +70,7 @@ function operation(route: RestRoute) {
   const examples = ROUTE_EXAMPLES[exampleKey(route)];
 
   const parameters: unknown[] = pathParams.map((name) => ({ name, in: "path", required: true, schema: properties[name] ?? { type: "string" } }));
+  if (route.method === "POST") parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   let requestBody: unknown;
   const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
   if (route.method === "GET") {
@@ -72,6 +86,7 @@ function operation(route: RestRoute) {
   const responses: Record<string, unknown> = {
     [route.status]: {
       description: route.summary,
+      ...(route.method === "POST" && { headers: { "idempotent-replayed": { schema: { type: "string", enum: ["true"] }, description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key" } } }),
       content: { "application/json": { schema: def._def.output ? jsonSchema(def._def.output, "output") : {}, ...(examples?.response !== undefined && { example: examples.response }) } },
     },
   };
@@ -79,7 +94,7 @@ function operation(route: RestRoute) {
     responses[status] = {
       description: STATUS_TEXT[status] ?? "Error",
       ...(status === 429 && { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait" } } }),
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" }, example: errorExample(status) } },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" }, example: errorExample(status, route) } },
     };
   }
   return {

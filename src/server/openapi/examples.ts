@@ -17,8 +17,12 @@ const number = {
   onCallEndUrl: "https://api.example.com/twilio/end",
   onErrorUrl: "https://api.example.com/twilio/error",
   isActive: true,
+  verified: true,
+  twilioConfigured: true,
   createdAt: ts,
 };
+const engineUrl = "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU";
+const twilioConnection = { accountSid: "AC0123456789abcdef0123456789abcdef", friendlyName: "Acme Voice", connectedAt: ts };
 const breakdown = { durationSeconds: 61, billedMinutes: 2, perMinuteRate: 0.02, usageCost: 0.04, totalCost: 0.04, currency: "usd" };
 const attempt = { id: "cmwra5q0e00062c7d9k1x0c3v", attemptedAt: ts, url: "https://api.example.com/twilio/end", statusCode: 200, latencyMs: 84, responseExcerpt: "ok", error: null };
 const delivery = {
@@ -34,6 +38,22 @@ const delivery = {
   deliveredAt: ts,
   createdAt: ts,
   lastAttempt: attempt,
+  endpointBackoffUntil: null,
+  synchronous: false,
+  answerUse: null,
+};
+// An endpoint that keeps timing out: its deliveries wait out its back-off.
+const pausedDelivery = {
+  ...delivery,
+  id: "cmwra4z2c00072c7dv0q8r4tb",
+  eventId: "evt_7Xk2Pq9sLm4nB8vW",
+  callSid: "CA89abcdef0123456789abcdef01234567",
+  status: "PENDING",
+  attemptCount: 5,
+  nextAttemptAt: "2026-11-23T10:05:00.000Z",
+  deliveredAt: null,
+  lastAttempt: { ...attempt, id: "cmwra5q0e00082c7d1w6f2h9k", statusCode: null, latencyMs: 10000, responseExcerpt: null, error: "timeout: no answer within 10000 ms" },
+  endpointBackoffUntil: "2026-11-23T10:02:00.000Z",
 };
 const eventData = { callSid: "CA0123456789abcdef0123456789abcdef", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: number.id };
 
@@ -54,6 +74,7 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
     request: { email: "you@example.com", password: "correct horse" },
     response: { token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl", expiresAt: ts },
   },
+  "POST /api/auth/logout": { response: { loggedOut: true } },
   "GET /api/account": {
     response: {
       account: {
@@ -67,6 +88,28 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
     },
   },
   "POST /api/account/webhook-secret": { response: { webhookSecret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGV4YW1wbGUgb25seQ==", previousSecretExpiresAt: "2026-11-23T10:00:00.000Z" } },
+  "POST /api/account/engine-url": {
+    response: {
+      engineVoiceUrl: "http://localhost:3000/api/engine/voice/rt_Q3b9Xk2mN7pL4sV8wY1zA5cD6eF0gHjK",
+      previousExpiresAt: "2026-11-23T10:00:00.000Z",
+      twilioNumbers: { repointed: ["+14155550123"], failed: [] },
+    },
+  },
+  "PUT /api/twilio-connection": {
+    request: { accountSid: twilioConnection.accountSid, authToken: "your_auth_token" },
+    response: { twilioConnection },
+  },
+  "GET /api/twilio-connection": { response: { twilioConnection } },
+  "DELETE /api/twilio-connection": { response: { disconnected: true } },
+  "GET /api/twilio-connection/numbers": {
+    response: {
+      numbers: [
+        { sid: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123", friendlyName: "(415) 555-0123", voiceUrl: engineUrl, statusCallback: engineUrl, registered: true, configured: true },
+        { sid: "PNfedcba9876543210fedcba9876543210", phoneNumber: "+14155550124", friendlyName: "Support line", voiceUrl: "https://demo.twilio.com/welcome/voice/", statusCallback: null, registered: false, configured: false },
+      ],
+      subaccounts: [],
+    },
+  },
   "POST /api/api-keys": { request: { label: "CI" }, response: { id: "cmwra6c9f00072c7d0v8a4n1q", key, keyPrefix: key.slice(0, 12), label: "CI", createdAt: ts } },
   "GET /api/api-keys": {
     response: { apiKeys: [{ id: "cmwra2uwb00012c7d7x0e5b4k", keyPrefix: "rtk_DKFv6bh5", label: "Default", lastUsedAt: ts, createdAt: ts }] },
@@ -94,6 +137,67 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
     },
     response: { callSid: "CA0123456789abcdef0123456789abcdef", status: "queued" },
   },
+  "GET /api/calls": {
+    response: {
+      calls: [
+        {
+          callSid: "CA0123456789abcdef0123456789abcdef",
+          direction: "inbound",
+          from: "+14155550100",
+          to: "+14155550123",
+          phoneNumberId: number.id,
+          status: "completed",
+          startedAt: ts,
+          endedAt: "2026-11-22T10:01:01.000Z",
+          durationSeconds: 61,
+          billedMinutes: 2,
+          costBreakdown: breakdown,
+          answeredBy: null,
+          answer: "fallback",
+          error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: no answer within 5000 ms" },
+        },
+      ],
+      nextCursor: "MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafGNtd3JhN2QyZzAwMDgyYzdkMXc5YjVvMnI",
+    },
+  },
+  "GET /api/calls/:callSid": {
+    response: {
+      call: {
+        callSid: "CA0123456789abcdef0123456789abcdef",
+        direction: "inbound",
+        from: "+14155550100",
+        to: "+14155550123",
+        phoneNumberId: number.id,
+        status: "completed",
+        startedAt: ts,
+        endedAt: "2026-11-22T10:01:01.000Z",
+        durationSeconds: 61,
+        billedMinutes: 2,
+        costBreakdown: breakdown,
+        answeredBy: null,
+        answer: "xml",
+        error: null,
+        timeline: [
+          { type: "request", at: ts, kind: "voice", callStatus: "ringing", sequenceNumber: null },
+          {
+            type: "call.started",
+            at: ts,
+            deliveryId: "cmwra4z2c00052c7dq7ds1m2m",
+            url: "https://api.example.com/twilio/start",
+            statusCode: 200,
+            latencyMs: 84,
+            responseExcerpt: "<Response><Say>Hello</Say></Response>",
+            error: null,
+            answerUse: "xml",
+          },
+          { type: "twiml", at: "2026-11-22T10:00:00.084Z", twiml: "<Response><Say>Hello</Say></Response>" },
+          { type: "request", at: "2026-11-22T10:01:01.000Z", kind: "status", callStatus: "completed", sequenceNumber: 3 },
+          { type: "event", at: "2026-11-22T10:01:01.000Z", deliveryId: delivery.id, eventType: "call.ended", url: delivery.url, status: "DELIVERED", attemptCount: 1 },
+          { type: "usage", at: "2026-11-22T10:01:01.000Z", billedMinutes: 2, costBreakdown: breakdown },
+        ],
+      },
+    },
+  },
   "GET /api/usage": {
     response: {
       records: [
@@ -113,6 +217,7 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
       total: 1,
       limit: 50,
       offset: 0,
+      nextCursor: null,
     },
   },
   "GET /api/usage/current": {
@@ -143,11 +248,12 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
       hasPaymentMethod: true,
       currentPeriodStart: "2026-11-01T00:00:00.000Z",
       currentPeriodEnd: "2026-12-01T00:00:00.000Z",
+      subscriptionStatus: "active",
     },
   },
   "POST /api/billing/checkout": { response: { url: "https://checkout.stripe.com/c/pay/cs_test_a1b2c3" } },
   "POST /api/billing/portal": { response: { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" } },
-  "GET /api/webhook-deliveries": { response: { deliveries: [delivery], total: 1, limit: 50, offset: 0 } },
+  "GET /api/webhook-deliveries": { response: { deliveries: [delivery, pausedDelivery], total: 2, limit: 50, offset: 0 } },
   "GET /api/webhook-deliveries/:id": {
     response: {
       delivery: {
@@ -168,6 +274,24 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
       },
     },
   },
+  "POST /api/webhook-deliveries/test": {
+    request: { phoneNumberId: number.id, type: "call.ended" },
+    response: {
+      delivery: {
+        ...delivery,
+        eventId: "evt_9kTq2Lm4Np6Rs8Uv",
+        callSid: "CA00000000000000000000000000000000",
+        payload: {
+          id: "evt_9kTq2Lm4Np6Rs8Uv",
+          type: "call.ended",
+          createdAt: ts,
+          data: { callSid: "CA00000000000000000000000000000000", direction: "inbound", from: "+15005550006", to: number.phoneNumber, phoneNumberId: number.id, status: "completed", durationSeconds: 42, billedMinutes: 1, costBreakdown: { ...breakdown, durationSeconds: 42, billedMinutes: 1, usageCost: 0.02, totalCost: 0.02 }, test: true },
+        },
+        attempts: [attempt],
+      },
+    },
+  },
+  "POST /api/webhook-deliveries/replay": { request: { since: "2026-11-21T00:00:00.000Z", status: "FAILED" }, response: { queued: 3 } },
   "event call.started": { request: { id: "evt_1a2b3c", type: "call.started", createdAt: ts, data: { ...eventData, status: "ringing" } } },
   "event call.ended": {
     request: { id: "evt_3q2Hf8sLk1mNoPqR", type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown } },

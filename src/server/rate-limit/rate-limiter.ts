@@ -16,10 +16,16 @@ export interface RateLimitStore {
 }
 
 export const POLICIES = {
-  /** decisions §5: 10 a minute per IP and per email. */
-  auth: { capacity: 10, refillPerSecond: 10 / 60 },
+  /** Login and register per client address (an IPv6 /64): 10 a minute. */
+  authIp: { capacity: 10, refillPerSecond: 10 / 60 },
+  /** Login and register per (email, client address): 10 a minute. */
+  authPair: { capacity: 10, refillPerSecond: 10 / 60 },
+  /** Login and register per email across all addresses: 100 an hour, the ceiling for a distributed guesser. */
+  authEmail: { capacity: 100, refillPerSecond: 100 / 3600 },
   /** decisions §5: 50 a second per account, bursts of 100. */
   api: { capacity: 100, refillPerSecond: 50 },
+  /** Unauthenticated tRPC requests (the dashboard's log-in and sign-up), per IP: a person never comes close. */
+  publicIp: { capacity: 30, refillPerSecond: 5 },
 } as const satisfies Record<string, BucketPolicy>;
 
 function retryAfter(tokens: number, policy: BucketPolicy): number {
@@ -94,6 +100,15 @@ export function rateLimitStore(): RateLimitStore {
     g[KEY] = url ? new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true })) : new PostgresRateLimitStore();
   }
   return g[KEY];
+}
+
+/** Takes one token from each bucket in turn, each with its own policy; the first empty one is a 429. */
+export async function enforceRateLimits(limits: { key: string; policy: BucketPolicy }[]): Promise<void> {
+  const store = rateLimitStore();
+  for (const { key, policy } of limits) {
+    const result = await store.take(key, policy);
+    if (!result.allowed) throw new AppError("RATE_LIMITED", undefined, { retryAfter: result.retryAfterSeconds });
+  }
 }
 
 /** Takes one token from each bucket; the first empty one is a 429. */

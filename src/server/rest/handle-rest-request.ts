@@ -4,7 +4,7 @@ import { errorResponse } from "../http/error-response";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "../http/request-id";
 import { createCaller } from "../trpc/root";
-import type { Context } from "../trpc/init";
+import { IDEMPOTENT_REPLAYED_HEADER, type Context, type ResponseMeta } from "../trpc/init";
 import { matchRoute } from "./match-route";
 import { restRoutes } from "./routes";
 
@@ -35,10 +35,15 @@ function resolveProcedure(caller: unknown, dotted: string): ProcedureFn {
   return node as ProcedureFn;
 }
 
+function replayedHeader(meta: ResponseMeta): Record<string, string> {
+  return meta.idempotentReplayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {};
+}
+
 /** Adapts an HTTP request to a procedure call and its result (or error) to HTTP. Nothing more. */
 export async function handleRestRequest(req: Request): Promise<Response> {
   const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
   const url = new URL(req.url);
+  const responseMeta: ResponseMeta = { idempotentReplayed: false };
   try {
     const match = matchRoute(restRoutes, req.method, url.pathname);
     if (match.kind === "not-found") throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${url.pathname}`);
@@ -54,10 +59,14 @@ export async function handleRestRequest(req: Request): Promise<Response> {
       requestId,
       ip: req.headers.get(CLIENT_IP_HEADER) ?? "unknown",
       authorization: req.headers.get("authorization"),
+      idempotencyKey: route.method === "POST" ? req.headers.get("idempotency-key") : null,
+      responseMeta,
     };
     const result = await resolveProcedure(createCaller(ctx), route.procedure)({ ...query, ...body, ...params });
-    return json(result, route.status, { [REQUEST_ID_HEADER]: requestId });
+    return json(result, route.status, { [REQUEST_ID_HEADER]: requestId, ...replayedHeader(responseMeta) });
   } catch (err) {
-    return errorResponse(err, req, requestId);
+    const res = errorResponse(err, req, requestId);
+    for (const [name, value] of Object.entries(replayedHeader(responseMeta))) res.headers.set(name, value);
+    return res;
   }
 }

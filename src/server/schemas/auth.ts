@@ -39,3 +39,7 @@ export const ZLoginOutput = z.object({
   token: z.string().describe("JWT (HS256), accepted as `Authorization: Bearer <token>`"),
   expiresAt: ZTimestamp,
 });
+
+export const ZLogoutOutput = z.object({
+  loggedOut: z.literal(true).describe("Every dashboard session and login token of the account has ended; API keys keep working"),
+});

@@ -16,6 +16,8 @@ export const ZPhoneNumber = z.object({
   onCallEndUrl: z.string(),
   onErrorUrl: z.string().nullable(),
   isActive: z.boolean(),
+  verified: z.boolean().describe("Proven an incoming number of the account's connected Twilio account"),
+  twilioConfigured: z.boolean().describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
   createdAt: ZTimestamp,
 });
 export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber });
@@ -35,6 +37,10 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) 
       onCallStartUrl: url,
       onCallEndUrl: url,
       onErrorUrl: url.nullish(),
+      configureTwilio: z
+        .boolean()
+        .optional()
+        .describe("With a Twilio connection: set the number's voice URL and status callback to engineVoiceUrl at Twilio (default true)"),
     }),
     // Omitted fields stay as they are; `onErrorUrl: null` clears it.
     update: z.object({
@@ -42,6 +48,10 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) 
       onCallStartUrl: url.optional(),
       onCallEndUrl: url.optional(),
       onErrorUrl: url.nullable().optional(),
+      configureTwilio: z
+        .literal(true)
+        .optional()
+        .describe("With a Twilio connection: prove the number is yours there and point it at engineVoiceUrl (for numbers registered before connecting, or not repointed)"),
     }),
   };
 }

@@ -2,7 +2,11 @@ import { z } from "zod";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 import { ZPageInfo, ZPagination } from "./pagination";
 
-export const ZListUsageInput = ZPagination;
+export const ZListUsageInput = z.object({
+  limit: ZPagination.shape.limit,
+  offset: ZPagination.shape.offset.unwrap().optional().describe("Rows to skip (default 0); slower at depth than cursor, and not allowed with it"),
+  cursor: z.string().min(1).max(200).optional().describe("nextCursor of the previous page: the page after it, at the same cost at any depth"),
+});
 
 export const ZCostBreakdown = z.object({
   durationSeconds: z.number().int(),
@@ -25,7 +29,10 @@ export const ZUsageRecord = z.object({
   costBreakdown: ZCostBreakdown,
   createdAt: ZTimestamp,
 });
-export const ZListUsageOutput = ZPageInfo.extend({ records: z.array(ZUsageRecord) });
+export const ZListUsageOutput = ZPageInfo.extend({
+  records: z.array(ZUsageRecord),
+  nextCursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last page"),
+});
 
 const ZTotals = z.object({
   calls: z.number().int(),

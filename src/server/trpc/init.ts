@@ -1,8 +1,11 @@
 import { initTRPC } from "@trpc/server";
 import { authenticate, type Auth } from "../auth/authenticate";
 import { AppError } from "../errors/app-error";
-import { toErrorResponse } from "../errors/to-error-response";
-import { POLICIES, enforceRateLimit } from "../rate-limit/rate-limiter";
+import { ERROR_STATUS } from "../errors/error-codes";
+import { toErrorResponse, type ErrorEnvelope } from "../errors/to-error-response";
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestHash, validIdempotencyKey } from "../services/idempotency/idempotency";
+import { credentialLimits, type CredentialLimit } from "../rate-limit/credential-limits";
+import { POLICIES, enforceRateLimit, enforceRateLimits } from "../rate-limit/rate-limiter";
 
 /**
  * The one tRPC core. Both transports build this context: the REST route table
@@ -14,7 +17,14 @@ export type Context = {
   ip: string;
   /** The raw Authorization header, resolved lazily by the procedures that need it. */
   authorization: string | null;
+  /** The Idempotency-Key header of a POST (decisions §11); null or absent when none was sent. */
+  idempotencyKey?: string | null;
+  /** Filled by procedures for the transport to turn into headers. */
+  responseMeta?: ResponseMeta;
 };
+
+export type ResponseMeta = { idempotentReplayed: boolean };
+export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 
 const t = initTRPC.context<Context>().create({
   // tRPC clients (the dashboard) get the same code and message as REST clients.
@@ -29,20 +39,86 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
 /**
- * Login and registration: the per-IP limit runs before the input is parsed,
- * so malformed attempts count too; the per-email limit follows in the procedure.
+ * decisions §11, for every mutation of both transports: with an
+ * Idempotency-Key, the first request claims the key and its answer is stored;
+ * the same key and input replay that answer without running again. A 4xx is
+ * stored and replayed like a success (as Stripe does: the same request would
+ * fail the same way); a 5xx or an unexpected failure releases the key so a
+ * retry runs. `scopeOf` keeps keys apart: per account, or per address before sign-in.
  */
-export const credentialProcedure = t.procedure.use(async ({ ctx, path, next }) => {
-  await enforceRateLimit([`${path}:ip:${ctx.ip}`], POLICIES.auth);
-  return next();
-});
+function idempotent<C extends Context>(scopeOf: (ctx: C) => string) {
+  return t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+    const key = ctx.idempotencyKey;
+    if (type !== "mutation" || key === null || key === undefined) return next();
+    if (!validIdempotencyKey(key)) {
+      throw new AppError("VALIDATION_FAILED", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.", {
+        details: [{ path: "Idempotency-Key", message: "1 to 255 printable ASCII characters" }],
+      });
+    }
+    const claim = { scope: scopeOf(ctx as C), key };
+    const begun = await beginIdempotent({ ...claim, requestHash: requestHash(path, await getRawInput()) });
+    if (begun.kind === "replay") {
+      if (ctx.responseMeta) ctx.responseMeta.idempotentReplayed = true;
+      const { status, body } = begun.answer;
+      if (status >= 400) {
+        const { code, message, details } = (body as ErrorEnvelope).error;
+        throw new AppError(code in ERROR_STATUS ? code : "INTERNAL", message, { ...(details && { details }) });
+      }
+      // The stored output, already validated when it was first produced. tRPC
+      // offers no way to answer from a middleware without running the
+      // procedure, so the result is built in the shape `next()` returns.
+      const replayed = { ok: true as const, data: body, ctx };
+      return replayed as unknown as Awaited<ReturnType<typeof next>>;
+    }
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      result = await next();
+    } catch (err) {
+      await releaseIdempotent(claim);
+      throw err;
+    }
+    if (result.ok) {
+      await completeIdempotent({ ...claim, answer: { status: 200, body: result.data } });
+    } else {
+      const mapped = toErrorResponse(result.error);
+      if (mapped.status >= 500 || mapped.unexpected) await releaseIdempotent(claim);
+      else await completeIdempotent({ ...claim, answer: { status: mapped.status, body: mapped.body } });
+    }
+    return result;
+  });
+}
+
+const byAddress = idempotent<Context>((ctx) => `ip:${ctx.ip}`);
+
+const enforceCredentialLimits = (limits: CredentialLimit[]) => enforceRateLimits(limits.map((l) => ({ key: l.key, policy: POLICIES[l.policy] })));
+
+/**
+ * Login and registration (rules in `credentialLimits`): the per-address limit
+ * runs before the input is parsed, so malformed attempts count too; the
+ * per-(email, address) and per-email limits run once the email is known.
+ */
+export const credentialProcedure = t.procedure
+  .use(async ({ ctx, path, next }) => {
+    await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, stage: "address" }));
+    return next();
+  })
+  .use(async ({ ctx, path, getRawInput, next }) => {
+    const raw = await getRawInput().catch(() => undefined);
+    const email = typeof raw === "object" && raw !== null && typeof (raw as { email?: unknown }).email === "string" ? (raw as { email: string }).email : null;
+    // Without a plausible email the input fails validation anyway; the address bucket has counted it.
+    if (email !== null && email.length <= 320) await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, email, stage: "credentials" }));
+    return next();
+  })
+  .use(byAddress);
 
 /** API key or login JWT; narrows ctx with the account and applies the per-account rate limit. */
-export const apiProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const auth = await authenticate(ctx.authorization);
-  await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
-  return next({ ctx: { ...ctx, auth } });
-});
+export const apiProcedure = t.procedure
+  .use(async ({ ctx, next }) => {
+    const auth = await authenticate(ctx.authorization);
+    await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
+    return next({ ctx: { ...ctx, auth } });
+  })
+  .use(idempotent<Context & { auth: Auth }>((ctx) => `account:${ctx.auth.account.id}`));
 
 /**
  * decisions §4, the one rule for account standing: SUSPENDED is 403 wherever

@@ -3,10 +3,12 @@ import { accountRouter } from "./routers/account";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { billingRouter } from "./routers/billing";
+import { callsRouter } from "./routers/calls";
 import { outboundRouter } from "./routers/outbound";
 import { usageRouter } from "./routers/usage";
 import { phoneNumbersRouter } from "./routers/phone-numbers";
 import { systemRouter } from "./routers/system";
+import { twilioConnectionRouter } from "./routers/twilio-connection";
 import { webhookDeliveriesRouter } from "./routers/webhook-deliveries";
 
 export const appRouter = router({
@@ -18,7 +20,9 @@ export const appRouter = router({
   webhookDeliveries: webhookDeliveriesRouter,
   outbound: outboundRouter,
   usage: usageRouter,
+  calls: callsRouter,
   billing: billingRouter,
+  twilioConnection: twilioConnectionRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -98,11 +98,11 @@ export function sql(server: Server = "strict"): pg.Pool {
   return pool;
 }
 
-/** An account that has paid (local billing mode: opening the checkout link pays). */
+/** An account that has paid (local billing mode: the checkout page's Pay button, a POST to the link, pays). */
 export async function newActiveAccount(opts: { companyName?: string; server?: Server } = {}): Promise<TestAccount> {
   const account = await newAccount(opts);
-  const res = await fetch(account.checkoutUrl);
-  if (res.status !== 200) throw new Error(`checkout failed: ${res.status}`);
+  const res = await fetch(account.checkoutUrl, { method: "POST", redirect: "manual" });
+  if (res.status !== 303) throw new Error(`checkout failed: ${res.status}`);
   await res.text();
   return account;
 }

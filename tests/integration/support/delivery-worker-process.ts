@@ -1,6 +1,7 @@
 // A delivery worker in a process of its own, so a test can kill it hard.
-// Same code as the server's worker, on the test's pg-boss schema, with a short
-// lease so a killed worker's jobs come back within seconds.
+// Same code as the server's worker, on the test's pg-boss schema. The lease and
+// maintenance interval are the test's (WORKER_LEASE_SECONDS,
+// WORKER_MAINTENANCE_SECONDS); unset, the production values apply.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +13,7 @@ import { TEST_AUTH_SECRET } from "./test-secrets";
 
 setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-worker-")), AUTH_SECRET: TEST_AUTH_SECRET, CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: "silent" }));
 setConnectionUrl(process.env.WORKER_DATABASE_URL!);
-await jobQueue({ schema: process.env.WORKER_SCHEMA!, maintenanceIntervalSeconds: 1, deliveryLeaseSeconds: 2 });
-await startDeliveryWorker({ pollingIntervalSeconds: 0.5, batchSize: 10 });
+const seconds = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+await jobQueue({ schema: process.env.WORKER_SCHEMA!, maintenanceIntervalSeconds: seconds("WORKER_MAINTENANCE_SECONDS"), deliveryLeaseSeconds: seconds("WORKER_LEASE_SECONDS") });
+await startDeliveryWorker();
 console.log("worker ready");

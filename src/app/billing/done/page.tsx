@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { Card } from "@/components/ui/card";
 
 /** Where Stripe sends the browser back after checkout or the portal. */
@@ -8,11 +9,16 @@ export default async function BillingDonePage({ searchParams }: { searchParams: 
       ? "Thank you. Your payment is being confirmed; your account becomes active in a moment."
       : checkout === "cancelled"
         ? "Checkout was cancelled. You can start it again whenever you are ready."
-        : "You can close this page.";
+        : "You are done here.";
   return (
     <main className="px-4">
       <Card title="Routekit billing">
         <p>{text}</p>
+        <p className="pt-2">
+          <Link href="/dashboard" className="font-medium text-indigo-700 hover:underline" data-testid="back-to-dashboard">
+            Back to the dashboard
+          </Link>
+        </p>
       </Card>
     </main>
   );

@@ -39,7 +39,7 @@ export function Billing({ mode }: { mode: "stripe" | "local" }) {
         <ErrorState message={messageOf(subscription.error)} onRetry={() => void subscription.refetch()} />
       ) : (
         <div className="space-y-6">
-          <StatusCallToAction status={subscription.data.status} />
+          <StatusCallToAction status={subscription.data.status} subscriptionStatus={subscription.data.subscriptionStatus} />
           <Panel title="Plan" data-testid="billing-plan">
             <dl className="grid grid-cols-1 gap-x-8 gap-y-3 text-sm sm:grid-cols-2">
               <div>
@@ -54,6 +54,14 @@ export function Billing({ mode }: { mode: "stripe" | "local" }) {
                   {subscription.data.hasPaymentMethod ? "On file" : "None on file"}
                 </dd>
               </div>
+              {subscription.data.subscriptionStatus ? (
+                <div>
+                  <dt className="text-slate-500">Subscription at the payment provider</dt>
+                  <dd className="mt-1 font-medium" data-testid="subscription-status">
+                    {subscription.data.subscriptionStatus.replace(/_/g, " ")}
+                  </dd>
+                </div>
+              ) : null}
               <div>
                 <dt className="text-slate-500">Monthly base</dt>
                 <dd className="mt-1 font-medium" data-testid="monthly-base">

@@ -1,34 +1,247 @@
 "use client";
 
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { CallsTable } from "@/components/dashboard/calls-table";
-import { Pager } from "@/components/dashboard/pager";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { CallLogTable } from "@/components/dashboard/calls-table";
+import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { SelectField, TextField } from "@/components/ui/field";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import type { TCall } from "@/server/schemas/calls";
+import { CallDetail } from "./call-detail";
+import { callsCsv } from "./calls-csv";
 
-export const CALLS_PAGE_SIZE = 20;
+export const CALLS_PAGE_SIZE = 25;
+/** New calls show up without a reload. */
+const POLL_MS = 4_000;
+
+const STATUSES = ["completed", "in-progress", "ringing", "busy", "no-answer", "failed", "canceled", "rejected"] as const;
+type Status = (typeof STATUSES)[number];
+
+/** The view lives in the URL, so a refresh, Back and a shared link show the same calls. */
+type Filters = { status?: Status; direction?: "inbound" | "outbound"; phoneNumberId?: string; callSid?: string; since?: string; until?: string };
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function filtersOf(params: URLSearchParams): Filters {
+  const f: Filters = {};
+  const status = params.get("status");
+  if (status && (STATUSES as readonly string[]).includes(status)) f.status = status as Status;
+  const direction = params.get("direction");
+  if (direction === "inbound" || direction === "outbound") f.direction = direction;
+  const number = params.get("number");
+  if (number) f.phoneNumberId = number;
+  const sid = params.get("sid")?.trim();
+  if (sid) f.callSid = sid;
+  const since = params.get("since");
+  if (since && DAY.test(since)) f.since = since;
+  const until = params.get("until");
+  if (until && DAY.test(until)) f.until = until;
+  return f;
+}
+
+/** Dates are the viewer's days: from the start of `since` to the end of `until`, in their time zone. */
+function queryOf(f: Filters) {
+  const startOf = (day: string, plusDays = 0) => {
+    const d = new Date(`${day}T00:00:00`);
+    d.setDate(d.getDate() + plusDays);
+    return d.toISOString();
+  };
+  return {
+    ...(f.status && { status: f.status }),
+    ...(f.direction && { direction: f.direction }),
+    ...(f.phoneNumberId && { phoneNumberId: f.phoneNumberId }),
+    ...(f.callSid && { callSid: f.callSid }),
+    ...(f.since && { since: startOf(f.since) }),
+    ...(f.until && { until: startOf(f.until, 1) }),
+  };
+}
 
 export function Calls() {
-  const trpc = useTRPC();
-  const [offset, setOffset] = useState(0);
-  const usage = useQuery({ ...trpc.usage.list.queryOptions({ limit: CALLS_PAGE_SIZE, offset }), placeholderData: keepPreviousData });
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const filters = filtersOf(new URLSearchParams(params.toString()));
+  const selected = params.get("call");
+
+  const navigate = (change: Record<string, string | null>) => {
+    const next = new URLSearchParams(params.toString());
+    for (const [k, v] of Object.entries(change)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    const qs = next.toString();
+    router.push(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+  };
+
   return (
     <>
-      <PageHeader title="Calls" description="Every completed call, newest first, with what it cost. Minutes are rounded up per call." />
-      <Panel>
-        {usage.isPending ? (
-          <LoadingState />
-        ) : usage.error ? (
-          <ErrorState message={messageOf(usage.error)} onRetry={() => void usage.refetch()} />
-        ) : (
-          <>
-            <CallsTable records={usage.data.records} />
-            <Pager total={usage.data.total} limit={usage.data.limit} offset={usage.data.offset} onChange={setOffset} />
-          </>
-        )}
-      </Panel>
+      <PageHeader
+        title="Calls"
+        description="Every call your numbers took or placed, whatever its end: completed, busy, failed, rejected, or fallen back because your backend's answer could not be used. Open a call for its timeline."
+      />
+      <div className="space-y-6">
+        <CallFilters filters={filters} onChange={navigate} />
+        <CallList key={JSON.stringify(filters)} filters={filters} selected={selected} onSelect={(sid) => navigate({ call: sid === selected ? null : sid })} />
+        {selected ? <CallDetail key={selected} callSid={selected} onClose={() => navigate({ call: null })} /> : null}
+      </div>
     </>
+  );
+}
+
+function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: Record<string, string | null>) => void }) {
+  const trpc = useTRPC();
+  const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
+  const [sid, setSid] = useState(filters.callSid ?? "");
+  const search = (e: FormEvent) => {
+    e.preventDefault();
+    onChange({ sid: sid.trim() || null, call: null });
+  };
+  const anySet = Object.keys(filters).length > 0;
+  return (
+    <Panel title="Find calls" data-testid="call-filters">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
+        <SelectField label="Status" value={filters.status ?? ""} onChange={(e) => onChange({ status: e.target.value || null, call: null })} data-testid="filter-status">
+          <option value="">All</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Direction" value={filters.direction ?? ""} onChange={(e) => onChange({ direction: e.target.value || null, call: null })} data-testid="filter-direction">
+          <option value="">Both</option>
+          <option value="inbound">inbound</option>
+          <option value="outbound">outbound</option>
+        </SelectField>
+        <SelectField label="Number" value={filters.phoneNumberId ?? ""} onChange={(e) => onChange({ number: e.target.value || null, call: null })} data-testid="filter-number">
+          <option value="">All numbers</option>
+          {numbers.data?.phoneNumbers.map((n) => (
+            <option key={n.id} value={n.id}>
+              {n.phoneNumber}
+            </option>
+          ))}
+        </SelectField>
+        <TextField label="From" type="date" value={filters.since ?? ""} onChange={(e) => onChange({ since: e.target.value || null, call: null })} data-testid="filter-since" />
+        <TextField label="To" type="date" value={filters.until ?? ""} onChange={(e) => onChange({ until: e.target.value || null, call: null })} data-testid="filter-until" />
+        <form onSubmit={search} role="search" className="flex items-end gap-2">
+          <TextField label="Call SID" value={sid} onChange={(e) => setSid(e.target.value)} placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" />
+          <Button type="submit" variant="secondary" data-testid="filter-sid-submit">
+            Search
+          </Button>
+        </form>
+      </div>
+      {anySet ? (
+        <div className="mt-3">
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={() => {
+              setSid("");
+              onChange({ status: null, direction: null, number: null, sid: null, since: null, until: null, call: null });
+            }}
+          >
+            Clear filters
+          </Button>
+        </div>
+      ) : null}
+    </Panel>
+  );
+}
+
+function CallList({ filters, selected, onSelect }: { filters: Filters; selected: string | null; onSelect: (callSid: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  // Keyset pages: the cursors of the pages before this one, so "Newer" can step back.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const input = { ...queryOf(filters), limit: CALLS_PAGE_SIZE, ...(cursor && { cursor }) };
+  const list = useQuery({
+    ...trpc.calls.list.queryOptions(input),
+    placeholderData: keepPreviousData,
+    // The first page follows new calls; older pages stay put.
+    refetchInterval: cursor ? false : POLL_MS,
+  });
+  const [exporting, setExporting] = useState(false);
+
+  const exportCsv = async () => {
+    setExporting(true);
+    try {
+      const all: TCall[] = [];
+      let next: string | undefined;
+      do {
+        const page = await queryClient.fetchQuery(trpc.calls.list.queryOptions({ ...queryOf(filters), limit: 100, ...(next && { cursor: next }) }));
+        all.push(...page.calls);
+        next = page.nextCursor ?? undefined;
+      } while (next);
+      const blob = new Blob([callsCsv(all)], { type: "text/csv;charset=utf-8" });
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = `routekit-calls-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.csv`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      URL.revokeObjectURL(url);
+      toast.success(`Exported ${all.length} ${all.length === 1 ? "call" : "calls"}`);
+    } catch (err) {
+      toast.error(messageOf(err));
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  const filtered = Object.keys(filters).length > 0;
+  let body;
+  if (list.isPending) {
+    body = <LoadingState label="Loading calls…" />;
+  } else if (list.error) {
+    body = <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
+  } else if (list.data.calls.length === 0 && cursors.length === 1) {
+    body = (
+      <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
+        {filtered ? "Change or clear the filters to see other calls." : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
+      </EmptyState>
+    );
+  } else {
+    body = (
+      <div className="space-y-4">
+        <CallLogTable calls={list.data.calls} selected={selected} onSelect={onSelect} />
+        <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
+          <p className="text-sm text-slate-600" aria-live="polite" data-testid="calls-page">{`Page ${cursors.length}`}</p>
+          <div className="flex gap-2">
+            <Button variant="secondary" size="sm" disabled={cursors.length === 1 || list.isPlaceholderData} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Newer
+            </Button>
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={!list.data.nextCursor || list.isPlaceholderData}
+              onClick={() => list.data.nextCursor && setCursors([...cursors, list.data.nextCursor])}
+            >
+              Older
+            </Button>
+          </div>
+        </nav>
+      </div>
+    );
+  }
+
+  return (
+    <Panel
+      title="Call log"
+      data-testid="call-log"
+      actions={
+        <Button variant="secondary" size="sm" loading={exporting} onClick={() => void exportCsv()} data-testid="export-csv">
+          Export CSV
+        </Button>
+      }
+    >
+      {body}
+    </Panel>
   );
 }

@@ -1,14 +1,15 @@
 import type { Metadata } from "next";
-import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
-import { CALLS_PAGE_SIZE, Calls } from "./calls";
+import { Suspense } from "react";
+import { LoadingState } from "@/components/ui/states";
+import { Calls } from "./calls";
 
 export const metadata: Metadata = { title: "Calls · Routekit" };
 
-export default async function CallsPage() {
-  await getQueryClient().prefetchQuery(trpc.usage.list.queryOptions({ limit: CALLS_PAGE_SIZE, offset: 0 }));
+// The filters live in the URL (useSearchParams), so the page renders on the client under Suspense.
+export default function CallsPage() {
   return (
-    <HydrateClient>
+    <Suspense fallback={<LoadingState label="Loading calls…" />}>
       <Calls />
-    </HydrateClient>
+    </Suspense>
   );
 }

@@ -11,7 +11,9 @@ import { Table, Td } from "@/components/ui/table";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { DeliveryDetail } from "./delivery-detail";
+import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { PAGE_SIZE, POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
+import { ReplayFailed } from "./replay-failed";
 import { SigningSecret } from "./signing-secret";
 
 const STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
@@ -32,6 +34,7 @@ export function Deliveries() {
       <div className="space-y-6">
         <DeliveryLog selected={selected} onSelect={setSelected} />
         {selected ? <DeliveryDetail key={selected} id={selected} onClose={() => setSelected(null)} /> : null}
+        <ReplayFailed />
         <SigningSecret />
       </div>
     </>
@@ -111,6 +114,7 @@ function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect
               <Td>
                 <StatusBadge status={d.status} />
                 <span className="mt-1 block text-xs text-slate-500">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
+                <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
               </Td>
               <Td>
                 <span className="block">{dateTime(d.lastAttemptAt)}</span>

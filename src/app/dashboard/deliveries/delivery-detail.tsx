@@ -8,6 +8,7 @@ import { Panel } from "@/components/ui/card";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
+import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
 
@@ -60,9 +61,12 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
       data-testid="delivery-detail"
       actions={
         <div className="flex gap-2">
-          <Button size="sm" loading={retry.isPending} disabled={!detail.data} onClick={() => retry.mutate({ id })}>
-            Redeliver
-          </Button>
+          {/* call.started was answered while Twilio waited; the call it decided is over, so it cannot be sent again. */}
+          {detail.data?.delivery.synchronous ? null : (
+            <Button size="sm" loading={retry.isPending} disabled={!detail.data} onClick={() => retry.mutate({ id })}>
+              Redeliver
+            </Button>
+          )}
           <Button variant="secondary" size="sm" onClick={onClose}>
             Close
           </Button>
@@ -90,8 +94,11 @@ type Detail = {
   status: string;
   attemptCount: number;
   nextAttemptAt: string | null;
+  endpointBackoffUntil: string | null;
   deliveredAt: string | null;
   createdAt: string;
+  synchronous: boolean;
+  answerUse: string | null;
   payload: Record<string, unknown>;
   attempts: { id: string; attemptedAt: string; url: string; statusCode: number | null; latencyMs: number; responseExcerpt: string | null; error: string | null }[];
 };
@@ -112,6 +119,15 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
         <dd className="break-all font-mono text-xs leading-5">{d.url}</dd>
         <dt className="text-slate-500">Attempts</dt>
         <dd>{d.attemptCount}</dd>
+        {d.synchronous ? (
+          <>
+            <dt className="text-slate-500">Answer used</dt>
+            <dd data-testid="delivery-answer-use">
+              <span className="font-mono text-xs">{d.answerUse ?? "—"}</span>
+              <span className="block text-xs text-slate-500">Sent while Twilio waited; its answer decided the call, so it is never redelivered.</span>
+            </dd>
+          </>
+        ) : null}
         <dt className="text-slate-500">Created</dt>
         <dd>{dateTime(d.createdAt)}</dd>
         {d.deliveredAt ? (
@@ -123,7 +139,10 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
         {d.status === "PENDING" && d.nextAttemptAt ? (
           <>
             <dt className="text-slate-500">Next attempt</dt>
-            <dd>{dateTime(d.nextAttemptAt)}</dd>
+            <dd>
+              {dateTime(d.nextAttemptAt)}
+              <EndpointBackoffNotice until={d.endpointBackoffUntil} />
+            </dd>
           </>
         ) : null}
       </dl>

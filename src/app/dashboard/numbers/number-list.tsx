@@ -18,6 +18,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { urlHint } from "./add-number-form";
 import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "@/lib/field-errors";
 import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
+import { SendTestEvent } from "./send-test-event";
 
 type PhoneNumber = inferRouterOutputs<AppRouter>["phoneNumbers"]["list"]["phoneNumbers"][number];
 
@@ -27,6 +28,7 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const toast = useToast();
   const list = useQuery(trpc.phoneNumbers.list.queryOptions());
   const [editing, setEditing] = useState<string | null>(null);
+  const [testing, setTesting] = useState<string | null>(null);
   const [toDelete, setToDelete] = useState<PhoneNumber | null>(null);
   const [listError, setListError] = useState<string | null>(null);
   const del = useMutation(trpc.phoneNumbers.delete.mutationOptions());
@@ -80,13 +82,28 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                   <p className="font-mono text-base font-semibold text-slate-900">{n.phoneNumber}</p>
                   <p className="mt-0.5 text-xs text-slate-500">{`Added ${dateTime(n.createdAt)}`}</p>
                 </div>
-                <div className="flex items-center gap-2">
+                <div className="flex flex-wrap items-center gap-2">
                   {n.isActive ? null : <Badge tone="amber">inactive</Badge>}
+                  {n.verified ? (
+                    <Badge tone="green" data-testid="number-verified">
+                      verified
+                    </Badge>
+                  ) : (
+                    <Badge data-testid="number-unverified">unverified</Badge>
+                  )}
+                  {n.twilioConfigured ? (
+                    <Badge tone="green" data-testid="number-configured">
+                      configured at Twilio
+                    </Badge>
+                  ) : null}
                   {editing === n.id ? null : (
                     <Button variant="secondary" size="sm" onClick={() => setEditing(n.id)}>
                       Edit
                     </Button>
                   )}
+                  <Button variant="secondary" size="sm" aria-expanded={testing === n.id} onClick={() => setTesting(testing === n.id ? null : n.id)}>
+                    Send test event
+                  </Button>
                   <Button variant="secondary" size="sm" onClick={() => setToDelete(n)}>
                     Delete
                   </Button>
@@ -110,6 +127,7 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                   </dd>
                 </dl>
               )}
+              {testing === n.id ? <SendTestEvent number={n} onClose={() => setTesting(null)} /> : null}
             </li>
           ))}
         </ul>

@@ -45,15 +45,24 @@ export default async function SetupPage() {
     <>
       <PageHeader title="Setup guide" description="From a Twilio number to your first routed call, in five steps." />
       <div className="space-y-6">
-        <Step n={1} title="Your engine URL">
-          <p>Twilio sends every call on your numbers here. The token in it is unguessable: treat the URL as a secret.</p>
-          <CopyField label="Engine voice URL" value={engineUrl} data-testid="engine-voice-url" />
+        <Step n={1} title="Connect Twilio">
+          <p>
+            On the <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/twilio">Twilio</a> page, enter your Account SID and auth
+            token. Routekit then lists your Twilio numbers and registers and configures each one in a click: it proves the number is yours, sets its voice URL
+            and status callback to your engine URL at Twilio, and verifies Twilio&apos;s signature on every request of every call, so nobody can forge a call
+            or claim your number.
+          </p>
         </Step>
 
-        <Step n={2} title="Point your Twilio number at it">
+        <Step n={2} title="Or point a number at Routekit by hand">
           <p>
-            Register the number under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/numbers">Numbers</a> first, with the URLs of your backend. Then, in the Twilio console:
+            Without a connection, register the number under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/numbers">Numbers</a>{" "}
+            with the URLs of your backend, then give Twilio your engine URL. It is a bearer secret, as sensitive as an API key: anyone who has it can send
+            requests that look like calls (Routekit limits what those can do, and you can rotate the URL on the Twilio page), and numbers you register this way are
+            first-come and limited to 25.
           </p>
+          <CopyField label="Engine voice URL" value={engineUrl} data-testid="engine-voice-url" />
+          <p>In the Twilio console:</p>
           <ol className="list-decimal space-y-1 pl-5">
             <li>Phone Numbers → Manage → Active numbers → your number → Voice configuration.</li>
             <li>

@@ -5,13 +5,13 @@ import { checkoutSessionCompleted } from "./events/checkout-session-completed";
 import { invoicePaid } from "./events/invoice-paid";
 import { invoicePaymentFailed } from "./events/invoice-payment-failed";
 import { customerUpdated, paymentMethodAttached } from "./events/payment-method";
-import { subscriptionChanged, subscriptionDeleted } from "./events/subscription-changed";
+import { subscriptionCreated, subscriptionDeleted, subscriptionUpdated } from "./events/subscription-changed";
 
 // One small handler per event type; anything else is acknowledged and ignored.
 const HANDLERS: Record<string, StripeEventHandler<never>> = {
   "checkout.session.completed": checkoutSessionCompleted,
-  "customer.subscription.created": subscriptionChanged,
-  "customer.subscription.updated": subscriptionChanged,
+  "customer.subscription.created": subscriptionCreated,
+  "customer.subscription.updated": subscriptionUpdated,
   "customer.subscription.deleted": subscriptionDeleted,
   "invoice.paid": invoicePaid,
   "invoice.payment_failed": invoicePaymentFailed,

@@ -1,7 +1,7 @@
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { decryptSecret } from "../../crypto/secret-box";
-import { engineVoiceUrl } from "./engine-voice-url";
+import { engineVoiceUrlOf } from "./engine-voice-url";
 
 export async function getAccount(opts: { accountId: string }) {
   const account = await db().account.findUnique({
@@ -13,7 +13,8 @@ export async function getAccount(opts: { accountId: string }) {
       status: true,
       createdAt: true,
       webhookSecretEnc: true,
-      routingToken: true,
+      routingTokenEnc: true,
+      legacyRoutingToken: true,
       _count: { select: { phoneNumbers: true, apiKeys: { where: { revokedAt: null } } } },
     },
   });
@@ -26,7 +27,7 @@ export async function getAccount(opts: { accountId: string }) {
       status: account.status,
       createdAt: account.createdAt.toISOString(),
       webhookSecret: decryptSecret(account.webhookSecretEnc),
-      engineVoiceUrl: engineVoiceUrl(account.routingToken),
+      engineVoiceUrl: engineVoiceUrlOf(account),
       _count: { phoneNumbers: account._count.phoneNumbers, apiKeys: account._count.apiKeys },
     },
   };

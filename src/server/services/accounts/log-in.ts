@@ -6,9 +6,9 @@ import { signToken } from "../../auth/tokens";
 
 /** One message, and the same work, for "no such email" and "wrong password". */
 export async function logIn(input: TLoginInput) {
-  const account = await db().account.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true } });
+  const account = await db().account.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true, sessionVersion: true } });
   const ok = await verifyPassword(account?.passwordHash ?? (await decoyPasswordHash()), input.password);
   if (!account || !ok) throw new AppError("UNAUTHORIZED", "Invalid email or password.");
-  const { token, expiresAt } = await signToken("login", account.id);
+  const { token, expiresAt } = await signToken("login", account.id, { sessionVersion: account.sessionVersion });
   return { token, expiresAt: expiresAt.toISOString() };
 }

@@ -6,7 +6,7 @@ import { signToken } from "../../auth/tokens";
 import { encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
 import { issueApiKey } from "../api-keys/issue-api-key";
 import { createCheckoutUrl } from "../billing/billing-provider";
-import { engineVoiceUrl, generateRoutingToken } from "./engine-voice-url";
+import { engineVoiceUrl, generateRoutingToken, sealRoutingToken } from "./engine-voice-url";
 
 /** Account, its `Default` key and its secrets in one transaction: nothing half-written. */
 export async function registerAccount(input: TRegisterInput) {
@@ -21,7 +21,7 @@ export async function registerAccount(input: TRegisterInput) {
           passwordHash,
           companyName: input.companyName ?? null,
           webhookSecretEnc: encryptSecret(generateWebhookSecret()),
-          routingToken,
+          ...sealRoutingToken(routingToken),
         },
         select: { id: true, email: true, companyName: true, status: true },
       });

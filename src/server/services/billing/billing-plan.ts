@@ -1,6 +1,6 @@
 import { env } from "../../env";
 import { stripe } from "../../integrations/stripe/stripe-client";
-import { logger } from "../../logger";
+import { stripeFailure } from "../../integrations/stripe/stripe-errors";
 
 export type BillingPlan = { monthlyBase: number; perMinuteRate: number };
 
@@ -25,7 +25,7 @@ export async function billingPlan(): Promise<BillingPlan> {
   if (env().billingMode === "local") return local;
   stripePlan ??= readStripePlan().catch((err: unknown) => {
     stripePlan = undefined; // try again next time
-    logger().warn({ err: err instanceof Error ? err.message : String(err) }, "could not read Stripe prices; using MONTHLY_BASE / PER_MINUTE_RATE");
+    stripeFailure(err, "read prices; using MONTHLY_BASE / PER_MINUTE_RATE meanwhile"); // logs it
     return local;
   });
   return stripePlan;

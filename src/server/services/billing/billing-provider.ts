@@ -1,9 +1,8 @@
-import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { env } from "../../env";
 import { signToken } from "../../auth/tokens";
 import { stripe } from "../../integrations/stripe/stripe-client";
-import { logger } from "../../logger";
+import { stripeFailure } from "../../integrations/stripe/stripe-errors";
 
 /**
  * The billing seam: checkout and portal links in either mode.
@@ -29,8 +28,16 @@ async function ensureCustomer(accountId: string): Promise<string> {
   return customer.id;
 }
 
-/** A Stripe Checkout Session URL. Throws when Stripe cannot be reached. */
+/** A Stripe Checkout Session URL. Throws AppError PROVIDER_UNAVAILABLE (refused, or unreachable) when Stripe fails. */
 export async function createStripeCheckoutUrl(accountId: string): Promise<string> {
+  try {
+    return await stripeCheckoutSession(accountId);
+  } catch (err) {
+    throw stripeFailure(err, "checkout");
+  }
+}
+
+async function stripeCheckoutSession(accountId: string): Promise<string> {
   const customer = await ensureCustomer(accountId);
   const { priceBase, pricePerMinute } = env().stripe;
   const session = await stripe().checkout.sessions.create({
@@ -59,8 +66,8 @@ export async function createCheckoutUrl(accountId: string): Promise<string> {
   if (env().billingMode === "local") return localLink("checkout", token);
   try {
     return await createStripeCheckoutUrl(accountId);
-  } catch (err) {
-    logger().warn({ err: err instanceof Error ? err.message : String(err), accountId }, "Stripe unreachable at registration; giving a deferred checkout link");
+  } catch {
+    // Logged by createStripeCheckoutUrl (at error when Stripe refused us).
     return localLink("checkout", token);
   }
 }
@@ -68,12 +75,7 @@ export async function createCheckoutUrl(accountId: string): Promise<string> {
 /** POST /api/billing/checkout: a fresh checkout link, for accounts that have not paid yet. */
 export async function freshCheckoutUrl(opts: { accountId: string }): Promise<{ url: string }> {
   if (env().billingMode === "local") return { url: localLink("checkout", (await signToken("checkout", opts.accountId)).token) };
-  try {
-    return { url: await createStripeCheckoutUrl(opts.accountId) };
-  } catch (err) {
-    logger().warn({ err: err instanceof Error ? err.message : String(err) }, "Stripe unreachable for checkout");
-    throw new AppError("PROVIDER_UNAVAILABLE", "The payment provider could not be reached; try again shortly.");
-  }
+  return { url: await createStripeCheckoutUrl(opts.accountId) };
 }
 
 /** POST /api/billing/portal: where the customer manages plan, payment method and invoices. */
@@ -84,7 +86,6 @@ export async function portalUrl(opts: { accountId: string }): Promise<{ url: str
     const session = await stripe().billingPortal.sessions.create({ customer, return_url: `${env().publicBaseUrl}/billing/done` });
     return { url: session.url };
   } catch (err) {
-    logger().warn({ err: err instanceof Error ? err.message : String(err) }, "Stripe unreachable for the billing portal");
-    throw new AppError("PROVIDER_UNAVAILABLE", "The payment provider could not be reached; try again shortly.");
+    throw stripeFailure(err, "billing portal");
   }
 }

@@ -1,22 +1,47 @@
 import type { AccountStatus } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
-import { verifyToken } from "../../auth/tokens";
+import { env } from "../../env";
+import { billingPlan, type BillingPlan } from "./billing-plan";
+import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
 
-/**
- * Local billing mode's portal: cancel suspends the account, resume
- * re-activates a suspended one. An account that never paid goes to checkout.
- */
-export async function localPortalAction(token: string, action: "cancel" | "resume"): Promise<AccountStatus | null> {
-  const accountId = await verifyToken("portal", token);
-  if (!accountId) return null;
-  const [from, to]: [AccountStatus, AccountStatus] = action === "cancel" ? ["ACTIVE", "SUSPENDED"] : ["SUSPENDED", "ACTIVE"];
-  await db().account.updateMany({ where: { id: accountId, status: from }, data: { status: to } });
-  const account = await db().account.findUnique({ where: { id: accountId }, select: { status: true } });
-  return account?.status ?? null;
+export type PortalAction = "cancel" | "resume";
+
+export type PortalView = { email: string; status: AccountStatus; plan: BillingPlan };
+
+/** Local billing mode's portal page (GET/HEAD): the plan and the account's standing, or null for a link that is not usable. */
+export async function viewLocalPortal(token: string): Promise<PortalView | null> {
+  if (env().billingMode !== "local") return null;
+  const claims = await unusedLink("portal", token);
+  if (!claims) return null;
+  const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { email: true, status: true } });
+  return account ? { ...account, plan: await billingPlan() } : null;
 }
 
-export async function localPortalAccount(token: string) {
-  const accountId = await verifyToken("portal", token);
-  if (!accountId) return null;
-  return db().account.findUnique({ where: { id: accountId }, select: { id: true, email: true, status: true } });
+const TRANSITION: Record<PortalAction, { from: AccountStatus; to: AccountStatus }> = {
+  cancel: { from: "ACTIVE", to: "SUSPENDED" },
+  resume: { from: "SUSPENDED", to: "ACTIVE" },
+};
+
+/**
+ * A portal action (POST): cancel suspends an active account, resume
+ * re-activates a suspended one. The link acts once; an action that does not
+ * apply to the account's standing (cancel while suspended) changes nothing and
+ * leaves the link usable. "not-found" for forged, expired or used links.
+ */
+export async function applyLocalPortalAction(token: string, action: PortalAction): Promise<"done" | "not-applicable" | "not-found"> {
+  if (env().billingMode !== "local") return "not-found";
+  const claims = await unusedLink("portal", token);
+  if (!claims) return "not-found";
+  const { from, to } = TRANSITION[action];
+  try {
+    return await db().$transaction(async (tx) => {
+      const { count } = await tx.account.updateMany({ where: { id: claims.accountId, status: from }, data: { status: to } });
+      if (count === 0) return "not-applicable" as const;
+      await useLink(tx, claims);
+      return "done" as const;
+    });
+  } catch (err) {
+    if (err instanceof LinkUsedError) return "not-found";
+    throw err;
+  }
 }

@@ -5,7 +5,7 @@ import { encryptSecret } from "../../crypto/secret-box";
 import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";
 import { logger } from "../../logger";
 import type { TOutboundInput } from "../../schemas/outbound";
-import { engineVoiceUrl } from "../accounts/engine-voice-url";
+import { engineVoiceUrlOf } from "../accounts/engine-voice-url";
 
 /** What a Twilio RestException carries; anything without a 4xx status is the provider being unreachable. */
 function providerRefusal(err: unknown): { code: number | undefined; message: string } | null {
@@ -24,7 +24,7 @@ function providerRefusal(err: unknown): { code: number | undefined; message: str
  */
 export async function startOutboundCall(opts: { accountId: string; input: TOutboundInput }) {
   const { input } = opts;
-  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { routingToken: true } });
+  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { routingTokenEnc: true, legacyRoutingToken: true } });
   const number = await db().phoneNumber.findFirst({ where: { accountId: opts.accountId, phoneNumber: input.from, isActive: true }, select: { id: true } });
   if (!number) throw new AppError("NUMBER_NOT_OWNED", `${input.from} is not a number registered to this account.`);
 
@@ -47,7 +47,7 @@ export async function startOutboundCall(opts: { accountId: string; input: TOutbo
     },
     select: { id: true },
   });
-  const engineUrl = `${engineVoiceUrl(account.routingToken)}?call=${call.id}`;
+  const engineUrl = `${engineVoiceUrlOf(account)}?call=${call.id}`;
 
   let created;
   try {

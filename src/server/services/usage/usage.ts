@@ -1,4 +1,7 @@
-import { db } from "../../db/client";
+import { db, pool } from "../../db/client";
+import { utcColumn, utcParam } from "../../db/sql-time";
+import { AppError } from "../../errors/app-error";
+import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 import { env } from "../../env";
 import { billingPlan } from "../billing/billing-plan";
 import { billingPeriodKey, dayPeriod, periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
@@ -12,23 +15,52 @@ async function totals(accountId: string, periods: string[]): Promise<Record<stri
   const rows = await db().usageTotal.findMany({ where: { accountId, period: { in: periods } } });
   const out: Record<string, Totals> = {};
   for (const p of periods) out[p] = ZERO;
-  for (const r of rows) out[r.period] = { calls: r.calls, billedMinutes: r.billedMinutes, totalCost: Number(r.totalCost) };
+  for (const r of rows) out[r.period] = { calls: Number(r.calls), billedMinutes: Number(r.billedMinutes), totalCost: Number(r.totalCost) };
   return out;
 }
 
+type UsageRow = {
+  id: string;
+  callSid: string;
+  direction: string;
+  callerNumber: string;
+  calledNumber: string;
+  durationSeconds: number;
+  billedMinutes: number;
+  costBreakdown: CostBreakdown;
+  createdAt: Date;
+};
+
+/**
+ * Keyset paging on the index (accountId, createdAt desc, id desc): the row
+ * comparison is an index bound, so a page after a cursor costs the same at any
+ * depth. OFFSET still works but reads and discards every row before the page.
+ */
+// ORDER BY names the table's columns (u.): a bare "createdAt" would mean the converted output
+// column of the same name, which no index holds, and every page would sort the whole history.
+const LIST_USAGE = (after: boolean) => `
+  SELECT u."id", u."callSid", u."direction", u."callerNumber", u."calledNumber", u."durationSeconds", u."billedMinutes", u."costBreakdown",
+    ${utcColumn('u."createdAt"', "createdAt")}
+  FROM "UsageRecord" u
+  WHERE u."accountId" = $1 ${after ? `AND (u."createdAt", u."id") < (${utcParam(4)}, $5)` : ""}
+  ORDER BY u."createdAt" DESC, u."id" DESC
+  LIMIT $2 OFFSET $3`;
+
 /** Newest first; `total` comes from the running totals rather than a count over the records. */
-export async function listUsage(opts: { accountId: string; limit: number; offset: number }) {
-  const [records, all] = await Promise.all([
-    db().usageRecord.findMany({
-      where: { accountId: opts.accountId },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: opts.offset,
-      take: opts.limit,
-    }),
-    totals(opts.accountId, ["all"]),
-  ]);
+export async function listUsage(opts: { accountId: string; limit: number; offset?: number; cursor?: string }) {
+  if (opts.cursor !== undefined && opts.offset !== undefined) {
+    throw new AppError("VALIDATION_FAILED", "Use either cursor or offset, not both.", { details: [{ path: "offset", message: "not allowed with cursor" }] });
+  }
+  const after = opts.cursor === undefined ? null : decodeKeysetCursor(opts.cursor);
+  const offset = opts.offset ?? 0;
+  // One row more than the page says whether there is a next page.
+  const params: unknown[] = [opts.accountId, opts.limit + 1, offset];
+  if (after) params.push(after.createdAt.toISOString(), after.id);
+  const [{ rows }, all] = await Promise.all([pool().query<UsageRow>(LIST_USAGE(after !== null), params), totals(opts.accountId, ["all"])]);
+  const page = rows.slice(0, opts.limit);
+  const last = page[page.length - 1];
   return {
-    records: records.map((r) => ({
+    records: page.map((r) => ({
       id: r.id,
       callSid: r.callSid,
       direction: r.direction === "outbound" ? ("outbound" as const) : ("inbound" as const),
@@ -37,12 +69,13 @@ export async function listUsage(opts: { accountId: string; limit: number; offset
       calledNumber: r.calledNumber,
       durationSeconds: r.durationSeconds,
       billedMinutes: r.billedMinutes,
-      costBreakdown: r.costBreakdown as CostBreakdown,
+      costBreakdown: r.costBreakdown,
       createdAt: r.createdAt.toISOString(),
     })),
     total: all.all!.calls,
     limit: opts.limit,
-    offset: opts.offset,
+    offset,
+    nextCursor: rows.length > opts.limit && last ? encodeKeysetCursor(last) : null,
   };
 }
 

@@ -1,8 +1,10 @@
 import type { Prisma, WebhookAttempt, WebhookDelivery } from "@/generated/prisma/client";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
+import { UTC_NOW } from "../../db/sql-time";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
-import { inTransaction, wakeWorker } from "../../jobs/job-queue";
+import { onConnection, wakeWorker } from "../../jobs/job-queue";
 
 type EventTypeName = "call.started" | "call.ended" | "call.error";
 
@@ -18,7 +20,17 @@ function attemptDto(a: WebhookAttempt) {
   };
 }
 
-function deliveryDto(d: WebhookDelivery & { attempts: WebhookAttempt[] }) {
+/** Endpoints of these deliveries that are backed off now (events/endpoint-health.ts), by URL. */
+async function endpointBackoffs(accountId: string, urls: string[]): Promise<Map<string, Date>> {
+  if (!urls.length) return new Map();
+  const rows = await db().webhookEndpointHealth.findMany({
+    where: { accountId, url: { in: [...new Set(urls)] }, backoffUntil: { gt: new Date() } },
+    select: { url: true, backoffUntil: true },
+  });
+  return new Map(rows.map((r) => [r.url, r.backoffUntil!]));
+}
+
+function deliveryDto(d: WebhookDelivery & { attempts: WebhookAttempt[] }, backoffs: Map<string, Date>) {
   return {
     id: d.id,
     eventId: d.eventId,
@@ -32,6 +44,10 @@ function deliveryDto(d: WebhookDelivery & { attempts: WebhookAttempt[] }) {
     deliveredAt: d.deliveredAt?.toISOString() ?? null,
     createdAt: d.createdAt.toISOString(),
     lastAttempt: d.attempts[0] ? attemptDto(d.attempts[0]) : null,
+    // Only while the delivery still waits: a delivered or failed one is not held back by it.
+    endpointBackoffUntil: d.status === "PENDING" ? (backoffs.get(d.url)?.toISOString() ?? null) : null,
+    synchronous: d.synchronous,
+    answerUse: d.answerUse,
   };
 }
 
@@ -59,7 +75,8 @@ export async function listDeliveries(opts: {
       include: latestAttempt,
     }),
   ]);
-  return { deliveries: rows.map(deliveryDto), total, limit: opts.limit, offset: opts.offset };
+  const backoffs = await endpointBackoffs(opts.accountId, rows.map((r) => r.url));
+  return { deliveries: rows.map((r) => deliveryDto(r, backoffs)), total, limit: opts.limit, offset: opts.offset };
 }
 
 export async function getDelivery(opts: { accountId: string; id: string }) {
@@ -68,20 +85,41 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
     include: { attempts: { orderBy: { attemptedAt: "desc" } } },
   });
   if (!d) throw new AppError("NOT_FOUND", "No such delivery.");
-  return { delivery: { ...deliveryDto(d), payload: JSON.parse(d.payload) as Record<string, unknown>, attempts: d.attempts.map(attemptDto) } };
+  const backoffs = await endpointBackoffs(opts.accountId, [d.url]);
+  return { delivery: { ...deliveryDto(d, backoffs), payload: JSON.parse(d.payload) as Record<string, unknown>, attempts: d.attempts.map(attemptDto) } };
 }
+
+/**
+ * Starts a new retry cycle (status PENDING, no attempt yet in it, due now)
+ * unless one is already waiting for its first attempt. One statement: of
+ * concurrent calls on the same row, PostgreSQL makes the later one wait and
+ * re-check the condition against the first one's result, so it matches
+ * nothing. Returns the rows that moved, with the attempt their job expects.
+ */
+export const RESTART_CYCLE = `
+  UPDATE "WebhookDelivery" SET "status" = 'PENDING', "cycleAttempts" = 0, "nextAttemptAt" = ${UTC_NOW}, "updatedAt" = ${UTC_NOW}
+  WHERE "accountId" = $1 AND NOT ("status" = 'PENDING' AND "cycleAttempts" = 0) AND NOT "synchronous"`;
 
 /**
  * Redeliver now, whatever the delivery's state: same event id and body, a
  * fresh signature, and a fresh retry schedule if this attempt fails too.
+ * Idempotent (decisions §8): while a redelivery (or the first attempt) is
+ * still waiting to run, another click schedules nothing and answers the
+ * delivery as it is, so two clicks at once send once.
  */
 export async function retryDelivery(opts: { accountId: string; id: string }) {
-  await db().$transaction(async (tx) => {
-    const d = await tx.webhookDelivery.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { id: true, attemptCount: true } });
-    if (!d) throw new AppError("NOT_FOUND", "No such delivery.");
-    await tx.webhookDelivery.update({ where: { id: d.id }, data: { status: "PENDING", cycleAttempts: 0, nextAttemptAt: new Date() } });
-    await scheduleAttempt(inTransaction(tx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
+  const restarted = await sqlTransaction(async (client) => {
+    const { rows } = await client.query<{ id: string; attemptCount: number }>(`${RESTART_CYCLE} AND "id" = $2 RETURNING "id", "attemptCount"`, [opts.accountId, opts.id]);
+    const d = rows[0];
+    if (d) await scheduleAttempt(onConnection(client), { deliveryId: d.id, expectedAttempt: d.attemptCount });
+    return Boolean(d);
   });
-  wakeWorker(DELIVERY_QUEUE);
+  if (restarted) wakeWorker(DELIVERY_QUEUE);
+  else {
+    const d = await db().webhookDelivery.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { synchronous: true } });
+    // Its answer decided a call that is over: sending it again could decide nothing.
+    if (d?.synchronous) throw new AppError("VALIDATION_FAILED", "call.started is sent while Twilio waits for the call's answer; it cannot be redelivered. Use POST /api/webhook-deliveries/test to send a sample.");
+  }
+  // Not restarted: already waiting to be sent, or not this account's (getDelivery answers 404).
   return getDelivery(opts);
 }

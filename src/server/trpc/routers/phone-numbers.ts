@@ -6,13 +6,9 @@ import {
   ZPhoneNumberOutput,
   phoneNumberInputSchemas,
 } from "../../schemas/phone-numbers";
-import {
-  createPhoneNumber,
-  deletePhoneNumber,
-  getPhoneNumber,
-  listPhoneNumbers,
-  updatePhoneNumber,
-} from "../../services/phone-numbers/phone-numbers";
+import { getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from "../../services/phone-numbers/phone-numbers";
+import { createPhoneNumber } from "../../services/phone-numbers/register-phone-number";
+import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
 import { apiProcedure, paidProcedure, router, unsuspendedProcedure } from "../init";
 
 const inputs = phoneNumberInputSchemas(serverCallbackPolicy);

@@ -1,10 +1,14 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { cookiesOf, sessionAuthorization } from "@/server/auth/dashboard-session";
 import { AppError } from "@/server/errors/app-error";
+import { toErrorResponse } from "@/server/errors/to-error-response";
+import { JSON_HEADERS } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
 import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
 import { logger } from "@/server/logger";
+import { POLICIES, enforceRateLimit } from "@/server/rate-limit/rate-limiter";
+import { IDEMPOTENT_REPLAYED_HEADER, type ResponseMeta } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 
 /**
@@ -15,30 +19,52 @@ import { appRouter } from "@/server/trpc/root";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-function handler(req: Request): Promise<Response> {
+const ENDPOINT = "/api/trpc";
+/** decisions §3: one request runs at most this many procedures (the dashboard's batches stay far below). */
+export const MAX_BATCH_SIZE = 10;
+
+/** Procedures named in the path: `a,b,c` when batched (`?batch=1`), else one. */
+function procedureCount(url: URL): number {
+  if (url.searchParams.get("batch") !== "1") return 1;
+  return url.pathname.slice(ENDPOINT.length + 1).split(",").length;
+}
+
+async function handler(req: Request): Promise<Response> {
   const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
-  // The session cookie is SameSite=Lax; requiring JSON for writes also rules out cross-site form posts.
-  if (req.method === "POST" && !(req.headers.get("content-type") ?? "").startsWith("application/json")) {
-    return Promise.resolve(errorResponse(new AppError("VALIDATION_FAILED", "Send the request body as application/json."), req, requestId));
+  const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+  const responseMeta: ResponseMeta = { idempotentReplayed: false };
+  try {
+    // The input boundary (src/server/http/input-boundary.ts) has already refused other content types and bodies over 64 KiB.
+    const count = procedureCount(new URL(req.url));
+    if (count > MAX_BATCH_SIZE) {
+      throw new AppError("VALIDATION_FAILED", `A batch may hold at most ${MAX_BATCH_SIZE} procedures.`);
+    }
+    const authorization = await sessionAuthorization({ headers: req.headers, cookies: cookiesOf(req) });
+    // Authenticated calls meet the per-account limit in apiProcedure; without a session, the client's address pays.
+    if (!authorization) await enforceRateLimit([`trpc:ip:${ip}`], POLICIES.publicIp);
+    return await fetchRequestHandler({
+      endpoint: ENDPOINT,
+      req,
+      router: appRouter,
+      maxBatchSize: MAX_BATCH_SIZE,
+      // One key names one request: a batch of several procedures cannot share it, so it applies to a lone mutation only.
+      createContext: () => ({ requestId, ip, authorization, idempotencyKey: count === 1 && req.method === "POST" ? req.headers.get("idempotency-key") : null, responseMeta }),
+      onError({ error, path }) {
+        // Only our own failures are worth an error line; a refused or unauthenticated call is ordinary traffic.
+        const mapped = toErrorResponse(error);
+        const entry = { path, requestId, code: mapped.body.error.code, status: mapped.status };
+        if (mapped.unexpected) logger().error({ ...entry, err: error.cause ?? error }, "dashboard procedure failed");
+        else if (mapped.status >= 500) logger().warn(entry, "dashboard procedure unavailable");
+        else logger().info(entry, "dashboard procedure refused");
+      },
+      responseMeta() {
+        // tRPC leaves the type unset on errors it answers before any procedure (a malformed batch).
+        return { headers: new Headers({ ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...(responseMeta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }) }) };
+      },
+    });
+  } catch (err) {
+    return errorResponse(err, req, requestId);
   }
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    async createContext() {
-      return {
-        requestId,
-        ip: req.headers.get(CLIENT_IP_HEADER) ?? "unknown",
-        authorization: await sessionAuthorization({ headers: req.headers, cookies: cookiesOf(req) }),
-      };
-    },
-    onError({ error, path }) {
-      if (error.code === "INTERNAL_SERVER_ERROR") logger().error({ err: error.cause ?? error, path, requestId }, "dashboard procedure failed");
-    },
-    responseMeta() {
-      return { headers: new Headers({ [REQUEST_ID_HEADER]: requestId, "cache-control": "no-store" }) };
-    },
-  });
 }
 
 export { handler as GET, handler as POST };

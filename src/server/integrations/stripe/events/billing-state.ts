@@ -1,5 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { AccountStatus } from "@/generated/prisma/enums";
+import type { CurrentSubscription } from "../../../services/billing/account-status-rules";
 
 export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, eventCreated: Date) => Promise<void>;
 
@@ -16,21 +17,44 @@ export async function findAccountId(tx: Prisma.TransactionClient, ref: { account
   return null;
 }
 
+export type BillingAccount = CurrentSubscription & { id: string };
+
+/**
+ * The account and its current subscription, locked for the rest of the event's
+ * transaction: two events of one account (Stripe sends several at once) are
+ * decided one after the other, each seeing the other's effect.
+ */
+export async function lockBillingAccount(tx: Prisma.TransactionClient, ref: { accountId?: string | null; customer?: string | null }): Promise<BillingAccount | null> {
+  const id = await findAccountId(tx, ref);
+  if (!id) return null;
+  const rows = await tx.$queryRaw<{ stripeSubscriptionId: string | null; subscriptionStatus: string | null }[]>`
+    SELECT "stripeSubscriptionId", "subscriptionStatus" FROM "Account" WHERE id = ${id} FOR UPDATE`;
+  const row = rows[0];
+  return row ? { id, subscriptionId: row.stripeSubscriptionId, subscriptionStatus: row.subscriptionStatus } : null;
+}
+
 /**
  * Applies a status (and what comes with it) only if this event is not older
  * than the newest one already applied: Stripe delivers out of order, and an
- * old `invoice.payment_failed` must not suspend an account a newer payment
- * re-activated.
+ * old event must not undo what a newer one did.
  */
 export async function applyBillingState(
   tx: Prisma.TransactionClient,
   accountId: string,
   eventCreated: Date,
-  state: { status?: AccountStatus | null; stripeSubscriptionId?: string | null; currentPeriodStart?: Date | null; currentPeriodEnd?: Date | null; stripeCustomerId?: string },
+  state: {
+    status?: AccountStatus | null;
+    stripeSubscriptionId?: string | null;
+    subscriptionStatus?: string | null;
+    currentPeriodStart?: Date | null;
+    currentPeriodEnd?: Date | null;
+    stripeCustomerId?: string | null;
+  },
 ): Promise<boolean> {
   const data: Prisma.AccountUpdateManyMutationInput = { billingStateAt: eventCreated };
   if (state.status) data.status = state.status;
   if (state.stripeSubscriptionId) data.stripeSubscriptionId = state.stripeSubscriptionId;
+  if (state.subscriptionStatus) data.subscriptionStatus = state.subscriptionStatus;
   if (state.currentPeriodStart && state.currentPeriodEnd) {
     data.currentPeriodStart = state.currentPeriodStart;
     data.currentPeriodEnd = state.currentPeriodEnd;
@@ -41,6 +65,15 @@ export async function applyBillingState(
     data,
   });
   return count === 1;
+}
+
+/**
+ * A saved payment method only ever turns `hasPaymentMethod` on here, whatever
+ * the event's age: Checkout saves the card on the subscription, not on the
+ * customer, so a customer without a default says nothing about the card.
+ */
+export async function notePaymentMethod(tx: Prisma.TransactionClient, accountId: string, paymentMethod: string | null): Promise<void> {
+  if (paymentMethod) await tx.account.update({ where: { id: accountId }, data: { hasPaymentMethod: true } });
 }
 
 export const fromUnix = (seconds: number | null | undefined): Date | null => (typeof seconds === "number" ? new Date(seconds * 1000) : null);

@@ -1,13 +1,25 @@
 import type Stripe from "stripe";
-import { applyBillingState, findAccountId, idOf, type StripeEventHandler } from "./billing-state";
+import { adoptsCheckout } from "../../../services/billing/account-status-rules";
+import { applyBillingState, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
 
-/** Checkout paid for: the account becomes ACTIVE and learns its subscription. */
+/**
+ * Checkout completed: its subscription becomes the account's (the one way a
+ * cancelled account comes back, decisions §4). Paid → ACTIVE; a delayed payment
+ * method (`unpaid`) waits for that subscription's `invoice.paid`.
+ */
 export const checkoutSessionCompleted: StripeEventHandler<Stripe.Checkout.Session> = async (tx, session, created) => {
   if (session.mode !== "subscription") return;
-  if (session.payment_status === "unpaid") return; // e.g. a delayed payment method: invoice.paid will follow
+  const subscriptionId = idOf(session.subscription);
+  if (!subscriptionId) return;
   const customer = idOf(session.customer);
-  const accountId = await findAccountId(tx, { accountId: session.client_reference_id ?? session.metadata?.accountId, customer });
-  if (!accountId) return;
-  const subscription = idOf(session.subscription);
-  await applyBillingState(tx, accountId, created, { status: "ACTIVE", stripeSubscriptionId: subscription, ...(customer && { stripeCustomerId: customer }) });
+  const account = await lockBillingAccount(tx, { accountId: session.client_reference_id ?? session.metadata?.accountId, customer });
+  if (!account || !adoptsCheckout(account, subscriptionId)) return;
+  const paid = session.payment_status !== "unpaid";
+  await applyBillingState(tx, account.id, created, {
+    status: paid ? "ACTIVE" : null,
+    stripeSubscriptionId: subscriptionId,
+    subscriptionStatus: paid ? "active" : "incomplete",
+    stripeCustomerId: customer,
+  });
+  if (typeof session.subscription === "object" && session.subscription) await notePaymentMethod(tx, account.id, idOf(session.subscription.default_payment_method));
 };

@@ -1,10 +1,15 @@
 import type Stripe from "stripe";
-import { applyBillingState, findAccountId, idOf, type StripeEventHandler } from "./billing-state";
+import { invoiceCounts } from "../../../services/billing/account-status-rules";
+import { applyBillingState, idOf, lockBillingAccount, type StripeEventHandler } from "./billing-state";
+import { invoiceSubscriptionId } from "./invoice-subscription";
 
-/** A paid invoice: payment recovered or continues, the account is ACTIVE. */
+/**
+ * A paid invoice of the account's living subscription: payment continues or
+ * recovered, the account is ACTIVE. An invoice of an older or ended
+ * subscription (a late one after `customer.subscription.deleted`) changes nothing.
+ */
 export const invoicePaid: StripeEventHandler<Stripe.Invoice> = async (tx, invoice, created) => {
-  const customer = idOf(invoice.customer);
-  const accountId = await findAccountId(tx, { customer });
-  if (!accountId) return;
-  await applyBillingState(tx, accountId, created, { status: "ACTIVE" });
+  const account = await lockBillingAccount(tx, { customer: idOf(invoice.customer) });
+  if (!account || !invoiceCounts(account, invoiceSubscriptionId(invoice))) return;
+  await applyBillingState(tx, account.id, created, { status: "ACTIVE", subscriptionStatus: "active" });
 };

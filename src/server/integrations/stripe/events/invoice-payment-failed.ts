@@ -1,10 +1,16 @@
 import type Stripe from "stripe";
-import { applyBillingState, findAccountId, idOf, type StripeEventHandler } from "./billing-state";
+import { invoiceCounts } from "../../../services/billing/account-status-rules";
+import { applyBillingState, idOf, lockBillingAccount, type StripeEventHandler } from "./billing-state";
+import { invoiceSubscriptionId } from "./invoice-subscription";
 
-/** A failed payment suspends service until a payment succeeds (invoice.paid). */
+/**
+ * A failed charge: Stripe retries it and the subscription is `past_due`
+ * meanwhile. The account stays ACTIVE with a dashboard warning (decisions §4);
+ * only `unpaid`, cancellation or deletion (subscription events) suspend it.
+ */
 export const invoicePaymentFailed: StripeEventHandler<Stripe.Invoice> = async (tx, invoice, created) => {
-  const customer = idOf(invoice.customer);
-  const accountId = await findAccountId(tx, { customer });
-  if (!accountId) return;
-  await applyBillingState(tx, accountId, created, { status: "SUSPENDED" });
+  const account = await lockBillingAccount(tx, { customer: idOf(invoice.customer) });
+  if (!account || !invoiceCounts(account, invoiceSubscriptionId(invoice))) return;
+  if (account.subscriptionStatus !== "active" && account.subscriptionStatus !== "trialing") return;
+  await applyBillingState(tx, account.id, created, { subscriptionStatus: "past_due" });
 };

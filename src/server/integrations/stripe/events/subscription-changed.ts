@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
-import { statusForSubscription } from "../../../services/billing/account-status-rules";
-import { applyBillingState, findAccountId, fromUnix, idOf, type StripeEventHandler } from "./billing-state";
+import { statusForSubscription, subscriptionEventFor } from "../../../services/billing/account-status-rules";
+import { applyBillingState, fromUnix, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
 
 /** Newer API versions keep the period on the subscription's items, older ones on the subscription. */
 function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | null } {
@@ -9,24 +9,29 @@ function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | n
   return { start: fromUnix(item?.current_period_start ?? legacy.current_period_start), end: fromUnix(item?.current_period_end ?? legacy.current_period_end) };
 }
 
-/** customer.subscription.created / updated: the status follows the subscription's. */
-export const subscriptionChanged: StripeEventHandler<Stripe.Subscription> = async (tx, sub, created) => {
-  const customer = idOf(sub.customer);
-  const accountId = await findAccountId(tx, { accountId: sub.metadata?.accountId, customer });
-  if (!accountId) return;
-  const period = periodOf(sub);
-  await applyBillingState(tx, accountId, created, {
-    status: statusForSubscription(sub.status),
-    stripeSubscriptionId: sub.id,
-    currentPeriodStart: period.start,
-    currentPeriodEnd: period.end,
-  });
-};
+function subscriptionHandler(kind: "created" | "updated"): StripeEventHandler<Stripe.Subscription> {
+  return async (tx, sub, created) => {
+    const account = await lockBillingAccount(tx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
+    if (!account || subscriptionEventFor(account, { kind, subscriptionId: sub.id, status: sub.status }) === "ignore") return;
+    const period = periodOf(sub);
+    await applyBillingState(tx, account.id, created, {
+      status: statusForSubscription(sub.status),
+      stripeSubscriptionId: sub.id,
+      subscriptionStatus: sub.status,
+      currentPeriodStart: period.start,
+      currentPeriodEnd: period.end,
+    });
+    await notePaymentMethod(tx, account.id, idOf(sub.default_payment_method));
+  };
+}
 
-/** customer.subscription.deleted: no subscription, no service. */
+/** customer.subscription.created / updated: the status follows the account's subscription's (rules in account-status-rules). */
+export const subscriptionCreated = subscriptionHandler("created");
+export const subscriptionUpdated = subscriptionHandler("updated");
+
+/** customer.subscription.deleted of the account's subscription: no subscription, no service. Another (older) one's deletion changes nothing. */
 export const subscriptionDeleted: StripeEventHandler<Stripe.Subscription> = async (tx, sub, created) => {
-  const customer = idOf(sub.customer);
-  const accountId = await findAccountId(tx, { accountId: sub.metadata?.accountId, customer });
-  if (!accountId) return;
-  await applyBillingState(tx, accountId, created, { status: "SUSPENDED" });
+  const account = await lockBillingAccount(tx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
+  if (!account || sub.id !== account.subscriptionId) return;
+  await applyBillingState(tx, account.id, created, { status: "SUSPENDED", subscriptionStatus: "canceled" });
 };

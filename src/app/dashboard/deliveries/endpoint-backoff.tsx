@@ -1,0 +1,11 @@
+import { dateTime } from "@/lib/format";
+
+/** Shown while a delivery's endpoint is backed off (decisions §8): why nothing is being sent to it. */
+export function EndpointBackoffNotice({ until, className }: { until: string | null; className?: string }) {
+  if (!until) return null;
+  return (
+    <p role="status" data-testid="endpoint-backoff" className={`text-xs text-amber-700 ${className ?? ""}`}>
+      {`This endpoint is failing; further attempts are paused until ${dateTime(until)}.`}
+    </p>
+  );
+}

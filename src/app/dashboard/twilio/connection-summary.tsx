@@ -1,0 +1,73 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { useToast } from "@/components/ui/toast";
+import { dateTime } from "@/lib/format";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+
+type Connection = { accountSid: string; friendlyName: string | null; connectedAt: string };
+
+export function ConnectionSummary({ connection }: { connection: Connection }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const [confirming, setConfirming] = useState(false);
+  const disconnect = useMutation(
+    trpc.twilioConnection.disconnect.mutationOptions({
+      onSuccess: async () => {
+        setConfirming(false);
+        toast.success("Twilio disconnected");
+        await Promise.all([
+          // Reset, not invalidate: a refetch that fails (404 now) would otherwise keep showing the old connection.
+          queryClient.resetQueries({ queryKey: trpc.twilioConnection.get.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+        ]);
+      },
+      onError: (err) => {
+        setConfirming(false);
+        toast.error(messageOf(err));
+      },
+    }),
+  );
+
+  return (
+    <Panel
+      title="Connected Twilio account"
+      data-testid="twilio-connection"
+      actions={
+        <Button variant="secondary" size="sm" onClick={() => setConfirming(true)}>
+          Disconnect
+        </Button>
+      }
+    >
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+        <dt className="text-slate-500">Account</dt>
+        <dd className="font-medium text-slate-900" data-testid="twilio-friendly-name">
+          {connection.friendlyName ?? "—"} <Badge tone="green">connected</Badge>
+        </dd>
+        <dt className="text-slate-500">Account SID</dt>
+        <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="twilio-account-sid">
+          {connection.accountSid}
+        </dd>
+        <dt className="text-slate-500">Connected</dt>
+        <dd className="text-slate-800">{dateTime(connection.connectedAt)}</dd>
+      </dl>
+      <ConfirmDialog
+        open={confirming}
+        title="Disconnect Twilio"
+        confirmLabel="Disconnect"
+        busy={disconnect.isPending}
+        onConfirm={() => disconnect.mutate()}
+        onCancel={() => setConfirming(false)}
+      >
+        Your numbers stay registered and Twilio keeps sending their calls to your engine URL, but Routekit can no longer verify Twilio&apos;s signatures or prove
+        the numbers are yours: another account that connects the Twilio account owning them could take them over.
+      </ConfirmDialog>
+    </Panel>
+  );
+}

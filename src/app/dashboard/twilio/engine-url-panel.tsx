@@ -1,0 +1,88 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/card";
+import { CopyField } from "@/components/ui/copy-button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { useToast } from "@/components/ui/toast";
+import { dateTime } from "@/lib/format";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import type { AppRouter } from "@/server/trpc/root";
+
+type Rotation = inferRouterOutputs<AppRouter>["account"]["rotateEngineUrl"];
+
+/** decisions §7: a new engine URL; the old one works 24 more hours; connected numbers follow automatically. */
+export function EngineUrlPanel({ connected }: { connected: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const account = useQuery(trpc.account.get.queryOptions());
+  const [confirming, setConfirming] = useState(false);
+  const [result, setResult] = useState<Rotation | null>(null);
+  const rotate = useMutation(
+    trpc.account.rotateEngineUrl.mutationOptions({
+      onSuccess: async (r) => {
+        setConfirming(false);
+        setResult(r);
+        toast.success("New engine URL issued");
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.twilioConnection.numbers.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+        ]);
+      },
+      onError: (err) => {
+        setConfirming(false);
+        toast.error(messageOf(err));
+      },
+    }),
+  );
+
+  return (
+    <Panel
+      title="Engine URL"
+      data-testid="engine-url-panel"
+      actions={
+        <Button variant="secondary" size="sm" onClick={() => setConfirming(true)}>
+          Rotate engine URL
+        </Button>
+      }
+    >
+      <div className="space-y-3 text-sm text-slate-700">
+        <p>
+          {connected
+            ? "Twilio sends your numbers' calls here. Numbers you set up through the connection are repointed automatically when you rotate it."
+            : "Twilio sends your numbers' calls here. Without a Twilio connection it is a bearer secret, as sensitive as an API key: rotate it if it may have leaked."}
+        </p>
+        {account.data ? <CopyField label="Engine voice URL" value={account.data.account.engineVoiceUrl} data-testid="twilio-engine-url" /> : null}
+        {result ? (
+          <Alert tone={result.twilioNumbers.failed.length ? "warning" : "success"} title="New engine URL issued" data-testid="engine-url-rotated">
+            The previous URL keeps working until {dateTime(result.previousExpiresAt)}.{" "}
+            {result.twilioNumbers.repointed.length ? `Repointed at Twilio: ${result.twilioNumbers.repointed.join(", ")}. ` : ""}
+            {result.twilioNumbers.failed.length
+              ? `Not repointed (set them up again below before the old URL expires): ${result.twilioNumbers.failed.map((f) => f.phoneNumber).join(", ")}. `
+              : ""}
+            Numbers you pointed at Routekit by hand need the new URL in the Twilio console.
+          </Alert>
+        ) : null}
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title="Rotate the engine URL"
+        confirmLabel="Issue a new URL"
+        tone="primary"
+        busy={rotate.isPending}
+        onConfirm={() => rotate.mutate()}
+        onCancel={() => setConfirming(false)}
+      >
+        A new engine URL is issued now and the current one stops working in 24 hours.
+        {connected ? " Numbers set up through your Twilio connection are repointed at once;" : ""} any number you pointed at Routekit by hand in the Twilio
+        console must get the new URL within those 24 hours.
+      </ConfirmDialog>
+    </Panel>
+  );
+}

@@ -1,0 +1,162 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/card";
+import { TextField } from "@/components/ui/field";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { Table, Td } from "@/components/ui/table";
+import { useToast } from "@/components/ui/toast";
+import { errorsFromIssues, type FieldErrors } from "@/lib/field-errors";
+import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
+import { urlHint } from "../numbers/add-number-form";
+
+type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
+const URL_FIELD_NAMES: Record<UrlField, string> = { onCallStartUrl: "Call start URL", onCallEndUrl: "Call end URL", onErrorUrl: "Error URL" };
+
+/**
+ * The connected account's numbers at Twilio. Registering one takes the
+ * callback URLs above (prefilled from the newest number already registered),
+ * so each number is one click.
+ */
+export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const numbers = useQuery(trpc.twilioConnection.numbers.queryOptions());
+  const registered = useQuery(trpc.phoneNumbers.list.queryOptions());
+  const { allowPrivate } = policy;
+  const schema = useMemo(() => phoneNumberInputSchemas(() => ({ allowPrivate })).create, [allowPrivate]);
+
+  const newest = registered.data?.phoneNumbers.at(-1);
+  const [urls, setUrls] = useState<Record<UrlField, string> | null>(null);
+  const values = urls ?? { onCallStartUrl: newest?.onCallStartUrl ?? "", onCallEndUrl: newest?.onCallEndUrl ?? "", onErrorUrl: newest?.onErrorUrl ?? "" };
+  const [errors, setErrors] = useState<FieldErrors<UrlField>>({});
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.twilioConnection.numbers.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+    ]);
+  const onError = (err: unknown) => {
+    setActionError(appErrorOf(err)?.message ?? messageOf(err));
+    toast.error(messageOf(err));
+  };
+  const create = useMutation(trpc.phoneNumbers.create.mutationOptions({ onError, onSettled: () => setBusy(null) }));
+  const configure = useMutation(trpc.phoneNumbers.update.mutationOptions({ onError, onSettled: () => setBusy(null) }));
+
+  function register(phoneNumber: string) {
+    setActionError(null);
+    const parsed = schema.safeParse({
+      phoneNumber,
+      onCallStartUrl: values.onCallStartUrl,
+      onCallEndUrl: values.onCallEndUrl,
+      ...(values.onErrorUrl.trim() ? { onErrorUrl: values.onErrorUrl } : {}),
+    });
+    if (!parsed.success) {
+      setErrors(errorsFromIssues(URL_FIELD_NAMES, parsed.error.issues));
+      setActionError("Fill in the callback URLs your numbers send events to, then register.");
+      return;
+    }
+    setErrors({});
+    setBusy(phoneNumber);
+    create.mutate(parsed.data, {
+      onSuccess: async ({ phoneNumber: n }) => {
+        toast.success(`${n.phoneNumber} registered and set up at Twilio`);
+        await refresh();
+      },
+    });
+  }
+
+  function setUp(phoneNumber: string) {
+    const n = registered.data?.phoneNumbers.find((x) => x.phoneNumber === phoneNumber);
+    if (!n) return;
+    setActionError(null);
+    setBusy(phoneNumber);
+    configure.mutate(
+      { id: n.id, configureTwilio: true },
+      {
+        onSuccess: async () => {
+          toast.success(`${phoneNumber} now points at your engine URL`);
+          await refresh();
+        },
+      },
+    );
+  }
+
+  function field(name: UrlField) {
+    return {
+      name,
+      value: values[name],
+      error: errors[name],
+      onChange: (e: { target: { value: string } }) => {
+        const value = e.target.value;
+        setUrls({ ...values, [name]: value });
+        if (errors[name]) setErrors((x) => ({ ...x, [name]: undefined }));
+      },
+    };
+  }
+
+  return (
+    <Panel title="Your Twilio numbers" data-testid="twilio-numbers">
+      <div className="space-y-4">
+        <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
+          <TextField label="Call start URL" type="url" hint={urlHint(policy, "For numbers you register here.")} autoComplete="off" spellCheck={false} {...field("onCallStartUrl")} />
+          <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} {...field("onCallEndUrl")} />
+          <TextField label="Error URL (optional)" type="url" hint={urlHint(policy, "Receives call.error.")} autoComplete="off" spellCheck={false} {...field("onErrorUrl")} />
+        </div>
+        {numbers.data && numbers.data.subaccounts.length > 0 ? (
+          <Alert tone="info" title="This Twilio account has subaccounts" data-testid="twilio-subaccounts">
+            {`Numbers held in a subaccount (${numbers.data.subaccounts.map((a) => a.friendlyName).join(", ")}) are not listed here: Twilio signs their calls with the subaccount's own auth token. To use them, connect that subaccount instead (one Twilio connection per Routekit account).`}
+          </Alert>
+        ) : null}
+        {actionError ? (
+          <Alert tone="error" title="Not done" data-testid="twilio-numbers-error">
+            {actionError}
+          </Alert>
+        ) : null}
+        {numbers.isPending ? (
+          <LoadingState label="Asking Twilio for your numbers…" />
+        ) : numbers.error ? (
+          <ErrorState message={messageOf(numbers.error)} onRetry={() => void numbers.refetch()} />
+        ) : numbers.data.numbers.length === 0 ? (
+          <EmptyState title="No numbers in this Twilio account">Buy a number in the Twilio console, then come back here to register it.</EmptyState>
+        ) : (
+          <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
+            {numbers.data.numbers.map((n) => (
+              <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
+                <Td className="font-mono font-semibold text-slate-900">{n.phoneNumber}</Td>
+                <Td className="text-slate-600">{n.friendlyName}</Td>
+                <Td>
+                  <span className="flex flex-wrap gap-1">
+                    {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
+                    {n.configured ? <Badge tone="green">configured</Badge> : n.voiceUrl ? <Badge tone="amber">points elsewhere</Badge> : <Badge>no voice URL</Badge>}
+                  </span>
+                </Td>
+                <Td className="text-right">
+                  {!n.registered ? (
+                    <Button size="sm" loading={busy === n.phoneNumber} disabled={busy !== null} onClick={() => register(n.phoneNumber)}>
+                      Register and configure
+                    </Button>
+                  ) : !n.configured ? (
+                    <Button size="sm" variant="secondary" loading={busy === n.phoneNumber} disabled={busy !== null} onClick={() => setUp(n.phoneNumber)}>
+                      Point at Routekit
+                    </Button>
+                  ) : null}
+                </Td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </div>
+    </Panel>
+  );
+}

@@ -1,0 +1,39 @@
+import { AppError } from "../errors/app-error";
+
+/** Twilio's form parameters, in an object with no prototype: `__proto__` or `constructor` are plain keys here. */
+export type EngineParams = Record<string, string>;
+
+export function parseEngineParams(body: string): EngineParams {
+  const params = Object.create(null) as EngineParams;
+  for (const [name, value] of new URLSearchParams(body)) params[name] = value;
+  return params;
+}
+
+/**
+ * Every CallStatus Twilio sends to a voice URL or a status callback:
+ * the call statuses, plus the `initiated` and `answered` of status events.
+ */
+const CALL_STATUSES = new Set(["queued", "initiated", "ringing", "in-progress", "answered", "completed", "busy", "failed", "no-answer", "canceled"]);
+
+/** Twilio's longest call: a TimeLimit of at most 24 hours. */
+export const MAX_CALL_DURATION_SECONDS = 86_400;
+const DURATION = /^\d{1,5}$/;
+
+/**
+ * What any request must satisfy before the engine acts on it (decisions §7):
+ * an unsigned request can then close a call with at most a day's minutes, and
+ * never write a status or a number the data model was not built for.
+ */
+export function validateEngineParams(params: EngineParams): void {
+  const problems: { path: string; message: string }[] = [];
+  const status = params.CallStatus;
+  if (status === undefined || !CALL_STATUSES.has(status)) {
+    problems.push({ path: "CallStatus", message: `must be one of ${[...CALL_STATUSES].join(", ")}` });
+  }
+  const duration = params.CallDuration;
+  if (duration !== undefined && (!DURATION.test(duration) || Number(duration) > MAX_CALL_DURATION_SECONDS)) {
+    problems.push({ path: "CallDuration", message: `must be a whole number of seconds from 0 to ${MAX_CALL_DURATION_SECONDS}` });
+  }
+  if (!params.CallSid) problems.push({ path: "CallSid", message: "is required" });
+  if (problems.length) throw new AppError("VALIDATION_FAILED", "These are not Twilio's call parameters.", { details: problems });
+}

@@ -1,0 +1,29 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { db, isUniqueViolation } from "../../db/client";
+import { verifyToken, type TokenClaims } from "../../auth/tokens";
+
+/**
+ * Local billing links act once (decisions §4): the token's `jti` is recorded in
+ * the transaction of the action, so two POSTs of one link (a double click, a
+ * replay) act once and a used link is gone.
+ */
+export class LinkUsedError extends Error {}
+
+/** The claims of an unused link of this kind, else null (forged, expired, wrong kind, or used). */
+export async function unusedLink(kind: "checkout" | "portal", token: string): Promise<TokenClaims | null> {
+  const claims = await verifyToken(kind, token);
+  if (!claims) return null;
+  const used = await db().billingLinkUse.findUnique({ where: { jti: claims.jti }, select: { jti: true } });
+  return used ? null : claims;
+}
+
+/** Records the link as used in `tx`; throws LinkUsedError when it already was. */
+export async function useLink(tx: Prisma.TransactionClient, claims: TokenClaims): Promise<void> {
+  try {
+    // A savepoint-free insert: a unique violation aborts the transaction, which is what we want.
+    await tx.billingLinkUse.create({ data: { jti: claims.jti, accountId: claims.accountId } });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new LinkUsedError("billing link already used");
+    throw err;
+  }
+}

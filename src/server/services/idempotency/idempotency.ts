@@ -1,0 +1,100 @@
+import { createHash } from "node:crypto";
+import { pool } from "../../db/client";
+import { utcParam } from "../../db/sql-time";
+import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
+import { AppError } from "../../errors/app-error";
+
+/** decisions §11: a key answers the same for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * An IN_PROGRESS row this old belongs to an instance that died mid-request (no
+ * request runs this long: provider calls time out in seconds), so a retry may take it over.
+ */
+export const IN_PROGRESS_ABANDONED_MS = 5 * 60 * 1000;
+/** Expired rows removed per new key: pruning on access, bounded so no request pays for a backlog. */
+const PRUNE_BATCH = 50;
+
+/** 1–255 printable ASCII characters (space to tilde), as Stripe accepts. */
+export function validIdempotencyKey(key: string): boolean {
+  return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
+}
+
+/** Key order does not matter: `{a,b}` and `{b,a}` are the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function requestHash(operation: string, input: unknown): string {
+  return createHash("sha256").update(operation).update("\n").update(canonicalJson(input)).digest("hex");
+}
+
+export type StoredAnswer = { status: number; body: unknown };
+export type BeginResult = { kind: "started" } | { kind: "replay"; answer: StoredAnswer };
+type Row = { requestHash: string; state: string; responseStatus: number | null; responseBody: string | null };
+
+const CLEAR_STALE = `
+  DELETE FROM "IdempotencyKey"
+  WHERE "scope" = $1 AND "key" = $2
+    AND ("expiresAt" <= ${utcParam(3)} OR ("state" = 'IN_PROGRESS' AND "createdAt" <= ${utcParam(4)}))`;
+
+const CLAIM = `
+  INSERT INTO "IdempotencyKey" ("scope", "key", "requestHash", "state", "createdAt", "expiresAt")
+  VALUES ($1, $2, $3, 'IN_PROGRESS', ${utcParam(4)}, ${utcParam(5)})
+  ON CONFLICT ("scope", "key") DO NOTHING
+  RETURNING "key"`;
+
+const READ = `SELECT "requestHash", "state", "responseStatus", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`;
+
+const PRUNE = `
+  DELETE FROM "IdempotencyKey" WHERE ("scope", "key") IN (
+    SELECT "scope", "key" FROM "IdempotencyKey" WHERE "expiresAt" <= ${utcParam(1)} LIMIT ${PRUNE_BATCH})`;
+
+/**
+ * Claims the key for this request, or says what to do instead: replay the
+ * stored answer, or refuse (422 another body, 409 still running). The claim is
+ * one INSERT … ON CONFLICT DO NOTHING, so of any number of concurrent requests
+ * on any instances exactly one runs.
+ */
+export async function beginIdempotent(opts: { scope: string; key: string; requestHash: string; now?: Date }): Promise<BeginResult> {
+  const now = opts.now ?? new Date();
+  const db = pool();
+  await db.query(CLEAR_STALE, [opts.scope, opts.key, now.toISOString(), new Date(now.getTime() - IN_PROGRESS_ABANDONED_MS).toISOString()]);
+  const claimed = await db.query(CLAIM, [opts.scope, opts.key, opts.requestHash, now.toISOString(), new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()]);
+  if (claimed.rowCount === 1) {
+    await db.query(PRUNE, [now.toISOString()]);
+    return { kind: "started" };
+  }
+  const row = (await db.query<Row>(READ, [opts.scope, opts.key])).rows[0];
+  // Released between our insert and read: the first request failed with a 5xx; this one may run.
+  if (!row) return beginIdempotent(opts);
+  if (row.requestHash !== opts.requestHash) throw new AppError("IDEMPOTENCY_KEY_REUSED");
+  if (row.state !== "DONE" || row.responseStatus === null) throw new AppError("IDEMPOTENCY_IN_PROGRESS");
+  return { kind: "replay", answer: { status: row.responseStatus, body: row.responseBody === null ? null : JSON.parse(decryptSecret(row.responseBody)) } };
+}
+
+/** Stores the answer a retry with this key will get. */
+export async function completeIdempotent(opts: { scope: string; key: string; answer: StoredAnswer }): Promise<void> {
+  await pool().query(
+    `UPDATE "IdempotencyKey" SET "state" = 'DONE', "responseStatus" = $3, "responseBody" = $4 WHERE "scope" = $1 AND "key" = $2 AND "state" = 'IN_PROGRESS'`,
+    // Sealed: answers can hold secrets shown once (a new API key, a webhook secret, a login token).
+    [opts.scope, opts.key, opts.answer.status, encryptSecret(JSON.stringify(opts.answer.body ?? null))],
+  );
+}
+
+/** A 5xx or an unexpected failure: forget the claim so a retry runs the request again. */
+export async function releaseIdempotent(opts: { scope: string; key: string }): Promise<void> {
+  await pool().query(`DELETE FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2 AND "state" = 'IN_PROGRESS'`, [opts.scope, opts.key]);
+}
+
+/** Every expired key, for a maintenance run or a test; requests prune a few on the way. */
+export async function pruneExpiredIdempotencyKeys(now: Date = new Date()): Promise<number> {
+  const res = await pool().query(`DELETE FROM "IdempotencyKey" WHERE "expiresAt" <= ${utcParam(1)}`, [now.toISOString()]);
+  return res.rowCount ?? 0;
+}

@@ -1,0 +1,85 @@
+import { AppError } from "../../errors/app-error";
+import { db, isUniqueViolation } from "../../db/client";
+import { findTwilioNumber, type TwilioIncomingNumber } from "../../integrations/twilio/twilio-account-api";
+import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
+import { logger } from "../../logger";
+import type { TCreatePhoneNumberInput } from "../../schemas/phone-numbers";
+import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
+import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
+import { toPhoneNumberDto } from "./phone-numbers";
+import { pointNumberAtEngine } from "./twilio-number-setup";
+
+/** decisions §10: numbers nobody has proven are first-come, so an account may hold only so many. */
+export const UNVERIFIED_NUMBER_LIMIT = 25;
+
+/**
+ * Registers a number. With a Twilio connection the number must be one of that
+ * Twilio account's incoming numbers; it is then registered verified, takes the
+ * number over from another account's unverified registration, and (unless
+ * `configureTwilio: false`) is pointed at the engine URL at Twilio.
+ */
+export async function createPhoneNumber(opts: { accountId: string; input: TCreatePhoneNumberInput }) {
+  const { accountId, input } = opts;
+  const creds = await twilioCredentialsOf(accountId);
+  let owned: TwilioIncomingNumber | null = null;
+  if (creds) {
+    try {
+      owned = await findTwilioNumber(creds, input.phoneNumber);
+    } catch (err) {
+      throw toProviderError(err, "check who owns the number");
+    }
+    if (!owned) throw new AppError("NUMBER_NOT_OWNED", `${input.phoneNumber} is not an incoming number of your Twilio account ${creds.accountSid}.`);
+  }
+
+  const created = await insertNumber({ accountId, input, twilioSid: owned?.sid ?? null });
+  if (!creds || !owned || input.configureTwilio === false) return { phoneNumber: toPhoneNumberDto(created) };
+
+  try {
+    await pointNumberAtEngine(creds, owned.sid, await accountEngineVoiceUrl(accountId));
+  } catch (err) {
+    // Undone, so a retry starts clean: a 201 always means the number is set up as asked.
+    await db().phoneNumber.deleteMany({ where: { id: created.id, accountId } });
+    throw toProviderError(err, "set the number up");
+  }
+  const configured = await db().phoneNumber.update({ where: { id: created.id }, data: { twilioConfigured: true } });
+  return { phoneNumber: toPhoneNumberDto(configured) };
+}
+
+async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumberInput; twilioSid: string | null }) {
+  const { accountId, input, twilioSid } = opts;
+  const verified = twilioSid !== null;
+  try {
+    return await db().$transaction(async (tx) => {
+      // One registration at a time per account: the unverified count below cannot be raced past the limit.
+      await tx.$queryRaw`SELECT 1 FROM "Account" WHERE id = ${accountId} FOR UPDATE`;
+      if (verified) {
+        // Ownership beats first-come: another account's unproven claim on the number is released (its history stays).
+        const squatters = await tx.phoneNumber.findMany({ where: { phoneNumber: input.phoneNumber, verified: false, accountId: { not: accountId } }, select: { id: true, accountId: true } });
+        if (squatters.length > 0) {
+          await tx.phoneNumber.deleteMany({ where: { id: { in: squatters.map((s) => s.id) }, verified: false } });
+          logger().info({ accountId, releasedFrom: squatters.map((s) => s.accountId), phoneNumber: input.phoneNumber }, "verified registration took a number over from an unverified one");
+        }
+      } else {
+        const unverified = await tx.phoneNumber.count({ where: { accountId, verified: false } });
+        if (unverified >= UNVERIFIED_NUMBER_LIMIT) {
+          throw new AppError("NUMBER_LIMIT_REACHED", `This account holds ${UNVERIFIED_NUMBER_LIMIT} unverified numbers, the most it may; connect Twilio to register numbers you own without a limit.`);
+        }
+      }
+      return tx.phoneNumber.create({
+        data: {
+          accountId,
+          phoneNumber: input.phoneNumber,
+          onCallStartUrl: input.onCallStartUrl,
+          onCallEndUrl: input.onCallEndUrl,
+          onErrorUrl: input.onErrorUrl ?? null,
+          verified,
+          twilioSid,
+        },
+      });
+    });
+  } catch (err) {
+    // The unique index decides a race: of two concurrent registrations exactly one wins.
+    if (isUniqueViolation(err)) throw new AppError("NUMBER_TAKEN", `${input.phoneNumber} is already registered.`);
+    throw err;
+  }
+}

@@ -1,0 +1,45 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { answerClientError, refuseConnect } from "../../src/server/http/client-error";
+
+/** A socket stand-in that records what the server writes before it closes. */
+function socket(): { s: PassThrough; written: () => string } {
+  const s = new PassThrough();
+  let out = "";
+  s.on("data", (d: Buffer) => (out += d.toString()));
+  return { s, written: () => out };
+}
+
+const err = (code: string) => Object.assign(new Error(code), { code });
+
+describe("answers to what Node's parser refuses", () => {
+  it("a malformed request is a 400 in the envelope, with a request id", async () => {
+    const { s, written } = socket();
+    answerClientError(err("HPE_INVALID_HEADER_TOKEN"), s);
+    await new Promise((r) => setImmediate(r));
+    expect(written()).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(written()).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+    const body = JSON.parse(written().split("\r\n\r\n")[1]!);
+    expect(body.error.code).toBe("VALIDATION_FAILED");
+  });
+
+  it("oversized headers are a 400 saying so; a timeout keeps Node's bodiless 408", async () => {
+    const big = socket();
+    answerClientError(err("HPE_HEADER_OVERFLOW"), big.s);
+    const slow = socket();
+    answerClientError(err("ERR_HTTP_REQUEST_TIMEOUT"), slow.s);
+    await new Promise((r) => setImmediate(r));
+    expect(big.written()).toMatch(/^HTTP\/1\.1 400 .*16 KiB/s);
+    expect(slow.written()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(slow.written()).toMatch(/Content-Length: 0\r\n\r\n$/);
+  });
+
+  it("CONNECT is a 405 with Allow", async () => {
+    const { s, written } = socket();
+    refuseConnect(undefined, s);
+    await new Promise((r) => setImmediate(r));
+    expect(written()).toMatch(/^HTTP\/1\.1 405 /);
+    expect(written()).toMatch(/\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n/);
+    expect(written()).toMatch(/"code":"METHOD_NOT_ALLOWED"/);
+  });
+});
