@@ -3,7 +3,7 @@ import { transactionWithEvents } from "../../src/server/events/enqueue-event";
 import { buildEvent } from "../../src/server/events/event-envelope";
 import { postCallStarted } from "../../src/server/events/post-call-started";
 import { Webhook } from "standardwebhooks";
-import { call, newActiveAccount, type TestAccount } from "./support/api";
+import { call, newActiveAccount, numberBody, sql, type TestAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 
@@ -28,6 +28,13 @@ async function seed(account: TestAccount, specs: { callSid: string; type?: "call
   }
   return ids;
 }
+
+/** A delivery that gave up (its seeded first attempt never runs: the job is in this process's queue). */
+async function markFailed(ids: string[]) {
+  await sql("permissive").query(`UPDATE "WebhookDelivery" SET status = 'FAILED', "cycleAttempts" = 8, "nextAttemptAt" = NULL WHERE id = ANY($1)`, [ids]);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -83,6 +90,8 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
   it("redelivers now through the server's worker; the attempt shows in the log", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
     const [id] = await seed(acct, [{ callSid: "CA-retry" }]);
+    receiver.answer((_r, res) => res.end("thanks"));
+    await markFailed([id!]);
     const res = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     expect(res.status).toBe(200);
     expect(res.body.delivery).toMatchObject({ id, status: "PENDING" });
@@ -108,6 +117,189 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
     const acct = await newActiveAccount({ server: "permissive" });
     expect((await acct.as("GET", "/api/webhook-deliveries/nope")).status).toBe(404);
     expect((await acct.as("POST", "/api/webhook-deliveries/nope/retry")).body.error.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("redeliver is idempotent", () => {
+  it("five concurrent clicks on one delivery send it once; all answer 200 with the delivery", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    // The receiver holds its answer until every click has been answered, so
+    // all five land while the one attempt is still in flight: a fast worker
+    // must not turn a later click into "after the attempt" (which rightly
+    // sends again, as the end of this test shows).
+    let release!: () => void;
+    const clicksAnswered = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer((_r, res) => void clicksAnswered.then(() => res.end("thanks")));
+    const [id] = await seed(acct, [{ callSid: "CA-clicks" }]);
+    await markFailed([id!]);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)));
+    release();
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      expect(a.body.delivery.id).toBe(id);
+    }
+    await waitFor(async () => {
+      const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
+      return d.status === "DELIVERED" ? d : undefined;
+    });
+    // Time for any second send a duplicate job would make.
+    await sleep(1500);
+    expect(receiver.received.filter((r) => r.path === `/${acct.id}`)).toHaveLength(1);
+    const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
+    expect(d.attempts).toHaveLength(1);
+
+    // Once that attempt is made, a new click sends again.
+    await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
+    await waitFor(async () => (receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2 ? true : undefined));
+  });
+});
+
+describe("POST /api/webhook-deliveries/test", () => {
+  async function numberFor(acct: TestAccount, overrides: Record<string, unknown> = {}) {
+    const res = await acct.as("POST", "/api/phone-numbers", {
+      body: numberBody({ onCallStartUrl: receiver.url(`/t-start/${acct.id}`), onCallEndUrl: receiver.url(`/t-end/${acct.id}`), ...overrides }),
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.phoneNumber.id as string;
+  }
+
+  it("happy: sends a signed sample event with data.test = true and answers the delivery with its attempt", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.writeHead(202).end("verified"));
+    const phoneNumberId = await numberFor(acct);
+    const secret = (await acct.as("GET", "/api/account")).body.account.webhookSecret as string;
+
+    const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
+    expect(res.status, res.text).toBe(200);
+    const d = res.body.delivery;
+    expect(d).toMatchObject({ eventType: "call.ended", status: "DELIVERED", attemptCount: 1, url: receiver.url(`/t-end/${acct.id}`), callSid: "CA" + "0".repeat(32) });
+    expect(d.attempts).toHaveLength(1);
+    expect(d.attempts[0]).toMatchObject({ statusCode: 202, responseExcerpt: "verified", error: null });
+    expect(d.attempts[0].latencyMs).toBeGreaterThanOrEqual(0);
+    expect(d.payload).toMatchObject({ type: "call.ended", data: { test: true, phoneNumberId, status: "completed", durationSeconds: 42, billedMinutes: 1 } });
+
+    const got = receiver.received.filter((r) => r.path === `/t-end/${acct.id}`);
+    expect(got).toHaveLength(1);
+    const verified = new Webhook(secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>) as { id: string; data: { test: boolean } };
+    expect(verified.id).toBe(d.eventId);
+    expect(verified.data.test).toBe(true);
+    expect(() => new Webhook("whsec_" + Buffer.from("another-secret-entirely-32-bytes").toString("base64")).verify(got[0]!.body, got[0]!.headers as Record<string, string>)).toThrow();
+
+    // It is in the delivery log like any event.
+    const listed = await acct.as("GET", "/api/webhook-deliveries");
+    expect(listed.body.deliveries.map((x: { id: string }) => x.id)).toContain(d.id);
+
+    // call.started goes to onCallStartUrl.
+    const started = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.started" } });
+    expect(started.body.delivery).toMatchObject({ eventType: "call.started", url: receiver.url(`/t-start/${acct.id}`), payload: { data: { test: true } } });
+  });
+
+  it("a failing endpoint: the attempt is recorded as FAILED and not retried", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.writeHead(500).end("boom"));
+    const phoneNumberId = await numberFor(acct, { onErrorUrl: receiver.url(`/t-error/${acct.id}`) });
+    const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.error" } });
+    expect(res.status).toBe(200);
+    expect(res.body.delivery).toMatchObject({ eventType: "call.error", status: "FAILED", nextAttemptAt: null, payload: { data: { test: true, error: { code: "CALL_FAILED" } } } });
+    expect(res.body.delivery.attempts[0]).toMatchObject({ statusCode: 500, responseExcerpt: "boom" });
+    await sleep(1500);
+    expect(receiver.received.filter((r) => r.path === `/t-error/${acct.id}`)).toHaveLength(1);
+  });
+
+  it("error: 400 without a URL for the type or with a bad type, 404 for an unknown number", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    const phoneNumberId = await numberFor(acct);
+    const noUrl = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.error" } });
+    expect(noUrl.status).toBe(400);
+    expect(noUrl.body.error).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringContaining("onErrorUrl") });
+    const badType = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.maybe" } });
+    expect(badType.status).toBe(400);
+    expect((await acct.as("POST", "/api/webhook-deliveries/test", { body: { type: "call.ended" } })).status).toBe(400);
+    const unknown = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId: "nope", type: "call.ended" } });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("security: 401 without a key; another account's number is 403 NUMBER_NOT_OWNED and nothing is sent", async () => {
+    expect((await call("POST", "/api/webhook-deliveries/test", { server: "permissive", body: {} })).status).toBe(401);
+    const a = await newActiveAccount({ server: "permissive" });
+    const b = await newActiveAccount({ server: "permissive" });
+    const phoneNumberId = await numberFor(a);
+    const res = await b.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("NUMBER_NOT_OWNED");
+    expect(receiver.received.filter((r) => r.path === `/t-end/${a.id}`)).toHaveLength(0);
+  });
+
+  it("security: the URL policy is checked again at send time", async () => {
+    // The strict server refuses private addresses; a number whose URL became private since is not sent to.
+    const acct = await newActiveAccount({ server: "strict" });
+    const created = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
+    expect(created.status).toBe(201);
+    const id = created.body.phoneNumber.id as string;
+    await sql("strict").query(`UPDATE "PhoneNumber" SET "onCallEndUrl" = $2 WHERE id = $1`, [id, receiver.url(`/t-private/${acct.id}`)]);
+    const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId: id, type: "call.ended" } });
+    expect(res.status).toBe(200);
+    expect(res.body.delivery.status).toBe("FAILED");
+    expect(res.body.delivery.attempts[0]).toMatchObject({ statusCode: null, error: expect.stringContaining("invalid_url") });
+    expect(receiver.received.filter((r) => r.path === `/t-private/${acct.id}`)).toHaveLength(0);
+  });
+});
+
+describe("POST /api/webhook-deliveries/replay", () => {
+  async function setCreatedAt(id: string, at: Date) {
+    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "createdAt" = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1`, [id, at.toISOString()]);
+  }
+
+  it("queues again exactly the matching deliveries, each once even when replay is clicked twice at once", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    const other = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.end("ok"));
+    const [recent1, recent2, delivered, old] = await seed(acct, [{ callSid: "CA-r1" }, { callSid: "CA-r2" }, { callSid: "CA-r3" }, { callSid: "CA-r4" }]);
+    const [othersFailed] = await seed(other, [{ callSid: "CA-o1" }]);
+    await markFailed([recent1!, recent2!, old!, othersFailed!]);
+    await sql("permissive").query(`UPDATE "WebhookDelivery" SET status = 'DELIVERED', "cycleAttempts" = 1 WHERE id = $1`, [delivered]);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await setCreatedAt(old!, new Date(Date.now() - 3 * 24 * 3600_000));
+
+    const [first, second] = await Promise.all([
+      acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: hourAgo.toISOString() } }),
+      acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: hourAgo.toISOString() } }),
+    ]);
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(first.body.queued + second.body.queued).toBe(2);
+
+    const paths = () => receiver.received.filter((r) => r.path === `/${acct.id}` || r.path === `/${other.id}`);
+    await waitFor(async () => (paths().length >= 2 ? true : undefined));
+    await sleep(1500);
+    const ids = paths().map((r) => r.headers["webhook-id"]);
+    expect(ids).toHaveLength(2);
+    const events = await Promise.all([recent1, recent2].map(async (id) => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery));
+    expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
+    for (const e of events) expect(e.status).toBe("DELIVERED");
+
+    // status picks others; the old one is reachable with an earlier since.
+    const again = await acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: new Date(Date.now() - 4 * 24 * 3600_000).toISOString(), status: "FAILED" } });
+    expect(again.body.queued).toBe(1);
+  });
+
+  it("error: 400 for since more than 14 days ago, in the future, malformed, or a bad status", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    for (const body of [
+      { since: new Date(Date.now() - 15 * 24 * 3600_000).toISOString() },
+      { since: new Date(Date.now() + 3600_000).toISOString() },
+      { since: "yesterday" },
+      {},
+      { since: new Date().toISOString(), status: "LOST" },
+    ]) {
+      const res = await acct.as("POST", "/api/webhook-deliveries/replay", { body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_FAILED");
+    }
+  });
+
+  it("security: 401 without a key", async () => {
+    expect((await call("POST", "/api/webhook-deliveries/replay", { server: "permissive", body: { since: new Date().toISOString() } })).status).toBe(401);
   });
 });
 
