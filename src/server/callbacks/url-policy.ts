@@ -8,6 +8,7 @@
  *
  * Pure: no I/O, no environment reads. Whether private targets are allowed is the caller's decision.
  */
+import ipaddr from "ipaddr.js";
 import { isIP } from "./ip-literal";
 import { z } from "zod";
 
@@ -106,92 +107,23 @@ function rawAuthority(raw: string): string {
   return end === -1 ? rest : rest.slice(0, end);
 }
 
-type Cidr = { base: bigint; shift: bigint };
-
-function ipv4ToBigInt(text: string): bigint | null {
-  if (isIP(text) !== 4) return null;
-  return text.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n);
-}
-
-function ipv6ToBigInt(text: string): bigint | null {
-  // Zone ids (`fe80::1%eth0`) only exist for scoped, i.e. non-global, addresses.
-  if (isIP(text) !== 6 || text.includes("%")) return null;
-  let hex = text;
-  const lastColon = hex.lastIndexOf(":");
-  const tail = hex.slice(lastColon + 1);
-  if (tail.includes(".")) {
-    const v4 = ipv4ToBigInt(tail);
-    if (v4 === null) return null;
-    hex = `${hex.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [left = "", right] = hex.split("::");
-  const leftGroups = left === "" ? [] : left.split(":");
-  const rightGroups = right === undefined || right === "" ? [] : right.split(":");
-  const groups =
-    right === undefined
-      ? leftGroups
-      : [...leftGroups, ...Array<string>(8 - leftGroups.length - rightGroups.length).fill("0"), ...rightGroups];
-  if (groups.length !== 8) return null;
-  return groups.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n);
-}
-
-function parseCidrs(list: string[], bits: 32 | 128): Cidr[] {
-  return list.map((cidr) => {
-    const [address = "", length = ""] = cidr.split("/");
-    const value = bits === 32 ? ipv4ToBigInt(address) : ipv6ToBigInt(address);
-    if (value === null) throw new Error(`bad CIDR ${cidr}`);
-    const shift = BigInt(bits - Number(length));
-    return { base: value >> shift, shift };
-  });
-}
-
-const inAny = (value: bigint, cidrs: Cidr[]) => cidrs.some((c) => value >> c.shift === c.base);
-
-const NON_PUBLIC_IPV4 = parseCidrs(
-  [
-    "0.0.0.0/8",
-    "10.0.0.0/8",
-    "100.64.0.0/10",
-    "127.0.0.0/8",
-    "169.254.0.0/16",
-    "172.16.0.0/12",
-    "192.0.0.0/24",
-    "192.0.2.0/24",
-    "192.88.99.0/24",
-    "192.168.0.0/16",
-    "198.18.0.0/15",
-    "198.51.100.0/24",
-    "203.0.113.0/24",
-    "224.0.0.0/4",
-    "240.0.0.0/4", // also covers 255.255.255.255
-  ],
-  32,
-);
-
-// Everything outside 2000::/3 is already refused, which covers ::, ::1, ::/96 (IPv4-compatible),
-// ::ffff:0:0/96 (IPv4-mapped), 64:ff9b::/96 (NAT64), 100::/64, fc00::/7, fe80::/10, fec0::/10 and
-// ff00::/8 — whatever IPv4 address they embed. Translation and tunnel forms are refused outright
-// rather than judged by their embedded IPv4: a legitimate customer can always give the plain IPv4
-// address, and where a translator or relay delivers the packet is not something this check can see.
-const GLOBAL_UNICAST_IPV6 = parseCidrs(["2000::/3"], 128);
-const NON_PUBLIC_IPV6 = parseCidrs(
-  [
-    "2001::/23", // IETF protocol assignments, incl. Teredo 2001::/32
-    "2001:db8::/32", // documentation
-    "2002::/16", // 6to4
-    "3fff::/20", // documentation (RFC 9637)
-  ],
-  128,
-);
+// ipaddr.js names the special-purpose ranges (private, loopback, link-local,
+// carrier-grade NAT, documentation, benchmarking, multicast, 6to4, Teredo,
+// IPv4-mapped, NAT64 …); only its plain "unicast" is public. On top of that,
+// IPv6 must be global unicast (2000::/3): translation and tunnel forms are
+// refused outright rather than judged by the IPv4 address they embed, because
+// a customer can always give the plain IPv4 address, and where a translator
+// or relay delivers the packet is not something this check can see.
+const GLOBAL_UNICAST_IPV6 = ipaddr.parseCIDR("2000::/3");
 
 /**
  * Whether `address` (canonical IPv4 dotted or IPv6 text, as DNS lookup returns it; no brackets)
  * is a globally routable unicast address the service may connect to. Anything unparseable is not.
  */
 export function isPublicUnicastIp(address: string): boolean {
-  const v4 = ipv4ToBigInt(address);
-  if (v4 !== null) return !inAny(v4, NON_PUBLIC_IPV4);
-  const v6 = ipv6ToBigInt(address);
-  if (v6 !== null) return inAny(v6, GLOBAL_UNICAST_IPV6) && !inAny(v6, NON_PUBLIC_IPV6);
-  return false;
+  // Zone ids (`fe80::1%eth0`) only exist for scoped, i.e. non-global, addresses.
+  if (isIP(address) === 0 || address.includes("%")) return false;
+  const ip = ipaddr.parse(address);
+  if (ip.range() !== "unicast") return false;
+  return ip.kind() === "ipv4" || ip.match(GLOBAL_UNICAST_IPV6);
 }

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * Who a rate limit counts as one client. An IPv6 customer gets a whole /64
@@ -9,29 +9,10 @@ import { isIPv4, isIPv6 } from "node:net";
  */
 export function rateLimitSubject(ip: string): string {
   const address = ip.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  if (isIPv4(address)) return address;
-  if (!isIPv6(address)) return ip.slice(0, 64);
-  const hextets = expandIPv6(address);
-  if (hextets.slice(0, 5).every((h) => h === 0) && hextets[5] === 0xffff) {
-    return [hextets[6]! >> 8, hextets[6]! & 0xff, hextets[7]! >> 8, hextets[7]! & 0xff].join(".");
-  }
-  return `${hextets.slice(0, 4).map((h) => h.toString(16)).join(":")}::/64`;
-}
-
-/** Eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */
-function expandIPv6(address: string): number[] {
-  let text = address.toLowerCase();
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4[1]!.split(".").map(Number) as [number, number, number, number];
-    text = text.slice(0, -v4[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.includes("::") ? (text.split("::") as [string, string]) : [text, undefined];
-  const parse = (part: string) => (part ? part.split(":").map((h) => parseInt(h, 16)) : []);
-  const left = parse(head);
-  if (tail === undefined) return left;
-  const right = parse(tail);
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  if (!ipaddr.isValid(address)) return ip.slice(0, 64);
+  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes its IPv4 address
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  return `${parsed.toNormalizedString().split(":").slice(0, 4).join(":")}::/64`;
 }
 
 export type CredentialLimit = { key: string; policy: "authPair" | "authEmail" | "authIp" };
