@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors/app-error";
 import { jsonResponse, readBody } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
 import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
-import { applyStripeEvent } from "@/server/integrations/stripe/apply-stripe-event";
+import { applyStripeEvent } from "@/server/services/billing/stripe-events/apply-stripe-event";
 import { stripe } from "@/server/integrations/stripe/stripe-client";
 
 export const dynamic = "force-dynamic";
