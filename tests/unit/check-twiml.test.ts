@@ -68,6 +68,7 @@ describe("checkResponseDocument explains saxes's first error in our words, where
     ["<Response><Say loop>x</Say></Response>", "attribute loop has no '=' value (line 1, column 16)"],
     ["<Response><Say loop=2>x</Say></Response>", "attribute loop value is not quoted (line 1, column 16)"],
     ['<Response><Say a="1"b="2">x</Say></Response>', "malformed attribute in <Say>"],
+    ['<Response><Say a="1" b="2" a="3">x</Say></Response>', "duplicate attribute a (line 1, column 28)"],
     ["<Response/ >", "'/' not followed by '>' in a start tag (line 1, column 10)"],
     ["<Response><!-- a -- b --></Response>", "'--' inside a comment (line 1, column 18)"],
     ["<Response><![CDATA[x</Response>", "unclosed CDATA section (line 1, column 11)"],

@@ -135,7 +135,8 @@ export function explainSaxesError(saxesMessage: string, pos: number, state: Walk
       return refusal('standalone must be "yes" or "no"', xml.indexOf("<?xml"));
   }
   if (message.startsWith("duplicate attribute: ")) {
-    return refusal(`duplicate attribute ${excerpt(message.slice(21), 40)}`, markupAt("<"));
+    const attr = message.slice(21);
+    return refusal(`duplicate attribute ${excerpt(attr, 40)}`, duplicateAttributeAt(xml, markupAt("<"), attr));
   }
   if (message.startsWith("unmatched closing tag: ")) {
     // No element is open: the end tag stands before the root or after it.
@@ -190,27 +191,50 @@ function unfinishedMarkup(xml: string, at: number): Refusal | null {
 
 /** Walks the attributes of a start tag for an unterminated value or a broken `&` in one. */
 function unfinishedStartTag(xml: string, at: number, name: string): Refusal | null {
-  const unclosed = new Refusal(`unclosed start tag <${excerpt(name, 40)}`, at);
+  for (const attr of attributes(xml, at, name)) {
+    if (attr === "unclosed") return new Refusal(`unclosed start tag <${excerpt(name, 40)}`, at);
+    if (attr.valueEnd === -1) return new Refusal(`unterminated value of attribute ${excerpt(attr.name, 40)}`, attr.at);
+    for (let v = xml.indexOf("&", attr.valueStart); v !== -1 && v < attr.valueEnd; v = xml.indexOf("&", v + 1)) {
+      const ref = reference(xml, v);
+      if (ref.refusal) return ref.refusal;
+    }
+  }
+  return null; // complete: saxes's own message stands
+}
+
+/** Where the second attribute called `attr` of the start tag at `at` begins. */
+function duplicateAttributeAt(xml: string, at: number, attr: string): number {
+  let seen = false;
+  for (const a of attributes(xml, at, readName(xml, at + 1))) {
+    if (a === "unclosed") break;
+    if (a.name !== attr) continue;
+    if (seen) return a.at;
+    seen = true;
+  }
+  return at;
+}
+
+type Attribute = { name: string; at: number; valueStart: number; valueEnd: number };
+
+/** The attributes of the start tag `<name` at `at`, quote-aware, up to its `>`; "unclosed" where it breaks off. */
+function* attributes(xml: string, at: number, name: string): Generator<Attribute | "unclosed"> {
   let k = at + 1 + name.length;
   for (;;) {
     k = skipSpace(xml, k);
     const c = xml.charCodeAt(k);
-    if (k >= xml.length) return unclosed;
-    if (c === 0x3e /* > */ || c === 0x2f /* / */) return null; // complete: saxes's own message stands
+    if (k >= xml.length) return yield "unclosed";
+    if (c === 0x3e /* > */ || c === 0x2f /* / */) return;
     const attrAt = k;
     const attr = readName(xml, k);
-    if (attr === "") return unclosed;
+    if (attr === "") return yield "unclosed";
     k = skipSpace(xml, k + attr.length);
-    if (xml.charCodeAt(k) !== 0x3d /* = */) return unclosed;
+    if (xml.charCodeAt(k) !== 0x3d /* = */) return yield "unclosed";
     k = skipSpace(xml, k + 1);
     const quote = xml[k];
-    if (quote !== '"' && quote !== "'") return unclosed;
+    if (quote !== '"' && quote !== "'") return yield "unclosed";
     const end = xml.indexOf(quote, k + 1);
-    if (end === -1) return new Refusal(`unterminated value of attribute ${excerpt(attr, 40)}`, attrAt);
-    for (let v = xml.indexOf("&", k + 1); v !== -1 && v < end; v = xml.indexOf("&", v + 1)) {
-      const ref = reference(xml, v);
-      if (ref.refusal) return ref.refusal;
-    }
+    yield { name: attr, at: attrAt, valueStart: k + 1, valueEnd: end };
+    if (end === -1) return;
     k = end + 1;
   }
 }
