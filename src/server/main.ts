@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import next from "next";
 import { boot } from "./boot";
 import { startDeliveryWorker } from "./events/delivery-worker";
-import { startMeterWorker } from "./services/billing/report-meter-event";
+import { billing } from "./services/billing/billing-strategy";
 import { stopJobQueue } from "./jobs/job-queue";
 import { EnvError } from "./env";
 import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const log = logger();
 
   await startDeliveryWorker();
-  if (e.billingMode === "stripe") await startMeterWorker();
+  await billing().startWorkers();
   await startReconciliationWorker();
   // Final statuses an outage left in this instance's journal (decisions §7).
   startFinalStatusReplay();

@@ -1,8 +1,7 @@
 import { transactionWithEvents, type Emit } from "../events/enqueue-event";
 import { buildEvent, type EventData } from "../events/event-envelope";
-import { env } from "../env";
 import { billingPlan } from "../services/billing/billing-plan";
-import { enqueueMeterEvent } from "../services/billing/report-meter-event";
+import { billing } from "../services/billing/billing-strategy";
 import { billingPeriodKey, costBreakdown, dayPeriod, usagePeriod } from "../services/usage/billed-minutes";
 import { TERMINAL_RANK, type TerminalStatus } from "./call-status";
 import { addToRunningTotals, closeCall, insertUsageRecord, type EngineAccount, type EngineCall } from "./engine-sql";
@@ -58,10 +57,7 @@ export async function finishCall(opts: FinishCall): Promise<boolean> {
     let usage: Partial<EventData> = {};
     if (breakdown) {
       await insertUsageRecord(client, { call: closed, breakdown, at: endedAt });
-      // Stripe mode: the minutes reach Stripe's meter from the durable queue, once per call SID.
-      if (env().billingMode === "stripe" && account.stripeCustomerId && breakdown.billedMinutes > 0) {
-        await enqueueMeterEvent(client, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at: endedAt });
-      }
+      await billing().recordBilledMinutes(client, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at: endedAt });
       usage = { durationSeconds, billedMinutes: breakdown.billedMinutes, costBreakdown: breakdown };
     }
     await emit({ accountId: account.id, url: call.onCallEndUrl, event: buildEvent("call.ended", eventData(closed, { status, ...usage })) });

@@ -10,7 +10,8 @@ import { useToast } from "@/components/ui/toast";
 import { dateTime, usd } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 
-export function Billing({ mode }: { mode: "stripe" | "local" }) {
+/** `note`: how billing works on this service, from the billing strategy (null: nothing to add). */
+export function Billing({ note }: { note: string | null }) {
   const trpc = useTRPC();
   const toast = useToast();
   const subscription = useQuery(trpc.billing.subscription.queryOptions());
@@ -79,9 +80,7 @@ export function Billing({ mode }: { mode: "stripe" | "local" }) {
                 <dd className="mt-1 font-medium">{`${dateTime(subscription.data.currentPeriodStart)} to ${dateTime(subscription.data.currentPeriodEnd)}`}</dd>
               </div>
             </dl>
-            {mode === "local" ? (
-              <p className="mt-4 text-xs text-slate-500">Local billing mode: no payment provider is configured; the portal is a page of this service.</p>
-            ) : null}
+            {note ? <p className="mt-4 text-xs text-slate-500">{note}</p> : null}
           </Panel>
           <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
             <Stat label="Calls this period" value={subscription.data.totalCalls} data-testid="period-calls" />

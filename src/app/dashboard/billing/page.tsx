@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
-import { env } from "@/server/env";
+import { billing } from "@/server/services/billing/billing-strategy";
 import { Billing } from "./billing";
 
 export const metadata: Metadata = { title: "Billing · Routekit" };
@@ -10,7 +10,7 @@ export default async function BillingPage() {
   await Promise.all([qc.prefetchQuery(trpc.billing.subscription.queryOptions()), qc.prefetchQuery(trpc.usage.current.queryOptions())]);
   return (
     <HydrateClient>
-      <Billing mode={env().billingMode} />
+      <Billing note={billing().dashboardNote} />
     </HydrateClient>
   );
 }

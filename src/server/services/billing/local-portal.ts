@@ -1,7 +1,6 @@
 import type { AccountStatus } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
-import { env } from "../../env";
-import { billingPlan, type BillingPlan } from "./billing-plan";
+import type { BillingPlan } from "./billing-plan";
 import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
 
 export type PortalAction = "cancel" | "resume";
@@ -9,12 +8,11 @@ export type PortalAction = "cancel" | "resume";
 export type PortalView = { email: string; status: AccountStatus; plan: BillingPlan };
 
 /** Local billing mode's portal page (GET/HEAD): the plan and the account's standing, or null for a link that is not usable. */
-export async function viewLocalPortal(token: string): Promise<PortalView | null> {
-  if (env().billingMode !== "local") return null;
+export async function viewLocalPortal(token: string, plan: () => Promise<BillingPlan>): Promise<PortalView | null> {
   const claims = await unusedLink("portal", token);
   if (!claims) return null;
   const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { email: true, status: true } });
-  return account ? { ...account, plan: await billingPlan() } : null;
+  return account ? { ...account, plan: await plan() } : null;
 }
 
 const TRANSITION: Record<PortalAction, { from: AccountStatus; to: AccountStatus }> = {
@@ -29,7 +27,6 @@ const TRANSITION: Record<PortalAction, { from: AccountStatus; to: AccountStatus 
  * leaves the link usable. "not-found" for forged, expired or used links.
  */
 export async function applyLocalPortalAction(token: string, action: PortalAction): Promise<"done" | "not-applicable" | "not-found"> {
-  if (env().billingMode !== "local") return "not-found";
   const claims = await unusedLink("portal", token);
   if (!claims) return "not-found";
   const { from, to } = TRANSITION[action];

@@ -2,8 +2,8 @@ import { db, pool } from "../../db/client";
 import { utcColumn, utcParam } from "../../db/sql-time";
 import { AppError } from "../../errors/app-error";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
-import { env } from "../../env";
 import { billingPlan } from "../billing/billing-plan";
+import { billing } from "../billing/billing-strategy";
 import { billingPeriodKey, dayPeriod, periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
 import type { CostBreakdown } from "./billed-minutes";
 
@@ -134,8 +134,7 @@ export async function subscriptionSummary(opts: { accountId: string; now?: Date 
     totalCalls: t[key]!.calls,
     totalMinutes: t[key]!.billedMinutes,
     totalBilledMinutes: t[key]!.billedMinutes,
-    // Local billing mode: completing checkout stands in for a payment method.
-    hasPaymentMethod: env().billingMode === "local" ? account.status !== "INACTIVE" : account.hasPaymentMethod,
+    hasPaymentMethod: billing().hasPaymentMethod(account),
     currentPeriodStart: start.toISOString(),
     currentPeriodEnd: end.toISOString(),
   };

@@ -1,11 +1,8 @@
-import Stripe from "stripe";
-import { env } from "@/server/env";
-import { AppError } from "@/server/errors/app-error";
 import { jsonResponse, readBody } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
 import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
-import { applyStripeEvent } from "@/server/integrations/stripe/apply-stripe-event";
-import { stripe } from "@/server/integrations/stripe/stripe-client";
+import { billing } from "@/server/services/billing/billing-strategy";
+import { applyStripeEvent } from "@/server/services/billing/stripe-events/apply-stripe-event";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -14,14 +11,8 @@ export const runtime = "nodejs";
 export async function POST(req: Request): Promise<Response> {
   const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
   try {
-    if (env().billingMode !== "stripe") throw new AppError("NOT_FOUND", "Stripe is not configured on this service.");
-    const raw = await readBody(req);
-    let event: Stripe.Event;
-    try {
-      event = stripe().webhooks.constructEvent(raw, req.headers.get("stripe-signature") ?? "", env().stripe.webhookSecret!);
-    } catch {
-      throw new AppError("VALIDATION_FAILED", "Invalid Stripe-Signature.", { details: [{ path: "stripe-signature", message: "does not verify" }] });
-    }
+    // Local billing mode answers 404 before reading the body.
+    const event = await billing().stripeWebhookEvent(() => readBody(req), req.headers.get("stripe-signature") ?? "");
     const outcome = await applyStripeEvent(event);
     return jsonResponse({ received: true, outcome }, 200, { [REQUEST_ID_HEADER]: requestId });
   } catch (err) {

@@ -1,12 +1,12 @@
 import { html, notFoundPage, pageResponse, planSentence, servePage, toDashboard } from "../../billing-page";
-import { payCheckoutLink, viewCheckoutLink, type CheckoutPayment } from "@/server/services/billing/open-checkout-link";
+import { billing, type CheckoutNotShown } from "@/server/services/billing/billing-strategy";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 type Ctx = { params: Promise<{ token: string }> };
 
-function redirectOrError(result: Exclude<CheckoutPayment, { outcome: "paid" }>, method: string): Response {
+function redirectOrError(result: CheckoutNotShown, method: string): Response {
   if (result.outcome === "redirect") return new Response(null, { status: 303, headers: { location: result.url, "cache-control": "no-store" } });
   if (result.outcome === "provider-unavailable") {
     return pageResponse("Checkout not available", html`<p data-testid="billing-result">${result.message} Reload this page in a minute.</p>`, { status: 502, method });
@@ -18,7 +18,7 @@ function redirectOrError(result: Exclude<CheckoutPayment, { outcome: "paid" }>, 
 async function show(req: Request, ctx: Ctx): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;
-    const view = await viewCheckoutLink(token);
+    const view = await billing().viewCheckoutLink(token);
     if (view.outcome !== "show") return redirectOrError(view, req.method);
     const payable = view.status !== "ACTIVE";
     const body = html`
@@ -38,7 +38,7 @@ ${
 async function pay(req: Request, ctx: Ctx): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;
-    const result = await payCheckoutLink(token);
+    const result = await billing().payCheckoutLink(token);
     return result.outcome === "paid" ? toDashboard() : redirectOrError(result, req.method);
   });
 }

@@ -1,5 +1,5 @@
 import { html, notFoundPage, pageResponse, planSentence, servePage } from "../../billing-page";
-import { viewLocalPortal } from "@/server/services/billing/local-portal";
+import { billing } from "@/server/services/billing/billing-strategy";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -8,7 +8,7 @@ export const runtime = "nodejs";
 async function show(req: Request, ctx: { params: Promise<{ token: string }> }): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;
-    const view = await viewLocalPortal(token);
+    const view = await billing().viewPortal(token);
     if (!view) return notFoundPage(req.method, "billing portal");
     const base = `/billing/portal/${encodeURIComponent(token)}`;
     const body = html`

@@ -1,5 +1,5 @@
 import { html, notFoundPage, pageResponse, servePage, toDashboard } from "../../../billing-page";
-import { applyLocalPortalAction, viewLocalPortal } from "@/server/services/billing/local-portal";
+import { billing } from "@/server/services/billing/billing-strategy";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -10,7 +10,7 @@ type Ctx = { params: Promise<{ token: string }> };
 async function confirm(req: Request, ctx: Ctx): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;
-    const view = await viewLocalPortal(token);
+    const view = await billing().viewPortal(token);
     if (!view) return notFoundPage(req.method, "billing portal");
     if (view.status !== "ACTIVE") {
       return pageResponse("Nothing to cancel", html`<p data-testid="billing-result">This account's subscription is not active (status ${view.status}).</p>`, { method: req.method });
@@ -28,7 +28,7 @@ async function confirm(req: Request, ctx: Ctx): Promise<Response> {
 async function cancel(req: Request, ctx: Ctx): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;
-    const outcome = await applyLocalPortalAction(token, "cancel");
+    const outcome = await billing().applyPortalAction(token, "cancel");
     return outcome === "not-found" ? notFoundPage(req.method, "billing portal") : toDashboard();
   });
 }

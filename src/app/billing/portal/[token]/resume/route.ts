@@ -1,6 +1,6 @@
 import { env } from "@/server/env";
 import { notFoundPage, servePage, toDashboard } from "../../../billing-page";
-import { applyLocalPortalAction } from "@/server/services/billing/local-portal";
+import { billing } from "@/server/services/billing/billing-strategy";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ type Ctx = { params: Promise<{ token: string }> };
 async function resume(req: Request, ctx: Ctx): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;
-    const outcome = await applyLocalPortalAction(token, "resume");
+    const outcome = await billing().applyPortalAction(token, "resume");
     return outcome === "not-found" ? notFoundPage(req.method, "billing portal") : toDashboard();
   });
 }

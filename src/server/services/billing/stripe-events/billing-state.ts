@@ -1,6 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { AccountStatus } from "@/generated/prisma/enums";
-import type { CurrentSubscription } from "../../../services/billing/account-status-rules";
+import type { CurrentSubscription } from "../account-status-rules";
 
 export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, eventCreated: Date) => Promise<void>;
 

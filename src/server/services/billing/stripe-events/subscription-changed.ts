@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { statusForSubscription, subscriptionEventFor } from "../../../services/billing/account-status-rules";
+import { statusForSubscription, subscriptionEventFor } from "../account-status-rules";
 import { applyBillingState, fromUnix, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
 
 /** Newer API versions keep the period on the subscription's items, older ones on the subscription. */

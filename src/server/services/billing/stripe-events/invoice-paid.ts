@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { invoiceCounts } from "../../../services/billing/account-status-rules";
+import { invoiceCounts } from "../account-status-rules";
 import { applyBillingState, idOf, lockBillingAccount, type StripeEventHandler } from "./billing-state";
 import { invoiceSubscriptionId } from "./invoice-subscription";
 

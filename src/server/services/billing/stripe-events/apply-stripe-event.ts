@@ -1,11 +1,11 @@
 import type Stripe from "stripe";
-import { db, isUniqueViolation } from "../../db/client";
-import { fromUnix, type StripeEventHandler } from "./events/billing-state";
-import { checkoutSessionCompleted } from "./events/checkout-session-completed";
-import { invoicePaid } from "./events/invoice-paid";
-import { invoicePaymentFailed } from "./events/invoice-payment-failed";
-import { customerUpdated, paymentMethodAttached } from "./events/payment-method";
-import { subscriptionCreated, subscriptionDeleted, subscriptionUpdated } from "./events/subscription-changed";
+import { db, isUniqueViolation } from "../../../db/client";
+import { fromUnix, type StripeEventHandler } from "./billing-state";
+import { checkoutSessionCompleted } from "./checkout-session-completed";
+import { invoicePaid } from "./invoice-paid";
+import { invoicePaymentFailed } from "./invoice-payment-failed";
+import { customerUpdated, paymentMethodAttached } from "./payment-method";
+import { subscriptionCreated, subscriptionDeleted, subscriptionUpdated } from "./subscription-changed";
 
 // One small handler per event type; anything else is acknowledged and ignored.
 const HANDLERS: Record<string, StripeEventHandler<never>> = {

@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { adoptsCheckout } from "../../../services/billing/account-status-rules";
+import { adoptsCheckout } from "../account-status-rules";
 import { applyBillingState, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
 
 /**

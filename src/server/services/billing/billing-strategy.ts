@@ -1,0 +1,63 @@
+import type pg from "pg";
+import type Stripe from "stripe";
+import type { AccountStatus } from "@/generated/prisma/enums";
+import { env, type Env } from "../../env";
+import type { BillingPlan } from "./billing-plan";
+import { LocalBilling } from "./local-billing";
+import type { PortalAction, PortalView } from "./local-portal";
+import { StripeBilling } from "./stripe-billing";
+
+export type CheckoutNotShown = { outcome: "not-found" } | { outcome: "redirect"; url: string } | { outcome: "provider-unavailable"; message: string };
+export type CheckoutView = CheckoutNotShown | { outcome: "show"; email: string; status: AccountStatus; plan: BillingPlan };
+export type CheckoutPayment = { outcome: "paid" } | CheckoutNotShown;
+
+/**
+ * Everything that differs between local billing mode (no payment provider: our own checkout and
+ * portal pages) and Stripe mode (decisions §4). Chosen once per configuration; callers ask it and
+ * never look at the mode themselves.
+ */
+export interface BillingStrategy {
+  /** The prices in force. */
+  plan(): Promise<BillingPlan>;
+  /** The checkout link given at registration; never fails registration. */
+  registrationCheckoutUrl(accountId: string): Promise<string>;
+  /** POST /api/billing/checkout: a fresh checkout link. */
+  checkoutUrl(accountId: string): Promise<string>;
+  /** POST /api/billing/portal: where the customer manages plan, payment method and invoices. */
+  portalUrl(accountId: string): Promise<string>;
+  /** GET or HEAD of our checkout link: opening it never pays. */
+  viewCheckoutLink(token: string): Promise<CheckoutView>;
+  /** POST of our checkout link. */
+  payCheckoutLink(token: string): Promise<CheckoutPayment>;
+  /** Our portal page (GET/HEAD), or null where there is none for this token. */
+  viewPortal(token: string): Promise<PortalView | null>;
+  /** A button of our portal page (POST). */
+  applyPortalAction(token: string, action: PortalAction): Promise<"done" | "not-applicable" | "not-found">;
+  /** Whether the account counts as having a payment method on file. */
+  hasPaymentMethod(account: { status: AccountStatus; hasPaymentMethod: boolean }): boolean;
+  /** In the usage record's transaction: a completed call's billed minutes, for the provider's meter. */
+  recordBilledMinutes(client: pg.ClientBase, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void>;
+  /** Background work this mode needs (at boot, once per instance). */
+  startWorkers(): Promise<void>;
+  /** POST /api/webhooks/stripe: the verified event, read from the raw body (AppError otherwise). */
+  stripeWebhookEvent(readRawBody: () => Promise<string>, signature: string): Promise<Stripe.Event>;
+  /** A line for the dashboard's billing page about how billing works here, or null. */
+  readonly dashboardNote: string | null;
+}
+
+/** decisions §2: Stripe mode when STRIPE_SECRET_KEY is set (env.ts decides), local billing mode otherwise. */
+export function chooseBillingStrategy(config: Pick<Env, "billingMode">): BillingStrategy {
+  return config.billingMode === "stripe" ? new StripeBilling() : new LocalBilling();
+}
+
+// Per module graph, not on globalThis: the custom server and the Next.js bundles are separate
+// graphs, and callers test what the strategy throws with `instanceof AppError` of their own graph.
+// Every graph reads the one env() and so makes the same choice; it is made again only when the
+// configuration itself is replaced (tests).
+let chosen: { config: Env; strategy: BillingStrategy } | undefined;
+
+export function billing(): BillingStrategy {
+  const config = env();
+  if (chosen?.config !== config) chosen = { config, strategy: chooseBillingStrategy(config) };
+  return chosen.strategy;
+}

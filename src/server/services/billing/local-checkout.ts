@@ -1,0 +1,36 @@
+import { db } from "../../db/client";
+import { verifyToken } from "../../auth/tokens";
+import type { BillingPlan } from "./billing-plan";
+import type { CheckoutPayment, CheckoutView } from "./billing-strategy";
+import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
+
+/**
+ * GET or HEAD of our checkout link in local billing mode (decisions §4): the plan and a Pay
+ * button, and nothing else: link previews, mail scanners and crawlers open links, so opening one
+ * must never pay.
+ */
+export async function viewLocalCheckout(token: string, plan: () => Promise<BillingPlan>): Promise<CheckoutView> {
+  const claims = await unusedLink("checkout", token);
+  if (!claims) return { outcome: "not-found" };
+  const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { email: true, status: true } });
+  if (!account) return { outcome: "not-found" };
+  return { outcome: "show", ...account, plan: await plan() };
+}
+
+/** POST of our checkout link: completes payment (an unpaid or suspended account becomes ACTIVE) and uses the link up. */
+export async function payLocalCheckout(token: string): Promise<CheckoutPayment> {
+  const claims = await verifyToken("checkout", token);
+  if (!claims) return { outcome: "not-found" };
+  try {
+    return await db().$transaction(async (tx) => {
+      const account = await tx.account.findUnique({ where: { id: claims.accountId }, select: { id: true } });
+      if (!account) throw new LinkUsedError("account gone");
+      await useLink(tx, claims);
+      await tx.account.updateMany({ where: { id: claims.accountId, status: { in: ["INACTIVE", "SUSPENDED"] } }, data: { status: "ACTIVE" } });
+      return { outcome: "paid" as const };
+    });
+  } catch (err) {
+    if (err instanceof LinkUsedError) return { outcome: "not-found" };
+    throw err;
+  }
+}
