@@ -42,17 +42,19 @@ describe("isTwimlResponseDocument", () => {
     ["many mismatched-looking end tags", "<Response>" + "<a></a ".repeat(N / 7 - 5), false],
   ];
 
-  it.each(pathological)("stays linear on %s (< 50 ms)", (_label, xml, valid) => {
+  // A quadratic scan of 60 KiB costs seconds; the linear check costs ~12 ms at
+  // worst on a quiet core. 250 ms tells the two apart even on a loaded CI box.
+  it.each(pathological)("stays linear on %s (< 250 ms)", (_label, xml, valid) => {
     expect(xml.length).toBeGreaterThan(55 * KiB);
     expect(xml.length).toBeLessThanOrEqual(64 * KiB);
     isTwimlResponseDocument(xml); // warm-up
     let best = Infinity;
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < 5; run++) {
       const started = performance.now();
       expect(isTwimlResponseDocument(xml)).toBe(valid);
       best = Math.min(best, performance.now() - started);
     }
-    expect(best).toBeLessThan(50);
+    expect(best).toBeLessThan(250);
   });
 });
 
