@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { CallLogTable } from "@/components/dashboard/calls-table";
 import { Button } from "@/components/ui/button";
@@ -10,6 +9,7 @@ import { SelectField, TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import type { TCall } from "@/server/schemas/calls";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
@@ -60,22 +60,18 @@ function queryOf(f: Filters) {
   };
 }
 
+/** The keyset pages walked so far, oldest-first cursors joined by "." (base64url has none): page N is N-1 cursors in. */
+function cursorTrail(params: URLSearchParams): string[] {
+  return (params.get("after") ?? "").split(".").filter((c) => /^[A-Za-z0-9_-]{1,200}$/.test(c)).slice(0, 100);
+}
+
 export function Calls() {
-  const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
+  const { params, set } = useUrlState();
   const filters = filtersOf(new URLSearchParams(params.toString()));
   const selected = params.get("call");
-
-  const navigate = (change: Record<string, string | null>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(change)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    const qs = next.toString();
-    router.push(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
-  };
+  const trail = cursorTrail(new URLSearchParams(params.toString()));
+  // A new filter starts at the first page; opening a call keeps the page.
+  const navigate = (change: UrlChange) => set("call" in change && Object.keys(change).length === 1 ? change : { ...change, after: null });
 
   return (
     <>
@@ -85,14 +81,20 @@ export function Calls() {
       />
       <div className="space-y-6">
         <CallFilters filters={filters} onChange={navigate} />
-        <CallList key={JSON.stringify(filters)} filters={filters} selected={selected} onSelect={(sid) => navigate({ call: sid === selected ? null : sid })} />
-        {selected ? <CallDetail key={selected} callSid={selected} onClose={() => navigate({ call: null })} /> : null}
+        <CallList
+          filters={filters}
+          trail={trail}
+          onPage={(next) => set({ after: next.length ? next.join(".") : null, call: null })}
+          selected={selected}
+          onSelect={(sid) => navigate({ call: sid === selected ? null : sid })}
+        />
+        {selected ? <CallDetail key={selected} callSid={selected} onClose={() => set({ call: null }, "replace")} /> : null}
       </div>
     </>
   );
 }
 
-function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: Record<string, string | null>) => void }) {
+function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: UrlChange) => void }) {
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
   const [sid, setSid] = useState(filters.callSid ?? "");
@@ -152,13 +154,25 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
   );
 }
 
-function CallList({ filters, selected, onSelect }: { filters: Filters; selected: string | null; onSelect: (callSid: string) => void }) {
+function CallList({
+  filters,
+  trail,
+  onPage,
+  selected,
+  onSelect,
+}: {
+  filters: Filters;
+  trail: string[];
+  onPage: (trail: string[]) => void;
+  selected: string | null;
+  onSelect: (callSid: string) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  // Keyset pages: the cursors of the pages before this one, so "Newer" can step back.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  // Keyset pages: the trail of cursors before this page (in the URL), so "Newer" can step back.
+  const cursor = trail.at(-1);
+  const page = trail.length + 1;
   const input = { ...queryOf(filters), limit: CALLS_PAGE_SIZE, ...(cursor && { cursor }) };
   const list = useQuery({
     ...trpc.calls.list.queryOptions(input),
@@ -201,7 +215,7 @@ function CallList({ filters, selected, onSelect }: { filters: Filters; selected:
     body = <LoadingState label="Loading calls…" />;
   } else if (list.error) {
     body = <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
-  } else if (list.data.calls.length === 0 && cursors.length === 1) {
+  } else if (list.data.calls.length === 0 && page === 1) {
     body = (
       <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
         {filtered ? "Change or clear the filters to see other calls." : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
@@ -212,16 +226,16 @@ function CallList({ filters, selected, onSelect }: { filters: Filters; selected:
       <div className="space-y-4">
         <CallLogTable calls={list.data.calls} selected={selected} onSelect={onSelect} />
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600" aria-live="polite" data-testid="calls-page">{`Page ${cursors.length}`}</p>
+          <p className="text-sm text-slate-600" aria-live="polite" data-testid="calls-page">{`Page ${page}`}</p>
           <div className="flex gap-2">
-            <Button variant="secondary" size="sm" disabled={cursors.length === 1 || list.isPlaceholderData} onClick={() => setCursors(cursors.slice(0, -1))}>
+            <Button variant="secondary" size="sm" disabled={page === 1 || list.isPlaceholderData} onClick={() => onPage(trail.slice(0, -1))}>
               Newer
             </Button>
             <Button
               variant="secondary"
               size="sm"
               disabled={!list.data.nextCursor || list.isPlaceholderData}
-              onClick={() => list.data.nextCursor && setCursors([...cursors, list.data.nextCursor])}
+              onClick={() => list.data.nextCursor && onPage([...trail, list.data.nextCursor])}
             >
               Older
             </Button>

@@ -191,10 +191,19 @@ function KeyList() {
         <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
           {keys.map((k) => (
             <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
-              <Td className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
-              <Td>{k.label ?? <span className="text-slate-400">—</span>}</Td>
-              <Td>{dateTime(k.createdAt)}</Td>
-              <Td>{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
+              <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
+              <Td label="Label">
+                {k.label ? (
+                  // Labels run to 100 characters: one line, cut short, whole on hover.
+                  <span className="block max-w-[16rem] truncate max-sm:max-w-full" title={k.label} data-testid="api-key-label">
+                    {k.label}
+                  </span>
+                ) : (
+                  <span className="text-slate-400">—</span>
+                )}
+              </Td>
+              <Td label="Created">{dateTime(k.createdAt)}</Td>
+              <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
               <Td className="text-right">
                 <Button variant="secondary" size="sm" onClick={() => setToRevoke(k)}>
                   Revoke
