@@ -33,7 +33,7 @@ export function CostBreakdownList({ callSid, breakdown: b }: { callSid: string; 
         { label: "Total", value: `${usd(b.totalCost, { precise: true })} ${b.currency.toUpperCase()}`, className: "font-semibold" },
       ].map((item) => (
         <div key={item.label} className="whitespace-normal">
-          <dt className="text-slate-500">{item.label}</dt>
+          <dt className="text-slate-500 dark:text-slate-400">{item.label}</dt>
           <dd className={item.className}>{item.value}</dd>
         </div>
       ))}
@@ -69,7 +69,7 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
               {compact ? null : (
                 <button
                   type="button"
-                  className="text-xs font-semibold text-indigo-600 hover:text-indigo-500"
+                  className="text-xs font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
                   aria-expanded={open === r.id}
                   onClick={() => setOpen(open === r.id ? null : r.id)}
                 >
@@ -80,7 +80,7 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
           </tr>
           {open === r.id ? (
             <tr>
-              <Td colSpan={8} className="bg-slate-50">
+              <Td colSpan={8} className="bg-slate-50 dark:bg-slate-800/60">
                 <CostBreakdownList callSid={r.callSid} breakdown={r.costBreakdown} />
               </Td>
             </tr>
@@ -132,11 +132,11 @@ export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; se
   return (
     <Table head={["Status", "Started", "From → To", "Answer", "Duration", "Billed", "Cost", ""]} data-testid="calls-table">
       {calls.map((c) => (
-        <tr key={c.callSid} data-testid="call-row" data-call-sid={c.callSid} data-status={c.status} className={selected === c.callSid ? "bg-indigo-50" : undefined}>
+        <tr key={c.callSid} data-testid="call-row" data-call-sid={c.callSid} data-status={c.status} className={selected === c.callSid ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}>
           <Td label="Status">
             <CallStatusBadge status={c.status} />
             {c.error ? (
-              <span className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700" title={c.error.message} data-testid="call-error">
+              <span className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700 dark:text-red-300" title={c.error.message} data-testid="call-error">
                 {c.error.code}
               </span>
             ) : null}
@@ -146,7 +146,7 @@ export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; se
           </Td>
           <Td label="From → To" className="font-mono text-xs">
             <span className="block">{c.from}</span>
-            <span className="block text-slate-500">{`→ ${c.to}`}</span>
+            <span className="block text-slate-500 dark:text-slate-400">{`→ ${c.to}`}</span>
           </Td>
           <Td label="Answer" className="font-mono text-xs">{c.answer ?? "—"}</Td>
           <Td label="Duration">{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</Td>
@@ -155,7 +155,7 @@ export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; se
           <Td className="text-right">
             <button
               type="button"
-              className="text-xs font-semibold text-indigo-600 hover:text-indigo-500"
+              className="text-xs font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
               aria-expanded={selected === c.callSid}
               aria-controls="call-detail"
               onClick={() => onSelect(c.callSid)}

@@ -226,7 +226,7 @@ function CallList({
       <div className="space-y-4">
         <CallLogTable calls={list.data.calls} selected={selected} onSelect={onSelect} />
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600" aria-live="polite" data-testid="calls-page">{`Page ${page}`}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="calls-page">{`Page ${page}`}</p>
           <div className="flex gap-2">
             <Button variant="secondary" size="sm" disabled={page === 1 || list.isPlaceholderData} onClick={() => onPage(trail.slice(0, -1))}>
               Newer

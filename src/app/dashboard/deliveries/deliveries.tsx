@@ -91,15 +91,15 @@ function DeliveryLog() {
       <div className="space-y-4">
         <Table head={["Status", "Event and call", "URL", "Last attempt", ""]} data-testid="deliveries-table">
           {deliveries.map((d) => (
-            <tr key={d.id} data-testid="delivery-row" data-event-type={d.eventType} data-status={d.status} className={selected === d.id ? "bg-indigo-50" : undefined}>
+            <tr key={d.id} data-testid="delivery-row" data-event-type={d.eventType} data-status={d.status} className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}>
               <Td label="Status">
                 <StatusBadge status={d.status} />
-                <span className="mt-1 block text-xs text-slate-500">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
+                <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
                 <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
               </Td>
               <Td label="Event and call" className="font-mono text-xs">
                 <span className="block">{d.eventType}</span>
-                <span className="block max-w-[11rem] truncate text-slate-500" title={d.callSid ?? undefined}>
+                <span className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400" title={d.callSid ?? undefined}>
                   {d.callSid ?? "—"}
                 </span>
               </Td>
@@ -110,7 +110,7 @@ function DeliveryLog() {
               </Td>
               <Td label="Last attempt">
                 <span className="block">{dateTime(d.lastAttemptAt)}</span>
-                {d.lastAttempt ? <span className="block text-xs text-slate-500">{attemptOutcome(d.lastAttempt)}</span> : null}
+                {d.lastAttempt ? <span className="block text-xs text-slate-500 dark:text-slate-400">{attemptOutcome(d.lastAttempt)}</span> : null}
               </Td>
               <Td className="text-right">
                 <Button variant="secondary" size="sm" aria-expanded={selected === d.id} aria-controls="delivery-detail" onClick={() => onSelect(d.id)}>
@@ -121,7 +121,7 @@ function DeliveryLog() {
           ))}
         </Table>
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600" data-testid="deliveries-range" aria-live="polite">{`Showing ${first}–${last} of ${total}`}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="deliveries-range" aria-live="polite">{`Showing ${first}–${last} of ${total}`}</p>
           <div className="flex gap-2">
             <Button variant="secondary" size="sm" disabled={list.data.offset === 0 || list.isPlaceholderData} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
               Previous

@@ -49,7 +49,7 @@ export function SigningSecret() {
     const secret = account.data.account.webhookSecret;
     body = (
       <div className="space-y-4">
-        <p className="text-sm text-slate-600">
+        <p className="text-sm text-slate-600 dark:text-slate-400">
           Every event carries <code className="font-mono text-xs">webhook-id</code>, <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
           <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with any Standard Webhooks library before
           trusting an event.
@@ -57,7 +57,7 @@ export function SigningSecret() {
         <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
           <code
             data-testid="webhook-secret"
-            className="min-w-0 flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-sm text-slate-900"
+            className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100"
           >
             {revealed ? secret : MASKED}
           </code>

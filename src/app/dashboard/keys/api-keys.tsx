@@ -127,12 +127,12 @@ function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => 
     headingRef.current?.focus();
   }, [created.id]);
   return (
-    <section data-testid="new-api-key-panel" aria-labelledby="new-api-key-title" className="rounded-xl border-2 border-indigo-300 bg-indigo-50 p-4 shadow-sm sm:p-5">
-      <h2 id="new-api-key-title" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-indigo-950 focus:outline-none">
+    <section data-testid="new-api-key-panel" aria-labelledby="new-api-key-title" className="rounded-xl border-2 border-indigo-300 dark:border-indigo-700 bg-indigo-50 dark:bg-indigo-950/60 p-4 shadow-sm sm:p-5">
+      <h2 id="new-api-key-title" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-indigo-950 dark:text-indigo-100 focus:outline-none">
         {created.label ? `Your new key “${created.label}”` : "Your new key"}
       </h2>
       <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-start">
-        <code data-testid="new-api-key" className="min-w-0 flex-1 break-all rounded-md bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-inset ring-indigo-200">
+        <code data-testid="new-api-key" className="min-w-0 flex-1 break-all rounded-md bg-white dark:bg-slate-900 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100 ring-1 ring-inset ring-indigo-200 dark:ring-indigo-800">
           {created.key}
         </code>
         <CopyButton value={created.key} label="Copy key" />
@@ -199,7 +199,7 @@ function KeyList() {
                     {k.label}
                   </span>
                 ) : (
-                  <span className="text-slate-400">—</span>
+                  <span className="text-slate-400 dark:text-slate-500">—</span>
                 )}
               </Td>
               <Td label="Created">{dateTime(k.createdAt)}</Td>

@@ -76,11 +76,11 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
       ) : (
         <ul className="space-y-3" data-testid="number-list">
           {numbers.map((n) => (
-            <li key={n.id} data-testid="number-row" data-phone-number={n.phoneNumber} className="rounded-lg border border-slate-200 p-4">
+            <li key={n.id} data-testid="number-row" data-phone-number={n.phoneNumber} className="rounded-lg border border-slate-200 dark:border-slate-700 p-4">
               <div className="flex flex-wrap items-start justify-between gap-3">
                 <div className="min-w-0">
-                  <p className="font-mono text-base font-semibold text-slate-900">{n.phoneNumber}</p>
-                  <p className="mt-0.5 text-xs text-slate-500">{`Added ${dateTime(n.createdAt)}`}</p>
+                  <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">{n.phoneNumber}</p>
+                  <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{`Added ${dateTime(n.createdAt)}`}</p>
                 </div>
                 <div className="flex flex-wrap items-center gap-2">
                   {n.isActive ? null : <Badge tone="amber">inactive</Badge>}
@@ -113,17 +113,17 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                 <EditNumberForm number={n} policy={policy} onDone={() => setEditing(null)} />
               ) : (
                 <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-                  <dt className="text-slate-500">Call start URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-start-url">
+                  <dt className="text-slate-500 dark:text-slate-400">Call start URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-start-url">
                     {n.onCallStartUrl}
                   </dd>
-                  <dt className="text-slate-500">Call end URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-end-url">
+                  <dt className="text-slate-500 dark:text-slate-400">Call end URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-end-url">
                     {n.onCallEndUrl}
                   </dd>
-                  <dt className="text-slate-500">Error URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-error-url">
-                    {n.onErrorUrl ?? <span className="font-sans text-slate-500">none</span>}
+                  <dt className="text-slate-500 dark:text-slate-400">Error URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-error-url">
+                    {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
                   </dd>
                 </dl>
               )}
@@ -228,7 +228,7 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
   }
 
   return (
-    <form ref={formRef} onSubmit={submit} noValidate data-testid="number-edit-form" className="mt-4 space-y-4 border-t border-slate-100 pt-4">
+    <form ref={formRef} onSubmit={submit} noValidate data-testid="number-edit-form" className="mt-4 space-y-4 border-t border-slate-100 dark:border-slate-800 pt-4">
       {formError ? (
         <Alert tone="error" title="The changes were not saved" data-testid="number-edit-error">
           {formError}

@@ -73,7 +73,7 @@ export function ConnectTwilioForm() {
           {formError}
         </Alert>
       ) : null}
-      <p className="text-sm text-slate-600">
+      <p className="text-sm text-slate-600 dark:text-slate-400">
         Both are on the Twilio console&apos;s home page, under Account Info. The auth token is stored encrypted and never shown again. Numbers in a Twilio
         subaccount are signed with that subaccount&apos;s own token: connect the subaccount that holds your numbers.
       </p>

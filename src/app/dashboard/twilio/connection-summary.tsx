@@ -46,16 +46,16 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
       }
     >
       <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-500">Account</dt>
-        <dd className="font-medium text-slate-900" data-testid="twilio-friendly-name">
+        <dt className="text-slate-500 dark:text-slate-400">Account</dt>
+        <dd className="font-medium text-slate-900 dark:text-slate-100" data-testid="twilio-friendly-name">
           {connection.friendlyName ?? "—"} <Badge tone="green">connected</Badge>
         </dd>
-        <dt className="text-slate-500">Account SID</dt>
-        <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="twilio-account-sid">
+        <dt className="text-slate-500 dark:text-slate-400">Account SID</dt>
+        <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="twilio-account-sid">
           {connection.accountSid}
         </dd>
-        <dt className="text-slate-500">Connected</dt>
-        <dd className="text-slate-800">{dateTime(connection.connectedAt)}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Connected</dt>
+        <dd className="text-slate-800 dark:text-slate-200">{dateTime(connection.connectedAt)}</dd>
       </dl>
       <ConfirmDialog
         open={confirming}

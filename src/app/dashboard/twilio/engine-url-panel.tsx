@@ -52,7 +52,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
         </Button>
       }
     >
-      <div className="space-y-3 text-sm text-slate-700">
+      <div className="space-y-3 text-sm text-slate-700 dark:text-slate-300">
         <p>
           {connected
             ? "Twilio sends your numbers' calls here. Numbers you set up through the connection are repointed automatically when you rotate it."

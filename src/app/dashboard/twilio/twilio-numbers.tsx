@@ -133,8 +133,8 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
           <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
             {numbers.data.numbers.map((n) => (
               <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
-                <Td label="Number" className="font-mono font-semibold text-slate-900">{n.phoneNumber}</Td>
-                <Td label="Name" className="text-slate-600">{n.friendlyName}</Td>
+                <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">{n.phoneNumber}</Td>
+                <Td label="Name" className="text-slate-600 dark:text-slate-400">{n.friendlyName}</Td>
                 <Td label="State">
                   <span className="flex flex-wrap gap-1">
                     {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
