@@ -40,7 +40,7 @@ export function LoginForm() {
 
   return (
     <Card title="Log in">
-      {params.get("callbackUrl") ? <p className="text-sm text-slate-600 dark:text-slate-400">Log in to see that page.</p> : null}
+      {params.get("callbackUrl") ? <p className="text-sm text-slate-600">Log in to see that page.</p> : null}
       <form onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
         <TextField label="Email" name="email" type="email" autoComplete="email" required />
         <TextField label="Password" name="password" type="password" autoComplete="current-password" required />
@@ -53,9 +53,9 @@ export function LoginForm() {
           Log in
         </Button>
       </form>
-      <p className="text-sm text-slate-600 dark:text-slate-400">
+      <p className="text-sm text-slate-600">
         {`No account yet? `}
-        <Link href="/signup" className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300">
+        <Link href="/signup" className="font-semibold text-indigo-600 hover:text-indigo-500">
           Sign up
         </Link>
       </p>

@@ -89,9 +89,9 @@ export function SignupForm() {
           Sign up
         </Button>
       </form>
-      <p className="text-sm text-slate-600 dark:text-slate-400">
+      <p className="text-sm text-slate-600">
         {`Already have an account? `}
-        <Link href="/login" className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300">
+        <Link href="/login" className="font-semibold text-indigo-600 hover:text-indigo-500">
           Log in
         </Link>
       </p>
