@@ -6,19 +6,19 @@ import { Button } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/badge";
 import { ErrorState, LoadingState } from "@/components/ui/states";
-import { useToast } from "@/components/ui/toast";
 import { dateTime, usd } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 
 export function Billing({ mode }: { mode: "stripe" | "local" }) {
   const trpc = useTRPC();
-  const toast = useToast();
+  const showError = useShowError();
   const subscription = useQuery(trpc.billing.subscription.queryOptions());
   const current = useQuery(trpc.usage.current.queryOptions());
   const portal = useMutation(
     trpc.billing.portal.mutationOptions({
       onSuccess: ({ url }) => window.location.assign(url),
-      onError: (err) => toast.error(messageOf(err)),
+      onError: (err) => showError(err),
     }),
   );
 

@@ -1,7 +1,9 @@
 "use client";
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { CallLogTable } from "@/components/dashboard/calls-table";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
@@ -10,7 +12,9 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useUrlState, type UrlChange } from "@/lib/use-url-state";
-import type { TCall } from "@/server/schemas/calls";
+import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
 
@@ -25,6 +29,9 @@ type Status = (typeof STATUSES)[number];
 type Filters = { status?: Status; direction?: "inbound" | "outbound"; phoneNumberId?: string; callSid?: string; since?: string; until?: string };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+// The API's own callSid rule; an empty box searches for nothing (the filter is removed).
+const ZSidSearch = z.object({ sid: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZListCallsInput.shape.callSid) });
 
 function filtersOf(params: URLSearchParams): Filters {
   const f: Filters = {};
@@ -97,11 +104,8 @@ export function Calls() {
 function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: UrlChange) => void }) {
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
-  const [sid, setSid] = useState(filters.callSid ?? "");
-  const search = (e: FormEvent) => {
-    e.preventDefault();
-    onChange({ sid: sid.trim() || null, call: null });
-  };
+  const form = useForm({ resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }), defaultValues: { sid: filters.callSid ?? "" } });
+  const search = form.handleSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
   const anySet = Object.keys(filters).length > 0;
   return (
     <Panel title="Find calls" data-testid="call-filters">
@@ -129,9 +133,9 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
         </SelectField>
         <TextField label="From" type="date" value={filters.since ?? ""} onChange={(e) => onChange({ since: e.target.value || null, call: null })} data-testid="filter-since" />
         <TextField label="To" type="date" value={filters.until ?? ""} onChange={(e) => onChange({ until: e.target.value || null, call: null })} data-testid="filter-until" />
-        <form onSubmit={search} role="search" className="flex items-end gap-2">
-          <TextField label="Call SID" value={sid} onChange={(e) => setSid(e.target.value)} placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" />
-          <Button type="submit" variant="secondary" data-testid="filter-sid-submit">
+        <form onSubmit={search} role="search" noValidate className="flex items-start gap-2">
+          <TextField label="Call SID" placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" error={form.formState.errors.sid?.message} {...form.register("sid")} />
+          <Button type="submit" variant="secondary" className="mt-6" data-testid="filter-sid-submit">
             Search
           </Button>
         </form>
@@ -142,7 +146,7 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
             variant="secondary"
             size="sm"
             onClick={() => {
-              setSid("");
+              form.reset({ sid: "" });
               onChange({ status: null, direction: null, number: null, sid: null, since: null, until: null, call: null });
             }}
           >
@@ -170,6 +174,7 @@ function CallList({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   // Keyset pages: the trail of cursors before this page (in the URL), so "Newer" can step back.
   const cursor = trail.at(-1);
   const page = trail.length + 1;
@@ -203,7 +208,7 @@ function CallList({
       URL.revokeObjectURL(url);
       toast.success(`Exported ${all.length} ${all.length === 1 ? "call" : "calls"}`);
     } catch (err) {
-      toast.error(messageOf(err));
+      showError(err);
     } finally {
       setExporting(false);
     }

@@ -10,6 +10,7 @@ import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 import { POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
 
 /** One delivery: the event exactly as sent, every attempt, and redelivery. */
@@ -17,6 +18,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const headingRef = useRef<HTMLSpanElement>(null);
   const detail = useQuery({
     ...trpc.webhookDeliveries.get.queryOptions({ id }),
@@ -45,7 +47,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
         toast.success(`Redelivery of ${data.delivery.eventType} queued`);
         await queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter());
       },
-      onError: (err) => toast.error(messageOf(err)),
+      onError: (err) => showError(err),
     }),
   );
 

@@ -11,6 +11,7 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 
 const MASKED = "whsec_••••";
 
@@ -19,6 +20,7 @@ export function SigningSecret() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const account = useQuery(trpc.account.get.queryOptions());
   const [revealed, setRevealed] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -35,7 +37,7 @@ export function SigningSecret() {
       },
       onError: (err) => {
         setConfirming(false);
-        toast.error(messageOf(err));
+        showError(err);
       },
     }),
   );

@@ -2,7 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
@@ -13,38 +15,39 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
 type CreatedKey = Outputs["apiKeys"]["create"];
 
-const LABEL_MAX = 100;
+const FIELD_NAMES = { label: "Label" };
+// An empty box means no label; the API's schema reads that as absent.
+const ZCreateKeyForm = ZCreateApiKeyInput.extend({ label: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZCreateApiKeyInput.shape.label) });
 
 export function ApiKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const [labelError, setLabelError] = useState<string | null>(null);
+  const showError = useShowError();
+  const form = useForm({ resolver: apiSchemaResolver(ZCreateKeyForm, FIELD_NAMES), defaultValues: { label: "" } });
 
   // The full key lives only in this mutation's result; "Done" resets it.
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: async (key) => {
-        setLabelError(null);
+        form.reset({ label: "" });
         toast.success(key.label ? `Key “${key.label}” created` : "Key created");
         await Promise.all([
           queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) => {
-        const appError = appErrorOf(err);
-        const detail = appError?.details?.find((d) => d.path === "label");
-        setLabelError(detail ? `Label ${detail.message}` : (appError?.message ?? messageOf(err)));
-        toast.error(messageOf(err));
-      },
+      onError: (err) => showError(err, { fields: { names: FIELD_NAMES, set: (_name, message) => form.setError("label", { message }, { shouldFocus: true }) } }),
     }),
   );
 
@@ -61,12 +64,20 @@ export function ApiKeys() {
       />
       <div className="space-y-6">
         <Panel title="Create a key">
-          <CreateKeyForm
-            pending={create.isPending}
-            error={labelError}
-            onError={setLabelError}
-            onSubmit={(label, done) => create.mutate(label ? { label } : {}, { onSuccess: done })}
-          />
+          <form onSubmit={form.handleSubmit((input) => create.mutate(input))} noValidate data-testid="api-key-form" className="flex flex-col gap-3 sm:flex-row sm:items-start">
+            <TextField
+              label="Label (optional)"
+              hint="A name to tell keys apart, like “production server”."
+              autoComplete="off"
+              maxLength={100}
+              error={form.formState.errors.label?.message}
+              {...form.register("label")}
+              className="sm:max-w-md sm:flex-1"
+            />
+            <Button type="submit" loading={create.isPending} className="sm:mt-6">
+              Create key
+            </Button>
+          </form>
         </Panel>
         {create.data ? <NewKeyReveal created={create.data} onDone={() => create.reset()} /> : null}
         <Panel title="Your keys">
@@ -74,49 +85,6 @@ export function ApiKeys() {
         </Panel>
       </div>
     </>
-  );
-}
-
-function CreateKeyForm({
-  pending,
-  error,
-  onError,
-  onSubmit,
-}: {
-  pending: boolean;
-  error: string | null;
-  onError: (message: string | null) => void;
-  onSubmit: (label: string, done: () => void) => void;
-}) {
-  const [label, setLabel] = useState("");
-
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const trimmed = label.trim();
-    if (trimmed.length > LABEL_MAX) {
-      onError(`Label must be at most ${LABEL_MAX} characters`);
-      return;
-    }
-    onError(null);
-    onSubmit(trimmed, () => setLabel(""));
-  }
-
-  return (
-    <form onSubmit={submit} noValidate data-testid="api-key-form" className="flex flex-col gap-3 sm:flex-row sm:items-start">
-      <TextField
-        label="Label (optional)"
-        hint="A name to tell keys apart, like “production server”."
-        maxLength={LABEL_MAX}
-        autoComplete="off"
-        value={label}
-        error={error}
-        onChange={(e) => setLabel(e.target.value)}
-        className="sm:max-w-md sm:flex-1"
-      />
-      <Button type="submit" loading={pending} className="sm:mt-6">
-        Create key
-      </Button>
-    </form>
   );
 }
 
@@ -151,6 +119,7 @@ function KeyList() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
@@ -171,7 +140,7 @@ function KeyList() {
         },
         onError: (err) => {
           setToRevoke(null);
-          toast.error(messageOf(err));
+          showError(err);
         },
       },
     );

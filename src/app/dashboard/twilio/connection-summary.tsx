@@ -9,6 +9,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 
 type Connection = { accountSid: string; friendlyName: string | null; connectedAt: string };
 
@@ -16,6 +17,7 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const [confirming, setConfirming] = useState(false);
   const disconnect = useMutation(
     trpc.twilioConnection.disconnect.mutationOptions({
@@ -30,7 +32,7 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
       },
       onError: (err) => {
         setConfirming(false);
-        toast.error(messageOf(err));
+        showError(err);
       },
     }),
   );
