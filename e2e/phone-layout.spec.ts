@@ -77,7 +77,7 @@ test("calls, deliveries and the overview's latest calls: status and the detail b
   await screenshot(page, "phone-calls");
 
   await open(page, "/dashboard/deliveries");
-  const delivery = page.locator('[data-testid="delivery-row"][data-event-type="call.ended"]');
+  const delivery = page.locator('[data-testid="delivery-row"][data-event-type="call.ended"]').filter({ hasText: seeded.completedSid });
   await expect(delivery).toBeVisible();
   await expectWithinViewport(page, delivery.getByText(/^(PENDING|FAILED|DELIVERED)$/), "the delivery's status");
   await expectWithinViewport(page, delivery.getByRole("button", { name: "Details" }), "the delivery's Details button");
