@@ -1,8 +1,3 @@
-"use client";
-
-import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "@/lib/trpc/client";
-
 /**
  * What an account's standing forbids, as the API enforces it (trpc/init.ts,
  * decisions §4): paidProcedure (registering a number, outbound calls) needs
@@ -17,11 +12,4 @@ export function forbiddenReason(status: string | undefined, action: StandingActi
   if (status === "SUSPENDED") return "Your account is suspended: resume your plan in billing first.";
   if (status === "INACTIVE" && NEEDS_PAYMENT.has(action)) return "Your account is not active yet: complete checkout first.";
   return null;
-}
-
-/** The reason the signed-in account may not do `action` now (null: it may), from the account query the dashboard already makes. */
-export function useForbiddenReason(action: StandingAction): string | null {
-  const trpc = useTRPC();
-  const account = useQuery(trpc.account.get.queryOptions());
-  return forbiddenReason(account.data?.account.status, action);
 }

@@ -2,28 +2,7 @@
 
 import { useCallback } from "react";
 import { useToast } from "@/components/ui/toast";
-import { errorsFromDetails } from "@/lib/field-errors";
-import { appErrorOf, messageOf } from "@/lib/trpc/app-error";
-
-/**
- * The one rule for showing a failure, chosen by its kind, so each failure is
- * shown once:
- * - auth (UNAUTHORIZED): nothing here; the query client sends the browser to log-in;
- * - field validation (VALIDATION_FAILED naming a field of this form): under that field;
- * - any other failed action: one inline alert by the action when it has one, else one toast.
- * A failed page load is the page's own error state (ErrorState), never a toast.
- */
-export type ErrorDisplay = { kind: "auth" } | { kind: "fields"; fields: Record<string, string> } | { kind: "action"; message: string };
-
-export function errorDisplay(err: unknown, fieldNames?: Record<string, string>): ErrorDisplay {
-  const appError = appErrorOf(err);
-  if (appError?.code === "UNAUTHORIZED") return { kind: "auth" };
-  if (appError?.code === "VALIDATION_FAILED" && fieldNames) {
-    const fields = errorsFromDetails(fieldNames, appError.details) as Record<string, string>;
-    if (Object.keys(fields).length > 0) return { kind: "fields", fields };
-  }
-  return { kind: "action", message: appError?.message ?? messageOf(err) };
-}
+import { errorDisplay } from "@/lib/error-display";
 
 export type ShowErrorOptions = {
   /** The form's field labels, and how to put a message under a field (react-hook-form's setError). */
@@ -32,7 +11,7 @@ export type ShowErrorOptions = {
   inline?: (message: string) => void;
 };
 
-/** `showError(err, options)`: the display errorDisplay() picks, and only that one. */
+/** `showError(err, options)`: the one display errorDisplay() (lib/error-display.ts) picks for this failure, and only that one. */
 export function useShowError() {
   const toast = useToast();
   return useCallback(

@@ -32,7 +32,7 @@ export function Td({ children, label, className = "", ...rest }: { children?: Re
   return (
     <td
       data-label={label || undefined}
-      className={`whitespace-nowrap px-3 py-2.5 align-top text-slate-700 dark:text-slate-300 max-sm:flex max-sm:gap-3 max-sm:whitespace-normal max-sm:px-0 max-sm:py-1 max-sm:text-left ${label ? "max-sm:before:w-24 max-sm:before:shrink-0 max-sm:before:pt-0.5 max-sm:before:text-xs max-sm:before:font-semibold max-sm:before:uppercase max-sm:before:tracking-wide max-sm:before:text-slate-500 max-sm:before:content-[attr(data-label)]" : ""} ${className}`}
+      className={`whitespace-nowrap px-3 py-2.5 align-top text-slate-700 dark:text-slate-300 max-sm:flex max-sm:gap-3 max-sm:whitespace-normal max-sm:px-0 max-sm:py-1 max-sm:text-left ${label ? "max-sm:before:w-24 max-sm:before:shrink-0 max-sm:before:pt-0.5 max-sm:before:text-xs max-sm:before:font-sans max-sm:before:font-semibold max-sm:before:uppercase max-sm:before:tracking-wide max-sm:before:text-slate-500 max-sm:before:content-[attr(data-label)]" : ""} ${className}`}
       {...rest}
     >
       <div className="min-w-0 max-sm:flex-1">{children}</div>

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/components/ui/toast";
-import { useForbiddenReason } from "@/lib/account-standing";
+import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { useTRPC } from "@/lib/trpc/client";

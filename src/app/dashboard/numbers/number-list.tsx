@@ -13,7 +13,7 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { useForbiddenReason } from "@/lib/account-standing";
+import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";

@@ -12,7 +12,7 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
-import { useForbiddenReason } from "@/lib/account-standing";
+import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
