@@ -66,6 +66,13 @@ test("calls: the page, the filters and the open call survive a refresh and Back"
   await expect(pageLabel(page)).toHaveText("Page 2");
   await expect(page.getByTestId("filter-status")).toHaveValue("");
   await expect(page.getByTestId("call-detail")).toContainText(older);
+
+  // An edited link whose cursor the API refuses offers the first page, not a retry that cannot work.
+  await page.goto("/dashboard/calls?after=bogus");
+  await expect(page.getByTestId("calls-bad-page")).toBeVisible();
+  await page.getByRole("button", { name: "First page" }).click();
+  await expect(pageLabel(page)).toHaveText("Page 1");
+  await expect(page).not.toHaveURL(/after=/);
 });
 
 test("deliveries: ?status=FAILED is honoured; the page and the open delivery survive a refresh and Back", async ({ page }) => {

@@ -10,7 +10,7 @@ import { PageHeader, Panel } from "@/components/ui/card";
 import { SelectField, TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
 import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
@@ -219,7 +219,15 @@ function CallList({
   if (list.isPending) {
     body = <LoadingState label="Loading calls…" />;
   } else if (list.error) {
-    body = <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
+    // A page whose cursor the API refuses (an edited or stale link) cannot be retried: offer the first page instead.
+    const badCursor = page > 1 && appErrorOf(list.error)?.code === "VALIDATION_FAILED";
+    body = badCursor ? (
+      <EmptyState title="This page of calls no longer exists" data-testid="calls-bad-page" action={<Button variant="secondary" onClick={() => onPage([])}>First page</Button>}>
+        {messageOf(list.error)}
+      </EmptyState>
+    ) : (
+      <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />
+    );
   } else if (list.data.calls.length === 0 && page === 1) {
     body = (
       <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
