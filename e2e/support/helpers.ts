@@ -56,3 +56,9 @@ export async function signUp(page: Page, email: string, password: string): Promi
   await expect(page).toHaveURL(/\/dashboard$/);
   return key;
 }
+
+/** The page as it is now, at the viewport it has (a phone-width test's own picture). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await shoot(page, `${SCREENSHOT_DIR}/${name}.png`);
+}

@@ -11,7 +11,7 @@ export default function Home() {
           <ButtonLink href="/login" variant="secondary">
             Log in
           </ButtonLink>
-          <a href="/docs" className="inline-flex items-center px-2 text-sm font-semibold text-indigo-600 hover:text-indigo-500">
+          <a href="/docs" className="inline-flex items-center px-2 text-sm font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300">
             API reference
           </a>
         </div>

@@ -7,14 +7,14 @@ export type FieldErrors<F extends string> = Partial<Record<F, string>>;
 type Pair = { path: string; message: string };
 
 // The schemas' messages are predicates ("must use https"): the field's name makes them a sentence.
-function sentence(name: string, message: string): string {
+export function fieldSentence(name: string, message: string): string {
   return /^[a-z]/.test(message) ? `${name} ${message}` : message;
 }
 
 function collect<F extends string>(names: Record<F, string>, pairs: Pair[]): FieldErrors<F> {
   const errors: FieldErrors<F> = {};
   for (const { path, message } of pairs) {
-    if (Object.hasOwn(names, path) && !errors[path as F]) errors[path as F] = sentence(names[path as F], message);
+    if (Object.hasOwn(names, path) && !errors[path as F]) errors[path as F] = fieldSentence(names[path as F], message);
   }
   return errors;
 }

@@ -6,7 +6,7 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
   return (
     <Providers>
       <header className="px-4 pt-6 sm:px-8">
-        <Link href="/" className="text-lg font-semibold tracking-tight text-slate-900">
+        <Link href="/" className="text-lg font-semibold tracking-tight text-slate-900 dark:text-slate-100">
           Routekit
         </Link>
       </header>

@@ -8,18 +8,18 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { StatusBadge } from "@/components/ui/badge";
 import { MinutesChart } from "@/components/dashboard/minutes-chart";
 import { CallsTable } from "@/components/dashboard/calls-table";
-import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 import { monthName, usd } from "@/lib/format";
 
 /** What the account must do about its standing, if anything; `subscriptionStatus` is Stripe's (null in local billing mode). */
 export function StatusCallToAction({ status, subscriptionStatus = null }: { status: string; subscriptionStatus?: string | null }) {
   const trpc = useTRPC();
-  const toast = useToast();
+  const showError = useShowError();
   const checkout = useMutation(
     trpc.billing.checkout.mutationOptions({
       onSuccess: ({ url }) => window.location.assign(url),
-      onError: (err) => toast.error(messageOf(err)),
+      onError: (err) => showError(err),
     }),
   );
   if (status === "INACTIVE") {

@@ -33,7 +33,7 @@ export function CostBreakdownList({ callSid, breakdown: b }: { callSid: string; 
         { label: "Total", value: `${usd(b.totalCost, { precise: true })} ${b.currency.toUpperCase()}`, className: "font-semibold" },
       ].map((item) => (
         <div key={item.label} className="whitespace-normal">
-          <dt className="text-slate-500">{item.label}</dt>
+          <dt className="text-slate-500 dark:text-slate-400">{item.label}</dt>
           <dd className={item.className}>{item.value}</dd>
         </div>
       ))}
@@ -56,20 +56,20 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
       {records.map((r) => (
         <Fragment key={r.id}>
           <tr data-testid="call-row" data-call-sid={r.callSid}>
-            <Td>{dateTime(r.createdAt)}</Td>
-            <Td>
+            <Td label="When">{dateTime(r.createdAt)}</Td>
+            <Td label="Direction">
               <Badge tone={r.direction === "inbound" ? "indigo" : "slate"}>{r.direction}</Badge>
             </Td>
-            <Td className="font-mono text-xs">{r.callerNumber}</Td>
-            <Td className="font-mono text-xs">{r.calledNumber}</Td>
-            <Td>{duration(r.durationSeconds)}</Td>
-            <Td>{`${r.billedMinutes} min`}</Td>
-            <Td>{usd(r.costBreakdown.totalCost, { precise: true })}</Td>
+            <Td label="From" className="font-mono text-xs">{r.callerNumber}</Td>
+            <Td label="To" className="font-mono text-xs">{r.calledNumber}</Td>
+            <Td label="Duration">{duration(r.durationSeconds)}</Td>
+            <Td label="Billed">{`${r.billedMinutes} min`}</Td>
+            <Td label="Cost">{usd(r.costBreakdown.totalCost, { precise: true })}</Td>
             <Td>
               {compact ? null : (
                 <button
                   type="button"
-                  className="text-xs font-semibold text-indigo-600 hover:text-indigo-500"
+                  className="text-xs font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
                   aria-expanded={open === r.id}
                   onClick={() => setOpen(open === r.id ? null : r.id)}
                 >
@@ -80,23 +80,8 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
           </tr>
           {open === r.id ? (
             <tr>
-              <Td colSpan={8} className="bg-slate-50">
-                {/* One cell per label and value, so the pairs stay together at every width. */}
-                <dl className="grid grid-cols-2 gap-x-6 gap-y-2 py-1 text-xs sm:grid-cols-3" data-testid="cost-breakdown">
-                  {[
-                    { label: "Call SID", value: r.callSid, className: "break-all font-mono" },
-                    { label: "Duration", value: `${r.costBreakdown.durationSeconds} s` },
-                    { label: "Billed minutes", value: `${r.costBreakdown.billedMinutes} (rounded up)` },
-                    { label: "Rate", value: `${usd(r.costBreakdown.perMinuteRate, { precise: true })} per minute` },
-                    { label: "Usage cost", value: usd(r.costBreakdown.usageCost, { precise: true }) },
-                    { label: "Total", value: `${usd(r.costBreakdown.totalCost, { precise: true })} ${r.costBreakdown.currency.toUpperCase()}`, className: "font-semibold" },
-                  ].map((item) => (
-                    <div key={item.label} className="whitespace-normal">
-                      <dt className="text-slate-500">{item.label}</dt>
-                      <dd className={item.className}>{item.value}</dd>
-                    </div>
-                  ))}
-                </dl>
+              <Td colSpan={8} className="bg-slate-50 dark:bg-slate-800/60">
+                <CostBreakdownList callSid={r.callSid} breakdown={r.costBreakdown} />
               </Td>
             </tr>
           ) : null}
@@ -147,30 +132,30 @@ export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; se
   return (
     <Table head={["Status", "Started", "From → To", "Answer", "Duration", "Billed", "Cost", ""]} data-testid="calls-table">
       {calls.map((c) => (
-        <tr key={c.callSid} data-testid="call-row" data-call-sid={c.callSid} data-status={c.status} className={selected === c.callSid ? "bg-indigo-50" : undefined}>
-          <Td>
+        <tr key={c.callSid} data-testid="call-row" data-call-sid={c.callSid} data-status={c.status} className={selected === c.callSid ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}>
+          <Td label="Status">
             <CallStatusBadge status={c.status} />
             {c.error ? (
-              <span className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700" title={c.error.message} data-testid="call-error">
+              <span className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700 dark:text-red-300" title={c.error.message} data-testid="call-error">
                 {c.error.code}
               </span>
             ) : null}
           </Td>
-          <Td>
+          <Td label="Started">
             <LocalTime iso={c.startedAt} />
           </Td>
-          <Td className="font-mono text-xs">
+          <Td label="From → To" className="font-mono text-xs">
             <span className="block">{c.from}</span>
-            <span className="block text-slate-500">{`→ ${c.to}`}</span>
+            <span className="block text-slate-500 dark:text-slate-400">{`→ ${c.to}`}</span>
           </Td>
-          <Td className="font-mono text-xs">{c.answer ?? "—"}</Td>
-          <Td>{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</Td>
-          <Td>{c.billedMinutes === null ? "—" : `${c.billedMinutes} min`}</Td>
-          <Td>{c.costBreakdown ? usd(c.costBreakdown.totalCost, { precise: true }) : "—"}</Td>
+          <Td label="Answer" className="font-mono text-xs">{c.answer ?? "—"}</Td>
+          <Td label="Duration">{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</Td>
+          <Td label="Billed">{c.billedMinutes === null ? "—" : `${c.billedMinutes} min`}</Td>
+          <Td label="Cost">{c.costBreakdown ? usd(c.costBreakdown.totalCost, { precise: true }) : "—"}</Td>
           <Td className="text-right">
             <button
               type="button"
-              className="text-xs font-semibold text-indigo-600 hover:text-indigo-500"
+              className="text-xs font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
               aria-expanded={selected === c.callSid}
               aria-controls="call-detail"
               onClick={() => onSelect(c.callSid)}

@@ -35,14 +35,14 @@ export function DashboardShell({ email, status, children }: { email: string; sta
             href={item.href}
             onClick={() => setMenuOpen(false)}
             aria-current={isCurrent(item.href) ? "page" : undefined}
-            className={`block rounded-md px-3 py-2 text-sm font-medium ${isCurrent(item.href) ? "bg-indigo-50 text-indigo-700" : "text-slate-700 hover:bg-slate-100"}`}
+            className={`block rounded-md px-3 py-2 text-sm font-medium ${isCurrent(item.href) ? "bg-indigo-50 dark:bg-indigo-950/60 text-indigo-700 dark:text-indigo-300" : "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"}`}
           >
             {item.label}
           </Link>
         </li>
       ))}
       <li>
-        <a href="/docs" className="block rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100">
+        <a href="/docs" className="block rounded-md px-3 py-2 text-sm font-medium text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800">
           API reference
         </a>
       </li>
@@ -52,15 +52,15 @@ export function DashboardShell({ email, status, children }: { email: string; sta
   return (
     <div className="min-h-screen lg:flex">
       {/* The aside runs the page's full height; its contents stay in view while the page scrolls. */}
-      <aside className="border-b border-slate-200 bg-white lg:w-60 lg:shrink-0 lg:border-b-0 lg:border-r">
+      <aside className="border-b border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 lg:w-60 lg:shrink-0 lg:border-b-0 lg:border-r">
         <div className="lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto">
           <div className="flex items-center justify-between px-4 py-3 lg:py-5">
-            <Link href="/dashboard" className="text-lg font-semibold tracking-tight text-slate-900">
+            <Link href="/dashboard" className="text-lg font-semibold tracking-tight text-slate-900 dark:text-slate-100">
               Routekit
             </Link>
             <button
               type="button"
-              className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 lg:hidden"
+              className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 dark:text-slate-300 ring-1 ring-slate-300 dark:ring-slate-600 lg:hidden"
               aria-expanded={menuOpen}
               aria-controls="dashboard-nav"
               onClick={() => setMenuOpen((o) => !o)}
@@ -70,13 +70,13 @@ export function DashboardShell({ email, status, children }: { email: string; sta
           </div>
           <nav id="dashboard-nav" aria-label="Dashboard" className={`${menuOpen ? "block" : "hidden"} px-3 pb-4 lg:block`}>
             {links}
-            <div className="mt-6 border-t border-slate-100 px-3 pt-4 text-sm">
-              <p className="truncate text-slate-600" title={email} data-testid="account-email">
+            <div className="mt-6 border-t border-slate-100 dark:border-slate-800 px-3 pt-4 text-sm">
+              <p className="truncate text-slate-600 dark:text-slate-400" title={email} data-testid="account-email">
                 {email}
               </p>
               <div className="mt-1 flex items-center justify-between">
                 <StatusBadge status={status} data-testid="account-status" />
-                <button type="button" className="text-sm font-medium text-slate-700 underline-offset-2 hover:underline" disabled={logout.isPending} onClick={() => logout.mutate()}>
+                <button type="button" className="text-sm font-medium text-slate-700 dark:text-slate-300 underline-offset-2 hover:underline" disabled={logout.isPending} onClick={() => logout.mutate()}>
                   Log out
                 </button>
               </div>

@@ -2,11 +2,11 @@ import type { ReactNode } from "react";
 
 type Tone = "green" | "amber" | "red" | "slate" | "indigo";
 const TONES: Record<Tone, string> = {
-  green: "bg-green-50 text-green-800 ring-green-600/20",
-  amber: "bg-amber-50 text-amber-800 ring-amber-600/20",
-  red: "bg-red-50 text-red-700 ring-red-600/20",
-  slate: "bg-slate-100 text-slate-700 ring-slate-500/20",
-  indigo: "bg-indigo-50 text-indigo-700 ring-indigo-600/20",
+  green: "bg-green-50 dark:bg-green-950/40 text-green-800 dark:text-green-300 ring-green-600/20",
+  amber: "bg-amber-50 dark:bg-amber-950/40 text-amber-800 dark:text-amber-300 ring-amber-600/20",
+  red: "bg-red-50 dark:bg-red-950/40 text-red-700 dark:text-red-300 ring-red-600/20",
+  slate: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300 ring-slate-500/20",
+  indigo: "bg-indigo-50 dark:bg-indigo-950/60 text-indigo-700 dark:text-indigo-300 ring-indigo-600/20",
 };
 
 export function Badge({ tone = "slate", children, ...rest }: { tone?: Tone; children: ReactNode; "data-testid"?: string }) {

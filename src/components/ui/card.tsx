@@ -3,9 +3,9 @@ import type { ReactNode } from "react";
 /** A centred single card: public pages (log-in, checkout, portal). */
 export function Card({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <section className="mx-auto mt-16 max-w-lg rounded-xl border border-slate-200 bg-white p-6 shadow-sm sm:p-8">
+    <section className="mx-auto mt-16 max-w-lg rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm sm:p-8">
       <h1 className="mb-4 text-2xl font-semibold tracking-tight">{title}</h1>
-      <div className="space-y-3 text-slate-700">{children}</div>
+      <div className="space-y-3 text-slate-700 dark:text-slate-300">{children}</div>
     </section>
   );
 }
@@ -13,10 +13,10 @@ export function Card({ title, children }: { title: string; children: ReactNode }
 /** A section of a dashboard page. */
 export function Panel({ title, actions, children, className = "", ...rest }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string; "data-testid"?: string }) {
   return (
-    <section className={`rounded-xl border border-slate-200 bg-white shadow-sm ${className}`} {...rest}>
+    <section className={`rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm ${className}`} {...rest}>
       {title || actions ? (
-        <div className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-100 px-4 py-3 sm:px-5">
-          {title ? <h2 className="text-base font-semibold text-slate-900">{title}</h2> : <span />}
+        <div className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-100 dark:border-slate-800 px-4 py-3 sm:px-5">
+          {title ? <h2 className="text-base font-semibold text-slate-900 dark:text-slate-100">{title}</h2> : <span />}
           {actions}
         </div>
       ) : null}
@@ -29,8 +29,8 @@ export function PageHeader({ title, description, actions }: { title: string; des
   return (
     <div className="mb-6 flex flex-wrap items-end justify-between gap-3">
       <div>
-        <h1 className="text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
-        {description ? <p className="mt-1 max-w-2xl text-sm text-slate-600">{description}</p> : null}
+        <h1 className="text-2xl font-semibold tracking-tight text-slate-900 dark:text-slate-100">{title}</h1>
+        {description ? <p className="mt-1 max-w-2xl text-sm text-slate-600 dark:text-slate-400">{description}</p> : null}
       </div>
       {actions}
     </div>
@@ -39,10 +39,10 @@ export function PageHeader({ title, description, actions }: { title: string; des
 
 export function Stat({ label, value, hint, ...rest }: { label: string; value: ReactNode; hint?: ReactNode; "data-testid"?: string }) {
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm" {...rest}>
-      <dt className="text-sm text-slate-500">{label}</dt>
-      <dd className="mt-1 text-2xl font-semibold tracking-tight text-slate-900">{value}</dd>
-      {hint ? <dd className="mt-1 text-xs text-slate-500">{hint}</dd> : null}
+    <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 shadow-sm" {...rest}>
+      <dt className="text-sm text-slate-500 dark:text-slate-400">{label}</dt>
+      <dd className="mt-1 text-2xl font-semibold tracking-tight text-slate-900 dark:text-slate-100">{value}</dd>
+      {hint ? <dd className="mt-1 text-xs text-slate-500 dark:text-slate-400">{hint}</dd> : null}
     </div>
   );
 }

@@ -31,9 +31,9 @@ export function CopyButton({ value, label = "Copy", ...rest }: { value: string; 
 export function CopyField({ value, label, ...rest }: { value: string; label: string; "data-testid"?: string }) {
   return (
     <div>
-      <p className="text-sm font-medium text-slate-800">{label}</p>
+      <p className="text-sm font-medium text-slate-800 dark:text-slate-200">{label}</p>
       <div className="mt-1 flex items-start gap-2">
-        <code className="min-w-0 flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-xs text-slate-900" {...rest}>
+        <code className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-xs text-slate-900 dark:text-slate-100" {...rest}>
           {value}
         </code>
         <CopyButton value={value} label={`Copy`} />

@@ -43,13 +43,13 @@ export function ConfirmDialog({
         onCancel();
       }}
       aria-labelledby={titleId}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-xl p-0 shadow-xl backdrop:bg-slate-900/40"
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-xl bg-white p-0 text-slate-900 shadow-xl ring-1 ring-slate-200 backdrop:bg-slate-900/40 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-700"
     >
       <div className="p-5">
-        <h2 id={titleId} className="text-lg font-semibold text-slate-900">
+        <h2 id={titleId} className="text-lg font-semibold text-slate-900 dark:text-slate-100">
           {title}
         </h2>
-        {children ? <div className="mt-2 text-sm text-slate-600">{children}</div> : null}
+        {children ? <div className="mt-2 text-sm text-slate-600 dark:text-slate-400">{children}</div> : null}
         <div className="mt-5 flex justify-end gap-2">
           <Button variant="secondary" onClick={onCancel} autoFocus>
             Cancel

@@ -1,7 +1,7 @@
 "use client";
 
-import { QueryCache, QueryClient, QueryClientProvider, MutationCache, isServer } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { QueryClientProvider, isServer, type QueryClient } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { SessionProvider } from "next-auth/react";
 import { useState, type ReactNode } from "react";
@@ -9,47 +9,14 @@ import { z } from "zod";
 import type { AppRouter } from "@/server/trpc/root";
 import { SESSION_BASE_PATH } from "@/lib/session-path";
 import { ToastProvider } from "@/components/ui/toast";
+import { makeQueryClient } from "./query-client";
 
 // Pages run under a CSP without eval (src/proxy.ts); zod's compiled fast path probes for eval, a reported violation.
 if (typeof window !== "undefined") z.config({ jitless: true });
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
-export type AppErrorShape = { code: string; message: string; details?: { path: string; message: string }[] };
-
-/** The API's error (code, sentence, field details) carried by a tRPC error. */
-export function appErrorOf(err: unknown): AppErrorShape | null {
-  if (err instanceof TRPCClientError) {
-    const data = (err as TRPCClientError<AppRouter>).data as { appError?: AppErrorShape } | undefined;
-    return data?.appError ?? { code: "INTERNAL", message: err.message };
-  }
-  return null;
-}
-
-/** A sentence for a person, whatever failed. */
-export function messageOf(err: unknown): string {
-  return appErrorOf(err)?.message ?? (err instanceof Error ? err.message : "Something went wrong.");
-}
-
-// An expired or revoked session: back to log-in, then back here.
-function onUnauthorized(err: unknown) {
-  if (typeof window !== "undefined" && appErrorOf(err)?.code === "UNAUTHORIZED") {
-    window.location.assign(`/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`);
-  }
-}
-
-export function makeQueryClient(): QueryClient {
-  return new QueryClient({
-    queryCache: new QueryCache({ onError: onUnauthorized }),
-    mutationCache: new MutationCache({ onError: onUnauthorized }),
-    defaultOptions: {
-      queries: {
-        staleTime: 10_000,
-        retry: (count, err) => count < 2 && !appErrorOf(err)?.code.match(/UNAUTHORIZED|NOT_FOUND|VALIDATION_FAILED|NUMBER_NOT_OWNED/),
-      },
-    },
-  });
-}
+export { appErrorOf, messageOf, type AppErrorShape } from "./app-error";
 
 let browserQueryClient: QueryClient | undefined;
 function getQueryClient(): QueryClient {

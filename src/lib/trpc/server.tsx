@@ -1,5 +1,5 @@
 import "server-only";
-import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { cookies, headers } from "next/headers";
 import { cache, type ReactNode } from "react";
@@ -8,6 +8,7 @@ import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
 import type { Context } from "@/server/trpc/init";
 import { appRouter, createCaller } from "@/server/trpc/root";
+import { makeQueryClient } from "./query-client";
 
 /** The session's procedure context in a server component: the same as the /api/trpc transport builds. */
 export const sessionContext = cache(async (): Promise<Context> => {
@@ -20,7 +21,8 @@ export const sessionContext = cache(async (): Promise<Context> => {
   };
 });
 
-export const getQueryClient = cache(() => new QueryClient({ defaultOptions: { queries: { staleTime: 10_000 } } }));
+// One client per request, made by the same recipe as the browser's.
+export const getQueryClient = cache(makeQueryClient);
 
 /** Server-side prefetch: `void prefetch(trpc.x.queryOptions())`, then render inside <HydrateClient>. */
 export const trpc = createTRPCOptionsProxy({ ctx: sessionContext, router: appRouter, queryClient: getQueryClient });

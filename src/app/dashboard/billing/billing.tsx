@@ -6,20 +6,20 @@ import { Button } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/badge";
 import { ErrorState, LoadingState } from "@/components/ui/states";
-import { useToast } from "@/components/ui/toast";
 import { dateTime, usd } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 
 /** `note`: how billing works on this service, from the billing strategy (null: nothing to add). */
 export function Billing({ note }: { note: string | null }) {
   const trpc = useTRPC();
-  const toast = useToast();
+  const showError = useShowError();
   const subscription = useQuery(trpc.billing.subscription.queryOptions());
   const current = useQuery(trpc.usage.current.queryOptions());
   const portal = useMutation(
     trpc.billing.portal.mutationOptions({
       onSuccess: ({ url }) => window.location.assign(url),
-      onError: (err) => toast.error(messageOf(err)),
+      onError: (err) => showError(err),
     }),
   );
 
@@ -44,43 +44,43 @@ export function Billing({ note }: { note: string | null }) {
           <Panel title="Plan" data-testid="billing-plan">
             <dl className="grid grid-cols-1 gap-x-8 gap-y-3 text-sm sm:grid-cols-2">
               <div>
-                <dt className="text-slate-500">Status</dt>
+                <dt className="text-slate-500 dark:text-slate-400">Status</dt>
                 <dd className="mt-1">
                   <StatusBadge status={subscription.data.status} data-testid="billing-status" />
                 </dd>
               </div>
               <div>
-                <dt className="text-slate-500">Payment method</dt>
+                <dt className="text-slate-500 dark:text-slate-400">Payment method</dt>
                 <dd className="mt-1 font-medium" data-testid="payment-method">
                   {subscription.data.hasPaymentMethod ? "On file" : "None on file"}
                 </dd>
               </div>
               {subscription.data.subscriptionStatus ? (
                 <div>
-                  <dt className="text-slate-500">Subscription at the payment provider</dt>
+                  <dt className="text-slate-500 dark:text-slate-400">Subscription at the payment provider</dt>
                   <dd className="mt-1 font-medium" data-testid="subscription-status">
                     {subscription.data.subscriptionStatus.replace(/_/g, " ")}
                   </dd>
                 </div>
               ) : null}
               <div>
-                <dt className="text-slate-500">Monthly base</dt>
+                <dt className="text-slate-500 dark:text-slate-400">Monthly base</dt>
                 <dd className="mt-1 font-medium" data-testid="monthly-base">
                   {usd(subscription.data.monthlyBase)}
                 </dd>
               </div>
               <div>
-                <dt className="text-slate-500">Per minute</dt>
+                <dt className="text-slate-500 dark:text-slate-400">Per minute</dt>
                 <dd className="mt-1 font-medium" data-testid="per-minute-rate">
                   {usd(subscription.data.perMinuteRate, { precise: true })}
                 </dd>
               </div>
               <div className="sm:col-span-2">
-                <dt className="text-slate-500">Current period</dt>
+                <dt className="text-slate-500 dark:text-slate-400">Current period</dt>
                 <dd className="mt-1 font-medium">{`${dateTime(subscription.data.currentPeriodStart)} to ${dateTime(subscription.data.currentPeriodEnd)}`}</dd>
               </div>
             </dl>
-            {note ? <p className="mt-4 text-xs text-slate-500">{note}</p> : null}
+            {note ? <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">{note}</p> : null}
           </Panel>
           <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
             <Stat label="Calls this period" value={subscription.data.totalCalls} data-testid="period-calls" />

@@ -59,40 +59,40 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
   return (
     <div className="space-y-5" data-status={c.status}>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-500">Status</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Status</dt>
         <dd>
           <CallStatusBadge status={c.status} />
         </dd>
         {c.error ? (
           <>
-            <dt className="text-slate-500">Why</dt>
-            <dd className="text-red-700" data-testid="call-detail-error">
+            <dt className="text-slate-500 dark:text-slate-400">Why</dt>
+            <dd className="text-red-700 dark:text-red-300" data-testid="call-detail-error">
               <span className="font-mono text-xs font-semibold">{c.error.code}</span>
               <span className="block break-words text-xs">{c.error.message}</span>
             </dd>
           </>
         ) : null}
-        <dt className="text-slate-500">Answer</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Answer</dt>
         <dd className="font-mono text-xs leading-5" data-testid="call-detail-answer">
           {c.answer ?? "—"}
         </dd>
-        <dt className="text-slate-500">From → To</dt>
+        <dt className="text-slate-500 dark:text-slate-400">From → To</dt>
         <dd className="font-mono text-xs leading-5">{`${c.from} → ${c.to} (${c.direction})`}</dd>
-        <dt className="text-slate-500">Started</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Started</dt>
         <dd>
           <LocalTime iso={c.startedAt} />
         </dd>
-        <dt className="text-slate-500">Ended</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Ended</dt>
         <dd>
           <LocalTime iso={c.endedAt} />
         </dd>
-        <dt className="text-slate-500">Duration</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Duration</dt>
         <dd>{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</dd>
-        <dt className="text-slate-500">Cost</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Cost</dt>
         <dd>{c.costBreakdown ? `${usd(c.costBreakdown.totalCost, { precise: true })} (${c.costBreakdown.billedMinutes} min)` : "—"}</dd>
         {c.answeredBy ? (
           <>
-            <dt className="text-slate-500">Answered by</dt>
+            <dt className="text-slate-500 dark:text-slate-400">Answered by</dt>
             <dd>{c.answeredBy}</dd>
           </>
         ) : null}
@@ -100,21 +100,21 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
 
       {c.costBreakdown ? (
         <section>
-          <h3 className="text-sm font-semibold text-slate-900">Cost</h3>
+          <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Cost</h3>
           <CostBreakdownList callSid={c.callSid} breakdown={c.costBreakdown} />
         </section>
       ) : null}
 
       <section>
-        <h3 className="text-sm font-semibold text-slate-900">Timeline</h3>
+        <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Timeline</h3>
         <ol className="mt-2 space-y-3" data-testid="call-timeline">
           {c.timeline.map((e, i) => (
-            <li key={i} data-testid="timeline-entry" data-type={e.type} className="rounded-lg border border-slate-200 p-3 text-sm">
+            <li key={i} data-testid="timeline-entry" data-type={e.type} className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm">
               <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
-                <span className="font-medium text-slate-900">
+                <span className="font-medium text-slate-900 dark:text-slate-100">
                   <LocalTime iso={e.at} />
                 </span>
-                <span className="font-mono text-xs font-semibold text-slate-700">{headline(e)}</span>
+                <span className="font-mono text-xs font-semibold text-slate-700 dark:text-slate-300">{headline(e)}</span>
               </div>
               <EntryBody entry={e} />
             </li>
@@ -141,16 +141,16 @@ function headline(e: TTimelineEntry): string {
 }
 
 function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
-  const pre = "mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-700";
+  const pre = "mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300";
   switch (e.type) {
     case "request":
-      return e.sequenceNumber === null ? null : <p className="mt-1 text-xs text-slate-500">{`SequenceNumber ${e.sequenceNumber}`}</p>;
+      return e.sequenceNumber === null ? null : <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`SequenceNumber ${e.sequenceNumber}`}</p>;
     case "call.started":
       return (
         <>
-          <p className="mt-1 break-all font-mono text-xs text-slate-500">{e.url}</p>
+          <p className="mt-1 break-all font-mono text-xs text-slate-500 dark:text-slate-400">{e.url}</p>
           <p className="mt-1 text-xs" data-testid="answer-use">{`Answer used: ${e.answerUse ?? "—"}`}</p>
-          {e.error ? <p className="mt-1 text-xs text-red-700">{e.error}</p> : null}
+          {e.error ? <p className="mt-1 text-xs text-red-700 dark:text-red-300">{e.error}</p> : null}
           {e.responseExcerpt ? <pre className={pre}>{e.responseExcerpt}</pre> : null}
         </>
       );
@@ -158,14 +158,14 @@ function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
       return <pre className={pre}>{e.twiml}</pre>;
     case "event":
       return (
-        <p className="mt-1 break-all text-xs text-slate-500">
+        <p className="mt-1 break-all text-xs text-slate-500 dark:text-slate-400">
           {`${e.url} · ${e.attemptCount === 1 ? "1 attempt" : `${e.attemptCount} attempts`} · `}
-          <Link href="/dashboard/deliveries" className="font-semibold text-indigo-600 hover:text-indigo-500">
+          <Link href="/dashboard/deliveries" className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300">
             Delivery log
           </Link>
         </p>
       );
     case "usage":
-      return <p className="mt-1 text-xs text-slate-500">{`${e.costBreakdown.durationSeconds} s at ${usd(e.costBreakdown.perMinuteRate, { precise: true })}/min = ${usd(e.costBreakdown.totalCost, { precise: true })}`}</p>;
+      return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`${e.costBreakdown.durationSeconds} s at ${usd(e.costBreakdown.perMinuteRate, { precise: true })}/min = ${usd(e.costBreakdown.totalCost, { precise: true })}`}</p>;
   }
 }

@@ -1,16 +1,20 @@
 "use client";
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { CallLogTable } from "@/components/dashboard/calls-table";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { SelectField, TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
-import type { TCall } from "@/server/schemas/calls";
+import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useUrlState, type UrlChange } from "@/lib/use-url-state";
+import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
 
@@ -25,6 +29,9 @@ type Status = (typeof STATUSES)[number];
 type Filters = { status?: Status; direction?: "inbound" | "outbound"; phoneNumberId?: string; callSid?: string; since?: string; until?: string };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+// The API's own callSid rule; an empty box searches for nothing (the filter is removed).
+const ZSidSearch = z.object({ sid: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZListCallsInput.shape.callSid) });
 
 function filtersOf(params: URLSearchParams): Filters {
   const f: Filters = {};
@@ -60,22 +67,18 @@ function queryOf(f: Filters) {
   };
 }
 
+/** The keyset pages walked so far, oldest-first cursors joined by "." (base64url has none): page N is N-1 cursors in. */
+function cursorTrail(params: URLSearchParams): string[] {
+  return (params.get("after") ?? "").split(".").filter((c) => /^[A-Za-z0-9_-]{1,200}$/.test(c)).slice(0, 100);
+}
+
 export function Calls() {
-  const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
+  const { params, set } = useUrlState();
   const filters = filtersOf(new URLSearchParams(params.toString()));
   const selected = params.get("call");
-
-  const navigate = (change: Record<string, string | null>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(change)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    const qs = next.toString();
-    router.push(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
-  };
+  const trail = cursorTrail(new URLSearchParams(params.toString()));
+  // A new filter starts at the first page; opening a call keeps the page.
+  const navigate = (change: UrlChange) => set("call" in change && Object.keys(change).length === 1 ? change : { ...change, after: null });
 
   return (
     <>
@@ -85,21 +88,24 @@ export function Calls() {
       />
       <div className="space-y-6">
         <CallFilters filters={filters} onChange={navigate} />
-        <CallList key={JSON.stringify(filters)} filters={filters} selected={selected} onSelect={(sid) => navigate({ call: sid === selected ? null : sid })} />
-        {selected ? <CallDetail key={selected} callSid={selected} onClose={() => navigate({ call: null })} /> : null}
+        <CallList
+          filters={filters}
+          trail={trail}
+          onPage={(next) => set({ after: next.length ? next.join(".") : null, call: null })}
+          selected={selected}
+          onSelect={(sid) => navigate({ call: sid === selected ? null : sid })}
+        />
+        {selected ? <CallDetail key={selected} callSid={selected} onClose={() => set({ call: null }, "replace")} /> : null}
       </div>
     </>
   );
 }
 
-function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: Record<string, string | null>) => void }) {
+function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: UrlChange) => void }) {
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
-  const [sid, setSid] = useState(filters.callSid ?? "");
-  const search = (e: FormEvent) => {
-    e.preventDefault();
-    onChange({ sid: sid.trim() || null, call: null });
-  };
+  const form = useForm({ resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }), defaultValues: { sid: filters.callSid ?? "" } });
+  const search = form.handleSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
   const anySet = Object.keys(filters).length > 0;
   return (
     <Panel title="Find calls" data-testid="call-filters">
@@ -127,9 +133,9 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
         </SelectField>
         <TextField label="From" type="date" value={filters.since ?? ""} onChange={(e) => onChange({ since: e.target.value || null, call: null })} data-testid="filter-since" />
         <TextField label="To" type="date" value={filters.until ?? ""} onChange={(e) => onChange({ until: e.target.value || null, call: null })} data-testid="filter-until" />
-        <form onSubmit={search} role="search" className="flex items-end gap-2">
-          <TextField label="Call SID" value={sid} onChange={(e) => setSid(e.target.value)} placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" />
-          <Button type="submit" variant="secondary" data-testid="filter-sid-submit">
+        <form onSubmit={search} role="search" noValidate className="flex items-start gap-2">
+          <TextField label="Call SID" placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" error={form.formState.errors.sid?.message} {...form.register("sid")} />
+          <Button type="submit" variant="secondary" className="mt-6" data-testid="filter-sid-submit">
             Search
           </Button>
         </form>
@@ -140,7 +146,7 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
             variant="secondary"
             size="sm"
             onClick={() => {
-              setSid("");
+              form.reset({ sid: "" });
               onChange({ status: null, direction: null, number: null, sid: null, since: null, until: null, call: null });
             }}
           >
@@ -152,13 +158,26 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
   );
 }
 
-function CallList({ filters, selected, onSelect }: { filters: Filters; selected: string | null; onSelect: (callSid: string) => void }) {
+function CallList({
+  filters,
+  trail,
+  onPage,
+  selected,
+  onSelect,
+}: {
+  filters: Filters;
+  trail: string[];
+  onPage: (trail: string[]) => void;
+  selected: string | null;
+  onSelect: (callSid: string) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  // Keyset pages: the cursors of the pages before this one, so "Newer" can step back.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const showError = useShowError();
+  // Keyset pages: the trail of cursors before this page (in the URL), so "Newer" can step back.
+  const cursor = trail.at(-1);
+  const page = trail.length + 1;
   const input = { ...queryOf(filters), limit: CALLS_PAGE_SIZE, ...(cursor && { cursor }) };
   const list = useQuery({
     ...trpc.calls.list.queryOptions(input),
@@ -189,7 +208,7 @@ function CallList({ filters, selected, onSelect }: { filters: Filters; selected:
       URL.revokeObjectURL(url);
       toast.success(`Exported ${all.length} ${all.length === 1 ? "call" : "calls"}`);
     } catch (err) {
-      toast.error(messageOf(err));
+      showError(err);
     } finally {
       setExporting(false);
     }
@@ -200,8 +219,16 @@ function CallList({ filters, selected, onSelect }: { filters: Filters; selected:
   if (list.isPending) {
     body = <LoadingState label="Loading calls…" />;
   } else if (list.error) {
-    body = <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
-  } else if (list.data.calls.length === 0 && cursors.length === 1) {
+    // A page whose cursor the API refuses (an edited or stale link) cannot be retried: offer the first page instead.
+    const badCursor = page > 1 && appErrorOf(list.error)?.code === "VALIDATION_FAILED";
+    body = badCursor ? (
+      <EmptyState title="This page of calls no longer exists" data-testid="calls-bad-page" action={<Button variant="secondary" onClick={() => onPage([])}>First page</Button>}>
+        {messageOf(list.error)}
+      </EmptyState>
+    ) : (
+      <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />
+    );
+  } else if (list.data.calls.length === 0 && page === 1) {
     body = (
       <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
         {filtered ? "Change or clear the filters to see other calls." : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
@@ -212,16 +239,16 @@ function CallList({ filters, selected, onSelect }: { filters: Filters; selected:
       <div className="space-y-4">
         <CallLogTable calls={list.data.calls} selected={selected} onSelect={onSelect} />
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600" aria-live="polite" data-testid="calls-page">{`Page ${cursors.length}`}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="calls-page">{`Page ${page}`}</p>
           <div className="flex gap-2">
-            <Button variant="secondary" size="sm" disabled={cursors.length === 1 || list.isPlaceholderData} onClick={() => setCursors(cursors.slice(0, -1))}>
+            <Button variant="secondary" size="sm" disabled={page === 1 || list.isPlaceholderData} onClick={() => onPage(trail.slice(0, -1))}>
               Newer
             </Button>
             <Button
               variant="secondary"
               size="sm"
               disabled={!list.data.nextCursor || list.isPlaceholderData}
-              onClick={() => list.data.nextCursor && setCursors([...cursors, list.data.nextCursor])}
+              onClick={() => list.data.nextCursor && onPage([...trail, list.data.nextCursor])}
             >
               Older
             </Button>

@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
@@ -10,21 +9,16 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useUrlState } from "@/lib/use-url-state";
 import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
-import { PAGE_SIZE, POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
+import { DELIVERY_STATUSES, POLL_MS, PAGE_SIZE, attemptOutcome, deliveryListInput, deliveryViewOf, dueSoon, isDeliveryStatus } from "./delivery-status";
 import { ReplayFailed } from "./replay-failed";
 import { SigningSecret } from "./signing-secret";
 
-const STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
-type Status = (typeof STATUSES)[number];
-
-function isStatus(value: string): value is Status {
-  return (STATUSES as readonly string[]).includes(value);
-}
-
 export function Deliveries() {
-  const [selected, setSelected] = useState<string | null>(null);
+  const { params, set } = useUrlState();
+  const { selected } = deliveryViewOf(params);
   return (
     <>
       <PageHeader
@@ -32,8 +26,8 @@ export function Deliveries() {
         description="Every event we sent to your callback URLs, with each attempt. Failed attempts are retried with backoff for at least 24 hours; you can redeliver any event."
       />
       <div className="space-y-6">
-        <DeliveryLog selected={selected} onSelect={setSelected} />
-        {selected ? <DeliveryDetail key={selected} id={selected} onClose={() => setSelected(null)} /> : null}
+        <DeliveryLog />
+        {selected ? <DeliveryDetail key={selected} id={selected} onClose={() => set({ delivery: null }, "replace")} /> : null}
         <ReplayFailed />
         <SigningSecret />
       </div>
@@ -41,11 +35,13 @@ export function Deliveries() {
   );
 }
 
-function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect: (id: string) => void }) {
+function DeliveryLog() {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<Status | "">("");
-  const [offset, setOffset] = useState(0);
-  const input = status ? { limit: PAGE_SIZE, offset, status } : { limit: PAGE_SIZE, offset };
+  const { params, set } = useUrlState();
+  const { status, offset, selected } = deliveryViewOf(params);
+  const input = deliveryListInput({ status, offset });
+  const setOffset = (o: number) => set({ page: o > 0 ? String(o / PAGE_SIZE + 1) : null });
+  const onSelect = (id: string) => set({ delivery: id });
   const list = useQuery({
     ...trpc.webhookDeliveries.list.queryOptions(input),
     placeholderData: keepPreviousData,
@@ -55,17 +51,13 @@ function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect
   const filter = (
     <SelectField
       label="Status"
-      value={status}
-      onChange={(e) => {
-        const v = e.target.value;
-        setStatus(isStatus(v) ? v : "");
-        setOffset(0);
-      }}
+      value={status ?? ""}
+      onChange={(e) => set({ status: isDeliveryStatus(e.target.value) ? e.target.value : null, page: null, delivery: null })}
       className="w-full sm:w-48"
       data-testid="delivery-status-filter"
     >
       <option value="">All</option>
-      {STATUSES.map((s) => (
+      {DELIVERY_STATUSES.map((s) => (
         <option key={s} value={s}>
           {s}
         </option>
@@ -97,28 +89,28 @@ function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect
     const last = list.data.offset + deliveries.length;
     body = (
       <div className="space-y-4">
-        <Table head={["Event and call", "URL", "Status", "Last attempt", ""]} data-testid="deliveries-table">
+        <Table head={["Status", "Event and call", "URL", "Last attempt", ""]} data-testid="deliveries-table">
           {deliveries.map((d) => (
-            <tr key={d.id} data-testid="delivery-row" data-event-type={d.eventType} data-status={d.status} className={selected === d.id ? "bg-indigo-50" : undefined}>
-              <Td className="font-mono text-xs">
+            <tr key={d.id} data-testid="delivery-row" data-event-type={d.eventType} data-status={d.status} className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}>
+              <Td label="Status">
+                <StatusBadge status={d.status} />
+                <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
+                <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
+              </Td>
+              <Td label="Event and call" className="font-mono text-xs">
                 <span className="block">{d.eventType}</span>
-                <span className="block max-w-[11rem] truncate text-slate-500" title={d.callSid ?? undefined}>
+                <span className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400" title={d.callSid ?? undefined}>
                   {d.callSid ?? "—"}
                 </span>
               </Td>
-              <Td className="font-mono text-xs">
+              <Td label="URL" className="font-mono text-xs">
                 <span className="block max-w-[14rem] truncate" title={d.url}>
                   {d.url}
                 </span>
               </Td>
-              <Td>
-                <StatusBadge status={d.status} />
-                <span className="mt-1 block text-xs text-slate-500">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
-                <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
-              </Td>
-              <Td>
+              <Td label="Last attempt">
                 <span className="block">{dateTime(d.lastAttemptAt)}</span>
-                {d.lastAttempt ? <span className="block text-xs text-slate-500">{attemptOutcome(d.lastAttempt)}</span> : null}
+                {d.lastAttempt ? <span className="block text-xs text-slate-500 dark:text-slate-400">{attemptOutcome(d.lastAttempt)}</span> : null}
               </Td>
               <Td className="text-right">
                 <Button variant="secondary" size="sm" aria-expanded={selected === d.id} aria-controls="delivery-detail" onClick={() => onSelect(d.id)}>
@@ -129,7 +121,7 @@ function DeliveryLog({ selected, onSelect }: { selected: string | null; onSelect
           ))}
         </Table>
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600" data-testid="deliveries-range" aria-live="polite">{`Showing ${first}–${last} of ${total}`}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="deliveries-range" aria-live="polite">{`Showing ${first}–${last} of ${total}`}</p>
           <div className="flex gap-2">
             <Button variant="secondary" size="sm" disabled={list.data.offset === 0 || list.isPlaceholderData} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
               Previous

@@ -10,6 +10,7 @@ import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 import { POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
 
 /** One delivery: the event exactly as sent, every attempt, and redelivery. */
@@ -17,6 +18,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const headingRef = useRef<HTMLSpanElement>(null);
   const detail = useQuery({
     ...trpc.webhookDeliveries.get.queryOptions({ id }),
@@ -45,7 +47,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
         toast.success(`Redelivery of ${data.delivery.eventType} queued`);
         await queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter());
       },
-      onError: (err) => toast.error(messageOf(err)),
+      onError: (err) => showError(err),
     }),
   );
 
@@ -107,38 +109,38 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
   return (
     <div className="space-y-5" data-status={d.status}>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-500">Status</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Status</dt>
         <dd>
           <StatusBadge status={d.status} data-testid="delivery-detail-status" />
         </dd>
-        <dt className="text-slate-500">Event id</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Event id</dt>
         <dd className="break-all font-mono text-xs leading-5">{d.eventId}</dd>
-        <dt className="text-slate-500">Call SID</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Call SID</dt>
         <dd className="break-all font-mono text-xs leading-5">{d.callSid ?? "—"}</dd>
-        <dt className="text-slate-500">URL</dt>
+        <dt className="text-slate-500 dark:text-slate-400">URL</dt>
         <dd className="break-all font-mono text-xs leading-5">{d.url}</dd>
-        <dt className="text-slate-500">Attempts</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Attempts</dt>
         <dd>{d.attemptCount}</dd>
         {d.synchronous ? (
           <>
-            <dt className="text-slate-500">Answer used</dt>
+            <dt className="text-slate-500 dark:text-slate-400">Answer used</dt>
             <dd data-testid="delivery-answer-use">
               <span className="font-mono text-xs">{d.answerUse ?? "—"}</span>
-              <span className="block text-xs text-slate-500">Sent while Twilio waited; its answer decided the call, so it is never redelivered.</span>
+              <span className="block text-xs text-slate-500 dark:text-slate-400">Sent while Twilio waited; its answer decided the call, so it is never redelivered.</span>
             </dd>
           </>
         ) : null}
-        <dt className="text-slate-500">Created</dt>
+        <dt className="text-slate-500 dark:text-slate-400">Created</dt>
         <dd>{dateTime(d.createdAt)}</dd>
         {d.deliveredAt ? (
           <>
-            <dt className="text-slate-500">Delivered</dt>
+            <dt className="text-slate-500 dark:text-slate-400">Delivered</dt>
             <dd>{dateTime(d.deliveredAt)}</dd>
           </>
         ) : null}
         {d.status === "PENDING" && d.nextAttemptAt ? (
           <>
-            <dt className="text-slate-500">Next attempt</dt>
+            <dt className="text-slate-500 dark:text-slate-400">Next attempt</dt>
             <dd>
               {dateTime(d.nextAttemptAt)}
               <EndpointBackoffNotice until={d.endpointBackoffUntil} />
@@ -148,35 +150,35 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
       </dl>
 
       <section>
-        <h3 className="text-sm font-semibold text-slate-900">Payload</h3>
+        <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Payload</h3>
         <pre data-testid="delivery-payload" className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-5 text-slate-100">
           {JSON.stringify(d.payload, null, 2)}
         </pre>
       </section>
 
       <section>
-        <h3 className="text-sm font-semibold text-slate-900">{`Attempts (${d.attempts.length})`}</h3>
+        <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">{`Attempts (${d.attempts.length})`}</h3>
         {d.attempts.length === 0 ? (
-          <p className="mt-2 text-sm text-slate-600">No attempts yet: the first one is on its way.</p>
+          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">No attempts yet: the first one is on its way.</p>
         ) : (
           <ol className="mt-2 space-y-3">
             {d.attempts.map((a) => {
               const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
               return (
-                <li key={a.id} data-testid="delivery-attempt" className="rounded-lg border border-slate-200 p-3 text-sm">
+                <li key={a.id} data-testid="delivery-attempt" className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm">
                   <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
-                    <span className="font-medium text-slate-900">{dateTime(a.attemptedAt)}</span>
-                    <span className={`font-mono text-xs font-semibold ${ok ? "text-green-700" : "text-red-700"}`} data-testid="attempt-outcome">
+                    <span className="font-medium text-slate-900 dark:text-slate-100">{dateTime(a.attemptedAt)}</span>
+                    <span className={`font-mono text-xs font-semibold ${ok ? "text-green-700 dark:text-green-300" : "text-red-700 dark:text-red-300"}`} data-testid="attempt-outcome">
                       {attemptOutcome(a)}
                     </span>
-                    <span className="text-xs text-slate-500">{`${a.latencyMs} ms`}</span>
+                    <span className="text-xs text-slate-500 dark:text-slate-400">{`${a.latencyMs} ms`}</span>
                   </div>
-                  {a.statusCode !== null && a.error ? <p className="mt-1 text-xs text-red-700">{a.error}</p> : null}
-                  {a.url !== d.url ? <p className="mt-1 break-all font-mono text-xs text-slate-500">{`Sent to ${a.url}`}</p> : null}
+                  {a.statusCode !== null && a.error ? <p className="mt-1 text-xs text-red-700 dark:text-red-300">{a.error}</p> : null}
+                  {a.url !== d.url ? <p className="mt-1 break-all font-mono text-xs text-slate-500 dark:text-slate-400">{`Sent to ${a.url}`}</p> : null}
                   {a.responseExcerpt ? (
-                    <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-700">{a.responseExcerpt}</pre>
+                    <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300">{a.responseExcerpt}</pre>
                   ) : (
-                    <p className="mt-1 text-xs text-slate-500">No response body.</p>
+                    <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No response body.</p>
                   )}
                 </li>
               );

@@ -15,3 +15,26 @@ export function attemptOutcome(a: { statusCode: number | null; error: string | n
   if (a.statusCode !== null) return `HTTP ${a.statusCode}`;
   return a.error ?? "no response";
 }
+
+export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export function isDeliveryStatus(value: string | null): value is DeliveryStatus {
+  return (DELIVERY_STATUSES as readonly string[]).includes(value ?? "");
+}
+
+/** The log's view as the URL says it: `?status=FAILED&page=2&delivery=<id>`; anything unknown is ignored. */
+export function deliveryViewOf(params: { get(name: string): string | null }) {
+  const status = params.get("status");
+  const page = Number.parseInt(params.get("page") ?? "1", 10);
+  return {
+    status: isDeliveryStatus(status) ? status : null,
+    offset: Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0,
+    selected: params.get("delivery"),
+  };
+}
+
+export function deliveryListInput(view: { status: DeliveryStatus | null; offset: number }) {
+  return view.status ? { limit: PAGE_SIZE, offset: view.offset, status: view.status } : { limit: PAGE_SIZE, offset: view.offset };
+}
+

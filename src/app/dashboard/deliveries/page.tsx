@@ -1,19 +1,25 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
+import { LoadingState } from "@/components/ui/states";
 import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
 import { Deliveries } from "./deliveries";
-import { PAGE_SIZE } from "./delivery-status";
+import { deliveryListInput, deliveryViewOf } from "./delivery-status";
 
 export const metadata: Metadata = { title: "Deliveries · Routekit" };
 
-export default async function DeliveriesPage() {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function DeliveriesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  // Prefetch the page the URL asks for (?status=FAILED&page=2), the same input the client log builds.
+  const sp = await searchParams;
+  const view = deliveryViewOf({ get: (name) => (typeof sp[name] === "string" ? sp[name] : null) });
   const qc = getQueryClient();
-  await Promise.all([
-    qc.prefetchQuery(trpc.webhookDeliveries.list.queryOptions({ limit: PAGE_SIZE, offset: 0 })),
-    qc.prefetchQuery(trpc.account.get.queryOptions()),
-  ]);
+  await Promise.all([qc.prefetchQuery(trpc.webhookDeliveries.list.queryOptions(deliveryListInput(view))), qc.prefetchQuery(trpc.account.get.queryOptions())]);
   return (
     <HydrateClient>
-      <Deliveries />
+      <Suspense fallback={<LoadingState label="Loading deliveries…" />}>
+        <Deliveries />
+      </Suspense>
     </HydrateClient>
   );
 }

@@ -11,6 +11,7 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 
 const MASKED = "whsec_••••";
 
@@ -19,6 +20,7 @@ export function SigningSecret() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const account = useQuery(trpc.account.get.queryOptions());
   const [revealed, setRevealed] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -35,7 +37,7 @@ export function SigningSecret() {
       },
       onError: (err) => {
         setConfirming(false);
-        toast.error(messageOf(err));
+        showError(err);
       },
     }),
   );
@@ -49,7 +51,7 @@ export function SigningSecret() {
     const secret = account.data.account.webhookSecret;
     body = (
       <div className="space-y-4">
-        <p className="text-sm text-slate-600">
+        <p className="text-sm text-slate-600 dark:text-slate-400">
           Every event carries <code className="font-mono text-xs">webhook-id</code>, <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
           <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with any Standard Webhooks library before
           trusting an event.
@@ -57,7 +59,7 @@ export function SigningSecret() {
         <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
           <code
             data-testid="webhook-secret"
-            className="min-w-0 flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-sm text-slate-900"
+            className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100"
           >
             {revealed ? secret : MASKED}
           </code>

@@ -2,7 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
@@ -13,38 +15,39 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
 type CreatedKey = Outputs["apiKeys"]["create"];
 
-const LABEL_MAX = 100;
+const FIELD_NAMES = { label: "Label" };
+// An empty box means no label; the API's schema reads that as absent.
+const ZCreateKeyForm = ZCreateApiKeyInput.extend({ label: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZCreateApiKeyInput.shape.label) });
 
 export function ApiKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const [labelError, setLabelError] = useState<string | null>(null);
+  const showError = useShowError();
+  const form = useForm({ resolver: apiSchemaResolver(ZCreateKeyForm, FIELD_NAMES), defaultValues: { label: "" } });
 
   // The full key lives only in this mutation's result; "Done" resets it.
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: async (key) => {
-        setLabelError(null);
+        form.reset({ label: "" });
         toast.success(key.label ? `Key “${key.label}” created` : "Key created");
         await Promise.all([
           queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) => {
-        const appError = appErrorOf(err);
-        const detail = appError?.details?.find((d) => d.path === "label");
-        setLabelError(detail ? `Label ${detail.message}` : (appError?.message ?? messageOf(err)));
-        toast.error(messageOf(err));
-      },
+      onError: (err) => showError(err, { fields: { names: FIELD_NAMES, set: (_name, message) => form.setError("label", { message }, { shouldFocus: true }) } }),
     }),
   );
 
@@ -61,12 +64,20 @@ export function ApiKeys() {
       />
       <div className="space-y-6">
         <Panel title="Create a key">
-          <CreateKeyForm
-            pending={create.isPending}
-            error={labelError}
-            onError={setLabelError}
-            onSubmit={(label, done) => create.mutate(label ? { label } : {}, { onSuccess: done })}
-          />
+          <form onSubmit={form.handleSubmit((input) => create.mutate(input))} noValidate data-testid="api-key-form" className="flex flex-col gap-3 sm:flex-row sm:items-start">
+            <TextField
+              label="Label (optional)"
+              hint="A name to tell keys apart, like “production server”."
+              autoComplete="off"
+              maxLength={100}
+              error={form.formState.errors.label?.message}
+              {...form.register("label")}
+              className="sm:max-w-md sm:flex-1"
+            />
+            <Button type="submit" loading={create.isPending} className="sm:mt-6">
+              Create key
+            </Button>
+          </form>
         </Panel>
         {create.data ? <NewKeyReveal created={create.data} onDone={() => create.reset()} /> : null}
         <Panel title="Your keys">
@@ -77,49 +88,6 @@ export function ApiKeys() {
   );
 }
 
-function CreateKeyForm({
-  pending,
-  error,
-  onError,
-  onSubmit,
-}: {
-  pending: boolean;
-  error: string | null;
-  onError: (message: string | null) => void;
-  onSubmit: (label: string, done: () => void) => void;
-}) {
-  const [label, setLabel] = useState("");
-
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const trimmed = label.trim();
-    if (trimmed.length > LABEL_MAX) {
-      onError(`Label must be at most ${LABEL_MAX} characters`);
-      return;
-    }
-    onError(null);
-    onSubmit(trimmed, () => setLabel(""));
-  }
-
-  return (
-    <form onSubmit={submit} noValidate data-testid="api-key-form" className="flex flex-col gap-3 sm:flex-row sm:items-start">
-      <TextField
-        label="Label (optional)"
-        hint="A name to tell keys apart, like “production server”."
-        maxLength={LABEL_MAX}
-        autoComplete="off"
-        value={label}
-        error={error}
-        onChange={(e) => setLabel(e.target.value)}
-        className="sm:max-w-md sm:flex-1"
-      />
-      <Button type="submit" loading={pending} className="sm:mt-6">
-        Create key
-      </Button>
-    </form>
-  );
-}
-
 /** The one time the full key exists outside the customer's hands: shown once, then forgotten. */
 function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -127,12 +95,12 @@ function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => 
     headingRef.current?.focus();
   }, [created.id]);
   return (
-    <section data-testid="new-api-key-panel" aria-labelledby="new-api-key-title" className="rounded-xl border-2 border-indigo-300 bg-indigo-50 p-4 shadow-sm sm:p-5">
-      <h2 id="new-api-key-title" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-indigo-950 focus:outline-none">
+    <section data-testid="new-api-key-panel" aria-labelledby="new-api-key-title" className="rounded-xl border-2 border-indigo-300 dark:border-indigo-700 bg-indigo-50 dark:bg-indigo-950/60 p-4 shadow-sm sm:p-5">
+      <h2 id="new-api-key-title" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-indigo-950 dark:text-indigo-100 focus:outline-none">
         {created.label ? `Your new key “${created.label}”` : "Your new key"}
       </h2>
       <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-start">
-        <code data-testid="new-api-key" className="min-w-0 flex-1 break-all rounded-md bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-inset ring-indigo-200">
+        <code data-testid="new-api-key" className="min-w-0 flex-1 break-all rounded-md bg-white dark:bg-slate-900 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100 ring-1 ring-inset ring-indigo-200 dark:ring-indigo-800">
           {created.key}
         </code>
         <CopyButton value={created.key} label="Copy key" />
@@ -151,6 +119,7 @@ function KeyList() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
@@ -171,7 +140,7 @@ function KeyList() {
         },
         onError: (err) => {
           setToRevoke(null);
-          toast.error(messageOf(err));
+          showError(err);
         },
       },
     );
@@ -191,10 +160,19 @@ function KeyList() {
         <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
           {keys.map((k) => (
             <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
-              <Td className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
-              <Td>{k.label ?? <span className="text-slate-400">—</span>}</Td>
-              <Td>{dateTime(k.createdAt)}</Td>
-              <Td>{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
+              <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
+              <Td label="Label">
+                {k.label ? (
+                  // Labels run to 100 characters: one line, cut short, whole on hover.
+                  <span className="block max-w-[16rem] truncate max-sm:max-w-full" title={k.label} data-testid="api-key-label">
+                    {k.label}
+                  </span>
+                ) : (
+                  <span className="text-slate-400 dark:text-slate-500">—</span>
+                )}
+              </Td>
+              <Td label="Created">{dateTime(k.createdAt)}</Td>
+              <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
               <Td className="text-right">
                 <Button variant="secondary" size="sm" onClick={() => setToRevoke(k)}>
                   Revoke

@@ -1,18 +1,22 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useRef, useState, type FormEvent } from "react";
+import { useMemo, useState } from "react";
+import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/components/ui/toast";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useForbiddenReason } from "@/lib/use-forbidden-reason";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
+import { useTRPC } from "@/lib/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
-import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
-import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "@/lib/field-errors";
 import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
+import { createNumberFormSchema, type NumberFormValues } from "./number-form-schemas";
 
-const EMPTY: Record<NumberField, string> = { phoneNumber: "", onCallStartUrl: "", onCallEndUrl: "", onErrorUrl: "" };
+const EMPTY: NumberFormValues = { phoneNumber: "", onCallStartUrl: "", onCallEndUrl: "", onErrorUrl: "" };
 
 export function urlHint(policy: CallbackUrlPolicyOptions, what: string): string {
   return policy.allowPrivate ? `An http or https URL. ${what}` : `A public HTTPS URL. ${what}`;
@@ -23,76 +27,45 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const formRef = useRef<HTMLFormElement>(null);
+  const showError = useShowError();
+  const forbidden = useForbiddenReason("registerNumber");
   const { allowPrivate } = policy;
-  const schema = useMemo(() => phoneNumberInputSchemas(() => ({ allowPrivate })).create, [allowPrivate]);
-
-  const [values, setValues] = useState(EMPTY);
-  const [errors, setErrors] = useState<FieldErrors<NumberField>>({});
+  const schema = useMemo(() => createNumberFormSchema({ allowPrivate }), [allowPrivate]);
+  const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues: EMPTY });
+  const errors = form.formState.errors;
   const [formError, setFormError] = useState<string | null>(null);
 
   const create = useMutation(
     trpc.phoneNumbers.create.mutationOptions({
       onSuccess: async ({ phoneNumber }) => {
         toast.success(`Number ${phoneNumber.phoneNumber} added`);
-        setValues(EMPTY);
-        setErrors({});
-        setFormError(null);
+        form.reset(EMPTY);
         await Promise.all([
           queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) => {
-        const appError = appErrorOf(err);
-        const message = appError?.message ?? messageOf(err);
-        setFormError(message);
-        setErrors(errorsFromDetails(NUMBER_FIELD_NAMES, appError?.details));
-        toast.error(message);
-        focusFirstInvalid(formRef.current);
-      },
+      onError: (err) =>
+        showError(err, {
+          fields: { names: NUMBER_FIELD_NAMES, set: (name, message) => form.setError(name as NumberField, { message }, { shouldFocus: true }) },
+          inline: setFormError,
+        }),
     }),
   );
 
-  function field(name: NumberField) {
-    return {
-      name,
-      value: values[name],
-      error: errors[name],
-      onChange: (e: { target: { value: string } }) => {
-        const value = e.target.value;
-        setValues((v) => ({ ...v, [name]: value }));
-        if (errors[name]) setErrors((x) => ({ ...x, [name]: undefined }));
-      },
-    };
-  }
-
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
+  const submit = form.handleSubmit((input) => {
     setFormError(null);
-    const parsed = schema.safeParse({
-      phoneNumber: values.phoneNumber,
-      onCallStartUrl: values.onCallStartUrl,
-      onCallEndUrl: values.onCallEndUrl,
-      ...(values.onErrorUrl.trim() ? { onErrorUrl: values.onErrorUrl } : {}),
-    });
-    if (!parsed.success) {
-      setErrors(errorsFromIssues(NUMBER_FIELD_NAMES, parsed.error.issues));
-      focusFirstInvalid(formRef.current);
-      return;
-    }
-    setErrors({});
-    create.mutate(parsed.data);
-  }
+    create.mutate(input);
+  });
 
   return (
-    <form ref={formRef} onSubmit={submit} noValidate data-testid="number-form" className="space-y-4">
+    <form onSubmit={submit} noValidate data-testid="number-form" className="space-y-4">
       {formError ? (
         <Alert tone="error" title="The number was not added" data-testid="number-form-error">
           {formError}
         </Alert>
       ) : null}
-      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+      <fieldset disabled={forbidden !== null} className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <TextField
           label="Phone number"
           hint="A US number in E.164 format, like +14155550123"
@@ -100,7 +73,8 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           inputMode="tel"
           autoComplete="off"
           spellCheck={false}
-          {...field("phoneNumber")}
+          error={errors.phoneNumber?.message}
+          {...form.register("phoneNumber")}
         />
         <div className="hidden md:block" aria-hidden="true" />
         <TextField
@@ -110,7 +84,8 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           placeholder="https://example.com/calls/start"
           autoComplete="off"
           spellCheck={false}
-          {...field("onCallStartUrl")}
+          error={errors.onCallStartUrl?.message}
+          {...form.register("onCallStartUrl")}
         />
         <TextField
           label="Call end URL"
@@ -119,7 +94,8 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           placeholder="https://example.com/calls/end"
           autoComplete="off"
           spellCheck={false}
-          {...field("onCallEndUrl")}
+          error={errors.onCallEndUrl?.message}
+          {...form.register("onCallEndUrl")}
         />
         <TextField
           label="Error URL (optional)"
@@ -128,11 +104,13 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           placeholder="https://example.com/calls/error"
           autoComplete="off"
           spellCheck={false}
-          {...field("onErrorUrl")}
+          error={errors.onErrorUrl?.message}
+          {...form.register("onErrorUrl")}
         />
-      </div>
-      <div className="flex justify-end">
-        <Button type="submit" loading={create.isPending} className="w-full sm:w-auto">
+      </fieldset>
+      <div className="flex flex-col items-stretch gap-2 sm:flex-row sm:items-center sm:justify-end">
+        <ForbiddenReason reason={forbidden} id="add-number-forbidden" />
+        <Button type="submit" loading={create.isPending} disabled={forbidden !== null} aria-describedby={forbidden ? "add-number-forbidden" : undefined} className="w-full sm:w-auto">
           Add number
         </Button>
       </div>

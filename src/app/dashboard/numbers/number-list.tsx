@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button, ButtonLink } from "@/components/ui/button";
@@ -11,13 +12,17 @@ import { TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useForbiddenReason } from "@/lib/use-forbidden-reason";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
-import { phoneNumberInputSchemas, type TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
+import type { TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
 import { urlHint } from "./add-number-form";
-import { errorsFromDetails, errorsFromIssues, focusFirstInvalid, type FieldErrors } from "@/lib/field-errors";
-import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
+import { NUMBER_FIELD_NAMES } from "./number-fields";
+import { editNumberFormSchema, type UrlFormValues } from "./number-form-schemas";
 import { SendTestEvent } from "./send-test-event";
 
 type PhoneNumber = inferRouterOutputs<AppRouter>["phoneNumbers"]["list"]["phoneNumbers"][number];
@@ -26,6 +31,8 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
+  const forbidden = useForbiddenReason("changeNumber");
   const list = useQuery(trpc.phoneNumbers.list.queryOptions());
   const [editing, setEditing] = useState<string | null>(null);
   const [testing, setTesting] = useState<string | null>(null);
@@ -51,8 +58,7 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
         },
         onError: (err) => {
           setToDelete(null);
-          setListError(messageOf(err));
-          toast.error(messageOf(err));
+          showError(err, { inline: setListError });
         },
       },
     );
@@ -69,6 +75,7 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
           {listError}
         </Alert>
       ) : null}
+      {numbers.length > 0 ? <ForbiddenReason reason={forbidden} id="number-change-forbidden" /> : null}
       {numbers.length === 0 ? (
         <EmptyState title="No numbers yet" data-testid="numbers-empty" action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}>
           Add the Twilio number your callers dial, then point it at your engine URL. The setup guide walks you through both.
@@ -76,11 +83,11 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
       ) : (
         <ul className="space-y-3" data-testid="number-list">
           {numbers.map((n) => (
-            <li key={n.id} data-testid="number-row" data-phone-number={n.phoneNumber} className="rounded-lg border border-slate-200 p-4">
+            <li key={n.id} data-testid="number-row" data-phone-number={n.phoneNumber} className="rounded-lg border border-slate-200 dark:border-slate-700 p-4">
               <div className="flex flex-wrap items-start justify-between gap-3">
                 <div className="min-w-0">
-                  <p className="font-mono text-base font-semibold text-slate-900">{n.phoneNumber}</p>
-                  <p className="mt-0.5 text-xs text-slate-500">{`Added ${dateTime(n.createdAt)}`}</p>
+                  <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">{n.phoneNumber}</p>
+                  <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{`Added ${dateTime(n.createdAt)}`}</p>
                 </div>
                 <div className="flex flex-wrap items-center gap-2">
                   {n.isActive ? null : <Badge tone="amber">inactive</Badge>}
@@ -97,14 +104,14 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                     </Badge>
                   ) : null}
                   {editing === n.id ? null : (
-                    <Button variant="secondary" size="sm" onClick={() => setEditing(n.id)}>
+                    <Button variant="secondary" size="sm" disabled={forbidden !== null} aria-describedby={forbidden ? "number-change-forbidden" : undefined} onClick={() => setEditing(n.id)}>
                       Edit
                     </Button>
                   )}
                   <Button variant="secondary" size="sm" aria-expanded={testing === n.id} onClick={() => setTesting(testing === n.id ? null : n.id)}>
                     Send test event
                   </Button>
-                  <Button variant="secondary" size="sm" onClick={() => setToDelete(n)}>
+                  <Button variant="secondary" size="sm" disabled={forbidden !== null} aria-describedby={forbidden ? "number-change-forbidden" : undefined} onClick={() => setToDelete(n)}>
                     Delete
                   </Button>
                 </div>
@@ -113,17 +120,17 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                 <EditNumberForm number={n} policy={policy} onDone={() => setEditing(null)} />
               ) : (
                 <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-                  <dt className="text-slate-500">Call start URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-start-url">
+                  <dt className="text-slate-500 dark:text-slate-400">Call start URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-start-url">
                     {n.onCallStartUrl}
                   </dd>
-                  <dt className="text-slate-500">Call end URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-end-url">
+                  <dt className="text-slate-500 dark:text-slate-400">Call end URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-end-url">
                     {n.onCallEndUrl}
                   </dd>
-                  <dt className="text-slate-500">Error URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="number-error-url">
-                    {n.onErrorUrl ?? <span className="font-sans text-slate-500">none</span>}
+                  <dt className="text-slate-500 dark:text-slate-400">Error URL</dt>
+                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-error-url">
+                    {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
                   </dd>
                 </dl>
               )}
@@ -148,27 +155,22 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   );
 }
 
-type EditValues = { onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string };
-
 /** PATCH semantics: only changed URLs are sent; an emptied error URL is sent as null, which clears it. */
 function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; policy: CallbackUrlPolicyOptions; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const formRef = useRef<HTMLFormElement>(null);
+  const showError = useShowError();
   const { allowPrivate } = policy;
-  const schema = useMemo(() => phoneNumberInputSchemas(() => ({ allowPrivate })).update, [allowPrivate]);
-  const [values, setValues] = useState<EditValues>({
-    onCallStartUrl: number.onCallStartUrl,
-    onCallEndUrl: number.onCallEndUrl,
-    onErrorUrl: number.onErrorUrl ?? "",
-  });
-  const [errors, setErrors] = useState<FieldErrors<NumberField>>({});
+  const schema = useMemo(() => editNumberFormSchema({ allowPrivate }), [allowPrivate]);
+  const defaultValues: UrlFormValues = { onCallStartUrl: number.onCallStartUrl, onCallEndUrl: number.onCallEndUrl, onErrorUrl: number.onErrorUrl ?? "" };
+  const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues });
+  const errors = form.formState.errors;
   const [formError, setFormError] = useState<string | null>(null);
 
   useEffect(() => {
-    formRef.current?.querySelector("input")?.focus();
-  }, []);
+    form.setFocus("onCallStartUrl");
+  }, [form]);
 
   const update = useMutation(
     trpc.phoneNumbers.update.mutationOptions({
@@ -177,73 +179,50 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
         await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
         onDone();
       },
-      onError: (err) => {
-        const appError = appErrorOf(err);
-        const message = appError?.message ?? messageOf(err);
-        setFormError(message);
-        setErrors(errorsFromDetails(NUMBER_FIELD_NAMES, appError?.details));
-        toast.error(message);
-        focusFirstInvalid(formRef.current);
-      },
+      onError: (err) =>
+        showError(err, {
+          fields: { names: NUMBER_FIELD_NAMES, set: (name, message) => form.setError(name as keyof UrlFormValues, { message }, { shouldFocus: true }) },
+          inline: setFormError,
+        }),
     }),
   );
 
-  function field(name: keyof EditValues) {
-    return {
-      name,
-      value: values[name],
-      error: errors[name],
-      onChange: (e: { target: { value: string } }) => {
-        const value = e.target.value;
-        setValues((v) => ({ ...v, [name]: value }));
-        if (errors[name]) setErrors((x) => ({ ...x, [name]: undefined }));
-      },
-    };
-  }
-
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
+  const submit = form.handleSubmit((values) => {
     setFormError(null);
     const input: TUpdatePhoneNumberInput = { id: number.id };
-    if (values.onCallStartUrl.trim() !== number.onCallStartUrl) input.onCallStartUrl = values.onCallStartUrl;
-    if (values.onCallEndUrl.trim() !== number.onCallEndUrl) input.onCallEndUrl = values.onCallEndUrl;
-    const errorUrl = values.onErrorUrl.trim();
-    if (errorUrl === "") {
-      if (number.onErrorUrl !== null) input.onErrorUrl = null;
-    } else if (errorUrl !== number.onErrorUrl) {
-      input.onErrorUrl = values.onErrorUrl;
-    }
-    if (Object.keys(input).length === 1) {
-      onDone();
-      return;
-    }
-    const parsed = schema.safeParse(input);
-    if (!parsed.success) {
-      setErrors(errorsFromIssues(NUMBER_FIELD_NAMES, parsed.error.issues));
-      focusFirstInvalid(formRef.current);
-      return;
-    }
-    setErrors({});
-    update.mutate(parsed.data);
-  }
+    if (values.onCallStartUrl !== number.onCallStartUrl) input.onCallStartUrl = values.onCallStartUrl;
+    if (values.onCallEndUrl !== number.onCallEndUrl) input.onCallEndUrl = values.onCallEndUrl;
+    if (values.onErrorUrl !== number.onErrorUrl) input.onErrorUrl = values.onErrorUrl;
+    if (Object.keys(input).length === 1) return onDone();
+    update.mutate(input);
+  });
 
   return (
-    <form ref={formRef} onSubmit={submit} noValidate data-testid="number-edit-form" className="mt-4 space-y-4 border-t border-slate-100 pt-4">
+    <form onSubmit={submit} noValidate data-testid="number-edit-form" className="mt-4 space-y-4 border-t border-slate-100 dark:border-slate-800 pt-4">
       {formError ? (
         <Alert tone="error" title="The changes were not saved" data-testid="number-edit-error">
           {formError}
         </Alert>
       ) : null}
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
-        <TextField label="Call start URL" type="url" hint={urlHint(policy, "Receives call.started.")} autoComplete="off" spellCheck={false} {...field("onCallStartUrl")} />
-        <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} {...field("onCallEndUrl")} />
+        <TextField
+          label="Call start URL"
+          type="url"
+          hint={urlHint(policy, "Receives call.started.")}
+          autoComplete="off"
+          spellCheck={false}
+          error={errors.onCallStartUrl?.message}
+          {...form.register("onCallStartUrl")}
+        />
+        <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} error={errors.onCallEndUrl?.message} {...form.register("onCallEndUrl")} />
         <TextField
           label="Error URL (optional)"
           type="url"
           hint={urlHint(policy, "Receives call.error. Empty it to stop sending errors.")}
           autoComplete="off"
           spellCheck={false}
-          {...field("onErrorUrl")}
+          error={errors.onErrorUrl?.message}
+          {...form.register("onErrorUrl")}
         />
       </div>
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">

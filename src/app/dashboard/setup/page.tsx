@@ -17,7 +17,7 @@ function Code({ children, ...rest }: { children: string; "data-testid"?: string 
 function Step({ n, title, children }: { n: number; title: string; children: ReactNode }) {
   return (
     <Panel title={`${n}. ${title}`}>
-      <div className="space-y-3 text-sm text-slate-700">{children}</div>
+      <div className="space-y-3 text-sm text-slate-700 dark:text-slate-300">{children}</div>
     </Panel>
   );
 }
@@ -47,7 +47,7 @@ export default async function SetupPage() {
       <div className="space-y-6">
         <Step n={1} title="Connect Twilio">
           <p>
-            On the <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/twilio">Twilio</a> page, enter your Account SID and auth
+            On the <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/twilio">Twilio</a> page, enter your Account SID and auth
             token. Routekit then lists your Twilio numbers and registers and configures each one in a click: it proves the number is yours, sets its voice URL
             and status callback to your engine URL at Twilio, and verifies Twilio&apos;s signature on every request of every call, so nobody can forge a call
             or claim your number.
@@ -56,7 +56,7 @@ export default async function SetupPage() {
 
         <Step n={2} title="Or point a number at Routekit by hand">
           <p>
-            Without a connection, register the number under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/numbers">Numbers</a>{" "}
+            Without a connection, register the number under <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/numbers">Numbers</a>{" "}
             with the URLs of your backend, then give Twilio your engine URL. It is a bearer secret, as sensitive as an API key: anyone who has it can send
             requests that look like calls (Routekit limits what those can do, and you can rotate the URL on the Twilio page), and numbers you register this way are
             first-come and limited to 25.
@@ -90,7 +90,7 @@ export default async function SetupPage() {
 
         <Step n={4} title="Verify our signatures">
           <p>
-            Every event is signed per the Standard Webhooks spec with your signing secret (under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/deliveries">Deliveries</a>). Any Standard Webhooks library verifies it; in Node.js:
+            Every event is signed per the Standard Webhooks spec with your signing secret (under <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/deliveries">Deliveries</a>). Any Standard Webhooks library verifies it; in Node.js:
           </p>
           <Code>{SIGNATURE_EXAMPLE}</Code>
           <p>Verify the raw body before parsing it, and use the <code>webhook-id</code> header to ignore retries you already handled.</p>
@@ -100,7 +100,7 @@ export default async function SetupPage() {
           <p>The project&apos;s Twilio simulator plays Twilio&apos;s side of a call against your engine URL, with signed requests. From a checkout of Routekit:</p>
           <Code data-testid="simulator-command">{`npm run twilio-sim -- inbound '${engineUrl}' --from +14155550100 --to <your registered number> --duration 61`}</Code>
           <p>
-            The call appears under <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/dashboard/calls">Calls</a> (2 billed minutes) and its events under Deliveries. The full API is in the <a className="font-semibold text-indigo-600 hover:text-indigo-500" href="/docs">API reference</a>.
+            The call appears under <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/calls">Calls</a> (2 billed minutes) and its events under Deliveries. The full API is in the <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/docs">API reference</a>.
           </p>
         </Step>
       </div>

@@ -9,6 +9,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 
 type Connection = { accountSid: string; friendlyName: string | null; connectedAt: string };
 
@@ -16,6 +17,7 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const [confirming, setConfirming] = useState(false);
   const disconnect = useMutation(
     trpc.twilioConnection.disconnect.mutationOptions({
@@ -30,7 +32,7 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
       },
       onError: (err) => {
         setConfirming(false);
-        toast.error(messageOf(err));
+        showError(err);
       },
     }),
   );
@@ -46,16 +48,16 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
       }
     >
       <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-500">Account</dt>
-        <dd className="font-medium text-slate-900" data-testid="twilio-friendly-name">
+        <dt className="text-slate-500 dark:text-slate-400">Account</dt>
+        <dd className="font-medium text-slate-900 dark:text-slate-100" data-testid="twilio-friendly-name">
           {connection.friendlyName ?? "—"} <Badge tone="green">connected</Badge>
         </dd>
-        <dt className="text-slate-500">Account SID</dt>
-        <dd className="break-all font-mono text-xs leading-5 text-slate-800" data-testid="twilio-account-sid">
+        <dt className="text-slate-500 dark:text-slate-400">Account SID</dt>
+        <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="twilio-account-sid">
           {connection.accountSid}
         </dd>
-        <dt className="text-slate-500">Connected</dt>
-        <dd className="text-slate-800">{dateTime(connection.connectedAt)}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Connected</dt>
+        <dd className="text-slate-800 dark:text-slate-200">{dateTime(connection.connectedAt)}</dd>
       </dl>
       <ConfirmDialog
         open={confirming}

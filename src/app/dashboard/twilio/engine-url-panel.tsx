@@ -11,6 +11,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useShowError } from "@/lib/show-error";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Rotation = inferRouterOutputs<AppRouter>["account"]["rotateEngineUrl"];
@@ -20,6 +21,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const showError = useShowError();
   const account = useQuery(trpc.account.get.queryOptions());
   const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<Rotation | null>(null);
@@ -37,7 +39,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
       },
       onError: (err) => {
         setConfirming(false);
-        toast.error(messageOf(err));
+        showError(err);
       },
     }),
   );
@@ -52,7 +54,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
         </Button>
       }
     >
-      <div className="space-y-3 text-sm text-slate-700">
+      <div className="space-y-3 text-sm text-slate-700 dark:text-slate-300">
         <p>
           {connected
             ? "Twilio sends your numbers' calls here. Numbers you set up through the connection are repointed automatically when you rotate it."

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
+import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -10,10 +11,13 @@ import { TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
-import { errorsFromIssues, type FieldErrors } from "@/lib/field-errors";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
+import { useForbiddenReason } from "@/lib/use-forbidden-reason";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { useShowError } from "@/lib/show-error";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
-import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
+import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
 import { urlHint } from "../numbers/add-number-form";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
@@ -31,12 +35,16 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const numbers = useQuery(trpc.twilioConnection.numbers.queryOptions());
   const registered = useQuery(trpc.phoneNumbers.list.queryOptions());
   const { allowPrivate } = policy;
-  const schema = useMemo(() => phoneNumberInputSchemas(() => ({ allowPrivate })).create, [allowPrivate]);
+  const showError = useShowError();
+  const registerForbidden = useForbiddenReason("registerNumber");
+  const changeForbidden = useForbiddenReason("changeNumber");
+  const schema = useMemo(() => callbackUrlsFormSchema({ allowPrivate }), [allowPrivate]);
 
   const newest = registered.data?.phoneNumbers.at(-1);
-  const [urls, setUrls] = useState<Record<UrlField, string> | null>(null);
-  const values = urls ?? { onCallStartUrl: newest?.onCallStartUrl ?? "", onCallEndUrl: newest?.onCallEndUrl ?? "", onErrorUrl: newest?.onErrorUrl ?? "" };
-  const [errors, setErrors] = useState<FieldErrors<UrlField>>({});
+  // Prefilled from the newest registered number once it loads; what the customer typed stays.
+  const prefill: UrlFormValues = { onCallStartUrl: newest?.onCallStartUrl ?? "", onCallEndUrl: newest?.onCallEndUrl ?? "", onErrorUrl: newest?.onErrorUrl ?? "" };
+  const form = useForm({ resolver: apiSchemaResolver(schema, URL_FIELD_NAMES), values: prefill, resetOptions: { keepDirtyValues: true } });
+  const errors = form.formState.errors;
   const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -46,34 +54,28 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
       queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
     ]);
-  const onError = (err: unknown) => {
-    setActionError(appErrorOf(err)?.message ?? messageOf(err));
-    toast.error(messageOf(err));
-  };
+  const onError = (err: unknown) =>
+    showError(err, { fields: { names: URL_FIELD_NAMES, set: (name, message) => form.setError(name as UrlField, { message }, { shouldFocus: true }) }, inline: setActionError });
   const create = useMutation(trpc.phoneNumbers.create.mutationOptions({ onError, onSettled: () => setBusy(null) }));
   const configure = useMutation(trpc.phoneNumbers.update.mutationOptions({ onError, onSettled: () => setBusy(null) }));
 
   function register(phoneNumber: string) {
     setActionError(null);
-    const parsed = schema.safeParse({
-      phoneNumber,
-      onCallStartUrl: values.onCallStartUrl,
-      onCallEndUrl: values.onCallEndUrl,
-      ...(values.onErrorUrl.trim() ? { onErrorUrl: values.onErrorUrl } : {}),
-    });
-    if (!parsed.success) {
-      setErrors(errorsFromIssues(URL_FIELD_NAMES, parsed.error.issues));
-      setActionError("Fill in the callback URLs your numbers send events to, then register.");
-      return;
-    }
-    setErrors({});
-    setBusy(phoneNumber);
-    create.mutate(parsed.data, {
-      onSuccess: async ({ phoneNumber: n }) => {
-        toast.success(`${n.phoneNumber} registered and set up at Twilio`);
-        await refresh();
+    void form.handleSubmit(
+      (urls) => {
+        setBusy(phoneNumber);
+        create.mutate(
+          { ...urls, phoneNumber },
+          {
+            onSuccess: async ({ phoneNumber: n }) => {
+              toast.success(`${n.phoneNumber} registered and set up at Twilio`);
+              await refresh();
+            },
+          },
+        );
       },
-    });
+      () => setActionError("Fill in the callback URLs your numbers send events to, then register."),
+    )();
   }
 
   function setUp(phoneNumber: string) {
@@ -92,32 +94,20 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
     );
   }
 
-  function field(name: UrlField) {
-    return {
-      name,
-      value: values[name],
-      error: errors[name],
-      onChange: (e: { target: { value: string } }) => {
-        const value = e.target.value;
-        setUrls({ ...values, [name]: value });
-        if (errors[name]) setErrors((x) => ({ ...x, [name]: undefined }));
-      },
-    };
-  }
-
   return (
     <Panel title="Your Twilio numbers" data-testid="twilio-numbers">
       <div className="space-y-4">
         <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
-          <TextField label="Call start URL" type="url" hint={urlHint(policy, "For numbers you register here.")} autoComplete="off" spellCheck={false} {...field("onCallStartUrl")} />
-          <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} {...field("onCallEndUrl")} />
-          <TextField label="Error URL (optional)" type="url" hint={urlHint(policy, "Receives call.error.")} autoComplete="off" spellCheck={false} {...field("onErrorUrl")} />
+          <TextField label="Call start URL" type="url" hint={urlHint(policy, "For numbers you register here.")} autoComplete="off" spellCheck={false} error={errors.onCallStartUrl?.message} {...form.register("onCallStartUrl")} />
+          <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} error={errors.onCallEndUrl?.message} {...form.register("onCallEndUrl")} />
+          <TextField label="Error URL (optional)" type="url" hint={urlHint(policy, "Receives call.error.")} autoComplete="off" spellCheck={false} error={errors.onErrorUrl?.message} {...form.register("onErrorUrl")} />
         </div>
         {numbers.data && numbers.data.subaccounts.length > 0 ? (
           <Alert tone="info" title="This Twilio account has subaccounts" data-testid="twilio-subaccounts">
             {`Numbers held in a subaccount (${numbers.data.subaccounts.map((a) => a.friendlyName).join(", ")}) are not listed here: Twilio signs their calls with the subaccount's own auth token. To use them, connect that subaccount instead (one Twilio connection per Routekit account).`}
           </Alert>
         ) : null}
+        <ForbiddenReason reason={registerForbidden} id="twilio-register-forbidden" />
         {actionError ? (
           <Alert tone="error" title="Not done" data-testid="twilio-numbers-error">
             {actionError}
@@ -133,9 +123,9 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
           <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
             {numbers.data.numbers.map((n) => (
               <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
-                <Td className="font-mono font-semibold text-slate-900">{n.phoneNumber}</Td>
-                <Td className="text-slate-600">{n.friendlyName}</Td>
-                <Td>
+                <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">{n.phoneNumber}</Td>
+                <Td label="Name" className="text-slate-600 dark:text-slate-400">{n.friendlyName}</Td>
+                <Td label="State">
                   <span className="flex flex-wrap gap-1">
                     {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
                     {n.configured ? <Badge tone="green">configured</Badge> : n.voiceUrl ? <Badge tone="amber">points elsewhere</Badge> : <Badge>no voice URL</Badge>}
@@ -143,11 +133,11 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
                 </Td>
                 <Td className="text-right">
                   {!n.registered ? (
-                    <Button size="sm" loading={busy === n.phoneNumber} disabled={busy !== null} onClick={() => register(n.phoneNumber)}>
+                    <Button size="sm" loading={busy === n.phoneNumber} disabled={busy !== null || registerForbidden !== null} aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined} onClick={() => register(n.phoneNumber)}>
                       Register and configure
                     </Button>
                   ) : !n.configured ? (
-                    <Button size="sm" variant="secondary" loading={busy === n.phoneNumber} disabled={busy !== null} onClick={() => setUp(n.phoneNumber)}>
+                    <Button size="sm" variant="secondary" loading={busy === n.phoneNumber} disabled={busy !== null || changeForbidden !== null} aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined} onClick={() => setUp(n.phoneNumber)}>
                       Point at Routekit
                     </Button>
                   ) : null}

@@ -1,0 +1,88 @@
+import { TRPCClientError } from "@trpc/client";
+import { describe, expect, it } from "vitest";
+import { forbiddenReason } from "@/lib/account-standing";
+import { apiSchemaResolver } from "@/lib/api-schema-resolver";
+import { errorDisplay } from "@/lib/error-display";
+import { createNumberFormSchema, editNumberFormSchema } from "@/app/dashboard/numbers/number-form-schemas";
+import { NUMBER_FIELD_NAMES } from "@/app/dashboard/numbers/number-fields";
+import { deliveryListInput, deliveryViewOf } from "@/app/dashboard/deliveries/delivery-status";
+
+/** A tRPC error as the dashboard's client receives it: the API's envelope under data.appError. */
+function apiError(appError: { code: string; message: string; details?: { path: string; message: string }[] }) {
+  return TRPCClientError.from({ error: { message: appError.message, code: -32600, data: { appError } } });
+}
+
+describe("one display per failure (lib/error-display.ts)", () => {
+  it("an expired session shows nothing: the browser goes to log-in", () => {
+    expect(errorDisplay(apiError({ code: "UNAUTHORIZED", message: "Log in." }), NUMBER_FIELD_NAMES)).toEqual({ kind: "auth" });
+  });
+
+  it("validation naming this form's fields goes under those fields, as sentences, and nowhere else", () => {
+    const err = apiError({ code: "VALIDATION_FAILED", message: "Invalid input.", details: [{ path: "onCallStartUrl", message: "must use https" }] });
+    expect(errorDisplay(err, NUMBER_FIELD_NAMES)).toEqual({ kind: "fields", fields: { onCallStartUrl: "Call start URL must use https" } });
+  });
+
+  it("validation of something the form has no field for, and every other failure, is one action message", () => {
+    const other = apiError({ code: "VALIDATION_FAILED", message: "The cursor is not one this API gave out.", details: [{ path: "cursor", message: "invalid cursor" }] });
+    expect(errorDisplay(other, NUMBER_FIELD_NAMES)).toEqual({ kind: "action", message: "The cursor is not one this API gave out." });
+    expect(errorDisplay(apiError({ code: "NUMBER_TAKEN", message: "That number is taken." }))).toEqual({ kind: "action", message: "That number is taken." });
+    expect(errorDisplay(new Error("offline"))).toEqual({ kind: "action", message: "offline" });
+  });
+});
+
+describe("what the account's standing forbids (lib/account-standing.ts, as trpc/init.ts enforces)", () => {
+  it("unpaid: registering numbers and outbound calls; suspended: every change to numbers too; active: nothing", () => {
+    expect(forbiddenReason("INACTIVE", "registerNumber")).toMatch(/not active yet/);
+    expect(forbiddenReason("INACTIVE", "outboundCall")).toMatch(/not active yet/);
+    expect(forbiddenReason("INACTIVE", "changeNumber")).toBeNull();
+    for (const action of ["registerNumber", "outboundCall", "changeNumber"] as const) {
+      expect(forbiddenReason("SUSPENDED", action)).toMatch(/suspended/);
+      expect(forbiddenReason("ACTIVE", action)).toBeNull();
+    }
+    // Before the account query answers, nothing is disabled (the API still decides).
+    expect(forbiddenReason(undefined, "registerNumber")).toBeNull();
+  });
+});
+
+describe("number forms validate with the API's schema (react-hook-form resolver)", () => {
+  const policy = { allowPrivate: false };
+  const resolve = (values: Record<string, string>) =>
+    apiSchemaResolver(createNumberFormSchema(policy), NUMBER_FIELD_NAMES)(values as never, undefined, { fields: {}, shouldUseNativeValidation: false });
+
+  it("an empty error URL is no error URL; the rest goes to the API as typed", async () => {
+    const result = await resolve({ phoneNumber: "+14155550123", onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e", onErrorUrl: " " });
+    expect(result.errors).toEqual({});
+    expect(result.values).toEqual({ phoneNumber: "+14155550123", onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e" });
+  });
+
+  it("each bad field gets the API's message as a sentence under it", async () => {
+    const result = await resolve({ phoneNumber: "+1555", onCallStartUrl: "http://localhost/s", onCallEndUrl: "https://example.com/e", onErrorUrl: "" });
+    expect(result.errors.phoneNumber?.message).toBe("Phone number must be a US number in E.164 format, like +14155550123");
+    expect(result.errors.onCallStartUrl?.message).toMatch(/^Call start URL /);
+    expect(result.errors.onCallEndUrl).toBeUndefined();
+  });
+
+  it("editing: an emptied error URL becomes null, which clears it", async () => {
+    const result = await apiSchemaResolver(editNumberFormSchema(policy), NUMBER_FIELD_NAMES)(
+      { onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e", onErrorUrl: "" } as never,
+      undefined,
+      { fields: {}, shouldUseNativeValidation: false },
+    );
+    expect(result.values).toEqual({ onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e", onErrorUrl: null });
+  });
+});
+
+describe("the delivery log's view from its URL", () => {
+  const view = (qs: string) => deliveryViewOf(new URLSearchParams(qs));
+
+  it("reads ?status, ?page and ?delivery, and ignores what it does not know", () => {
+    expect(view("status=FAILED&page=3&delivery=abc")).toEqual({ status: "FAILED", offset: 40, selected: "abc" });
+    expect(view("status=failed&page=-2")).toEqual({ status: null, offset: 0, selected: null });
+    expect(view("page=nope")).toEqual({ status: null, offset: 0, selected: null });
+  });
+
+  it("builds the same list input the server page prefetches", () => {
+    expect(deliveryListInput(view("status=PENDING&page=2"))).toEqual({ limit: 20, offset: 20, status: "PENDING" });
+    expect(deliveryListInput(view(""))).toEqual({ limit: 20, offset: 0 });
+  });
+});
