@@ -84,7 +84,8 @@ async function main(): Promise<void> {
     setTimeout(exit, 15_000).unref();
     void stopJobQueue().then(() => booted.shutdown()).finally(exit);
   });
-  server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port }, "Routekit is listening"));
+  // The Node.js version is in the line so a deployment shows which runtime it really got (package.json pins 24).
+  server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port, node: process.version }, "Routekit is listening"));
 
   let stopping = false;
   const stop = (signal: string) => {
