@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
 import { db } from "../db/client";
 import { env } from "../env";
+import { remember } from "../runtime/remember";
 
 /**
  * Token buckets kept where every instance sees them (PostgreSQL, or Redis when
@@ -90,16 +91,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-const KEY = Symbol.for("routekit.rateLimitStore");
-type Holder = { [KEY]?: RateLimitStore };
-
 export function rateLimitStore(): RateLimitStore {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
+  return remember("rateLimitStore", () => {
     const url = env().redisUrl;
-    g[KEY] = url ? new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true })) : new PostgresRateLimitStore();
-  }
-  return g[KEY];
+    return url ? new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true })) : new PostgresRateLimitStore();
+  });
 }
 
 /** Takes one token from each bucket in turn, each with its own policy; the first empty one is a 429. */
