@@ -3,7 +3,7 @@ import { env } from "@/server/env";
 import { AppError } from "@/server/errors/app-error";
 import { jsonResponse, readBody } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
-import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import { REQUEST_ID_HEADER, requestContextOf } from "@/server/http/request-context";
 import { applyStripeEvent } from "@/server/integrations/stripe/apply-stripe-event";
 import { stripe } from "@/server/integrations/stripe/stripe-client";
 
@@ -12,7 +12,7 @@ export const runtime = "nodejs";
 
 /** Stripe's webhooks: the signature is checked on the raw body, before anything is parsed. */
 export async function POST(req: Request): Promise<Response> {
-  const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
+  const { requestId } = requestContextOf(req.headers);
   try {
     if (env().billingMode !== "stripe") throw new AppError("NOT_FOUND", "Stripe is not configured on this service.");
     const raw = await readBody(req);
