@@ -14,7 +14,7 @@ import { startFinalStatusReplay } from "./engine/final-status-journal";
 import { startReconciliationWorker } from "./services/reconciliation/reconcile-twilio-calls";
 import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
 import { logger } from "./logger";
-import { rateLimitStore, PostgresRateLimitStore } from "./rate-limit/rate-limiter";
+import { rateLimitStore } from "./rate-limit/rate-limiter";
 import { drainCallLogWrites } from "./engine/call-log";
 
 /**
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   // Idle buckets are full again and carry nothing; every instance may prune, it is idempotent.
   const store = rateLimitStore();
   const prune = setInterval(() => {
-    if (store instanceof PostgresRateLimitStore) store.prune().catch((err: unknown) => log.warn({ err }, "rate-limit prune failed"));
+    store.prune?.().catch((err: unknown) => log.warn({ err }, "rate-limit prune failed"));
   }, 10 * 60_000);
   prune.unref();
   // A port taken or refused (EADDRINUSE, EACCES) is fatal: stop the workers, so no headless instance keeps delivering, and exit non-zero.
