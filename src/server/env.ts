@@ -2,6 +2,7 @@ import { randomBytes, hkdfSync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { remember, rememberValue } from "./runtime/remember";
 
 /**
  * The one place that reads process.env (decisions §2). Everything else calls
@@ -174,16 +175,11 @@ function loadOrCreateSecret(dataDir: string, name: string, persist: boolean): st
   return secret;
 }
 
-// The custom server and the Next.js bundles are separate module graphs in one
-// process; the validated env lives on globalThis so both see the same values.
-const KEY = Symbol.for("routekit.env");
-type Holder = { [KEY]?: Env };
-
+/** The process's validated env, shared by the custom server and the Next.js bundles (runtime/remember.ts). */
 export function env(): Env {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= parseEnv());
+  return remember("env", () => parseEnv());
 }
 
 export function setEnv(value: Env): void {
-  (globalThis as Holder)[KEY] = value;
+  rememberValue("env", value);
 }

@@ -1,5 +1,6 @@
 import pino from "pino";
 import { env } from "./env";
+import { remember } from "./runtime/remember";
 
 /**
  * Structured JSON logs. Secrets must never reach a log line: request bodies are
@@ -31,12 +32,8 @@ const REDACT = [
   "req.headers.cookie",
 ];
 
-const KEY = Symbol.for("routekit.logger");
-type Holder = { [KEY]?: pino.Logger };
-
 export function logger(): pino.Logger {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= pino({
+  return remember("logger", () => pino({
     level: env().logLevel,
     base: { service: "routekit" },
     redact: { paths: REDACT, censor: "[redacted]" },

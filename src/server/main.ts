@@ -5,7 +5,6 @@ import { startDeliveryWorker } from "./events/delivery-worker";
 import { billing } from "./services/billing/billing-strategy";
 import { stopJobQueue } from "./jobs/job-queue";
 import { EnvError } from "./env";
-import { CLIENT_IP_HEADER, clientIpOf } from "./http/client-ip";
 import { loggablePath, writeErrorResponse } from "./http/error-response";
 import { passInputBoundary } from "./http/input-boundary";
 import { applySecurityHeaders, securityHeaders } from "./http/security-headers";
@@ -13,11 +12,19 @@ import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS, answ
 import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
 import { startFinalStatusReplay } from "./engine/final-status-journal";
 import { startReconciliationWorker } from "./services/reconciliation/reconcile-twilio-calls";
-import { REQUEST_ID_HEADER, requestIdFrom } from "./http/request-id";
+import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
 import { logger } from "./logger";
-import { rateLimitStore, PostgresRateLimitStore } from "./rate-limit/rate-limiter";
+import { rateLimitStore } from "./rate-limit/rate-limiter";
 import { drainCallLogWrites } from "./engine/call-log";
 
+/**
+ * Why a custom server around Next.js: the engine answers Twilio straight from
+ * node:http, inside its budget (voice p99 6.6–9.4 ms of overhead at 100 calls/s
+ * on PostgreSQL, README "Performance"), and every request is stamped with its
+ * id and client address once, here. The rule that comes with it: the Next.js
+ * bundles are a second module graph in this process, so anything that must
+ * exist once per process is made through runtime/remember.ts.
+ */
 async function main(): Promise<void> {
   let booted;
   try {
@@ -46,14 +53,12 @@ async function main(): Promise<void> {
   // Node checks both timeouts only every connectionsCheckingInterval (30 s by default).
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     const started = performance.now();
-    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
-    req.headers[REQUEST_ID_HEADER] = requestId;
-    req.headers[CLIENT_IP_HEADER] = clientIpOf(req, e.trustProxy);
+    const { requestId, ip } = stampRequestContext(req, e.trustProxy);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     applySecurityHeaders(res, headersForEveryAnswer);
     res.on("finish", () => {
       const path = loggablePath(req.url);
-      const entry = { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ip: req.headers[CLIENT_IP_HEADER] };
+      const entry = { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ip };
       if (path.startsWith("/api/")) log.info(entry, "request");
       else log.debug(entry, "request");
     });
@@ -74,7 +79,7 @@ async function main(): Promise<void> {
   // Idle buckets are full again and carry nothing; every instance may prune, it is idempotent.
   const store = rateLimitStore();
   const prune = setInterval(() => {
-    if (store instanceof PostgresRateLimitStore) store.prune().catch((err: unknown) => log.warn({ err }, "rate-limit prune failed"));
+    store.prune?.().catch((err: unknown) => log.warn({ err }, "rate-limit prune failed"));
   }, 10 * 60_000);
   prune.unref();
   // A port taken or refused (EADDRINUSE, EACCES) is fatal: stop the workers, so no headless instance keeps delivering, and exit non-zero.
@@ -84,7 +89,8 @@ async function main(): Promise<void> {
     setTimeout(exit, 15_000).unref();
     void stopJobQueue().then(() => booted.shutdown()).finally(exit);
   });
-  server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port }, "Routekit is listening"));
+  // The Node.js version is in the line so a deployment shows which runtime it really got (package.json pins 24).
+  server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port, node: process.version }, "Routekit is listening"));
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,7 +1,7 @@
 import { env } from "@/server/env";
 import { errorResponse } from "@/server/http/error-response";
 import { readBody } from "@/server/http/body";
-import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import { requestContextOf } from "@/server/http/request-context";
 import type { BillingPlan } from "@/server/services/billing/billing-plan";
 
 /**
@@ -68,7 +68,7 @@ export function toDashboard(): Response {
 
 /** Runs a page handler: the 64 KiB body rule for POSTs, and the error envelope for anything thrown. */
 export async function servePage(req: Request, handle: () => Promise<Response>): Promise<Response> {
-  const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
+  const { requestId } = requestContextOf(req.headers);
   try {
     // The body means nothing (any body, or a form); it is read only so its size is checked.
     if (req.method === "POST") await readBody(req);

@@ -4,8 +4,7 @@ import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { cookies, headers } from "next/headers";
 import { cache, type ReactNode } from "react";
 import { sessionAuthorization } from "@/server/auth/dashboard-session";
-import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
-import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import { requestContextOf } from "@/server/http/request-context";
 import type { Context } from "@/server/trpc/init";
 import { appRouter, createCaller } from "@/server/trpc/root";
 import { makeQueryClient } from "./query-client";
@@ -15,8 +14,7 @@ export const sessionContext = cache(async (): Promise<Context> => {
   const h = await headers();
   const c = await cookies();
   return {
-    requestId: requestIdFrom(h.get(REQUEST_ID_HEADER)),
-    ip: h.get(CLIENT_IP_HEADER) ?? "unknown",
+    ...requestContextOf(h),
     authorization: await sessionAuthorization({ headers: h, cookies: Object.fromEntries(c.getAll().map((x) => [x.name, x.value])) }),
   };
 });

@@ -2,10 +2,12 @@ import type { AccountStatus } from "@/generated/prisma/enums";
 import { AppError } from "../errors/app-error";
 import { db } from "../db/client";
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from "./api-key-format";
+import { findActiveKey, findActiveKeyWithAccountRead, touchKey, type AccountRead } from "./api-key-sql";
 import { verifyToken } from "./tokens";
 
 export type AuthenticatedAccount = { id: string; email: string; status: AccountStatus };
-export type Auth = { account: AuthenticatedAccount; via: "apiKey" | "jwt"; apiKeyId: string | null };
+/** `accountRead`: the account as GET /api/account shows it, when it was asked for and came with the key's look-up. */
+export type Auth = { account: AuthenticatedAccount; via: "apiKey" | "jwt"; apiKeyId: string | null; accountRead?: AccountRead };
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -19,28 +21,25 @@ function bearerOf(authorization: string | null): string | null {
  * `Authorization: Bearer …` → the account (decisions §5). A value starting
  * `rtk_` is an API key: checksum checked offline, then one indexed look-up by
  * hash, no cache, so revocation holds on the next request on every instance.
+ * With `readAccount`, that same statement also reads the account as
+ * GET /api/account shows it, so that route costs one round trip.
  * Anything else is tried as a login JWT.
  */
-export async function authenticate(authorization: string | null): Promise<Auth> {
+export async function authenticate(authorization: string | null, opts: { readAccount?: boolean } = {}): Promise<Auth> {
   const credential = bearerOf(authorization);
   if (!credential) throw new AppError("UNAUTHORIZED", "Send `Authorization: Bearer <API key or login token>`.");
 
   if (credential.startsWith(API_KEY_PREFIX)) {
     if (!isWellFormedApiKey(credential)) throw new AppError("UNAUTHORIZED", "Invalid API key.");
-    const key = await db().apiKey.findUnique({
-      where: { keyHash: hashApiKey(credential) },
-      select: { id: true, revokedAt: true, lastUsedAt: true, account: { select: { id: true, email: true, status: true } } },
-    });
-    if (!key || key.revokedAt) throw new AppError("UNAUTHORIZED", "Invalid API key.");
-    const now = Date.now();
-    if (!key.lastUsedAt || now - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      // Conditional, so concurrent requests on several instances write at most once a minute.
-      await db().apiKey.updateMany({
-        where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
-        data: { lastUsedAt: new Date(now) },
-      });
-    }
-    return { account: key.account, via: "apiKey", apiKeyId: key.id };
+    const keyHash = hashApiKey(credential);
+    const key = opts.readAccount ? await findActiveKeyWithAccountRead(keyHash) : await findActiveKey(keyHash);
+    if (!key) throw new AppError("UNAUTHORIZED", "Invalid API key.");
+    const now = new Date();
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchKey(key.keyId, now, LAST_USED_RESOLUTION_MS);
+    const account = { id: key.id, email: key.email, status: key.status };
+    if (!opts.readAccount) return { account, via: "apiKey", apiKeyId: key.keyId };
+    const { keyId, lastUsedAt, ...accountRead } = key as typeof key & AccountRead;
+    return { account, via: "apiKey", apiKeyId: keyId, accountRead };
   }
 
   const claims = await verifyToken("login", credential);

@@ -3,8 +3,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken, type JWT } from "next-auth/jwt";
 import { env } from "../env";
 import { toErrorResponse } from "../errors/to-error-response";
-import { CLIENT_IP_HEADER } from "../http/client-ip";
-import { REQUEST_ID_HEADER, requestIdFrom } from "../http/request-id";
+import { requestContextOf } from "../http/request-context";
 import { createCaller } from "../trpc/root";
 import { endAllSessions } from "../services/accounts/end-all-sessions";
 import { authenticate } from "./authenticate";
@@ -36,12 +35,7 @@ export function authOptions(): NextAuthOptions {
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, req): Promise<LoginUser> {
-          const headers = (req.headers ?? {}) as Record<string, string | undefined>;
-          const caller = createCaller({
-            requestId: requestIdFrom(headers[REQUEST_ID_HEADER]),
-            ip: headers[CLIENT_IP_HEADER] ?? "unknown",
-            authorization: null,
-          });
+          const caller = createCaller({ ...requestContextOf((req.headers ?? {}) as Record<string, string | undefined>), authorization: null });
           try {
             const { token, expiresAt } = await caller.auth.login({ email: credentials?.email ?? "", password: credentials?.password ?? "" });
             const claims = await verifyToken("login", token);

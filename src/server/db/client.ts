@@ -3,6 +3,7 @@ import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "../env";
 import { logger } from "../logger";
+import { forget, peek, remember, rememberValue } from "../runtime/remember";
 
 /**
  * One connection pool per process, over `pg`, whether the server is an external
@@ -10,27 +11,21 @@ import { logger } from "../logger";
  * path for both. Prisma runs on it, and so does the engine's hot path, which
  * speaks plain SQL (engine/engine-sql.ts). The custom server and the Next.js
  * bundles are separate module graphs, so the singletons and the resolved URL
- * live on globalThis.
+ * are remembered per process (runtime/remember.ts).
  */
-const URL_KEY = Symbol.for("routekit.db.url");
-const CLIENT_KEY = Symbol.for("routekit.db.client");
-const POOL_KEY = Symbol.for("routekit.db.pool");
-type Holder = { [URL_KEY]?: string; [CLIENT_KEY]?: PrismaClient; [POOL_KEY]?: pg.Pool };
-
 export function setConnectionUrl(url: string): void {
-  (globalThis as Holder)[URL_KEY] = url;
+  rememberValue("db.url", url);
 }
 
 export function connectionUrl(): string {
-  const url = (globalThis as Holder)[URL_KEY] ?? env().databaseUrl;
+  const url = peek<string>("db.url") ?? env().databaseUrl;
   if (!url) throw new Error("No database: DATABASE_URL is unset and the embedded database has not been started");
   return url;
 }
 
 /** The process's connections: requests, the engine and the in-process delivery workers share them. */
 export function pool(): pg.Pool {
-  const g = globalThis as Holder;
-  if (!g[POOL_KEY]) {
+  return remember("db.pool", () => {
     // Nothing waits on the database past Twilio's 15 s budget: at most 5 s for a
     // connection (busy pool, or a server that does not answer), then 8 s for a
     // statement (cancelled by the server; the client gives up a second later if
@@ -45,22 +40,17 @@ export function pool(): pg.Pool {
     });
     // An idle connection the server dropped is discarded by the pool; it must not crash the process.
     created.on("error", (err) => logger().warn({ err: err.message }, "an idle database connection failed; the pool replaces it"));
-    g[POOL_KEY] = created;
-  }
-  return g[POOL_KEY];
+    return created;
+  });
 }
 
 export function db(): PrismaClient {
-  const g = globalThis as Holder;
-  return (g[CLIENT_KEY] ??= new PrismaClient({ adapter: new PrismaPg(pool()) }));
+  return remember("db.client", () => new PrismaClient({ adapter: new PrismaPg(pool()) }));
 }
 
 export async function disconnectDb(): Promise<void> {
-  const g = globalThis as Holder;
-  await g[CLIENT_KEY]?.$disconnect();
-  delete g[CLIENT_KEY];
-  await g[POOL_KEY]?.end();
-  delete g[POOL_KEY];
+  await forget<PrismaClient>("db.client")?.$disconnect();
+  await forget<pg.Pool>("db.pool")?.end();
 }
 
 /** Prisma's unique-constraint violation, for services that turn it into a domain error. */

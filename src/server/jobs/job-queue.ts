@@ -3,12 +3,14 @@ import type pg from "pg";
 import type { Prisma } from "@/generated/prisma/client";
 import { connectionUrl } from "../db/client";
 import { logger } from "../logger";
+import { forget, peek, remember } from "../runtime/remember";
 
 /**
  * The durable job queue: pg-boss on the service's own PostgreSQL (the real
  * server or the embedded one), so a job enqueued survives any crash and runs on
- * whichever instance picks it up. Shared on globalThis by the custom server
- * (which runs the workers) and the Next.js bundles (which enqueue).
+ * whichever instance picks it up. One per process (runtime/remember.ts),
+ * shared by the custom server (which runs the workers) and the Next.js bundles
+ * (which enqueue).
  */
 /**
  * Every queue and its policy, created before the queue is handed out: pg-boss
@@ -109,12 +111,8 @@ async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> 
 
 type Workers = { ids: string[]; batchSize: number; requested: number; timer: NodeJS.Timeout | null; wake?: () => void; stop?: () => Promise<void> };
 type State = { boss: PgBoss; schema: string; leaseSeconds: number; ready: Promise<PgBoss>; workers: Map<string, Workers>; nextWake: number };
-const KEY = Symbol.for("routekit.jobQueue");
-type Holder = { [KEY]?: State };
-
 function state(tuning: QueueTuning = {}): State {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
+  return remember("jobQueue", () => {
     const schema = tuning.schema ?? "pgboss";
     const boss = new PgBoss({
       connectionString: connectionUrl(),
@@ -125,7 +123,7 @@ function state(tuning: QueueTuning = {}): State {
       ...RETENTION,
     });
     boss.on("error", (err) => logger().error({ err }, "job queue error"));
-    g[KEY] = {
+    return {
       boss,
       schema,
       leaseSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS,
@@ -133,8 +131,7 @@ function state(tuning: QueueTuning = {}): State {
       workers: new Map(),
       nextWake: 0,
     };
-  }
-  return g[KEY];
+  });
 }
 
 export function jobQueue(tuning?: QueueTuning): Promise<PgBoss> {
@@ -194,7 +191,7 @@ export const WAKE_COALESCE_MS = 20;
  * one fetch query per job.
  */
 export function wakeWorker(queue: string): void {
-  const s = (globalThis as Holder)[KEY];
+  const s = peek<State>("jobQueue");
   const w = s?.workers.get(queue);
   if (w?.wake) return w.wake();
   if (!s || !w?.ids.length) return;
@@ -209,10 +206,8 @@ export function wakeWorker(queue: string): void {
 }
 
 export async function stopJobQueue(): Promise<void> {
-  const g = globalThis as Holder;
-  const current = g[KEY];
+  const current = forget<State>("jobQueue");
   if (!current) return;
-  delete g[KEY];
   for (const w of current.workers.values()) if (w.timer) clearTimeout(w.timer);
   await Promise.all([...current.workers.values()].map((w) => w.stop?.()));
   await current.ready.catch(() => undefined);

@@ -1,19 +1,17 @@
 import { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
-import { db } from "../db/client";
 import { env } from "../env";
+import { retryAfter, type BucketPolicy, type RateLimitStore, type TakeResult } from "./bucket-policy";
+import { LeasedRateLimitStore } from "./leased-rate-limit-store";
+import { pruneBuckets, takeTokens } from "./postgres-bucket-sql";
+import { remember } from "../runtime/remember";
 
 /**
- * Token buckets kept where every instance sees them (PostgreSQL, or Redis when
- * REDIS_URL is set), never in process memory. `capacity` is the burst,
- * `refillPerSecond` the sustained rate.
+ * Token buckets kept where every instance sees them, never only in process
+ * memory: Redis when REDIS_URL is set (one script call per request), otherwise
+ * PostgreSQL, taken a lease of tokens at a time (leased-rate-limit-store.ts).
  */
-export type BucketPolicy = { capacity: number; refillPerSecond: number };
-export type TakeResult = { allowed: boolean; retryAfterSeconds: number };
-
-export interface RateLimitStore {
-  take(key: string, policy: BucketPolicy): Promise<TakeResult>;
-}
+export type { BucketPolicy, RateLimitStore, TakeResult };
 
 export const POLICIES = {
   /** Login and register per client address (an IPv6 /64): 10 a minute. */
@@ -28,34 +26,28 @@ export const POLICIES = {
   publicIp: { capacity: 30, refillPerSecond: 5 },
 } as const satisfies Record<string, BucketPolicy>;
 
-function retryAfter(tokens: number, policy: BucketPolicy): number {
-  return Math.max(1, Math.ceil((1 - tokens) / policy.refillPerSecond));
-}
+const PRUNE_AFTER_SECONDS = 3600;
 
-/** One statement: refill by elapsed time, take a token if one is there, report. */
+/** The PostgreSQL bucket taken one token per request: exact, one write each. */
 export class PostgresRateLimitStore implements RateLimitStore {
   async take(key: string, policy: BucketPolicy): Promise<TakeResult> {
-    // SET expressions all see the row as it was before the update.
-    const rows = await db().$queryRaw<{ tokens: number; allowed: boolean }[]>`
-      INSERT INTO "RateLimitBucket" AS b ("key", "tokens", "allowed", "updatedAt")
-      VALUES (${key}, ${policy.capacity - 1}::float8, true, now())
-      ON CONFLICT ("key") DO UPDATE SET
-        "tokens" = CASE
-          WHEN LEAST(${policy.capacity}::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * ${policy.refillPerSecond}::float8) >= 1
-          THEN LEAST(${policy.capacity}::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * ${policy.refillPerSecond}::float8) - 1
-          ELSE LEAST(${policy.capacity}::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * ${policy.refillPerSecond}::float8)
-        END,
-        "allowed" = LEAST(${policy.capacity}::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * ${policy.refillPerSecond}::float8) >= 1,
-        "updatedAt" = now()
-      RETURNING "tokens", "allowed"`;
-    const row = rows[0];
-    if (!row) throw new Error("rate limit upsert returned no row");
-    return { allowed: row.allowed, retryAfterSeconds: row.allowed ? 0 : retryAfter(row.tokens, policy) };
+    const { taken, tokens } = await takeTokens(key, policy, 1);
+    return { allowed: taken, retryAfterSeconds: taken ? 0 : retryAfter(tokens, policy) };
   }
 
-  /** Buckets idle long enough to be full again carry no information. */
-  async prune(olderThanSeconds = 3600): Promise<number> {
-    return db().$executeRaw`DELETE FROM "RateLimitBucket" WHERE "updatedAt" < now() - make_interval(secs => ${olderThanSeconds}::float8)`;
+  prune(olderThanSeconds = PRUNE_AFTER_SECONDS): Promise<number> {
+    return pruneBuckets(olderThanSeconds);
+  }
+}
+
+/** The same PostgreSQL buckets, leased to this instance a few tokens at a time: no write per request. */
+export class LeasedPostgresRateLimitStore extends LeasedRateLimitStore {
+  constructor() {
+    super(takeTokens);
+  }
+
+  prune(olderThanSeconds = PRUNE_AFTER_SECONDS): Promise<number> {
+    return pruneBuckets(olderThanSeconds);
   }
 }
 
@@ -90,16 +82,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-const KEY = Symbol.for("routekit.rateLimitStore");
-type Holder = { [KEY]?: RateLimitStore };
-
 export function rateLimitStore(): RateLimitStore {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
+  return remember("rateLimitStore", () => {
     const url = env().redisUrl;
-    g[KEY] = url ? new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true })) : new PostgresRateLimitStore();
-  }
-  return g[KEY];
+    return url ? new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true })) : new LeasedPostgresRateLimitStore();
+  });
 }
 
 /** Takes one token from each bucket in turn, each with its own policy; the first empty one is a 429. */

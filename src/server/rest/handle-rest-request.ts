@@ -1,8 +1,7 @@
 import { AppError } from "../errors/app-error";
 import { jsonResponse as json, readBody } from "../http/body";
 import { errorResponse } from "../http/error-response";
-import { CLIENT_IP_HEADER } from "../http/client-ip";
-import { REQUEST_ID_HEADER, requestIdFrom } from "../http/request-id";
+import { REQUEST_ID_HEADER, requestContextOf } from "../http/request-context";
 import { createCaller } from "../trpc/root";
 import { IDEMPOTENT_REPLAYED_HEADER, type Context, type ResponseMeta } from "../trpc/init";
 import { matchRoute } from "./match-route";
@@ -41,7 +40,7 @@ function replayedHeader(meta: ResponseMeta): Record<string, string> {
 
 /** Adapts an HTTP request to a procedure call and its result (or error) to HTTP. Nothing more. */
 export async function handleRestRequest(req: Request): Promise<Response> {
-  const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
+  const { requestId, ip } = requestContextOf(req.headers);
   const url = new URL(req.url);
   const responseMeta: ResponseMeta = { idempotentReplayed: false };
   try {
@@ -57,7 +56,7 @@ export async function handleRestRequest(req: Request): Promise<Response> {
     const body = route.method === "GET" ? {} : parseJsonObject(await readBody(req));
     const ctx: Context = {
       requestId,
-      ip: req.headers.get(CLIENT_IP_HEADER) ?? "unknown",
+      ip,
       authorization: req.headers.get("authorization"),
       idempotencyKey: route.method === "POST" ? req.headers.get("idempotency-key") : null,
       responseMeta,

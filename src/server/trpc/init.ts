@@ -111,10 +111,16 @@ export const credentialProcedure = t.procedure
   })
   .use(byAddress);
 
+/**
+ * Procedures whose answer is the authenticated account itself: their
+ * authentication reads it in the same statement (GET /api/account, one round trip).
+ */
+const READS_OWN_ACCOUNT = new Set(["account.get"]);
+
 /** API key or login JWT; narrows ctx with the account and applies the per-account rate limit. */
 export const apiProcedure = t.procedure
-  .use(async ({ ctx, next }) => {
-    const auth = await authenticate(ctx.authorization);
+  .use(async ({ ctx, path, next }) => {
+    const auth = await authenticate(ctx.authorization, { readAccount: READS_OWN_ACCOUNT.has(path) });
     await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
     return next({ ctx: { ...ctx, auth } });
   })

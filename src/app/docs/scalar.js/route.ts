@@ -1,9 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { rememberPerGraph } from "@/server/runtime/remember";
 
 export const dynamic = "force-dynamic";
-
-let bundle: Promise<string> | undefined;
 
 /**
  * Scalar's browser bundle from node_modules: the reference needs no CDN. The
@@ -13,6 +12,8 @@ let bundle: Promise<string> | undefined;
 const JITLESS_ZOD = "(globalThis.__zod_globalConfig ??= {}).jitless = true;\n";
 
 export async function GET(): Promise<Response> {
-  bundle ??= readFile(path.join(process.cwd(), "node_modules/@scalar/api-reference/dist/browser/standalone.js"), "utf8").then((code) => JITLESS_ZOD + code);
+  const bundle = rememberPerGraph("docs.scalarBundle", () =>
+    readFile(path.join(process.cwd(), "node_modules/@scalar/api-reference/dist/browser/standalone.js"), "utf8").then((code) => JITLESS_ZOD + code),
+  );
   return new Response(await bundle, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } });
 }

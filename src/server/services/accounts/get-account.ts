@@ -1,11 +1,33 @@
+import type { AccountRead } from "../../auth/api-key-sql";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { decryptSecret } from "../../crypto/secret-box";
 import { engineVoiceUrlOf } from "./engine-voice-url";
 
-export async function getAccount(opts: { accountId: string }) {
+/**
+ * The account as GET /api/account shows it. `read` is that row when the
+ * request's authentication already read it (an API key: one statement for
+ * both); otherwise (a login token, the dashboard) it is read here.
+ */
+export async function getAccount(opts: { accountId: string; read?: AccountRead }) {
+  const account = opts.read ?? (await readAccount(opts.accountId));
+  return {
+    account: {
+      id: account.id,
+      email: account.email,
+      companyName: account.companyName,
+      status: account.status,
+      createdAt: account.createdAt.toISOString(),
+      webhookSecret: decryptSecret(account.webhookSecretEnc),
+      engineVoiceUrl: engineVoiceUrlOf(account),
+      _count: { phoneNumbers: account.phoneNumbers, apiKeys: account.apiKeys },
+    },
+  };
+}
+
+async function readAccount(accountId: string): Promise<AccountRead> {
   const account = await db().account.findUnique({
-    where: { id: opts.accountId },
+    where: { id: accountId },
     select: {
       id: true,
       email: true,
@@ -19,16 +41,6 @@ export async function getAccount(opts: { accountId: string }) {
     },
   });
   if (!account) throw new AppError("NOT_FOUND", "No such account.");
-  return {
-    account: {
-      id: account.id,
-      email: account.email,
-      companyName: account.companyName,
-      status: account.status,
-      createdAt: account.createdAt.toISOString(),
-      webhookSecret: decryptSecret(account.webhookSecretEnc),
-      engineVoiceUrl: engineVoiceUrlOf(account),
-      _count: { phoneNumbers: account._count.phoneNumbers, apiKeys: account._count.apiKeys },
-    },
-  };
+  const { _count, ...columns } = account;
+  return { ...columns, phoneNumbers: _count.phoneNumbers, apiKeys: _count.apiKeys };
 }

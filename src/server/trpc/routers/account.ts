@@ -6,7 +6,7 @@ import { rotateEngineUrl } from "../../services/accounts/rotate-engine-url";
 import { apiProcedure, router } from "../init";
 
 export const accountRouter = router({
-  get: apiProcedure.output(ZGetAccountOutput).query(({ ctx }) => getAccount({ accountId: ctx.auth.account.id })),
+  get: apiProcedure.output(ZGetAccountOutput).query(({ ctx }) => getAccount({ accountId: ctx.auth.account.id, read: ctx.auth.accountRead })),
   rotateEngineUrl: apiProcedure.output(ZRotateEngineUrlOutput).mutation(({ ctx }) => rotateEngineUrl({ accountId: ctx.auth.account.id })),
   rotateWebhookSecret: apiProcedure
     .input(ZRotateSecretInput)

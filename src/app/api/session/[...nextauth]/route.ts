@@ -5,7 +5,7 @@ import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "@/server/errors/e
 import { JSON_HEADERS } from "@/server/http/body";
 import { logger } from "@/server/logger";
 import { errorResponse } from "@/server/http/error-response";
-import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import { REQUEST_ID_HEADER, requestContextOf } from "@/server/http/request-context";
 
 // next-auth's endpoints (csrf, callback/credentials, session, signout) for the dashboard.
 export const dynamic = "force-dynamic";
@@ -49,7 +49,7 @@ function safeDecode(value: string): string | null {
 type RouteContext = { params: Promise<{ nextauth: string[] }> };
 
 async function handler(req: Request, ctx: RouteContext): Promise<Response> {
-  const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
+  const { requestId } = requestContextOf(req.headers);
   const action = (await ctx.params).nextauth.join("/");
   const method = req.method === "HEAD" ? "GET" : req.method;
   if (!ACTIONS[method]?.includes(action)) {

@@ -4,8 +4,7 @@ import { AppError } from "@/server/errors/app-error";
 import { toErrorResponse } from "@/server/errors/to-error-response";
 import { JSON_HEADERS } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
-import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
-import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import { REQUEST_ID_HEADER, requestContextOf } from "@/server/http/request-context";
 import { logger } from "@/server/logger";
 import { POLICIES, enforceRateLimit } from "@/server/rate-limit/rate-limiter";
 import { IDEMPOTENT_REPLAYED_HEADER, type ResponseMeta } from "@/server/trpc/init";
@@ -30,8 +29,7 @@ function procedureCount(url: URL): number {
 }
 
 async function handler(req: Request): Promise<Response> {
-  const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
-  const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+  const { requestId, ip } = requestContextOf(req.headers);
   const responseMeta: ResponseMeta = { idempotentReplayed: false };
   try {
     // The input boundary (src/server/http/input-boundary.ts) has already refused other content types and bodies over 64 KiB.

@@ -1,6 +1,6 @@
 import { jsonResponse, readBody } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
-import { REQUEST_ID_HEADER, requestIdFrom } from "@/server/http/request-id";
+import { REQUEST_ID_HEADER, requestContextOf } from "@/server/http/request-context";
 import { billing } from "@/server/services/billing/billing-strategy";
 import { applyStripeEvent } from "@/server/services/billing/stripe-events/apply-stripe-event";
 
@@ -9,7 +9,7 @@ export const runtime = "nodejs";
 
 /** Stripe's webhooks: the signature is checked on the raw body, before anything is parsed. */
 export async function POST(req: Request): Promise<Response> {
-  const requestId = requestIdFrom(req.headers.get(REQUEST_ID_HEADER));
+  const { requestId } = requestContextOf(req.headers);
   try {
     // Local billing mode answers 404 before reading the body.
     const event = await billing().stripeWebhookEvent(() => readBody(req), req.headers.get("stripe-signature") ?? "");

@@ -1,0 +1,14 @@
+/** A token bucket: `capacity` is the burst, `refillPerSecond` the sustained rate. */
+export type BucketPolicy = { capacity: number; refillPerSecond: number };
+export type TakeResult = { allowed: boolean; retryAfterSeconds: number };
+
+export interface RateLimitStore {
+  take(key: string, policy: BucketPolicy): Promise<TakeResult>;
+  /** Housekeeping of a store that keeps buckets in PostgreSQL. */
+  prune?(): Promise<number>;
+}
+
+/** Whole seconds until the bucket holds a token again (at least 1, for Retry-After). */
+export function retryAfter(tokens: number, policy: BucketPolicy): number {
+  return Math.max(1, Math.ceil((1 - tokens) / policy.refillPerSecond));
+}
