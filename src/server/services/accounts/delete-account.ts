@@ -15,12 +15,13 @@ import { requireCurrentPassword } from "./change-password";
  * `deletedEmail`).
  */
 export async function deleteAccount(opts: { accountId: string; confirmEmail: string; password: string }): Promise<{ deleted: true }> {
-  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, stripeSubscriptionId: true } });
+  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, stripeSubscriptionId: true, subscriptionStatus: true } });
   if (opts.confirmEmail !== account.email) {
     throw new AppError("VALIDATION_FAILED", "Type the account's email address to confirm.", { details: [{ path: "confirmEmail", message: "does not match the account's email address" }] });
   }
   await requireCurrentPassword(opts.accountId, opts.password, "password");
-  await cancelStripeSubscription(account.stripeSubscriptionId);
+  // A subscription Stripe already ended needs nothing more.
+  await cancelStripeSubscription(account.subscriptionStatus === "canceled" ? null : account.stripeSubscriptionId);
 
   const numbers = await db().phoneNumber.findMany({ where: { accountId: opts.accountId }, select: { id: true } });
   // One by one, through the same release as DELETE /api/phone-numbers/:id (Twilio included).
