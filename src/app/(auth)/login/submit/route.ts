@@ -17,7 +17,8 @@ export async function POST(req: Request): Promise<Response> {
   let fields: Record<string, string> = {};
   const back = (message: string) => {
     const q = new URLSearchParams({ error: message, email: (fields.email ?? "").slice(0, 254) });
-    if (fields.callbackUrl && fields.callbackUrl !== "/dashboard") q.set("callbackUrl", safeReturnPath(fields.callbackUrl));
+    const returnTo = safeReturnPath(fields.callbackUrl);
+    if (returnTo !== "/dashboard") q.set("callbackUrl", returnTo);
     return seeOther(`/login?${q}`);
   };
   try {
