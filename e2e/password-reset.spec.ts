@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { linkFromOutbox } from "./support/outbox";
-import { screenshots, signUp, uniqueEmail } from "./support/helpers";
+import { mkdirSync } from "node:fs";
+import type { Page } from "@playwright/test";
+import { SCREENSHOT_DIR, screenshots, signUp, uniqueEmail } from "./support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
@@ -39,6 +41,15 @@ test("forgot password: the link from the mail sets a new password, used once", a
   await expect(page.getByTestId("reset-error")).toContainText("invalid, already used or expired");
 });
 
+/** The shared helper waits for frames with a script; without JavaScript a plain capture at both widths does. */
+async function staticScreenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-phone.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
@@ -50,7 +61,7 @@ test.describe("without JavaScript", () => {
     await page.getByRole("button", { name: "Sign up" }).click();
     await expect(page).toHaveURL(/\/signup\/welcome$/);
     await expect(page.getByTestId("signup-api-key")).toContainText("rtk_");
-    await screenshots(page, "signup-welcome-nojs");
+    await staticScreenshots(page, "signup-welcome-nojs");
     await page.getByTestId("continue-to-dashboard").click();
     await expect(page).toHaveURL(/\/dashboard$/);
 
@@ -61,17 +72,37 @@ test.describe("without JavaScript", () => {
     await page.getByRole("button", { name: "Log in" }).click();
     await expect(page.getByTestId("login-error")).toHaveText("Invalid email or password.");
     await expect(page.getByLabel("Email")).toHaveValue(email);
-    await screenshots(page, "login-error-nojs");
+    await staticScreenshots(page, "login-error-nojs");
 
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Log in" }).click();
     await expect(page).toHaveURL(/\/dashboard$/);
   });
 
-  test("forgot password works without JavaScript too", async ({ page }) => {
+  test("forgot and reset password work without JavaScript too", async ({ page, browser }) => {
+    const email = uniqueEmail("nojs-reset");
+    await page.goto("/signup");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await expect(page).toHaveURL(/\/signup\/welcome$/);
+
     await page.goto("/forgot-password");
-    await page.getByLabel("Email").fill(uniqueEmail("nobody"));
+    await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Send the link" }).click();
     await expect(page.getByTestId("reset-requested")).toBeVisible();
+
+    // The outbox page is read with a script-enabled browser; the reset itself runs without one.
+    const reader = await browser.newPage({ baseURL: BASE });
+    const link = await linkFromOutbox(reader, email, /Reset your Routekit password/, "/reset-password");
+    await reader.close();
+    await page.goto(link);
+    await page.getByLabel("New password").fill("the new password");
+    await page.getByRole("button", { name: "Set the new password" }).click();
+    await expect(page).toHaveURL(/\/login\?notice=password-reset/);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("the new password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect(page).toHaveURL(/\/dashboard$/);
   });
 });

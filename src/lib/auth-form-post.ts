@@ -10,12 +10,16 @@ import type { Context } from "@/server/trpc/init";
 /**
  * Helpers for the HTML forms that post without JavaScript (log-in, sign-up,
  * reset). They are plain form posts, so they are guarded against cross-site
- * posting by their Origin (every browser sends it on a form POST): a page
- * elsewhere cannot sign a visitor into an account of its choosing.
+ * posting (a page elsewhere must not sign a visitor into an account of its
+ * choosing): by Sec-Fetch-Site where the browser sends it, else by Origin.
+ * Pages with `Referrer-Policy: no-referrer` (the mailed-link pages) make the
+ * browser send `Origin: null`, which is why Sec-Fetch-Site comes first.
  */
 export function sameOrigin(req: Request): boolean {
+  const site = req.headers.get("sec-fetch-site");
+  if (site) return site === "same-origin";
   const origin = req.headers.get("origin");
-  if (!origin) return req.headers.get("sec-fetch-site") === "same-origin";
+  if (!origin || origin === "null") return false;
   return origin === new URL(env().publicBaseUrl).origin || origin === new URL(req.url).origin;
 }
 
