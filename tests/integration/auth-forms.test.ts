@@ -4,8 +4,8 @@ import { baseUrlOf, newAccount, randomIp, uniqueEmail } from "./support/api";
 /** The log-in and sign-up forms are in the HTML and post without JavaScript. */
 const base = () => baseUrlOf("strict");
 
-function post(path: string, fields: Record<string, string>, opts: { origin?: string | null; cookie?: string } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp() };
+function post(path: string, fields: Record<string, string>, opts: { origin?: string | null; cookie?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp(), ...opts.headers };
   if (opts.origin !== null) headers.origin = opts.origin ?? base();
   if (opts.cookie) headers.cookie = opts.cookie;
   return fetch(`${base()}${path}`, { method: "POST", redirect: "manual", headers, body: new URLSearchParams(fields) });
@@ -48,12 +48,26 @@ describe("auth forms without JavaScript", () => {
 
   it("a post from another site is refused (no log-in CSRF)", async () => {
     const acct = await newAccount();
-    for (const origin of ["https://evil.example", null]) {
-      const res = await post("/login/submit", { email: acct.email, password: acct.password }, { origin });
+    const attempts = [
+      { origin: "https://evil.example" },
+      { origin: null },
+      { origin: "null" },
+      // A browser says where the post came from; that beats an Origin header that happens to match.
+      { headers: { "sec-fetch-site": "cross-site" } },
+    ];
+    for (const opts of attempts) {
+      const res = await post("/login/submit", { email: acct.email, password: acct.password }, opts);
       expect(res.status).toBe(303);
       expect(sessionCookie(res)).toBeNull();
       expect(new URL(res.headers.get("location")!, base()).searchParams.get("error")).toMatch(/this site's own/);
     }
+  });
+
+  it("a same-origin browser post from a no-referrer page (Origin: null) is accepted by Sec-Fetch-Site", async () => {
+    const acct = await newAccount();
+    const res = await post("/login/submit", { email: acct.email, password: acct.password }, { origin: "null", headers: { "sec-fetch-site": "same-origin" } });
+    expect(res.headers.get("location")).toBe("/dashboard");
+    expect(sessionCookie(res)).toBeTruthy();
   });
 
   it("sign-up posts, signs in and shows the first API key once on /signup/welcome", async () => {

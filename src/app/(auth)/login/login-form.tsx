@@ -48,7 +48,7 @@ export function LoginForm(props: { callbackUrl: string | null; email: string; er
       ) : null}
       <form method="post" action="/login/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
         <input type="hidden" name="callbackUrl" value={returnTo} />
-        <TextField label="Email" type="email" autoComplete="email" required error={errors.email?.message && `Email ${errors.email.message}`} {...form.register("email")} />
+        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} error={errors.email?.message && `Email ${errors.email.message}`} {...form.register("email")} />
         <TextField label="Password" type="password" autoComplete="current-password" required error={errors.password?.message && "Enter your password"} {...form.register("password")} />
         {error ? (
           <Alert tone="error" data-testid="login-error">

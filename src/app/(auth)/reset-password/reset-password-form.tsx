@@ -36,7 +36,8 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
         <Alert tone="error">This page needs the link from the reset mail.</Alert>
       ) : (
         <form method="post" action="/reset-password/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-          <input type="hidden" {...form.register("token")} />
+          {/* defaultValue puts it in the server HTML; react-hook-form fills values only once scripts run. */}
+          <input type="hidden" defaultValue={props.token} {...form.register("token")} />
           <TextField
             label="New password"
             type="password"

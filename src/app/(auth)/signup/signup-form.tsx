@@ -85,9 +85,9 @@ export function SignupForm(props: { email: string; companyName: string; error: s
   return (
     <Card title="Create your Routekit account">
       <form method="post" action="/signup/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-        <TextField label="Email" type="email" autoComplete="email" required error={fieldError("email")} {...form.register("email")} />
+        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} error={fieldError("email")} {...form.register("email")} />
         <TextField label="Password" type="password" autoComplete="new-password" required hint="At least 8 characters." error={fieldError("password")} {...form.register("password")} />
-        <TextField label="Company (optional)" autoComplete="organization" error={fieldError("companyName")} {...form.register("companyName")} />
+        <TextField label="Company (optional)" autoComplete="organization" defaultValue={props.companyName} error={fieldError("companyName")} {...form.register("companyName")} />
         {formError ? (
           <Alert tone="error" data-testid="signup-error">
             {formError}
