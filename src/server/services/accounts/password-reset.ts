@@ -27,8 +27,9 @@ export async function requestPasswordReset(opts: { email: string; ip: string }):
  * address counts as verified, since the link reached it.
  */
 export async function resetPassword(opts: { token: string; password: string }): Promise<{ reset: true }> {
-  const passwordHash = await hashPassword(opts.password);
+  // The link first: a made-up token costs one indexed update, never a password hash.
   const { accountId, email } = await consumeAccountToken("RESET_PASSWORD", opts.token);
+  const passwordHash = await hashPassword(opts.password);
   await db().account.updateMany({
     where: { id: accountId, deletedAt: null },
     data: { passwordHash, sessionVersion: { increment: 1 } },
