@@ -50,6 +50,10 @@ const rawSchema = z.object({
     .refine((v) => /^rediss?:\/\//.test(v), { message: "must be a redis:// or rediss:// URL" })
     .optional(),
   TRUST_PROXY: bool.default(false),
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/[^/]/.test(v), { message: "must be an smtp:// or smtps:// URL" })
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -79,6 +83,8 @@ export type Env = {
   callbackStartTimeoutMs: number;
   redisUrl: string | undefined;
   trustProxy: boolean;
+  /** Where mail goes; unset, messages are written to an outbox under DATA_DIR (a local development box). */
+  smtpUrl: string | undefined;
   logLevel: z.infer<typeof rawSchema>["LOG_LEVEL"];
 };
 
@@ -155,6 +161,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     callbackStartTimeoutMs: raw.CALLBACK_START_TIMEOUT_MS,
     redisUrl: raw.REDIS_URL,
     trustProxy: raw.TRUST_PROXY,
+    smtpUrl: raw.SMTP_URL,
     logLevel: raw.LOG_LEVEL,
   });
 }

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
 import { DashboardShell } from "@/components/dashboard/shell";
+import { UnverifiedBanner } from "@/components/dashboard/unverified-banner";
 import { Providers } from "@/lib/trpc/client";
 import { serverCaller } from "@/lib/trpc/server";
 import { toErrorResponse } from "@/server/errors/to-error-response";
@@ -19,6 +20,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   return (
     <Providers>
       <DashboardShell email={account.email} status={account.status}>
+        <UnverifiedBanner />
         {children}
       </DashboardShell>
     </Providers>

@@ -17,6 +17,7 @@ const NAV = [
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/setup", label: "Setup guide" },
+  { href: "/dashboard/settings", label: "Settings" },
 ];
 
 export function DashboardShell({ email, status, children }: { email: string; status: string; children: ReactNode }) {

@@ -27,6 +27,8 @@ export function allowedMethodsFor(path: string): readonly string[] | null {
   if (path.startsWith("/api/") || path === "/api") return null;
   // Local billing pages (decisions §4): GET and HEAD show, a POST (any body) acts.
   if (/^\/billing\/(checkout\/[^/]+|portal\/[^/]+\/(cancel|resume))\/?$/.test(path)) return ["GET", "HEAD", "POST"];
+  // The account forms that work without JavaScript post here (HTML forms only).
+  if (ACCOUNT_FORM_POSTS.test(path)) return ["POST"];
   // Pages, /docs and Next.js's own assets: read-only (the app has no server actions).
   return ["GET", "HEAD"];
 }
@@ -38,6 +40,7 @@ export function mediaTypeOf(contentType: string | string[] | undefined): string 
 }
 
 const FORM = "application/x-www-form-urlencoded";
+const ACCOUNT_FORM_POSTS = /^\/(login\/submit|signup\/submit|forgot-password\/send|reset-password\/submit|verify-email\/confirm)\/?$/;
 const MULTIPART = "multipart/form-data";
 
 /** What a POST to these paths must declare; everything else parses (or refuses) its own body. */
@@ -45,7 +48,7 @@ function requiredMediaTypes(path: string): readonly string[] | null {
   // tRPC's adapter answers an unknown type with a 500; JSON only also rules out cross-site form posts.
   if (path.startsWith("/api/trpc/")) return ["application/json"];
   // next-auth takes HTML form posts. The billing pages' POSTs read no body at all.
-  if (path.startsWith("/api/session/")) return [FORM];
+  if (path.startsWith("/api/session/") || ACCOUNT_FORM_POSTS.test(path)) return [FORM];
   return null;
 }
 

@@ -7,6 +7,7 @@ import { callsRouter } from "./routers/calls";
 import { outboundRouter } from "./routers/outbound";
 import { usageRouter } from "./routers/usage";
 import { phoneNumbersRouter } from "./routers/phone-numbers";
+import { settingsRouter } from "./routers/settings";
 import { systemRouter } from "./routers/system";
 import { twilioConnectionRouter } from "./routers/twilio-connection";
 import { webhookDeliveriesRouter } from "./routers/webhook-deliveries";
@@ -23,6 +24,7 @@ export const appRouter = router({
   calls: callsRouter,
   billing: billingRouter,
   twilioConnection: twilioConnectionRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
+import { startSmtpCapture } from "./smtp-capture";
 import { STRIPE_TEST_ENV, TEST_AUTH_SECRET } from "./test-secrets";
 
 /** One test server on its own database (or embedded when none): servers share AUTH_SECRET with in-process tests. */
@@ -21,6 +25,10 @@ declare module "vitest" {
     stripeDatabaseUrl: string;
     stripeFakePort: number;
     embedded: boolean;
+    /** Where the test SMTP server (SMTP_URL of the strict and Stripe servers) writes what it receives. */
+    smtpMailDir: string;
+    /** The permissive server runs without SMTP_URL: its mail lands in this DATA_DIR's outbox. */
+    permissiveDataDir: string;
   }
 }
 
@@ -37,9 +45,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stripeDb = external ? await siblingDatabase(external, "stripe") : undefined;
   const stripeFakePort = await freePort();
   const twilioSimulatorPort = await freePort();
+  const smtpMailDir = mkdtempSync(path.join(tmpdir(), "routekit-smtp-"));
+  const smtp = await startSmtpCapture(smtpMailDir);
   const [strict, permissive, stripeMode] = await Promise.all([
     // Nothing listens on port 9 of loopback here: Twilio is unreachable for the strict server.
-    startServer("strict", external, { TWILIO_API_BASE_URL: "http://127.0.0.1:9" }),
+    startServer("strict", external, { TWILIO_API_BASE_URL: "http://127.0.0.1:9", SMTP_URL: smtp.url }),
     startServer("permissive", permissiveDb, {
       CALLBACK_ALLOW_PRIVATE: "true",
       CALLBACK_START_TIMEOUT_MS: "1500",
@@ -48,6 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startServer("stripe", stripeDb, {
       CALLBACK_ALLOW_PRIVATE: "true",
       ...STRIPE_TEST_ENV,
+      SMTP_URL: smtp.url,
       STRIPE_API_BASE_URL: `http://127.0.0.1:${stripeFakePort}`,
     }),
   ]);
@@ -63,10 +74,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("stripeDatabaseUrl", stripeMode.databaseUrl);
   project.provide("stripeFakePort", stripeFakePort);
   project.provide("embedded", !external);
+  project.provide("smtpMailDir", smtpMailDir);
+  project.provide("permissiveDataDir", permissive.dataDir);
 
   return async () => {
     const keepData = Boolean(process.env.KEEP_TEST_DATA);
     await Promise.all(servers.map((s) => s.stop({ keepData })));
+    await smtp.close();
+    if (!keepData) rmSync(smtpMailDir, { recursive: true, force: true });
     if (keepData) for (const s of servers) console.log(`test data kept in ${s.dataDir}`);
   };
 }

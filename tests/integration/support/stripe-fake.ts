@@ -175,6 +175,8 @@ export async function startFakeStripe(opts: { secretKey: string; prices: Record<
       return renderPrice(id, price);
     }],
     ["POST", /^\/v1\/billing\/meter_events$/, meterEvent],
+    // Cancelling a subscription now (closing an account). The fake keeps no subscriptions, so any id is cancelled.
+    ["DELETE", /^\/v1\/subscriptions\/([^/]+)$/, (_p, id) => ({ id, object: "subscription", status: "canceled", canceled_at: nowSec(), livemode: false })],
   ];
 
   function authenticate(authorization: string | undefined) {

@@ -1,58 +1,69 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import Link from "next/link";
-import { useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { safeReturnPath } from "@/lib/format";
+import { ZLoginInput } from "@/server/schemas/auth";
 
-/** next-auth's own error codes, for when it fails before our procedure answers. */
-const NEXT_AUTH_ERRORS: Record<string, string> = {
-  CredentialsSignin: "Invalid email or password.",
-  SessionRequired: "Log in to continue.",
-};
+const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid email or password." };
 
-export function LoginForm() {
+/**
+ * Without JavaScript the form posts to /login/submit, which signs in and
+ * redirects; once JavaScript runs, it validates with the API's schema and
+ * signs in through next-auth's client without leaving the page.
+ */
+export function LoginForm(props: { callbackUrl: string | null; email: string; error: string | null; notice: string | null }) {
   const router = useRouter();
-  const params = useSearchParams();
-  const returnTo = safeReturnPath(params.get("callbackUrl"));
-  const [error, setError] = useState<string | null>(params.get("error") ? (NEXT_AUTH_ERRORS[params.get("error")!] ?? params.get("error")) : null);
-  const [busy, setBusy] = useState(false);
+  const returnTo = safeReturnPath(props.callbackUrl);
+  const [error, setError] = useState<string | null>(props.error);
+  const form = useForm({ resolver: zodResolver(ZLoginInput), defaultValues: { email: props.email, password: "" } });
+  const { errors, isSubmitting } = form.formState;
 
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    setBusy(true);
+  const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
-    const result = await signIn("credentials", { redirect: false, email: String(form.get("email")), password: String(form.get("password")) });
+    const result = await signIn("credentials", { redirect: false, email: values.email, password: values.password });
     if (result?.ok && !result.error) {
       router.replace(returnTo);
       router.refresh();
       return;
     }
-    setBusy(false);
     setError(result?.error ? (NEXT_AUTH_ERRORS[result.error] ?? result.error) : "Log-in failed; try again.");
-  }
+  });
 
   return (
     <Card title="Log in">
-      {params.get("callbackUrl") ? <p className="text-sm text-slate-600">Log in to see that page.</p> : null}
-      <form onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-        <TextField label="Email" name="email" type="email" autoComplete="email" required />
-        <TextField label="Password" name="password" type="password" autoComplete="current-password" required />
+      {props.callbackUrl ? <p className="text-sm text-slate-600">Log in to see that page.</p> : null}
+      {props.notice ? (
+        <Alert tone="success" data-testid="login-notice">
+          {props.notice}
+        </Alert>
+      ) : null}
+      <form method="post" action="/login/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
+        <input type="hidden" name="callbackUrl" value={returnTo} />
+        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} error={errors.email?.message && `Email ${errors.email.message}`} {...form.register("email")} />
+        <TextField label="Password" type="password" autoComplete="current-password" required error={errors.password?.message && "Enter your password"} {...form.register("password")} />
         {error ? (
           <Alert tone="error" data-testid="login-error">
             {error}
           </Alert>
         ) : null}
-        <Button type="submit" loading={busy} className="w-full">
+        <Button type="submit" loading={isSubmitting} className="w-full">
           Log in
         </Button>
       </form>
+      <p className="text-sm text-slate-600">
+        <Link href="/forgot-password" className="font-semibold text-indigo-600 hover:text-indigo-500">
+          Forgot password?
+        </Link>
+      </p>
       <p className="text-sm text-slate-600">
         {`No account yet? `}
         <Link href="/signup" className="font-semibold text-indigo-600 hover:text-indigo-500">

@@ -1,55 +1,62 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { TextField } from "@/components/ui/field";
-import { errorsFromDetails, errorsFromIssues, type FieldErrors } from "@/lib/field-errors";
 import { appErrorOf, useTRPC } from "@/lib/trpc/client";
 import { ZRegisterInput } from "@/server/schemas/auth";
 
-const FIELD_NAMES = { email: "Email", password: "Password", companyName: "Company" };
+// The API's schema; the form's empty company field means "none".
+const ZSignupForm = ZRegisterInput.extend({ companyName: z.string().trim().max(200).transform((v) => v || null) });
+type SignupValues = z.input<typeof ZSignupForm>;
+const LABELS = { email: "Email", password: "Password", companyName: "Company" } as const;
 
-/** Registration through the same procedure as POST /api/auth/register; then a session like any log-in. */
-export function SignupForm() {
+/**
+ * Registration through the same procedure as POST /api/auth/register; then a
+ * session like any log-in. Without JavaScript the form posts to
+ * /signup/submit, which does the same and shows the key on /signup/welcome.
+ */
+export function SignupForm(props: { email: string; companyName: string; error: string | null }) {
   const trpc = useTRPC();
   const router = useRouter();
   const register = useMutation(trpc.auth.register.mutationOptions());
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors<keyof typeof FIELD_NAMES>>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  const form = useForm<SignupValues, unknown, z.output<typeof ZSignupForm>>({
+    resolver: zodResolver(ZSignupForm),
+    defaultValues: { email: props.email, password: "", companyName: props.companyName },
+  });
+  const { errors } = form.formState;
+  const [formError, setFormError] = useState<string | null>(props.error);
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [signInError, setSignInError] = useState<string | null>(null);
   const [continuing, setContinuing] = useState(false);
 
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const raw = { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? ""), companyName: String(form.get("companyName") ?? "").trim() || null };
+  const onSubmit = form.handleSubmit(async (values) => {
     setFormError(null);
-    // The API's own schema, so the messages here are the ones the API would give.
-    const parsed = ZRegisterInput.safeParse(raw);
-    if (!parsed.success) {
-      setFieldErrors(errorsFromIssues(FIELD_NAMES, parsed.error.issues));
-      return;
-    }
-    setFieldErrors({});
     try {
-      const result = await register.mutateAsync(parsed.data);
-      const session = await signIn("credentials", { redirect: false, email: parsed.data.email, password: raw.password });
+      const result = await register.mutateAsync(values);
+      const session = await signIn("credentials", { redirect: false, email: values.email, password: values.password });
       if (!session?.ok || session.error) setSignInError(session?.error ?? "Log in to continue.");
       setApiKey(result.apiKey);
     } catch (err) {
       const appError = appErrorOf(err);
-      setFieldErrors(errorsFromDetails(FIELD_NAMES, appError?.details));
+      for (const d of appError?.details ?? []) {
+        if (d.path in LABELS) form.setError(d.path as keyof typeof LABELS, { message: d.message });
+      }
       setFormError(appError?.message ?? "Sign-up failed; try again.");
     }
-  }
+  });
+
+  const fieldError = (name: keyof typeof LABELS) => (errors[name]?.message ? `${LABELS[name]} ${errors[name]!.message}` : undefined);
 
   if (apiKey) {
     return (
@@ -58,6 +65,7 @@ export function SignupForm() {
           This is the only time it is shown. Your backend sends it as <code>Authorization: Bearer …</code>. You can create more keys and revoke this one later.
         </Alert>
         <CopyField label="API key" value={apiKey} data-testid="signup-api-key" />
+        <p className="text-sm text-slate-600">We sent a link to your email address: open it to confirm the address is yours.</p>
         {signInError ? <Alert tone="error">{signInError}</Alert> : null}
         <Button
           className="w-full"
@@ -76,10 +84,10 @@ export function SignupForm() {
 
   return (
     <Card title="Create your Routekit account">
-      <form onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-        <TextField label="Email" name="email" type="email" autoComplete="email" required error={fieldErrors.email} />
-        <TextField label="Password" name="password" type="password" autoComplete="new-password" required hint="At least 8 characters." error={fieldErrors.password} />
-        <TextField label="Company (optional)" name="companyName" autoComplete="organization" error={fieldErrors.companyName} />
+      <form method="post" action="/signup/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
+        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} error={fieldError("email")} {...form.register("email")} />
+        <TextField label="Password" type="password" autoComplete="new-password" required hint="At least 8 characters." error={fieldError("password")} {...form.register("password")} />
+        <TextField label="Company (optional)" autoComplete="organization" defaultValue={props.companyName} error={fieldError("companyName")} {...form.register("companyName")} />
         {formError ? (
           <Alert tone="error" data-testid="signup-error">
             {formError}

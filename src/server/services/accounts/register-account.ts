@@ -6,6 +6,7 @@ import { signToken } from "../../auth/tokens";
 import { encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
 import { issueApiKey } from "../api-keys/issue-api-key";
 import { createCheckoutUrl } from "../billing/billing-provider";
+import { startEmailVerification } from "./email-verification";
 import { engineVoiceUrl, generateRoutingToken, sealRoutingToken } from "./engine-voice-url";
 
 /** Account, its `Default` key and its secrets in one transaction: nothing half-written. */
@@ -32,7 +33,11 @@ export async function registerAccount(input: TRegisterInput) {
     if (isUniqueViolation(err)) throw new AppError("EMAIL_TAKEN");
     throw err;
   }
-  const [{ token }, checkoutUrl] = await Promise.all([signToken("login", created.account.id), createCheckoutUrl(created.account.id)]);
+  const [{ token }, checkoutUrl] = await Promise.all([
+    signToken("login", created.account.id),
+    createCheckoutUrl(created.account.id),
+    startEmailVerification({ accountId: created.account.id, email: created.account.email }),
+  ]);
   return {
     account: created.account,
     apiKey: created.apiKey,

@@ -1,0 +1,57 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { TextField } from "@/components/ui/field";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { ZRequestPasswordResetInput } from "@/server/schemas/account-settings";
+
+export const RESET_SENT =
+  "If an account uses that address, we sent it a link to choose a new password. It works for one hour. Nothing arrived? Check the spam folder, or ask again in a few minutes.";
+
+/** Asks for a reset link; the answer is the same whether or not the address has an account. Posts to /forgot-password/send without JavaScript. */
+export function ForgotPasswordForm(props: { sent: boolean; error: string | null }) {
+  const trpc = useTRPC();
+  const request = useMutation(trpc.settings.requestPasswordReset.mutationOptions());
+  const [sent, setSent] = useState(props.sent);
+  const [error, setError] = useState(props.error);
+  const form = useForm({ resolver: zodResolver(ZRequestPasswordResetInput), defaultValues: { email: "" } });
+  const onSubmit = form.handleSubmit(async (values) => {
+    setError(null);
+    try {
+      await request.mutateAsync(values);
+      setSent(true);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  });
+  return (
+    <Card title="Reset your password">
+      {sent ? (
+        <Alert tone="success" data-testid="reset-requested">
+          {RESET_SENT}
+        </Alert>
+      ) : (
+        <form method="post" action="/forgot-password/send" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
+          <p className="text-sm text-slate-600">Enter your account&apos;s email address and we will mail you a link to choose a new password.</p>
+          <TextField label="Email" type="email" autoComplete="email" required error={form.formState.errors.email?.message && `Email ${form.formState.errors.email.message}`} {...form.register("email")} />
+          {error ? <Alert tone="error">{error}</Alert> : null}
+          <Button type="submit" loading={request.isPending} className="w-full">
+            Send the link
+          </Button>
+        </form>
+      )}
+      <p className="text-sm text-slate-600">
+        <Link href="/login" className="font-semibold text-indigo-600 hover:text-indigo-500">
+          Back to log-in
+        </Link>
+      </p>
+    </Card>
+  );
+}

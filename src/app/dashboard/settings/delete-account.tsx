@@ -1,0 +1,63 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { signOut } from "next-auth/react";
+import { useForm } from "react-hook-form";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/card";
+import { TextField } from "@/components/ui/field";
+import { useToast } from "@/components/ui/toast";
+import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { ZDeleteAccountInput } from "@/server/schemas/account-settings";
+
+/** Closing the account, confirmed by typing its address and the password; says exactly what happens first. */
+export function DeleteAccount() {
+  const trpc = useTRPC();
+  const toast = useToast();
+  const settings = useQuery(trpc.settings.get.queryOptions());
+  const form = useForm({ resolver: zodResolver(ZDeleteAccountInput), defaultValues: { confirmEmail: "", password: "" } });
+  const remove = useMutation(trpc.settings.delete.mutationOptions());
+  const { errors } = form.formState;
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    if (settings.data && values.confirmEmail !== settings.data.email) {
+      form.setError("confirmEmail", { message: "does not match the account's email address" });
+      return;
+    }
+    try {
+      await remove.mutateAsync(values);
+    } catch (err) {
+      const detail = appErrorOf(err)?.details?.find((d) => d.path === "confirmEmail" || d.path === "password");
+      if (detail) form.setError(detail.path as "confirmEmail" | "password", { message: detail.message });
+      else toast.error(messageOf(err));
+      return;
+    }
+    await signOut({ callbackUrl: "/login?notice=deleted" });
+  });
+
+  return (
+    <Panel title="Close the account" data-testid="settings-delete">
+      <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700">
+        <li>Your numbers are released (and cleared at Twilio where they still point at Routekit); inbound calls to them are no longer answered.</li>
+        <li>Every API key stops working and every session ends. Your subscription is cancelled.</li>
+        <li>Your calls and usage records are kept for billing and audit; your email address is freed for a new sign-up.</li>
+      </ul>
+      <form onSubmit={(e) => void onSubmit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
+        <TextField
+          label="Type your email address to confirm"
+          type="email"
+          autoComplete="off"
+          error={errors.confirmEmail?.message && `Email ${errors.confirmEmail.message}`}
+          {...form.register("confirmEmail")}
+        />
+        <TextField label="Password" type="password" autoComplete="current-password" error={errors.password?.message && `Password ${errors.password.message}`} {...form.register("password")} />
+        <div className="sm:col-span-2">
+          <Button type="submit" variant="danger" loading={remove.isPending || form.formState.isSubmitting}>
+            Close my account for good
+          </Button>
+        </div>
+      </form>
+    </Panel>
+  );
+}

@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
+import { PageHeader } from "@/components/ui/card";
+import { ChangeEmail } from "./change-email";
+import { ChangePassword } from "./change-password";
+import { DeleteAccount } from "./delete-account";
+import { SignOutEverywhere } from "./sign-out-everywhere";
+
+export const metadata: Metadata = { title: "Settings · Routekit" };
+
+export default async function SettingsPage() {
+  await getQueryClient().prefetchQuery(trpc.settings.get.queryOptions());
+  return (
+    <HydrateClient>
+      <div className="space-y-6">
+        <PageHeader title="Settings" description="Your sign-in address and password, your sessions, and closing the account." />
+        <ChangeEmail />
+        <ChangePassword />
+        <SignOutEverywhere />
+        <DeleteAccount />
+      </div>
+    </HydrateClient>
+  );
+}

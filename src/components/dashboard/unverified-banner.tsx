@@ -1,0 +1,31 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { messageOf, useTRPC } from "@/lib/trpc/client";
+
+/** Until the owner opens the verification link, every dashboard page says so, with a way to send it again. */
+export function UnverifiedBanner() {
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.settings.get.queryOptions());
+  const resend = useMutation(trpc.settings.resendVerification.mutationOptions());
+  if (!settings.data || settings.data.emailVerified) return null;
+  return (
+    <div className="mb-6">
+      <Alert
+        tone="warning"
+        data-testid="unverified-banner"
+        actions={
+          <Button size="sm" variant="secondary" loading={resend.isPending} disabled={resend.isSuccess} onClick={() => resend.mutate()}>
+            {resend.isSuccess ? "Sent" : "Resend the link"}
+          </Button>
+        }
+      >
+        Confirm your email address: open the link we sent to <span className="break-all font-medium">{settings.data.email}</span>.
+        {resend.isSuccess ? " A new link is on its way." : null}
+        {resend.isError ? ` ${messageOf(resend.error)}` : null}
+      </Alert>
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+import { env } from "../env";
+import type { MailMessage } from "./mail-message";
+
+/**
+ * The account mails: each says what the link does, how long it works, and
+ * what to do if you did not ask. Plain text first; the HTML part is the same words.
+ */
+function link(pathname: string, token: string): string {
+  return `${env().publicBaseUrl}${pathname}?token=${encodeURIComponent(token)}`;
+}
+
+function html(paragraphs: string[], url: string, action: string): string {
+  const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const body = paragraphs.map((p) => `<p>${esc(p)}</p>`).join("\n");
+  return `<!doctype html><html><body style="font-family:sans-serif">\n<p><a href="${esc(url)}">${esc(action)}</a></p>\n${body}\n</body></html>`;
+}
+
+export function verificationMail(to: string, token: string): MailMessage {
+  const url = link("/verify-email", token);
+  const notes = [
+    "This link works for 48 hours, once.",
+    "If you did not create a Routekit account, ignore this message: nothing happens without the link, and no account will be verified with your address.",
+  ];
+  return {
+    to,
+    subject: "Confirm your email address for Routekit",
+    text: `Confirm that this address belongs to your Routekit account:\n\n${url}\n\n${notes.join("\n\n")}\n`,
+    html: html(notes, url, "Confirm your email address"),
+  };
+}
+
+export function passwordResetMail(to: string, token: string): MailMessage {
+  const url = link("/reset-password", token);
+  const notes = [
+    "This link works for 1 hour, once. Choosing a new password signs out every session of the account.",
+    "If you did not ask to reset your password, ignore this message: your password stays as it is. If it keeps happening, someone may know your address; your account is safe as long as your mailbox is.",
+  ];
+  return {
+    to,
+    subject: "Reset your Routekit password",
+    text: `Someone (hopefully you) asked to reset the password of the Routekit account for this address. Choose a new password here:\n\n${url}\n\n${notes.join("\n\n")}\n`,
+    html: html(notes, url, "Choose a new password"),
+  };
+}
+
+export function emailChangeMail(to: string, token: string): MailMessage {
+  const url = link("/verify-email/new-address", token);
+  const notes = [
+    "Your account's address changes only when this link is opened and confirmed. It works for 24 hours, once. Confirming signs out every session of the account; log in again with this address.",
+    "If you did not ask for this, ignore this message: the account keeps its current address.",
+  ];
+  return {
+    to,
+    subject: "Confirm your new email address for Routekit",
+    text: `Someone (hopefully you) asked to make this the email address of a Routekit account. Confirm it here:\n\n${url}\n\n${notes.join("\n\n")}\n`,
+    html: html(notes, url, "Confirm your new address"),
+  };
+}
+
+/** To the old address, so a takeover through a stolen session does not go unnoticed. */
+export function emailChangeRequestedNotice(to: string, newEmail: string): MailMessage {
+  const text = [
+    `A change of your Routekit account's email address to ${newEmail} was requested. It takes effect only when the link sent to the new address is opened.`,
+    "If this was not you, change your password now (Settings, or \"Forgot password?\" on the log-in page): that signs out every session and the pending change can no longer be confirmed.",
+  ];
+  return { to, subject: "Your Routekit email address is about to change", text: text.join("\n\n") + "\n" };
+}

@@ -1,0 +1,51 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { AccountTokenPurpose } from "@/generated/prisma/enums";
+import { db } from "../../db/client";
+import { AppError } from "../../errors/app-error";
+
+/**
+ * The one-time links sent by mail. The token is 256 random bits; only its
+ * SHA-256 is stored, so a database read cannot be turned into a link. A new
+ * link of a purpose retires the account's earlier unused ones.
+ */
+const LIFETIME_MS: Record<AccountTokenPurpose, number> = {
+  VERIFY_EMAIL: 48 * 3600_000,
+  RESET_PASSWORD: 3600_000,
+  CHANGE_EMAIL: 24 * 3600_000,
+};
+
+export function hashAccountToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export async function issueAccountToken(opts: { accountId: string; purpose: AccountTokenPurpose; email: string }): Promise<string> {
+  const token = randomBytes(32).toString("base64url");
+  const now = new Date();
+  await db().$transaction([
+    db().accountToken.updateMany({ where: { accountId: opts.accountId, purpose: opts.purpose, usedAt: null }, data: { usedAt: now } }),
+    db().accountToken.create({
+      data: { accountId: opts.accountId, purpose: opts.purpose, email: opts.email, tokenHash: hashAccountToken(token), expiresAt: new Date(now.getTime() + LIFETIME_MS[opts.purpose]) },
+    }),
+  ]);
+  return token;
+}
+
+/** Retires unused links (a password change retires a pending email change). */
+export async function retireAccountTokens(accountId: string, purposes: AccountTokenPurpose[]): Promise<void> {
+  await db().accountToken.updateMany({ where: { accountId, purpose: { in: purposes }, usedAt: null }, data: { usedAt: new Date() } });
+}
+
+export const INVALID_LINK_MESSAGE = "This link is invalid, already used or expired. Ask for a new one.";
+
+/**
+ * Uses the link once: the conditional update is the claim, so two clicks at
+ * once cannot both succeed. Unknown, used and expired links are one answer.
+ */
+export async function consumeAccountToken(purpose: AccountTokenPurpose, token: string): Promise<{ accountId: string; email: string }> {
+  const tokenHash = hashAccountToken(token);
+  const now = new Date();
+  const claimed = await db().accountToken.updateMany({ where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+  if (claimed.count !== 1) throw new AppError("VALIDATION_FAILED", INVALID_LINK_MESSAGE, { details: [{ path: "token", message: "invalid, used or expired" }] });
+  const row = await db().accountToken.findUniqueOrThrow({ where: { tokenHash }, select: { accountId: true, email: true } });
+  return row;
+}

@@ -1,0 +1,47 @@
+import { db } from "../../db/client";
+import { AppError } from "../../errors/app-error";
+import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
+import { cancelStripeSubscription } from "./cancel-stripe-subscription";
+import { requireCurrentPassword } from "./change-password";
+
+/**
+ * Closes the account for good, confirmed by its address and its password.
+ * In this order, so a failure part-way leaves nothing billed or reachable:
+ * the Stripe subscription is cancelled (a Stripe outage stops here, 502),
+ * numbers are released (at Twilio only where they still point at us), the
+ * Twilio credentials are forgotten, API keys are revoked, and the account is
+ * marked closed with every session ended. Calls and usage stay for the
+ * history; the address is freed for a new sign-up (the old one is kept in
+ * `deletedEmail`).
+ */
+export async function deleteAccount(opts: { accountId: string; confirmEmail: string; password: string }): Promise<{ deleted: true }> {
+  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, stripeSubscriptionId: true, subscriptionStatus: true } });
+  if (opts.confirmEmail !== account.email) {
+    throw new AppError("VALIDATION_FAILED", "Type the account's email address to confirm.", { details: [{ path: "confirmEmail", message: "does not match the account's email address" }] });
+  }
+  await requireCurrentPassword(opts.accountId, opts.password, "password");
+  // A subscription Stripe already ended needs nothing more.
+  await cancelStripeSubscription(account.subscriptionStatus === "canceled" ? null : account.stripeSubscriptionId);
+
+  const numbers = await db().phoneNumber.findMany({ where: { accountId: opts.accountId }, select: { id: true } });
+  // One by one, through the same release as DELETE /api/phone-numbers/:id (Twilio included).
+  for (const n of numbers) await deletePhoneNumber({ accountId: opts.accountId, id: n.id });
+
+  const now = new Date();
+  await db().$transaction([
+    db().twilioConnection.deleteMany({ where: { accountId: opts.accountId } }),
+    db().apiKey.updateMany({ where: { accountId: opts.accountId, revokedAt: null }, data: { revokedAt: now } }),
+    db().accountToken.deleteMany({ where: { accountId: opts.accountId } }),
+    db().account.update({
+      where: { id: opts.accountId },
+      data: {
+        email: `deleted-${opts.accountId}@deleted.invalid`,
+        deletedEmail: account.email,
+        deletedAt: now,
+        status: "SUSPENDED",
+        sessionVersion: { increment: 1 },
+      },
+    }),
+  ]);
+  return { deleted: true };
+}

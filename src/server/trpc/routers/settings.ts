@@ -1,0 +1,50 @@
+import {
+  ZAccountSettingsOutput,
+  ZChangePasswordInput,
+  ZChangePasswordOutput,
+  ZConfirmEmailChangeOutput,
+  ZDeleteAccountInput,
+  ZDeleteAccountOutput,
+  ZRequestEmailChangeInput,
+  ZRequestEmailChangeOutput,
+  ZRequestPasswordResetInput,
+  ZRequestPasswordResetOutput,
+  ZResendVerificationOutput,
+  ZResetPasswordInput,
+  ZResetPasswordOutput,
+  ZTokenInput,
+  ZVerifyEmailOutput,
+} from "../../schemas/account-settings";
+import { getAccountSettings } from "../../services/accounts/account-settings";
+import { changePassword } from "../../services/accounts/change-password";
+import { confirmEmailChange, requestEmailChange } from "../../services/accounts/change-email";
+import { deleteAccount } from "../../services/accounts/delete-account";
+import { resendVerificationEmail, verifyEmail } from "../../services/accounts/email-verification";
+import { requestPasswordReset, resetPassword } from "../../services/accounts/password-reset";
+import { apiProcedure, publicProcedure, router } from "../init";
+
+/**
+ * Account settings and the mailed links. The signed-in ones take a session,
+ * login token or API key like the rest of the API; the link ones take the
+ * mailed token (256 random bits), which is the credential.
+ */
+export const settingsRouter = router({
+  get: apiProcedure.output(ZAccountSettingsOutput).query(({ ctx }) => getAccountSettings({ accountId: ctx.auth.account.id })),
+  resendVerification: apiProcedure.output(ZResendVerificationOutput).mutation(({ ctx }) => resendVerificationEmail({ accountId: ctx.auth.account.id, ip: ctx.ip })),
+  verifyEmail: publicProcedure.input(ZTokenInput).output(ZVerifyEmailOutput).mutation(({ input }) => verifyEmail(input)),
+  requestPasswordReset: publicProcedure
+    .input(ZRequestPasswordResetInput)
+    .output(ZRequestPasswordResetOutput)
+    .mutation(({ ctx, input }) => requestPasswordReset({ email: input.email, ip: ctx.ip })),
+  resetPassword: publicProcedure.input(ZResetPasswordInput).output(ZResetPasswordOutput).mutation(({ input }) => resetPassword(input)),
+  changePassword: apiProcedure
+    .input(ZChangePasswordInput)
+    .output(ZChangePasswordOutput)
+    .mutation(({ ctx, input }) => changePassword({ accountId: ctx.auth.account.id, ...input })),
+  requestEmailChange: apiProcedure
+    .input(ZRequestEmailChangeInput)
+    .output(ZRequestEmailChangeOutput)
+    .mutation(({ ctx, input }) => requestEmailChange({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
+  confirmEmailChange: publicProcedure.input(ZTokenInput).output(ZConfirmEmailChangeOutput).mutation(({ input }) => confirmEmailChange(input)),
+  delete: apiProcedure.input(ZDeleteAccountInput).output(ZDeleteAccountOutput).mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ...input })),
+});

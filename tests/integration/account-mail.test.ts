@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { call, newAccount, randomIp, sql, uniqueEmail } from "./support/api";
+import { mailTo, tokenIn, waitForMail } from "./support/mailbox";
+import { sessionCookie, trpc } from "./support/trpc";
+
+/**
+ * Mail through a real SMTP server the test run starts (SMTP_URL of the strict
+ * server): sign-up verification, resend, and password reset.
+ */
+const VERIFY = /Confirm your email address/;
+const RESET = /Reset your Routekit password/;
+
+describe("email verification", () => {
+  it("sign-up mails a verification link with a plain-text part; confirming it marks the address verified, once", async () => {
+    const acct = await newAccount();
+    const [mail] = await waitForMail(acct.email, VERIFY);
+    expect(mail!.text).toMatch(/If you did not create a Routekit account/);
+    expect(mail!.from).toMatch(/no-reply@/);
+    const token = tokenIn(mail!, "/verify-email");
+    const cookie = await sessionCookie(acct.email, acct.password);
+
+    expect((await trpc("query", "settings.get", undefined, { cookie })).data).toMatchObject({ email: acct.email, emailVerified: false });
+    // Only a hash is stored.
+    const stored = await sql().query(`SELECT "tokenHash" FROM "AccountToken" WHERE "accountId" = $1`, [acct.id]);
+    expect(stored.rows.map((r) => r.tokenHash)).not.toContain(token);
+
+    const ok = await trpc("mutation", "settings.verifyEmail", { token });
+    expect(ok.status).toBe(200);
+    expect(ok.data).toEqual({ verified: true, email: acct.email });
+    expect((await trpc("query", "settings.get", undefined, { cookie })).data.emailVerified).toBe(true);
+
+    const again = await trpc("mutation", "settings.verifyEmail", { token });
+    expect(again.status).toBe(400);
+    expect(again.error?.code).toBe("VALIDATION_FAILED");
+  });
+
+  it("resend sends a new link that retires the old one, and is rate limited per address", async () => {
+    const acct = await newAccount();
+    const [first] = await waitForMail(acct.email, VERIFY);
+    const ip = randomIp();
+    const cookie = await sessionCookie(acct.email, acct.password);
+    const resent = await trpc("mutation", "settings.resendVerification", {}, { cookie, ip });
+    expect(resent.data).toEqual({ sent: true, alreadyVerified: false });
+    const mails = await waitForMail(acct.email, VERIFY, { count: 2 });
+    const newer = tokenIn(mails[1]!, "/verify-email");
+    expect((await trpc("mutation", "settings.verifyEmail", { token: tokenIn(first!, "/verify-email") })).status).toBe(400);
+    expect((await trpc("mutation", "settings.verifyEmail", { token: newer })).status).toBe(200);
+    // Verified now: nothing more to send.
+    expect((await trpc("mutation", "settings.resendVerification", {}, { cookie, ip })).data).toEqual({ sent: false, alreadyVerified: true });
+
+    const other = await newAccount();
+    const otherCookie = await sessionCookie(other.email, other.password);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await trpc("mutation", "settings.resendVerification", {}, { cookie: otherCookie, ip: randomIp() })).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses[5]).toBe(429);
+  });
+
+  it("without a session, resend is 401", async () => {
+    expect((await trpc("mutation", "settings.resendVerification", {})).status).toBe(401);
+  });
+});
+
+describe("password reset", () => {
+  it("answers the same for a known and an unknown address; only the known one gets mail", async () => {
+    const acct = await newAccount();
+    const unknown = uniqueEmail("nobody");
+    const known = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email.toUpperCase() });
+    const none = await trpc("mutation", "settings.requestPasswordReset", { email: unknown });
+    expect(known.status).toBe(200);
+    expect(none.status).toBe(known.status);
+    expect(none.text).toBe(known.text);
+    const [mail] = await waitForMail(acct.email, RESET);
+    expect(mail!.text).toMatch(/1 hour/);
+    expect(mail!.text).toMatch(/If you did not ask to reset your password/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await mailTo(unknown)).toHaveLength(0);
+  });
+
+  it("takes similar time for a known and an unknown address", async () => {
+    const acct = await newAccount();
+    const time = async (email: string) => {
+      const samples: number[] = [];
+      for (let i = 0; i < 5; i++) samples.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).ms);
+      return samples.sort((a, b) => a - b)[2]!;
+    };
+    const known = await time(acct.email);
+    const unknown = await time(uniqueEmail("nobody"));
+    // The mail leaves after the answer, so no SMTP round trip (nor a password hash) tells the two apart;
+    // the bound is loose because the test machine is shared.
+    expect(Math.abs(known - unknown)).toBeLessThan(200);
+  });
+
+  it("a link sets a new password once: old sessions and the old password stop working", async () => {
+    const acct = await newAccount();
+    await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
+    const token = tokenIn((await waitForMail(acct.email, RESET))[0]!, "/reset-password");
+
+    const short = await trpc("mutation", "settings.resetPassword", { token, password: "short" });
+    expect(short.status).toBe(400);
+    expect(short.error?.details?.[0]?.path).toBe("password");
+
+    const ok = await trpc("mutation", "settings.resetPassword", { token, password: "a brand new password" });
+    expect(ok.data).toEqual({ reset: true });
+    // The login token issued at registration ended with the reset; the API key did not.
+    expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
+    expect((await acct.as("GET", "/api/account")).status).toBe(200);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: "a brand new password" } })).status).toBe(200);
+
+    const reused = await trpc("mutation", "settings.resetPassword", { token, password: "another new password" });
+    expect(reused.status).toBe(400);
+    expect(reused.error?.message).toMatch(/invalid, already used or expired/);
+  });
+
+  it("an expired link is refused", async () => {
+    const acct = await newAccount();
+    await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
+    const token = tokenIn((await waitForMail(acct.email, RESET))[0]!, "/reset-password");
+    await sql().query(`UPDATE "AccountToken" SET "expiresAt" = now() - interval '1 second' WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD'`, [acct.id]);
+    const res = await trpc("mutation", "settings.resetPassword", { token, password: "a brand new password" });
+    expect(res.status).toBe(400);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(200);
+  });
+
+  it("a made-up token is refused, and requests are rate limited per address", async () => {
+    expect((await trpc("mutation", "settings.resetPassword", { token: "x".repeat(43), password: "a brand new password" })).status).toBe(400);
+    const email = uniqueEmail("flood");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).status);
+    expect(statuses.slice(0, 5).every((s) => s === 200)).toBe(true);
+    expect(statuses[5]).toBe(429);
+  });
+});

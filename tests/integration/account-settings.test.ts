@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { call, newAccount, newActiveAccount, numberBody, sql, uniqueEmail } from "./support/api";
+import { tokenIn, waitForMail } from "./support/mailbox";
+import { sessionCookie, trpc } from "./support/trpc";
+
+/**
+ * Settings over the dashboard's transport (a session cookie): password and
+ * address changes, and closing the account. "Other sessions" are login tokens
+ * and other cookies of the same account.
+ */
+const session = (acct: { email: string; password: string }) => sessionCookie(acct.email, acct.password);
+async function login(email: string, password: string): Promise<string> {
+  const res = await call("POST", "/api/auth/login", { body: { email, password } });
+  expect(res.status).toBe(200);
+  return res.body.token;
+}
+
+describe("change password", () => {
+  it("refuses a wrong current password, naming the field, and changes nothing", async () => {
+    const acct = await newAccount();
+    const res = await trpc("mutation", "settings.changePassword", { currentPassword: "not it at all", newPassword: "a brand new password" }, { cookie: await session(acct) });
+    expect(res.status).toBe(400);
+    expect(res.error).toMatchObject({ code: "VALIDATION_FAILED", details: [{ path: "currentPassword", message: "is not your current password" }] });
+    expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(200);
+    await login(acct.email, acct.password);
+  });
+
+  it("with the right one, ends every other session and login token; the new password logs in", async () => {
+    const acct = await newAccount();
+    const other = await login(acct.email, acct.password);
+    const otherBrowser = await session(acct);
+    const res = await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { cookie: await session(acct) });
+    expect(res.data).toEqual({ changed: true });
+    for (const token of [acct.token, other]) expect((await call("GET", "/api/account", { token })).status).toBe(401);
+    expect((await trpc("query", "account.get", undefined, { cookie: otherBrowser })).status).toBe(401);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
+    const fresh = await login(acct.email, "a brand new password");
+    expect((await call("GET", "/api/account", { token: fresh })).status).toBe(200);
+  });
+});
+
+describe("change email", () => {
+  const CHANGE = /Confirm your new email address/;
+
+  it("changes the address only when the link mailed to the new one is opened; sessions end; the old address is told", async () => {
+    const acct = await newAccount();
+    const newEmail = uniqueEmail("moved");
+    const wrong = await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: "nope nope" }, { cookie: await session(acct) });
+    expect(wrong.status).toBe(400);
+
+    const req = await trpc("mutation", "settings.requestEmailChange", { newEmail: newEmail.toUpperCase(), currentPassword: acct.password }, { cookie: await session(acct) });
+    expect(req.data).toEqual({ pendingEmail: newEmail });
+    expect((await trpc("query", "settings.get", undefined, { cookie: await session(acct) })).data).toMatchObject({ email: acct.email, pendingEmail: newEmail });
+    const [mail] = await waitForMail(newEmail, CHANGE);
+    expect(mail!.text).toMatch(/If you did not ask for this/);
+    await waitForMail(acct.email, /about to change/);
+    // Not yet: the old address still logs in.
+    await login(acct.email, acct.password);
+
+    const done = await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") });
+    expect(done.data).toEqual({ email: newEmail });
+    expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
+    expect((await trpc("query", "settings.get", undefined, { cookie: await sessionCookie(newEmail, acct.password) })).data).toMatchObject({ email: newEmail, emailVerified: true, pendingEmail: null });
+    // Used once.
+    expect((await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") })).status).toBe(400);
+  });
+
+  it("refuses an address another account has", async () => {
+    const [a, b] = [await newAccount(), await newAccount()];
+    const res = await trpc("mutation", "settings.requestEmailChange", { newEmail: b.email, currentPassword: a.password }, { cookie: await session(a) });
+    expect(res.status).toBe(409);
+    expect(res.error?.code).toBe("EMAIL_TAKEN");
+  });
+
+  it("a password change retires a pending change of address", async () => {
+    const acct = await newAccount();
+    const newEmail = uniqueEmail("pending");
+    await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: acct.password }, { cookie: await session(acct) });
+    const [mail] = await waitForMail(newEmail, CHANGE);
+    await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { cookie: await session(acct) });
+    expect((await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") })).status).toBe(400);
+  });
+});
+
+describe("close the account", () => {
+  it("needs the address typed and the password", async () => {
+    const acct = await newAccount();
+    const noEmail = await trpc("mutation", "settings.delete", { confirmEmail: "someone@else.com", password: acct.password }, { cookie: await session(acct) });
+    expect(noEmail.error?.details?.[0]?.path).toBe("confirmEmail");
+    const noPassword = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: "wrong one" }, { cookie: await session(acct) });
+    expect(noPassword.error?.details?.[0]?.path).toBe("password");
+    expect((await acct.as("GET", "/api/account")).status).toBe(200);
+  });
+
+  it("releases numbers, refuses keys and sessions, keeps the history, and frees the address", async () => {
+    const acct = await newActiveAccount();
+    const number = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
+    expect(number.status).toBe(201);
+    const phone = number.body.phoneNumber.phoneNumber as string;
+    // A call in the history, as the engine would have recorded it.
+    await sql().query(
+      `INSERT INTO "UsageRecord" (id, "accountId", "callSid", "phoneNumberId", direction, "callerNumber", "calledNumber", "durationSeconds", "billedMinutes", "totalCost", "costBreakdown")
+       VALUES ('ur_' || md5(random()::text), $1, 'CA' || md5(random()::text), $2, 'inbound', '+14155550000', $3, 60, 1, 0.02, '{}'::jsonb)`,
+      [acct.id, number.body.phoneNumber.id, phone],
+    );
+    const usageBefore = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [acct.id]);
+
+    const res = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { cookie: await session(acct) });
+    expect(res.data).toEqual({ deleted: true });
+
+    expect((await acct.as("GET", "/api/account")).status).toBe(401);
+    expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
+
+    const row = await sql().query(`SELECT email, "deletedEmail", "deletedAt", status FROM "Account" WHERE id = $1`, [acct.id]);
+    expect(row.rows[0]).toMatchObject({ deletedEmail: acct.email, status: "SUSPENDED" });
+    expect(row.rows[0].deletedAt).not.toBeNull();
+    const usageAfter = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [acct.id]);
+    expect(usageBefore.rows[0].n).toBe(1);
+    expect(usageAfter.rows[0].n).toBe(1);
+    // Its keys are revoked at rest too, not just refused.
+    const keys = await sql().query(`SELECT count(*)::int AS n FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL`, [acct.id]);
+    expect(keys.rows[0].n).toBe(0);
+
+    // The number and the address are free again.
+    const again = await newActiveAccount();
+    expect((await again.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: phone }) })).status).toBe(201);
+    const reused = await call("POST", "/api/auth/register", { body: { email: acct.email, password: "a new owner's password" } });
+    expect(reused.status).toBe(201);
+  });
+});
