@@ -2,7 +2,6 @@ import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
 import { ZEventEnvelope } from "../schemas/events";
-import { appRouter } from "../trpc/root";
 import { ROUTE_EXAMPLES, exampleKey } from "./examples";
 
 /**
@@ -10,7 +9,6 @@ import { ROUTE_EXAMPLES, exampleKey } from "./examples";
  * schemas of the procedures behind it: there is no hand-written copy to drift.
  */
 type JsonSchema = Record<string, unknown>;
-type ProcedureDef = { _def: { type: string; inputs: z.ZodType[]; output?: z.ZodType } };
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
@@ -60,9 +58,7 @@ function errorExample(status: number, route: RestRoute) {
 }
 
 function operation(route: RestRoute) {
-  const def = (appRouter._def.procedures as unknown as Record<string, ProcedureDef>)[route.procedure];
-  if (!def) throw new Error(`route ${route.method} ${route.path} names unknown procedure ${route.procedure}`);
-  const input = def._def.inputs[0];
+  const input = route.input;
   const inputSchema = input ? jsonSchema(input, "input") : null;
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const properties = (inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
@@ -87,7 +83,7 @@ function operation(route: RestRoute) {
     [route.status]: {
       description: route.summary,
       ...(route.method === "POST" && { headers: { "idempotent-replayed": { schema: { type: "string", enum: ["true"] }, description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key" } } }),
-      content: { "application/json": { schema: def._def.output ? jsonSchema(def._def.output, "output") : {}, ...(examples?.response !== undefined && { example: examples.response }) } },
+      content: { "application/json": { schema: jsonSchema(route.output, "output"), ...(examples?.response !== undefined && { example: examples.response }) } },
     },
   };
   for (const status of errorStatuses(route, Boolean(input))) {
