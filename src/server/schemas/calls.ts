@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ZTimestamp } from "./common";
+import { ZCallDirection, ZDeliveryStatus } from "./enums";
+import { ZEventType } from "./events";
 import { ZCostBreakdown } from "./usage";
 
 export const ZCallStatus = z.enum(["queued", "initiated", "ringing", "in-progress", "completed", "busy", "no-answer", "failed", "canceled", "rejected"]);
@@ -9,7 +11,7 @@ const ZFilterTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601
 
 export const ZListCallsInput = z.object({
   status: ZCallStatus.optional(),
-  direction: z.enum(["inbound", "outbound"]).optional(),
+  direction: ZCallDirection.optional(),
   phoneNumberId: z.string().trim().min(1).max(64).optional(),
   callSid: z.string().trim().min(1).max(64).optional(),
   since: ZFilterTime.optional().describe("Calls created at or after this time"),
@@ -27,7 +29,7 @@ export const ZCallError = z.object({ code: z.string(), message: z.string() });
 
 export const ZCall = z.object({
   callSid: z.string(),
-  direction: z.enum(["inbound", "outbound"]),
+  direction: ZCallDirection,
   from: z.string(),
   to: z.string(),
   phoneNumberId: z.string().nullable().describe("Null for a call to a number not registered here, or once the number is released"),
@@ -73,9 +75,9 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
     type: z.literal("event"),
     at: ZTimestamp,
     deliveryId: z.string(),
-    eventType: z.enum(["call.started", "call.ended", "call.error"]),
+    eventType: ZEventType,
     url: z.string(),
-    status: z.enum(["PENDING", "DELIVERED", "FAILED"]),
+    status: ZDeliveryStatus,
     attemptCount: z.number().int(),
   }),
   z.object({ type: z.literal("usage"), at: ZTimestamp, billedMinutes: z.number().int(), costBreakdown: ZCostBreakdown }),

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { CallbackUrlPolicyOptions } from "../callbacks/url-policy";
 import { zCallbackUrl } from "../callbacks/url-policy";
+import { E164 } from "./e164";
 import { ZUsPhoneNumber } from "./phone-numbers";
 
-export const E164 = /^\+[1-9]\d{1,14}$/;
+export { E164 };
 export const MAX_METADATA_BYTES = 4096;
 
 export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions) {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../callbacks/url-policy";
 import { ZId, ZTimestamp } from "./common";
+import { US_E164 } from "./e164";
 
-/** decisions §6: US E.164. */
-export const US_E164 = /^\+1[2-9]\d{2}[2-9]\d{6}$/;
+export { US_E164 };
 export const ZUsPhoneNumber = z
   .string()
   .trim()

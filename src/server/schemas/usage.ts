@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
+import { ZCallDirection } from "./enums";
 import { ZPageInfo, ZPagination } from "./pagination";
 
 export const ZListUsageInput = z.object({
@@ -20,7 +21,7 @@ export const ZCostBreakdown = z.object({
 export const ZUsageRecord = z.object({
   id: ZId,
   callSid: z.string(),
-  direction: z.enum(["inbound", "outbound"]),
+  direction: ZCallDirection,
   callerPhone: z.string().describe("Shape A name of callerNumber; same value"),
   callerNumber: z.string(),
   calledNumber: z.string(),

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { ZId, ZTimestamp } from "./common";
+import { ZDeliveryStatus } from "./enums";
+import { ZEventType } from "./events";
 import { ZPageInfo, ZPagination } from "./pagination";
 
-export const ZDeliveryStatus = z.enum(["PENDING", "DELIVERED", "FAILED"]);
+export { ZDeliveryStatus, ZEventType };
 
 export const ZListDeliveriesInput = ZPagination.extend({
   status: ZDeliveryStatus.optional(),
@@ -22,7 +24,7 @@ export const ZWebhookAttempt = z.object({
 export const ZWebhookDelivery = z.object({
   id: ZId,
   eventId: z.string().describe("Sent as webhook-id; stable across retries"),
-  eventType: z.enum(["call.started", "call.ended", "call.error"]),
+  eventType: ZEventType,
   callSid: z.string().nullable(),
   url: z.string(),
   status: ZDeliveryStatus,
@@ -60,8 +62,6 @@ export const ZRotateSecretOutput = z.object({
   webhookSecret: z.string().describe("The secret events are signed with from now on"),
   previousSecretExpiresAt: ZTimestamp.nullable().describe("Until then events carry signatures from both secrets; null when only the current secret signs"),
 });
-
-export const ZEventType = z.enum(["call.started", "call.ended", "call.error"]);
 
 export const ZSendTestEventInput = z.object({
   phoneNumberId: ZId.describe("One of your numbers"),

@@ -10,13 +10,14 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { ZDeliveryStatus } from "@/server/schemas/enums";
 import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { PAGE_SIZE, POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
 import { ReplayFailed } from "./replay-failed";
 import { SigningSecret } from "./signing-secret";
 
-const STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
+const STATUSES = ZDeliveryStatus.options;
 type Status = (typeof STATUSES)[number];
 
 function isStatus(value: string): value is Status {
