@@ -18,6 +18,7 @@
  */
 import twilio from "twilio";
 import { z } from "zod";
+import { E164 } from "../schemas/e164";
 
 export type StartAnswerInput = { status: number; contentType: string | null; body: string };
 export type StartAnswerErrorCode =
@@ -156,7 +157,7 @@ const zPlay = z
 
 const zDial = z
   .string({ error: "must be an E.164 number (e.g. +14155550123)" })
-  .regex(/^\+[1-9]\d{1,14}$/, { error: "must be an E.164 number (e.g. +14155550123)" });
+  .regex(E164, { error: "must be an E.164 number (e.g. +14155550123)" });
 
 const zPause = z
   .number({ error: "must be a whole number of seconds from 1 to 600" })
