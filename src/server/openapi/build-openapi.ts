@@ -15,12 +15,28 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return rest;
 }
 
+/** The README's table of error codes and their statuses. */
+export const ERROR_TABLE_LINK = "README.md#errors";
+const CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(", ");
+
 const ERROR_ENVELOPE = z.object({
-  error: z.object({
-    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
-    message: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("Validation errors only"),
-  }),
+  error: z
+    .object({
+      code: z
+        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+        .describe(`What went wrong, for programs: ${CODES}. Each is explained in the README's error table (${ERROR_TABLE_LINK}).`),
+      message: z.string().describe("What went wrong, for people; never a stack trace or SQL"),
+      details: z
+        .array(
+          z.object({
+            path: z.string().describe("The field, query parameter or header at fault, e.g. onCallStartUrl"),
+            message: z.string().describe("What is wrong with it"),
+          }),
+        )
+        .optional()
+        .describe("Validation errors only: one entry per field at fault"),
+    })
+    .describe("The one error envelope of every /api answer; the x-request-id header finds it in our logs"),
 });
 
 const STATUS_TEXT: Record<number, string> = {
@@ -65,7 +81,10 @@ function operation(route: RestRoute) {
   const required = new Set((inputSchema?.required ?? []) as string[]);
   const examples = ROUTE_EXAMPLES[exampleKey(route)];
 
-  const parameters: unknown[] = pathParams.map((name) => ({ name, in: "path", required: true, schema: properties[name] ?? { type: "string" } }));
+  const parameters: unknown[] = pathParams.map((name) => {
+    const schema = properties[name] ?? { type: "string" };
+    return { name, in: "path", required: true, schema, ...(schema.description ? { description: schema.description } : {}) };
+  });
   if (route.method === "POST") parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   let requestBody: unknown;
   const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
