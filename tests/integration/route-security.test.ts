@@ -19,7 +19,9 @@ const STANDING_CODES = ["ACCOUNT_SUSPENDED", "PAYMENT_REQUIRED", "UNAUTHORIZED"]
 const REFUSED_WHEN_SUSPENDED = new Set([...NEEDS_PAYMENT, "PATCH /api/phone-numbers/:id", "DELETE /api/phone-numbers/:id"]);
 
 function expectEnvelope(res: ApiResponse, status: number, code: string, what: string): void {
-  expect({ what, status: res.status, code: res.body?.error?.code }).toEqual({ what, status, code });
+  const seen = `${what}: answered ${res.status} ${res.text.slice(0, 200)}`;
+  expect(res.status, seen).toBe(status);
+  expect(res.body?.error?.code, seen).toBe(code);
   expect(typeof res.body.error.message, what).toBe("string");
   expect(res.headers.get("x-request-id"), what).toBeTruthy();
 }
