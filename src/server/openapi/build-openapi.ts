@@ -16,7 +16,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
 }
 
 /** The README's table of error codes and their statuses. */
-export const ERROR_TABLE_LINK = "README.md#errors";
+const ERROR_TABLE_LINK = "README.md#errors";
 const CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(", ");
 
 const ERROR_ENVELOPE = z.object({
