@@ -3,6 +3,7 @@
  * Routekit without a Twilio account:  npx tsx src/twilio-simulator/cli.ts --help
  */
 import { parseArgs } from "node:util";
+import { E164 } from "../server/schemas/e164";
 import {
   SIMULATOR_ACCOUNT_SID,
   simulateInboundCall,
@@ -163,8 +164,8 @@ async function serve(args: string[]): Promise<void> {
   }
   const numbers: [string, string][] = [];
   for (const pair of values.number ?? []) {
-    const m = /^(AC[0-9a-fA-F]{32}):(\+[1-9]\d{1,14})$/.exec(pair);
-    if (!m?.[1] || !m[2]) throw new UsageError(`--number must look like AC<32 hex>:+1…, got "${pair}"`);
+    const m = /^(AC[0-9a-fA-F]{32}):(.+)$/.exec(pair);
+    if (!m?.[1] || !m[2] || !E164.test(m[2])) throw new UsageError(`--number must look like AC<32 hex>:+1…, got "${pair}"`);
     if (!accounts[m[1]]) throw new UsageError(`--number ${pair}: give its account with --account ${m[1]}:<authToken>`);
     numbers.push([m[1], m[2]]);
   }

@@ -95,7 +95,7 @@ export const SIMULATOR_ACCOUNT_SID = "AC5170000000000000000000000000000a";
 /** Twilio's documented webhook budget: 15 s in total for an answer. */
 const TWILIO_WEBHOOK_TIMEOUT_MS = 15_000;
 const MAX_BODY_BYTES = 1_000_000;
-const E164 = /^\+[1-9]\d{1,14}$/;
+import { E164 } from "../server/schemas/e164";
 const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;
 const STATUS_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
 type StatusEvent = (typeof STATUS_EVENTS)[number];

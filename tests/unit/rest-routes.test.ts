@@ -1,23 +1,32 @@
 import { describe, expect, it } from "vitest";
 import { matchRoute } from "../../src/server/rest/match-route";
-import { restRoutes } from "../../src/server/rest/routes";
-import { appRouter } from "../../src/server/trpc/root";
-
-type ProcedureDef = { _def: { type: "query" | "mutation" | "subscription" } };
-const procedures = appRouter._def.procedures as unknown as Record<string, ProcedureDef>;
+import { listProcedures, restRoutes } from "../../src/server/rest/routes";
+import { createCaller } from "../../src/server/trpc/root";
 
 describe("REST route table", () => {
-  it("points every route at an existing procedure: GET at queries, the rest at mutations", () => {
+  it("is read from the procedures: every procedure is a REST route, reachable by the caller at its dotted path", () => {
+    const all = listProcedures();
+    // A procedure meant only for the dashboard would be listed here by name, on purpose.
+    const dashboardOnly: string[] = [];
+    expect(all.filter((p) => !p.contract).map((p) => p.procedure)).toEqual(dashboardOnly);
+    const caller = createCaller({ requestId: "t", ip: "127.0.0.1", authorization: null });
     for (const route of restRoutes) {
-      const proc = procedures[route.procedure];
-      expect(proc, `${route.method} ${route.path} → ${route.procedure}`).toBeDefined();
-      expect(proc!._def.type, route.procedure).toBe(route.method === "GET" ? "query" : "mutation");
+      let node: unknown = caller;
+      for (const part of route.procedure.split(".")) node = (node as Record<string, unknown>)[part];
+      expect(typeof node, `${route.method} ${route.path} → ${route.procedure}`).toBe("function");
     }
   });
 
-  it("has no duplicate method and path", () => {
+  it("has no duplicate method and path, and every path is under /api", () => {
     const keys = restRoutes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
+    for (const route of restRoutes) expect(route.path).toMatch(/^\/api\/[a-z0-9/:_-]+$/i);
+  });
+
+  it("keeps the public routes to the four that need no credential", () => {
+    expect(restRoutes.filter((r) => !r.auth).map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      ["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"].sort(),
+    );
   });
 
   it("matches path parameters, decodes them, and tells 404 from 405", () => {
@@ -28,5 +37,11 @@ describe("REST route table", () => {
     expect(matchRoute(restRoutes, "GET", "/api/api-keys/x/y")).toEqual({ kind: "not-found" });
     expect(matchRoute(restRoutes, "DELETE", "/api/api-keys/%E0%A4%A")).toEqual({ kind: "not-found" });
     expect(matchRoute(restRoutes, "HEAD", "/api/health")).toMatchObject({ kind: "found" });
+  });
+
+  it("prefers a literal segment to a parameter, whatever the order", () => {
+    const test = matchRoute([...restRoutes].reverse(), "POST", "/api/webhook-deliveries/test");
+    expect(test).toMatchObject({ kind: "found", route: { procedure: "webhookDeliveries.sendTest" }, params: {} });
+    expect(matchRoute(restRoutes, "GET", "/api/webhook-deliveries/abc")).toMatchObject({ kind: "found", route: { procedure: "webhookDeliveries.get" } });
   });
 });

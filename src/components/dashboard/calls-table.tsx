@@ -7,11 +7,12 @@ import { ButtonLink } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { dateTime, duration, usd } from "@/lib/format";
 import type { TCall } from "@/server/schemas/calls";
+import type { CallDirection } from "@/server/schemas/enums";
 
 type UsageRecord = {
   id: string;
   callSid: string;
-  direction: "inbound" | "outbound";
+  direction: CallDirection;
   callerNumber: string;
   calledNumber: string;
   durationSeconds: number;

@@ -15,6 +15,7 @@ import { UTC_NOW, utcColumn, utcParam } from "../db/sql-time";
 import { env } from "../env";
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { TERMINAL_RANK } from "./call-status";
+import type { AccountStatus } from "../../generated/prisma/enums";
 
 type Queryable = Pick<pg.ClientBase, "query">;
 
@@ -25,7 +26,7 @@ function statement(name: string, text: string) {
 
 export type EngineAccount = {
   id: string;
-  status: "INACTIVE" | "ACTIVE" | "SUSPENDED";
+  status: AccountStatus;
   stripeCustomerId: string | null;
   currentPeriodStart: Date | null;
   currentPeriodEnd: Date | null;

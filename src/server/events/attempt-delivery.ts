@@ -11,6 +11,7 @@ import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "./enqueue-event";
 import { signingSecrets } from "./webhook-secrets";
 import { webhookHeaders } from "./webhook-signature";
+import type { DeliveryStatus } from "../../generated/prisma/enums";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const EXCERPT_BYTES = 1024;
@@ -18,7 +19,7 @@ export const EXCERPT_BYTES = 1024;
 type DeliveryRow = {
   id: string;
   accountId: string;
-  status: "PENDING" | "DELIVERED" | "FAILED";
+  status: DeliveryStatus;
   attemptCount: number;
   cycleAttempts: number;
   eventId: string;

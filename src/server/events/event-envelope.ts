@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
+import type { CallDirection } from "../schemas/enums";
+import type { EventType } from "../schemas/events";
 
 /** decisions §8: the one shape of every event we send. */
-export type EventType = "call.started" | "call.ended" | "call.error";
+export type { EventType };
 
 export type EventData = {
   callSid: string;
-  direction: "inbound" | "outbound";
+  direction: CallDirection;
   from: string;
   to: string;
   phoneNumberId: string | null;

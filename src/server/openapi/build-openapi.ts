@@ -2,7 +2,6 @@ import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
 import { ZEventEnvelope } from "../schemas/events";
-import { appRouter } from "../trpc/root";
 import { ROUTE_EXAMPLES, exampleKey } from "./examples";
 
 /**
@@ -10,19 +9,34 @@ import { ROUTE_EXAMPLES, exampleKey } from "./examples";
  * schemas of the procedures behind it: there is no hand-written copy to drift.
  */
 type JsonSchema = Record<string, unknown>;
-type ProcedureDef = { _def: { type: string; inputs: z.ZodType[]; output?: z.ZodType } };
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
   return rest;
 }
 
+/** The README's table of error codes and their statuses. */
+const ERROR_TABLE_LINK = "README.md#errors";
+const CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(", ");
+
 const ERROR_ENVELOPE = z.object({
-  error: z.object({
-    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
-    message: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("Validation errors only"),
-  }),
+  error: z
+    .object({
+      code: z
+        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+        .describe(`What went wrong, for programs: ${CODES}. Each is explained in the README's error table (${ERROR_TABLE_LINK}).`),
+      message: z.string().describe("What went wrong, for people; never a stack trace or SQL"),
+      details: z
+        .array(
+          z.object({
+            path: z.string().describe("The field, query parameter or header at fault, e.g. onCallStartUrl"),
+            message: z.string().describe("What is wrong with it"),
+          }),
+        )
+        .optional()
+        .describe("Validation errors only: one entry per field at fault"),
+    })
+    .describe("The one error envelope of every /api answer; the x-request-id header finds it in our logs"),
 });
 
 const STATUS_TEXT: Record<number, string> = {
@@ -60,16 +74,17 @@ function errorExample(status: number, route: RestRoute) {
 }
 
 function operation(route: RestRoute) {
-  const def = (appRouter._def.procedures as unknown as Record<string, ProcedureDef>)[route.procedure];
-  if (!def) throw new Error(`route ${route.method} ${route.path} names unknown procedure ${route.procedure}`);
-  const input = def._def.inputs[0];
+  const input = route.input;
   const inputSchema = input ? jsonSchema(input, "input") : null;
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const properties = (inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((inputSchema?.required ?? []) as string[]);
   const examples = ROUTE_EXAMPLES[exampleKey(route)];
 
-  const parameters: unknown[] = pathParams.map((name) => ({ name, in: "path", required: true, schema: properties[name] ?? { type: "string" } }));
+  const parameters: unknown[] = pathParams.map((name) => {
+    const schema = properties[name] ?? { type: "string" };
+    return { name, in: "path", required: true, schema, ...(schema.description ? { description: schema.description } : {}) };
+  });
   if (route.method === "POST") parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   let requestBody: unknown;
   const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
@@ -87,7 +102,7 @@ function operation(route: RestRoute) {
     [route.status]: {
       description: route.summary,
       ...(route.method === "POST" && { headers: { "idempotent-replayed": { schema: { type: "string", enum: ["true"] }, description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key" } } }),
-      content: { "application/json": { schema: def._def.output ? jsonSchema(def._def.output, "output") : {}, ...(examples?.response !== undefined && { example: examples.response }) } },
+      content: { "application/json": { schema: jsonSchema(route.output, "output"), ...(examples?.response !== undefined && { example: examples.response }) } },
     },
   };
   for (const status of errorStatuses(route, Boolean(input))) {

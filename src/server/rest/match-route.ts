@@ -25,14 +25,21 @@ function matchPath(pattern: string, pathname: string): Record<string, string> | 
   return params;
 }
 
-/** Path first, then method: a known path with the wrong method is a 405, not a 404. */
+/**
+ * Path first, then method: a known path with the wrong method is a 405, not a
+ * 404. A literal segment beats a parameter (`/test` before `/:id`), so the
+ * table's order does not decide which route answers.
+ */
 export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch {
   const allow: HttpMethod[] = [];
+  let best: { route: RestRoute; params: Record<string, string> } | undefined;
   for (const route of routes) {
     const params = matchPath(route.path, pathname);
     if (!params) continue;
-    if (route.method === method || (method === "HEAD" && route.method === "GET")) return { kind: "found", route, params };
-    allow.push(route.method);
+    if (route.method === method || (method === "HEAD" && route.method === "GET")) {
+      if (!best || Object.keys(params).length < Object.keys(best.params).length) best = { route, params };
+    } else allow.push(route.method);
   }
+  if (best) return { kind: "found", ...best };
   return allow.length ? { kind: "method-not-allowed", allow } : { kind: "not-found" };
 }

@@ -1,23 +1,26 @@
 import { z } from "zod";
 import { ZId, ZTimestamp } from "./common";
 
+const ZKeyPrefix = z.string().describe("The key's first 12 characters (`rtk_` + 8): tells keys apart in listings");
+const ZLabel = z.string().nullable().describe("Your name for the key; null when none was given");
+
 export const ZCreateApiKeyInput = z.object({
-  label: z.string().trim().min(1).max(100).nullish(),
+  label: z.string().trim().min(1).max(100).nullish().describe("Your name for the key (1–100 characters), e.g. where it is used"),
 });
 export const ZCreatedApiKey = z.object({
   id: ZId,
   key: z.string().describe("The full key. Returned only in this response."),
-  keyPrefix: z.string(),
-  label: z.string().nullable(),
+  keyPrefix: ZKeyPrefix,
+  label: ZLabel,
   createdAt: ZTimestamp,
 });
 export const ZApiKeyListItem = z.object({
   id: ZId,
-  keyPrefix: z.string(),
-  label: z.string().nullable(),
-  lastUsedAt: ZTimestamp.nullable(),
+  keyPrefix: ZKeyPrefix,
+  label: ZLabel,
+  lastUsedAt: ZTimestamp.nullable().describe("When the key last authenticated a request (written at most once a minute); null if never"),
   createdAt: ZTimestamp,
 });
-export const ZListApiKeysOutput = z.object({ apiKeys: z.array(ZApiKeyListItem) });
-export const ZRevokeApiKeyInput = z.object({ id: ZId });
-export const ZRevokeApiKeyOutput = z.object({ revoked: z.literal(true) });
+export const ZListApiKeysOutput = z.object({ apiKeys: z.array(ZApiKeyListItem).describe("Active keys; revoked ones are not listed") });
+export const ZRevokeApiKeyInput = z.object({ id: ZId.describe("The key's id, from GET /api/api-keys") });
+export const ZRevokeApiKeyOutput = z.object({ revoked: z.literal(true).describe("The key stops working on the next request, on every instance") });

@@ -7,7 +7,17 @@ export const ZPagination = z.object({
     .int({ message: "must be an integer" })
     .min(1, { message: "must be at least 1" })
     .default(50)
-    .transform((v) => Math.min(v, 100)),
-  offset: z.coerce.number({ message: "must be an integer" }).int({ message: "must be an integer" }).min(0, { message: "must be at least 0" }).default(0),
+    .transform((v) => Math.min(v, 100))
+    .describe("Page size, at least 1 (default 50); more than 100 is clamped to 100"),
+  offset: z.coerce
+    .number({ message: "must be an integer" })
+    .int({ message: "must be an integer" })
+    .min(0, { message: "must be at least 0" })
+    .default(0)
+    .describe("Rows to skip (default 0)"),
 });
-export const ZPageInfo = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const ZPageInfo = z.object({
+  total: z.number().int().describe("Matching rows in all pages"),
+  limit: z.number().int().describe("The page size applied (a limit above 100 is echoed as 100)"),
+  offset: z.number().int().describe("Rows skipped"),
+});

@@ -1,29 +1,32 @@
 import { z } from "zod";
 import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../callbacks/url-policy";
+import { CALLBACK_FIELD } from "./callback-fields";
 import { ZId, ZTimestamp } from "./common";
+import { US_E164, US_E164_RULE } from "./e164";
 
-/** decisions §6: US E.164. */
-export const US_E164 = /^\+1[2-9]\d{2}[2-9]\d{6}$/;
+export { US_E164 };
+
 export const ZUsPhoneNumber = z
   .string()
   .trim()
-  .regex(US_E164, { message: "must be a US number in E.164 format, like +14155550123" });
+  .regex(US_E164, { message: "must be a US number in E.164 format, like +14155550123" })
+  .describe(US_E164_RULE);
 
 export const ZPhoneNumber = z.object({
   id: ZId,
-  phoneNumber: z.string(),
-  onCallStartUrl: z.string(),
-  onCallEndUrl: z.string(),
-  onErrorUrl: z.string().nullable(),
-  isActive: z.boolean(),
+  phoneNumber: z.string().describe(`The number, ${US_E164_RULE}`),
+  onCallStartUrl: z.string().describe(CALLBACK_FIELD.onCallStartUrl),
+  onCallEndUrl: z.string().describe(CALLBACK_FIELD.onCallEndUrl),
+  onErrorUrl: z.string().nullable().describe(CALLBACK_FIELD.onErrorUrl),
+  isActive: z.boolean().describe("true while registered; a released number is no longer listed"),
   verified: z.boolean().describe("Proven an incoming number of the account's connected Twilio account"),
   twilioConfigured: z.boolean().describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
   createdAt: ZTimestamp,
 });
-export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber });
-export const ZListPhoneNumbersOutput = z.object({ phoneNumbers: z.array(ZPhoneNumber) });
-export const ZPhoneNumberIdInput = z.object({ id: ZId });
-export const ZDeletePhoneNumberOutput = z.object({ deleted: z.literal(true) });
+export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber.describe("The number") });
+export const ZListPhoneNumbersOutput = z.object({ phoneNumbers: z.array(ZPhoneNumber).describe("The account's numbers, oldest first") });
+export const ZPhoneNumberIdInput = z.object({ id: ZId.describe("The number's id, from POST or GET /api/phone-numbers") });
+export const ZDeletePhoneNumberOutput = z.object({ deleted: z.literal(true).describe("The number is released: anyone may register it again; its usage history stays") });
 
 /**
  * Inputs depend on the callback URL policy (CALLBACK_ALLOW_PRIVATE): the server
@@ -34,9 +37,9 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) 
   return {
     create: z.object({
       phoneNumber: ZUsPhoneNumber,
-      onCallStartUrl: url,
-      onCallEndUrl: url,
-      onErrorUrl: url.nullish(),
+      onCallStartUrl: url.describe(CALLBACK_FIELD.onCallStartUrl),
+      onCallEndUrl: url.describe(CALLBACK_FIELD.onCallEndUrl),
+      onErrorUrl: url.nullish().describe(CALLBACK_FIELD.onErrorUrl),
       configureTwilio: z
         .boolean()
         .optional()
@@ -44,10 +47,10 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) 
     }),
     // Omitted fields stay as they are; `onErrorUrl: null` clears it.
     update: z.object({
-      id: ZId,
-      onCallStartUrl: url.optional(),
-      onCallEndUrl: url.optional(),
-      onErrorUrl: url.nullable().optional(),
+      id: ZId.describe("The number's id"),
+      onCallStartUrl: url.optional().describe(`${CALLBACK_FIELD.onCallStartUrl} Omitted: unchanged.`),
+      onCallEndUrl: url.optional().describe(`${CALLBACK_FIELD.onCallEndUrl} Omitted: unchanged.`),
+      onErrorUrl: url.nullable().optional().describe(`${CALLBACK_FIELD.onErrorUrl} Omitted: unchanged; null clears it.`),
       configureTwilio: z
         .literal(true)
         .optional()

@@ -4,7 +4,8 @@ import { ZTimestamp } from "./common";
 export const ZTwilioAccountSid = z
   .string()
   .trim()
-  .regex(/^AC[0-9a-fA-F]{32}$/, { message: "must be a Twilio Account SID: AC followed by 32 hex characters" });
+  .regex(/^AC[0-9a-fA-F]{32}$/, { message: "must be a Twilio Account SID: AC followed by 32 hex characters" })
+  .describe("The Twilio Account SID: AC followed by 32 hex characters (Twilio console → Account Info)");
 
 export const ZConnectTwilioInput = z.object({
   accountSid: ZTwilioAccountSid,
@@ -19,26 +20,26 @@ export const ZConnectTwilioInput = z.object({
 export type TConnectTwilioInput = z.infer<typeof ZConnectTwilioInput>;
 
 export const ZTwilioConnection = z.object({
-  accountSid: z.string(),
-  friendlyName: z.string().nullable(),
-  connectedAt: ZTimestamp,
+  accountSid: z.string().describe("The connected Twilio Account SID"),
+  friendlyName: z.string().nullable().describe("The Twilio account's name, as Twilio gave it"),
+  connectedAt: ZTimestamp.describe("When the credentials were last checked and stored"),
 });
-export const ZTwilioConnectionOutput = z.object({ twilioConnection: ZTwilioConnection });
-export const ZDisconnectTwilioOutput = z.object({ disconnected: z.literal(true) });
+export const ZTwilioConnectionOutput = z.object({ twilioConnection: ZTwilioConnection.describe("The connection; the auth token is never returned") });
+export const ZDisconnectTwilioOutput = z.object({ disconnected: z.literal(true).describe("The credentials are forgotten; numbers stay registered but lose verified and twilioConfigured") });
 
 export const ZTwilioNumber = z.object({
   sid: z.string().describe("Twilio's `PN…` sid"),
-  phoneNumber: z.string(),
-  friendlyName: z.string(),
-  voiceUrl: z.string().nullable(),
-  statusCallback: z.string().nullable(),
+  phoneNumber: z.string().describe("The number, E.164"),
+  friendlyName: z.string().describe("Its name at Twilio"),
+  voiceUrl: z.string().nullable().describe("Where Twilio sends its calls now; null when unset"),
+  statusCallback: z.string().nullable().describe("Where Twilio sends its status callbacks now; null when unset"),
   registered: z.boolean().describe("Registered to this Routekit account"),
   configured: z.boolean().describe("Its voice URL and status callback both point at this account's engineVoiceUrl"),
 });
 export const ZListTwilioNumbersOutput = z.object({
-  numbers: z.array(ZTwilioNumber),
+  numbers: z.array(ZTwilioNumber).describe("Every incoming number of the connected account, all of Twilio's pages"),
   subaccounts: z
-    .array(z.object({ sid: z.string(), friendlyName: z.string() }))
+    .array(z.object({ sid: z.string().describe("The subaccount's Account SID"), friendlyName: z.string().describe("Its name at Twilio") }))
     .describe("Subaccounts of the connected account: their numbers are not listed here; connect the subaccount that holds them"),
 });
 

@@ -1,37 +1,39 @@
 import { z } from "zod";
 import { ZId, ZTimestamp } from "./common";
+import { ZDeliveryStatus } from "./enums";
+import { ZEventType } from "./events";
 import { ZPageInfo, ZPagination } from "./pagination";
 
-export const ZDeliveryStatus = z.enum(["PENDING", "DELIVERED", "FAILED"]);
+export { ZDeliveryStatus, ZEventType };
 
 export const ZListDeliveriesInput = ZPagination.extend({
-  status: ZDeliveryStatus.optional(),
-  callSid: z.string().trim().min(1).max(64).optional(),
+  status: ZDeliveryStatus.optional().describe("Only deliveries in this status"),
+  callSid: z.string().trim().min(1).max(64).optional().describe("Only deliveries of this call (Twilio's call SID)"),
 });
 
 export const ZWebhookAttempt = z.object({
   id: ZId,
-  attemptedAt: ZTimestamp,
-  url: z.string(),
-  statusCode: z.number().int().nullable(),
-  latencyMs: z.number().int(),
+  attemptedAt: ZTimestamp.describe("When the attempt was made"),
+  url: z.string().describe("Where it was sent"),
+  statusCode: z.number().int().nullable().describe("Your HTTP status; null when there was no answer"),
+  latencyMs: z.number().int().describe("Milliseconds until your answer, or until it was given up (10 s at most)"),
   responseExcerpt: z.string().nullable().describe("At most 1 KiB of the response body (4 KiB for call.started)"),
-  error: z.string().nullable(),
+  error: z.string().nullable().describe("Why there was no answer (time-out, refused connection, address not allowed…); null when there was one"),
 });
 
 export const ZWebhookDelivery = z.object({
   id: ZId,
   eventId: z.string().describe("Sent as webhook-id; stable across retries"),
-  eventType: z.enum(["call.started", "call.ended", "call.error"]),
-  callSid: z.string().nullable(),
-  url: z.string(),
+  eventType: ZEventType,
+  callSid: z.string().nullable().describe("The call the event is about; null for none"),
+  url: z.string().describe("Where the event is sent: the number's URL for its type"),
   status: ZDeliveryStatus,
-  attemptCount: z.number().int(),
-  nextAttemptAt: ZTimestamp.nullable(),
-  lastAttemptAt: ZTimestamp.nullable(),
-  deliveredAt: ZTimestamp.nullable(),
+  attemptCount: z.number().int().describe("Attempts so far"),
+  nextAttemptAt: ZTimestamp.nullable().describe("When the next attempt is due; null when none is"),
+  lastAttemptAt: ZTimestamp.nullable().describe("When the last attempt was made; null before the first"),
+  deliveredAt: ZTimestamp.nullable().describe("When a 2xx was received; null until then"),
   createdAt: ZTimestamp,
-  lastAttempt: ZWebhookAttempt.nullable(),
+  lastAttempt: ZWebhookAttempt.nullable().describe("The latest attempt; null before the first"),
   endpointBackoffUntil: ZTimestamp.nullable().describe(
     "Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule",
   ),
@@ -39,13 +41,13 @@ export const ZWebhookDelivery = z.object({
   answerUse: z.string().nullable().describe("Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback"),
 });
 
-export const ZListDeliveriesOutput = ZPageInfo.extend({ deliveries: z.array(ZWebhookDelivery) });
-export const ZDeliveryIdInput = z.object({ id: ZId });
+export const ZListDeliveriesOutput = ZPageInfo.extend({ deliveries: z.array(ZWebhookDelivery).describe("Newest first") });
+export const ZDeliveryIdInput = z.object({ id: ZId.describe("The delivery's id") });
 export const ZDeliveryDetailOutput = z.object({
   delivery: ZWebhookDelivery.extend({
     payload: z.record(z.string(), z.unknown()).describe("The event exactly as sent"),
     attempts: z.array(ZWebhookAttempt).describe("Newest first; attempts older than 30 days are pruned"),
-  }),
+  }).describe("The delivery with its payload and attempts"),
 });
 export const ZRotateSecretInput = z
   .object({
@@ -60,8 +62,6 @@ export const ZRotateSecretOutput = z.object({
   webhookSecret: z.string().describe("The secret events are signed with from now on"),
   previousSecretExpiresAt: ZTimestamp.nullable().describe("Until then events carry signatures from both secrets; null when only the current secret signs"),
 });
-
-export const ZEventType = z.enum(["call.started", "call.ended", "call.error"]);
 
 export const ZSendTestEventInput = z.object({
   phoneNumberId: ZId.describe("One of your numbers"),

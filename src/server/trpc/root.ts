@@ -1,31 +1,37 @@
 import { createCallerFactory, router } from "./init";
-import { accountRouter } from "./routers/account";
-import { apiKeysRouter } from "./routers/api-keys";
-import { authRouter } from "./routers/auth";
-import { billingRouter } from "./routers/billing";
-import { callsRouter } from "./routers/calls";
-import { outboundRouter } from "./routers/outbound";
-import { usageRouter } from "./routers/usage";
-import { phoneNumbersRouter } from "./routers/phone-numbers";
-import { settingsRouter } from "./routers/settings";
-import { systemRouter } from "./routers/system";
-import { twilioConnectionRouter } from "./routers/twilio-connection";
-import { webhookDeliveriesRouter } from "./routers/webhook-deliveries";
+import { account } from "./routers/account";
+import { apiKeys } from "./routers/api-keys";
+import { auth } from "./routers/auth";
+import { billing } from "./routers/billing";
+import { calls } from "./routers/calls";
+import { outbound } from "./routers/outbound";
+import { usage } from "./routers/usage";
+import { phoneNumbers } from "./routers/phone-numbers";
+import { settings } from "./routers/settings";
+import { system } from "./routers/system";
+import { twilioConnection } from "./routers/twilio-connection";
+import { webhookDeliveries } from "./routers/webhook-deliveries";
 
-export const appRouter = router({
-  system: systemRouter,
-  auth: authRouter,
-  account: accountRouter,
-  apiKeys: apiKeysRouter,
-  phoneNumbers: phoneNumbersRouter,
-  webhookDeliveries: webhookDeliveriesRouter,
-  outbound: outboundRouter,
-  usage: usageRouter,
-  calls: callsRouter,
-  billing: billingRouter,
-  twilioConnection: twilioConnectionRouter,
-  settings: settingsRouter,
-});
+/**
+ * Every procedure, as plain records: the REST table walks this (in this order,
+ * which is the reference's order) and tRPC builds the router from it.
+ */
+export const procedures = {
+  system,
+  auth,
+  account,
+  twilioConnection,
+  apiKeys,
+  phoneNumbers,
+  outbound,
+  calls,
+  usage,
+  billing,
+  webhookDeliveries,
+  settings,
+};
+
+export const appRouter = router(procedures);
 
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

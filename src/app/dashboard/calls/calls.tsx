@@ -11,6 +11,7 @@ import { SelectField, TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { CALL_DIRECTIONS, type CallDirection } from "@/server/schemas/enums";
 import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
@@ -26,7 +27,7 @@ const STATUSES = ["completed", "in-progress", "ringing", "busy", "no-answer", "f
 type Status = (typeof STATUSES)[number];
 
 /** The view lives in the URL, so a refresh, Back and a shared link show the same calls. */
-type Filters = { status?: Status; direction?: "inbound" | "outbound"; phoneNumberId?: string; callSid?: string; since?: string; until?: string };
+type Filters = { status?: Status; direction?: CallDirection; phoneNumberId?: string; callSid?: string; since?: string; until?: string };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -38,7 +39,7 @@ function filtersOf(params: URLSearchParams): Filters {
   const status = params.get("status");
   if (status && (STATUSES as readonly string[]).includes(status)) f.status = status as Status;
   const direction = params.get("direction");
-  if (direction === "inbound" || direction === "outbound") f.direction = direction;
+  if ((CALL_DIRECTIONS as readonly string[]).includes(direction ?? "")) f.direction = direction as CallDirection;
   const number = params.get("number");
   if (number) f.phoneNumberId = number;
   const sid = params.get("sid")?.trim();
@@ -120,8 +121,11 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
         </SelectField>
         <SelectField label="Direction" value={filters.direction ?? ""} onChange={(e) => onChange({ direction: e.target.value || null, call: null })} data-testid="filter-direction">
           <option value="">Both</option>
-          <option value="inbound">inbound</option>
-          <option value="outbound">outbound</option>
+          {CALL_DIRECTIONS.map((d) => (
+            <option key={d} value={d}>
+              {d}
+            </option>
+          ))}
         </SelectField>
         <SelectField label="Number" value={filters.phoneNumberId ?? ""} onChange={(e) => onChange({ number: e.target.value || null, call: null })} data-testid="filter-number">
           <option value="">All numbers</option>

@@ -1,3 +1,4 @@
+import { ZDeliveryStatus } from "@/server/schemas/enums";
 /** Shared by the server page's prefetch and the client log: the same input, the same cache entry. */
 export const PAGE_SIZE = 20;
 
@@ -16,7 +17,7 @@ export function attemptOutcome(a: { statusCode: number | null; error: string | n
   return a.error ?? "no response";
 }
 
-export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
+export const DELIVERY_STATUSES = ZDeliveryStatus.options;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export function isDeliveryStatus(value: string | null): value is DeliveryStatus {

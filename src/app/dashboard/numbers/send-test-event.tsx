@@ -6,13 +6,9 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { SelectField } from "@/components/ui/field";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { EVENT_TYPES, EVENT_URL_FIELD, type EventType } from "@/server/schemas/events";
 
-const TYPES = [
-  { type: "call.started", field: "onCallStartUrl" },
-  { type: "call.ended", field: "onCallEndUrl" },
-  { type: "call.error", field: "onErrorUrl" },
-] as const;
-type EventType = (typeof TYPES)[number]["type"];
+const TYPES = EVENT_TYPES.map((type) => ({ type, field: EVENT_URL_FIELD[type] }));
 
 type NumberUrls = { id: string; onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string | null };
 

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { excerpt } from "./excerpt";
 import { exceedsTwimlSize, MAX_TWIML_BYTES } from "./twiml-size";
 import { firstInvalidXmlChar } from "./xml-chars";
+import { E164 } from "../../schemas/e164";
 
 const MAX_ACTIONS = 50;
 const MAX_SAY_CHARS = 4096;
@@ -31,7 +32,7 @@ const zPlay = z
 
 const zDial = z
   .string({ error: "must be an E.164 number (e.g. +14155550123)" })
-  .regex(/^\+[1-9]\d{1,14}$/, { error: "must be an E.164 number (e.g. +14155550123)" });
+  .regex(E164, { error: "must be an E.164 number (e.g. +14155550123)" });
 
 const zPause = z
   .number({ error: "must be a whole number of seconds from 1 to 600" })

@@ -4,6 +4,8 @@ import { db } from "../../db/client";
 import type { TCall, TTimelineEntry } from "../../schemas/calls";
 import type { CostBreakdown } from "../usage/billed-minutes";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
+import type { EventType } from "../../schemas/events";
+import type { CallDirection } from "../../schemas/enums";
 
 type CallStatus = TCall["status"];
 type CallAnswer = NonNullable<TCall["answer"]>;
@@ -42,7 +44,7 @@ async function usageBySid(accountId: string, sids: string[]): Promise<Map<string
 export type ListCallsOptions = {
   accountId: string;
   status?: CallStatus;
-  direction?: "inbound" | "outbound";
+  direction?: CallDirection;
   phoneNumberId?: string;
   callSid?: string;
   since?: string;
@@ -129,7 +131,7 @@ export async function getCall(opts: { accountId: string; callSid: string }) {
       type: "event",
       at: d.createdAt.toISOString(),
       deliveryId: d.id,
-      eventType: d.eventType as "call.started" | "call.ended" | "call.error",
+      eventType: d.eventType as EventType,
       url: d.url,
       status: d.status,
       attemptCount: d.attemptCount,

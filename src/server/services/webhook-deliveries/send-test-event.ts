@@ -8,7 +8,7 @@ import { notOwnedOrMissing } from "../phone-numbers/phone-numbers";
 import { sampleEvent } from "./sample-event";
 import { getDelivery } from "./webhook-deliveries";
 
-const URL_FIELD = { "call.started": "onCallStartUrl", "call.ended": "onCallEndUrl", "call.error": "onErrorUrl" } as const;
+import { EVENT_URL_FIELD as URL_FIELD } from "../../schemas/events";
 
 /**
  * Sends a signed sample event (`data.test = true`) to the number's URL for

@@ -5,8 +5,10 @@ import { UTC_NOW } from "../../db/sql-time";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
 import { onConnection, wakeWorker } from "../../jobs/job-queue";
+import type { DeliveryStatus } from "@/generated/prisma/enums";
+import type { EventType } from "../../schemas/events";
 
-type EventTypeName = "call.started" | "call.ended" | "call.error";
+type EventTypeName = EventType;
 
 function attemptDto(a: WebhookAttempt) {
   return {
@@ -57,7 +59,7 @@ export async function listDeliveries(opts: {
   accountId: string;
   limit: number;
   offset: number;
-  status?: "PENDING" | "DELIVERED" | "FAILED";
+  status?: DeliveryStatus;
   callSid?: string;
 }) {
   const where: Prisma.WebhookDeliveryWhereInput = {

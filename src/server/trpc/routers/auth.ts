@@ -2,11 +2,34 @@ import { ZLoginInput, ZLoginOutput, ZLogoutOutput, ZRegisterInput, ZRegisterOutp
 import { registerAccount } from "../../services/accounts/register-account";
 import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";
-import { apiProcedure, credentialProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure, credentialProcedure } from "../init";
 
-export const authRouter = router({
-  register: credentialProcedure.input(ZRegisterInput).output(ZRegisterOutput).mutation(({ input }) => registerAccount(input)),
-  login: credentialProcedure.input(ZLoginInput).output(ZLoginOutput).mutation(({ input }) => logIn(input)),
+export const auth = {
+  register: restProcedure(credentialProcedure, {
+    method: "POST",
+    path: "/api/auth/register",
+    status: 201,
+    auth: false,
+    summary: "Create an account",
+    errors: [409],
+    input: ZRegisterInput,
+    output: ZRegisterOutput,
+  }).mutation(({ input }) => registerAccount(input)),
+  login: restProcedure(credentialProcedure, {
+    method: "POST",
+    path: "/api/auth/login",
+    auth: false,
+    summary: "Exchange email and password for a JWT",
+    errors: [401],
+    input: ZLoginInput,
+    output: ZLoginOutput,
+  }).mutation(({ input }) => logIn(input)),
   /** Sign-out everywhere: the dashboard's log-out button and POST /api/auth/logout. */
-  logout: apiProcedure.output(ZLogoutOutput).mutation(({ ctx }) => endAllSessions({ accountId: ctx.auth.account.id })),
-});
+  logout: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/auth/logout",
+    summary: "Sign out everywhere: every dashboard session and login token of the account ends (API keys keep working)",
+    output: ZLogoutOutput,
+  }).mutation(({ ctx }) => endAllSessions({ accountId: ctx.auth.account.id })),
+};

@@ -1,11 +1,25 @@
 import { ZBillingSubscriptionOutput, ZUrlOutput } from "../../schemas/billing";
 import { freshCheckoutUrl, portalUrl } from "../../services/billing/billing-provider";
 import { billingSubscription } from "../../services/billing/billing-subscription";
-import { apiProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
 
 // Billing stays reachable whatever the account's status: it is how an account pays or recovers.
-export const billingRouter = router({
-  checkout: apiProcedure.output(ZUrlOutput).mutation(({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id })),
-  portal: apiProcedure.output(ZUrlOutput).mutation(({ ctx }) => portalUrl({ accountId: ctx.auth.account.id })),
-  subscription: apiProcedure.output(ZBillingSubscriptionOutput).query(({ ctx }) => billingSubscription({ accountId: ctx.auth.account.id })),
-});
+export const billing = {
+  subscription: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/billing/subscription",
+    summary: "Plan, prices and the current period's totals",
+    output: ZBillingSubscriptionOutput,
+  }).query(({ ctx }) => billingSubscription({ accountId: ctx.auth.account.id })),
+  checkout: restProcedure(apiProcedure, { method: "POST", path: "/api/billing/checkout", summary: "A fresh checkout link", errors: [502], output: ZUrlOutput }).mutation(
+    ({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id }),
+  ),
+  portal: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/billing/portal",
+    summary: "A billing portal link: plan, payment method, invoices",
+    errors: [502],
+    output: ZUrlOutput,
+  }).mutation(({ ctx }) => portalUrl({ accountId: ctx.auth.account.id })),
+};

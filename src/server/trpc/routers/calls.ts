@@ -1,14 +1,21 @@
 import { ZGetCallInput, ZGetCallOutput, ZListCallsInput, ZListCallsOutput } from "../../schemas/calls";
 import { getCall, listCalls } from "../../services/calls/calls";
-import { apiProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
 
-export const callsRouter = router({
-  list: apiProcedure
-    .input(ZListCallsInput)
-    .output(ZListCallsOutput)
-    .query(({ ctx, input }) => listCalls({ accountId: ctx.auth.account.id, ...input })),
-  get: apiProcedure
-    .input(ZGetCallInput)
-    .output(ZGetCallOutput)
-    .query(({ ctx, input }) => getCall({ accountId: ctx.auth.account.id, callSid: input.callSid })),
-});
+export const calls = {
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/calls",
+    summary: "Every call the engine saw, whatever its end, newest first; filters and an opaque keyset cursor",
+    input: ZListCallsInput,
+    output: ZListCallsOutput,
+  }).query(({ ctx, input }) => listCalls({ accountId: ctx.auth.account.id, ...input })),
+  get: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/calls/:callSid",
+    summary: "One call with its timeline: Twilio's requests, the call.started attempt, the TwiML returned, events sent, usage",
+    input: ZGetCallInput,
+    output: ZGetCallOutput,
+  }).query(({ ctx, input }) => getCall({ accountId: ctx.auth.account.id, callSid: input.callSid })),
+};

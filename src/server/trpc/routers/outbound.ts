@@ -1,11 +1,17 @@
 import { serverCallbackPolicy } from "../../callbacks/server-callback-policy";
 import { ZOutboundOutput, outboundInputSchema } from "../../schemas/outbound";
 import { startOutboundCall } from "../../services/calls/start-outbound-call";
-import { paidProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { paidProcedure } from "../init";
 
-export const outboundRouter = router({
-  create: paidProcedure
-    .input(outboundInputSchema(serverCallbackPolicy))
-    .output(ZOutboundOutput)
-    .mutation(({ ctx, input }) => startOutboundCall({ accountId: ctx.auth.account.id, input })),
-});
+export const outbound = {
+  create: restProcedure(paidProcedure, {
+    method: "POST",
+    path: "/api/outbound",
+    status: 201,
+    summary: "Start an outbound call from a registered number",
+    errors: [402, 403, 502],
+    input: outboundInputSchema(serverCallbackPolicy),
+    output: ZOutboundOutput,
+  }).mutation(({ ctx, input }) => startOutboundCall({ accountId: ctx.auth.account.id, input })),
+};

@@ -21,14 +21,14 @@ import { confirmEmailChange, requestEmailChange } from "../../services/accounts/
 import { deleteAccount } from "../../services/accounts/delete-account";
 import { resendVerificationEmail, verifyEmail } from "../../services/accounts/email-verification";
 import { requestPasswordReset, resetPassword } from "../../services/accounts/password-reset";
-import { apiProcedure, publicProcedure, router } from "../init";
+import { apiProcedure, publicProcedure } from "../init";
 
 /**
  * Account settings and the mailed links. The signed-in ones take a session,
  * login token or API key like the rest of the API; the link ones take the
  * mailed token (256 random bits), which is the credential.
  */
-export const settingsRouter = router({
+export const settings = {
   get: apiProcedure.output(ZAccountSettingsOutput).query(({ ctx }) => getAccountSettings({ accountId: ctx.auth.account.id })),
   resendVerification: apiProcedure.output(ZResendVerificationOutput).mutation(({ ctx }) => resendVerificationEmail({ accountId: ctx.auth.account.id, ip: ctx.ip })),
   verifyEmail: publicProcedure.input(ZTokenInput).output(ZVerifyEmailOutput).mutation(({ input }) => verifyEmail(input)),
@@ -47,4 +47,4 @@ export const settingsRouter = router({
     .mutation(({ ctx, input }) => requestEmailChange({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
   confirmEmailChange: publicProcedure.input(ZTokenInput).output(ZConfirmEmailChangeOutput).mutation(({ input }) => confirmEmailChange(input)),
   delete: apiProcedure.input(ZDeleteAccountInput).output(ZDeleteAccountOutput).mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ...input })),
-});
+};

@@ -1,13 +1,27 @@
 import { z } from "zod";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
-import { publicProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { publicProcedure } from "../init";
 
-export const systemRouter = router({
+export const system = {
   /** Liveness: the process answers. */
-  health: publicProcedure.output(z.object({ status: z.literal("ok") })).query(() => ({ status: "ok" as const })),
+  health: restProcedure(publicProcedure, {
+    method: "GET",
+    path: "/api/health",
+    auth: false,
+    summary: "Liveness",
+    output: z.object({ status: z.literal("ok").describe("The process answers") }),
+  }).query(() => ({ status: "ok" as const })),
   /** Readiness: the database answers. */
-  ready: publicProcedure.output(z.object({ status: z.literal("ready") })).query(async () => {
+  ready: restProcedure(publicProcedure, {
+    method: "GET",
+    path: "/api/ready",
+    auth: false,
+    summary: "Readiness (database reachable)",
+    errors: [503],
+    output: z.object({ status: z.literal("ready").describe("The database answers") }),
+  }).query(async () => {
     try {
       await db().$queryRaw`SELECT 1`;
     } catch (err) {
@@ -15,4 +29,4 @@ export const systemRouter = router({
     }
     return { status: "ready" as const };
   }),
-});
+};

@@ -1,15 +1,24 @@
 import { ZCurrentUsageOutput, ZDailyUsageInput, ZDailyUsageOutput, ZListUsageInput, ZListUsageOutput } from "../../schemas/usage";
 import { currentUsage, dailyUsage, listUsage } from "../../services/usage/usage";
-import { apiProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
 
-export const usageRouter = router({
-  list: apiProcedure
-    .input(ZListUsageInput)
-    .output(ZListUsageOutput)
-    .query(({ ctx, input }) => listUsage({ accountId: ctx.auth.account.id, ...input })),
-  daily: apiProcedure
-    .input(ZDailyUsageInput)
-    .output(ZDailyUsageOutput)
-    .query(({ ctx, input }) => dailyUsage({ accountId: ctx.auth.account.id, days: input.days })),
-  current: apiProcedure.output(ZCurrentUsageOutput).query(({ ctx }) => currentUsage({ accountId: ctx.auth.account.id })),
-});
+export const usage = {
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/usage",
+    summary: "Usage records with cost breakdowns, newest first",
+    input: ZListUsageInput,
+    output: ZListUsageOutput,
+  }).query(({ ctx, input }) => listUsage({ accountId: ctx.auth.account.id, ...input })),
+  current: restProcedure(apiProcedure, { method: "GET", path: "/api/usage/current", summary: "This month's and all-time totals", output: ZCurrentUsageOutput }).query(
+    ({ ctx }) => currentUsage({ accountId: ctx.auth.account.id }),
+  ),
+  daily: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/usage/daily",
+    summary: "Calls, billed minutes and cost per UTC day (`days`, default 30, at most 90), oldest first",
+    input: ZDailyUsageInput,
+    output: ZDailyUsageOutput,
+  }).query(({ ctx, input }) => dailyUsage({ accountId: ctx.auth.account.id, days: input.days })),
+};

@@ -10,27 +10,44 @@ import {
 import { replayDeliveries } from "../../services/webhook-deliveries/replay-deliveries";
 import { sendTestEvent } from "../../services/webhook-deliveries/send-test-event";
 import { getDelivery, listDeliveries, retryDelivery } from "../../services/webhook-deliveries/webhook-deliveries";
-import { apiProcedure, router } from "../init";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
 
-export const webhookDeliveriesRouter = router({
-  list: apiProcedure
-    .input(ZListDeliveriesInput)
-    .output(ZListDeliveriesOutput)
-    .query(({ ctx, input }) => listDeliveries({ accountId: ctx.auth.account.id, ...input })),
-  get: apiProcedure
-    .input(ZDeliveryIdInput)
-    .output(ZDeliveryDetailOutput)
-    .query(({ ctx, input }) => getDelivery({ accountId: ctx.auth.account.id, id: input.id })),
-  retry: apiProcedure
-    .input(ZDeliveryIdInput)
-    .output(ZDeliveryDetailOutput)
-    .mutation(({ ctx, input }) => retryDelivery({ accountId: ctx.auth.account.id, id: input.id })),
-  sendTest: apiProcedure
-    .input(ZSendTestEventInput)
-    .output(ZDeliveryDetailOutput)
-    .mutation(({ ctx, input }) => sendTestEvent({ accountId: ctx.auth.account.id, ...input })),
-  replay: apiProcedure
-    .input(ZReplayDeliveriesInput)
-    .output(ZReplayDeliveriesOutput)
-    .mutation(({ ctx, input }) => replayDeliveries({ accountId: ctx.auth.account.id, since: new Date(input.since), status: input.status })),
-});
+export const webhookDeliveries = {
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/webhook-deliveries",
+    summary: "Event deliveries, newest first, filterable by status and callSid",
+    input: ZListDeliveriesInput,
+    output: ZListDeliveriesOutput,
+  }).query(({ ctx, input }) => listDeliveries({ accountId: ctx.auth.account.id, ...input })),
+  sendTest: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/webhook-deliveries/test",
+    summary: "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type now; answers the delivery with its attempt",
+    errors: [403, 404],
+    input: ZSendTestEventInput,
+    output: ZDeliveryDetailOutput,
+  }).mutation(({ ctx, input }) => sendTestEvent({ accountId: ctx.auth.account.id, ...input })),
+  replay: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/webhook-deliveries/replay",
+    summary: "Queue again every delivery (default: FAILED) created since a time at most 14 days ago",
+    input: ZReplayDeliveriesInput,
+    output: ZReplayDeliveriesOutput,
+  }).mutation(({ ctx, input }) => replayDeliveries({ accountId: ctx.auth.account.id, since: new Date(input.since), status: input.status })),
+  get: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/webhook-deliveries/:id",
+    summary: "One delivery with its payload and every attempt",
+    input: ZDeliveryIdInput,
+    output: ZDeliveryDetailOutput,
+  }).query(({ ctx, input }) => getDelivery({ accountId: ctx.auth.account.id, id: input.id })),
+  retry: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/webhook-deliveries/:id/retry",
+    summary: "Redeliver now (idempotent: while a redelivery waits to be sent, another schedules nothing)",
+    input: ZDeliveryIdInput,
+    output: ZDeliveryDetailOutput,
+  }).mutation(({ ctx, input }) => retryDelivery({ accountId: ctx.auth.account.id, id: input.id })),
+};

@@ -1,0 +1,74 @@
+import type { AnyTRPCProcedure, TRPCProcedureBuilder, TRPCUnsetMarker } from "@trpc/server";
+import type { z } from "zod";
+
+/**
+ * A procedure's REST face, declared where the procedure is built: method,
+ * path, success status and what the reference says about it. The route table
+ * and the OpenAPI document are read from here, so a route cannot name a
+ * procedure that does not exist.
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type RestMeta = {
+  method: HttpMethod;
+  /** `:name` segments are path parameters, merged into the input. */
+  path: `/api/${string}`;
+  /** Default 200. */
+  status?: 200 | 201;
+  /** Whether the route takes an API key or login JWT. Default true; the security suite checks both ways. */
+  auth?: boolean;
+  summary: string;
+  /** Error statuses particular to this route (the generic ones are derived: 400, 401, 404, 413, 429, 500). */
+  errors?: number[];
+};
+
+export type RestSpec<I extends z.ZodType | undefined, O extends z.ZodType> = RestMeta & { input?: I; output: O };
+
+/** What the table keeps of each procedure: its route and the schemas that document it. */
+export type RestContract = Required<Pick<RestMeta, "status" | "auth">> & RestMeta & { input?: z.ZodType; output: z.ZodType };
+
+// Keyed by the built procedure: the table reads it back without reaching into tRPC's internals.
+const contracts = new WeakMap<object, RestContract>();
+
+export function restContractOf(procedure: unknown): RestContract | undefined {
+  return typeof procedure === "function" || (typeof procedure === "object" && procedure !== null) ? contracts.get(procedure) : undefined;
+}
+
+type Builder<C, M, X, E, II, IO, OI, OO> = TRPCProcedureBuilder<C, M, X, II, IO, OI, OO, false, E>;
+type Finish<B extends { query: unknown; mutation: unknown }, Method extends HttpMethod> = Method extends "GET" ? Pick<B, "query"> : Pick<B, "mutation">;
+
+/**
+ * `restProcedure(apiProcedure, { method, path, summary, input, output }).query(…)`:
+ * applies the schemas, records the route on tRPC's `.meta()` (for middlewares)
+ * and in this module (for the table), and offers `.query` for GET and
+ * `.mutation` for the other methods only, so the kind cannot disagree with the method.
+ */
+export function restProcedure<C, M, X, E, O extends z.ZodType, Method extends HttpMethod, I extends z.ZodType | undefined = undefined>(
+  builder: Builder<C, M, X, E, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker>,
+  spec: RestSpec<I, O> & { method: Method },
+): Finish<
+  Builder<
+    C,
+    M,
+    X,
+    E,
+    I extends z.ZodType ? z.input<I> : TRPCUnsetMarker,
+    I extends z.ZodType ? z.output<I> : TRPCUnsetMarker,
+    z.input<O>,
+    z.output<O>
+  >,
+  Method
+> {
+  const { input, output, ...meta } = spec;
+  const contract: RestContract = { ...meta, status: meta.status ?? 200, auth: meta.auth ?? true, ...(input && { input }), output };
+  type Loose = { input(s: unknown): Loose; output(s: unknown): Loose; meta(m: unknown): Loose; query(fn: unknown): AnyTRPCProcedure; mutation(fn: unknown): AnyTRPCProcedure };
+  let typed = (builder as unknown as Loose).meta({ rest: contract });
+  if (input) typed = typed.input(input);
+  typed = typed.output(output);
+  const record = (procedure: AnyTRPCProcedure) => {
+    contracts.set(procedure, contract);
+    return procedure;
+  };
+  const finish = spec.method === "GET" ? { query: (fn: unknown) => record(typed.query(fn)) } : { mutation: (fn: unknown) => record(typed.mutation(fn)) };
+  return finish as never;
+}

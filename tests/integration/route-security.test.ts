@@ -1,0 +1,212 @@
+import { randomBytes } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { restRoutes, type RestRoute } from "../../src/server/rest/routes";
+import { call, newAccount, newActiveAccount, numberBody, sql, suspend, type ApiResponse, type TestAccount } from "./support/api";
+
+/**
+ * The security suite, generated from the REST route table (as Unkey does per
+ * route): every authenticated route refuses no credential, a malformed key and
+ * a revoked key; never shows another tenant's resource; and answers a
+ * suspended and an unpaid account as decisions §4 says. A new route joins
+ * every case by being in the table, and a route added without the guard fails here.
+ */
+const key = (r: Pick<RestRoute, "method" | "path">) => `${r.method} ${r.path}`;
+const authenticated = restRoutes.filter((r) => r.auth);
+
+// decisions §4: INACTIVE is 402 on these; SUSPENDED is 403 on them and on changing or releasing a number.
+const NEEDS_PAYMENT = new Set(["POST /api/phone-numbers", "POST /api/outbound"]);
+const STANDING_CODES = ["ACCOUNT_SUSPENDED", "PAYMENT_REQUIRED", "UNAUTHORIZED"];
+const REFUSED_WHEN_SUSPENDED = new Set([...NEEDS_PAYMENT, "PATCH /api/phone-numbers/:id", "DELETE /api/phone-numbers/:id"]);
+
+function expectEnvelope(res: ApiResponse, status: number, code: string, what: string): void {
+  const seen = `${what}: answered ${res.status} ${res.text.slice(0, 200)}`;
+  expect(res.status, seen).toBe(status);
+  expect(res.body?.error?.code, seen).toBe(code);
+  expect(typeof res.body.error.message, what).toBe("string");
+  expect(res.headers.get("x-request-id"), what).toBeTruthy();
+}
+
+function pathWith(route: RestRoute, value: string): string {
+  return route.path.replace(/:\w+/g, encodeURIComponent(value));
+}
+
+const noBody = (route: RestRoute) => (route.method === "GET" || route.method === "DELETE" ? undefined : {});
+
+describe("route security, for every route of the table", () => {
+  it("needs a credential everywhere but register, login, health and readiness", () => {
+    expect(restRoutes.filter((r) => !r.auth).map(key).sort()).toEqual(["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"]);
+    expect(authenticated.length).toBeGreaterThan(25);
+  });
+
+  describe.each(authenticated.map((r) => [key(r), r] as const))("%s", (_name, route) => {
+    const path = pathWith(route, "cmdoesnotexist000000000000");
+
+    it("refuses no credential, a malformed key, a malformed token and a revoked key with 401", async () => {
+      expectEnvelope(await call(route.method, path, { body: noBody(route) }), 401, "UNAUTHORIZED", "no credential");
+      // A key with a bad checksum is refused before any look-up; a JWT that is not one likewise.
+      const malformed = `rtk_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a")}`;
+      expectEnvelope(await call(route.method, path, { token: malformed, body: noBody(route) }), 401, "UNAUTHORIZED", "malformed key");
+      expectEnvelope(await call(route.method, path, { token: "not.a.jwt", body: noBody(route) }), 401, "UNAUTHORIZED", "malformed token");
+      expectEnvelope(await call(route.method, path, { token: await revokedKey(), body: noBody(route) }), 401, "UNAUTHORIZED", "revoked key");
+    });
+  });
+});
+
+let revoked: Promise<string> | undefined;
+/** One account's key, revoked: refused on every route from the next request on. */
+function revokedKey(): Promise<string> {
+  return (revoked ??= (async () => {
+    const owner = await newAccount();
+    const created = await owner.as("POST", "/api/api-keys", { body: { label: "to revoke" } });
+    expect(created.status).toBe(201);
+    expect((await owner.as("DELETE", `/api/api-keys/${created.body.id}`)).status).toBe(200);
+    return created.body.key as string;
+  })());
+}
+
+/**
+ * Another tenant's resource for every path parameter of the table: a route with
+ * a parameter and no entry here fails, so a new one cannot skip the check.
+ * `leak` is a value of the owner's that must never reach the other tenant.
+ */
+type Foreign = { id: string; leak: string; expect: { status: number; code: string }; stillThere: () => Promise<void> };
+const NOT_FOUND = { status: 404, code: "NOT_FOUND" };
+
+async function foreignResources(owner: TestAccount): Promise<Record<string, Foreign>> {
+  const keys = await owner.as("GET", "/api/api-keys");
+  const apiKey = keys.body.apiKeys[0];
+  const number = await owner.as("POST", "/api/phone-numbers", { body: numberBody() });
+  expect(number.status).toBe(201);
+  const phone = number.body.phoneNumber;
+
+  const callSid = `CA${randomBytes(16).toString("hex")}`;
+  await sql().query(
+    `INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt")
+     VALUES ($1, $2, $3, $4, 'inbound', '+14155550177', $5, 'completed', 10, $6, $7, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')`,
+    [`sec${randomBytes(8).toString("hex")}`, callSid, owner.id, phone.id, phone.phoneNumber, phone.onCallStartUrl, phone.onCallEndUrl],
+  );
+  const deliveryId = `sec${randomBytes(8).toString("hex")}`;
+  const eventId = `evt_sec${randomBytes(8).toString("hex")}`;
+  await sql().query(
+    `INSERT INTO "WebhookDelivery" ("id", "accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "createdAt", "updatedAt")
+     VALUES ($1, $2, $3, 'call.ended', $4, $5, '{}', 'FAILED', 8, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')`,
+    [deliveryId, owner.id, eventId, callSid, phone.onCallEndUrl],
+  );
+  const delivery = async () => {
+    const res = await owner.as("GET", `/api/webhook-deliveries/${deliveryId}`);
+    expect(res.status).toBe(200);
+    // Nobody else's retry queued it again.
+    expect(res.body.delivery).toMatchObject({ status: "FAILED", attemptCount: 8, nextAttemptAt: null });
+  };
+  const numberResource: Foreign = {
+    id: phone.id,
+    leak: phone.phoneNumber,
+    // decisions §6: another account's number is 403 NUMBER_NOT_OWNED, and nothing of it is shown.
+    expect: { status: 403, code: "NUMBER_NOT_OWNED" },
+    stillThere: async () => {
+      const res = await owner.as("GET", `/api/phone-numbers/${phone.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body.phoneNumber).toEqual(phone);
+    },
+  };
+  return {
+    "DELETE /api/api-keys/:id": {
+      id: apiKey.id,
+      leak: apiKey.keyPrefix,
+      expect: NOT_FOUND,
+      stillThere: async () => expect((await owner.as("GET", "/api/account")).status).toBe(200),
+    },
+    "GET /api/phone-numbers/:id": numberResource,
+    "PATCH /api/phone-numbers/:id": numberResource,
+    "DELETE /api/phone-numbers/:id": numberResource,
+    "GET /api/calls/:callSid": {
+      id: callSid,
+      leak: "+14155550177",
+      expect: NOT_FOUND,
+      stillThere: async () => expect((await owner.as("GET", `/api/calls/${callSid}`)).status).toBe(200),
+    },
+    "GET /api/webhook-deliveries/:id": { id: deliveryId, leak: eventId, expect: NOT_FOUND, stillThere: delivery },
+    "POST /api/webhook-deliveries/:id/retry": { id: deliveryId, leak: eventId, expect: NOT_FOUND, stillThere: delivery },
+  };
+}
+
+describe("another tenant's resources", () => {
+  const withParam = authenticated.filter((r) => r.path.includes(":"));
+  let owner: TestAccount;
+  let intruder: TestAccount;
+  let foreign: Record<string, Foreign>;
+
+  beforeAll(async () => {
+    [owner, intruder] = await Promise.all([newActiveAccount(), newActiveAccount()]);
+    foreign = await foreignResources(owner);
+  });
+
+  it("has a foreign resource for every route with a path parameter", () => {
+    expect(withParam.map(key).filter((k) => !foreign[k])).toEqual([]);
+  });
+
+  it.each(withParam.map((r) => [key(r), r] as const))("%s: another tenant's id is refused, shows nothing of it, and changes nothing", async (name, route) => {
+    const target = foreign[name]!;
+    const body = route.method === "PATCH" ? { onErrorUrl: null } : noBody(route);
+    const res = await intruder.as(route.method, pathWith(route, target.id), { body });
+    expectEnvelope(res, target.expect.status, target.expect.code, name);
+    expect(res.text).not.toContain(target.leak);
+    await target.stillThere();
+  });
+});
+
+describe("account standing (decisions §4)", () => {
+  let suspended: TestAccount;
+  let unpaid: TestAccount;
+  let suspendedNumberId: string;
+
+  beforeAll(async () => {
+    [suspended, unpaid] = await Promise.all([newActiveAccount(), newAccount()]);
+    const number = await suspended.as("POST", "/api/phone-numbers", { body: numberBody() });
+    expect(number.status).toBe(201);
+    suspendedNumberId = number.body.phoneNumber.id;
+    await suspend(suspended);
+  });
+
+  /** A request the route would accept from an account in good standing, so only standing can refuse it. */
+  function plausible(route: RestRoute, numberId: string): { path: string; body: unknown } {
+    const path = pathWith(route, route.path.includes("phone-numbers/:id") ? numberId : "cmdoesnotexist000000000000");
+    if (key(route) === "POST /api/phone-numbers") return { path, body: numberBody() };
+    if (key(route) === "POST /api/outbound") {
+      return {
+        path,
+        body: {
+          to: "+14155550100",
+          from: "+14155550101",
+          onCallStartUrl: "https://api.example.com/start",
+          onCallEndUrl: "https://api.example.com/end",
+          providerAccountSid: `AC${"0".repeat(32)}`,
+          providerAuthToken: "token",
+        },
+      };
+    }
+    if (route.method === "PATCH") return { path, body: { onErrorUrl: null } };
+    return { path, body: noBody(route) };
+  }
+
+  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers a suspended account as decisions §4 says", async (name, route) => {
+    const { path, body } = plausible(route, suspendedNumberId);
+    const res = await suspended.as(route.method, path, { body });
+    if (REFUSED_WHEN_SUSPENDED.has(name)) expectEnvelope(res, 403, "ACCOUNT_SUSPENDED", name);
+    else {
+      // Reads, keys and billing keep working so the customer can fix payment.
+      expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(res.body?.error?.code);
+      expect(res.status, name).toBeLessThan(500);
+    }
+  });
+
+  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers an unpaid account as decisions §4 says", async (name, route) => {
+    const { path, body } = plausible(route, "cmdoesnotexist000000000000");
+    const res = await unpaid.as(route.method, path, { body });
+    if (NEEDS_PAYMENT.has(name)) expectEnvelope(res, 402, "PAYMENT_REQUIRED", name);
+    else {
+      expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(res.body?.error?.code);
+      expect(res.status, name).toBeLessThan(500);
+    }
+  });
+});

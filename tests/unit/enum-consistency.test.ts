@@ -1,0 +1,107 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { AccountStatus, DeliveryStatus } from "../../src/generated/prisma/enums";
+import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
+import { CALL_DIRECTIONS, ZAccountStatus, ZCallDirection, ZDeliveryStatus } from "../../src/server/schemas/enums";
+import { EVENT_TYPES, ZEventType } from "../../src/server/schemas/events";
+
+/**
+ * An enum value added in one place and not another fails here: the Prisma
+ * schema, its migrations, the generated client, the zod schemas, the served
+ * OpenAPI document, and no second spelling of a whole enum anywhere in src/.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const families: Record<string, readonly string[]> = {
+  AccountStatus: Object.values(AccountStatus),
+  DeliveryStatus: Object.values(DeliveryStatus),
+  CallDirection: CALL_DIRECTIONS,
+  EventType: EVENT_TYPES,
+};
+
+function prismaSchemaEnums(): Record<string, string[]> {
+  const text = readFileSync(path.join(ROOT, "prisma/schema.prisma"), "utf8");
+  return Object.fromEntries([...text.matchAll(/^enum (\w+) \{([^}]*)\}/gm)].map((m) => [m[1]!, m[2]!.split(/\s+/).filter((v) => /^\w+$/.test(v))]));
+}
+
+/** Replays CREATE TYPE … AS ENUM and ALTER TYPE … ADD VALUE over the migrations, in order. */
+function migrationEnums(): Record<string, string[]> {
+  const dir = path.join(ROOT, "prisma/migrations");
+  const enums: Record<string, string[]> = {};
+  for (const name of readdirSync(dir).sort()) {
+    const file = path.join(dir, name, "migration.sql");
+    if (!statSync(path.join(dir, name)).isDirectory()) continue;
+    const sql = readFileSync(file, "utf8");
+    for (const m of sql.matchAll(/CREATE TYPE "(\w+)" AS ENUM \(([^)]*)\)/g)) enums[m[1]!] = [...m[2]!.matchAll(/'([^']*)'/g)].map((v) => v[1]!);
+    for (const m of sql.matchAll(/ALTER TYPE "(\w+)" ADD VALUE (?:IF NOT EXISTS )?'([^']*)'/g)) enums[m[1]!]!.push(m[2]!);
+    for (const m of sql.matchAll(/DROP TYPE (?:IF EXISTS )?"(\w+)"/g)) delete enums[m[1]!];
+  }
+  return enums;
+}
+
+function collectEnums(node: unknown, out: string[][] = []): string[][] {
+  if (Array.isArray(node)) node.forEach((n) => collectEnums(n, out));
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "enum" && Array.isArray(value)) out.push(value.map(String));
+      else if (key !== "example" && key !== "examples") collectEnums(value, out);
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === "generated" ? [] : sourceFiles(full);
+    return /\.(ts|tsx)$/.test(e.name) ? [full] : [];
+  });
+}
+
+describe("one source per enum", () => {
+  it("the Prisma schema, the generated client and the migrations agree on every database enum", () => {
+    const schema = prismaSchemaEnums();
+    const migrations = migrationEnums();
+    expect(Object.keys(schema).sort()).toEqual(Object.keys(migrations).sort());
+    for (const [name, values] of Object.entries(schema)) {
+      expect(migrations[name], `migrations' ${name}`).toEqual(values);
+      expect(families[name], `generated ${name}`).toEqual(values);
+    }
+  });
+
+  it("the zod schemas list exactly those values", () => {
+    expect(ZAccountStatus.options).toEqual(families.AccountStatus);
+    expect(ZDeliveryStatus.options).toEqual(families.DeliveryStatus);
+    expect(ZCallDirection.options).toEqual(families.CallDirection);
+    expect(ZEventType.options).toEqual(families.EventType);
+  });
+
+  it("every enum in the OpenAPI document that holds one value of a family holds all of them", () => {
+    const docEnums = collectEnums(buildOpenApiDocument());
+    for (const [name, values] of Object.entries(families)) {
+      const touching = docEnums.filter((e) => e.some((v) => values.includes(v)));
+      expect(touching.length, `${name} appears in the document`).toBeGreaterThan(0);
+      for (const e of touching) expect([...e].sort(), name).toEqual([...values].sort());
+    }
+  });
+
+  it("no file in src/ spells a whole enum or the E.164 patterns again", () => {
+    const owners = new Set(["src/server/schemas/enums.ts", "src/server/schemas/events.ts", "src/server/schemas/e164.ts"]);
+    const offenders: string[] = [];
+    for (const file of sourceFiles(path.join(ROOT, "src"))) {
+      const rel = path.relative(ROOT, file);
+      if (owners.has(rel)) continue;
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          // A list or union of quoted strings (`"a", "b"` or `"a" | "b"`) that holds a whole family is a second spelling.
+          for (const run of line.matchAll(/(["'])[^"']*\1(?:\s*[,|]\s*(["'])[^"']*\2)+/g)) {
+            const listed = [...run[0].matchAll(/["']([^"']*)["']/g)].map((m) => m[1]);
+            for (const [name, values] of Object.entries(families)) if (values.every((v) => listed.includes(v))) offenders.push(`${rel}:${i + 1} spells ${name}`);
+          }
+          if (line.includes("[2-9]\\d{2}[2-9]") || line.includes("\\+[1-9]\\d{1,14}")) offenders.push(`${rel}:${i + 1} spells an E.164 pattern`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+});
