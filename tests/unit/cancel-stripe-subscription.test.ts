@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv, setEnv } from "../../src/server/env";
-import { cancelStripeSubscription } from "../../src/server/services/accounts/cancel-stripe-subscription";
+import { billing } from "../../src/server/services/billing/billing-strategy";
+
+const cancelStripeSubscription = (id: string | null) => billing().cancelSubscription(id);
 import { startFakeStripe, type FakeStripe } from "../integration/support/stripe-fake";
 import { STRIPE_TEST_ENV } from "../integration/support/test-secrets";
 
@@ -15,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-describe("cancelStripeSubscription", () => {
+describe("StripeBilling.cancelSubscription", () => {
   it("cancels the subscription at Stripe", async () => {
     await cancelStripeSubscription("sub_123");
     expect(fake.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual(["/v1/subscriptions/sub_123"]);

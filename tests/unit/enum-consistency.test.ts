@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AccountStatus, DeliveryStatus } from "../../src/generated/prisma/enums";
+import * as generatedEnums from "../../src/generated/prisma/enums";
 import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
 import { CALL_DIRECTIONS, ZAccountStatus, ZCallDirection, ZDeliveryStatus } from "../../src/server/schemas/enums";
 import { EVENT_TYPES, ZEventType } from "../../src/server/schemas/events";
@@ -12,9 +12,9 @@ import { EVENT_TYPES, ZEventType } from "../../src/server/schemas/events";
  * OpenAPI document, and no second spelling of a whole enum anywhere in src/.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
+// Every enum the generated client exports, so a new Prisma enum joins the comparison by itself.
 const families: Record<string, readonly string[]> = {
-  AccountStatus: Object.values(AccountStatus),
-  DeliveryStatus: Object.values(DeliveryStatus),
+  ...Object.fromEntries(Object.entries(generatedEnums).filter(([, v]) => typeof v === "object" && v !== null).map(([k, v]) => [k, Object.values(v as object) as string[]])),
   CallDirection: CALL_DIRECTIONS,
   EventType: EVENT_TYPES,
 };
@@ -78,7 +78,9 @@ describe("one source per enum", () => {
 
   it("every enum in the OpenAPI document that holds one value of a family holds all of them", () => {
     const docEnums = collectEnums(buildOpenApiDocument());
-    for (const [name, values] of Object.entries(families)) {
+    // Internal to the database: never part of the public API.
+    const internal = new Set(["AccountTokenPurpose"]);
+    for (const [name, values] of Object.entries(families).filter(([n]) => !internal.has(n))) {
       const touching = docEnums.filter((e) => e.some((v) => values.includes(v)));
       expect(touching.length, `${name} appears in the document`).toBeGreaterThan(0);
       for (const e of touching) expect([...e].sort(), name).toEqual([...values].sort());

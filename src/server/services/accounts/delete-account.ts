@@ -1,7 +1,7 @@
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
-import { cancelStripeSubscription } from "./cancel-stripe-subscription";
+import { billing } from "../billing/billing-strategy";
 import { requireCurrentPassword } from "./change-password";
 
 /**
@@ -21,7 +21,7 @@ export async function deleteAccount(opts: { accountId: string; confirmEmail: str
   }
   await requireCurrentPassword(opts.accountId, opts.password, "password");
   // A subscription Stripe already ended needs nothing more.
-  await cancelStripeSubscription(account.subscriptionStatus === "canceled" ? null : account.stripeSubscriptionId);
+  await billing().cancelSubscription(account.subscriptionStatus === "canceled" ? null : account.stripeSubscriptionId);
 
   const numbers = await db().phoneNumber.findMany({ where: { accountId: opts.accountId }, select: { id: true } });
   // One by one, through the same release as DELETE /api/phone-numbers/:id (Twilio included).

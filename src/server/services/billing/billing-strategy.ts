@@ -37,6 +37,8 @@ export interface BillingStrategy {
   hasPaymentMethod(account: { status: AccountStatus; hasPaymentMethod: boolean }): boolean;
   /** In the usage record's transaction: a completed call's billed minutes, for the provider's meter. */
   recordBilledMinutes(client: pg.ClientBase, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void>;
+  /** Closing an account: its subscription ends now, so a closed account is never billed again (PROVIDER_UNAVAILABLE when that cannot be done). */
+  cancelSubscription(subscriptionId: string | null): Promise<void>;
   /** Background work this mode needs (at boot, once per instance). */
   startWorkers(): Promise<void>;
   /** POST /api/webhooks/stripe: the verified event, read from the raw body (AppError otherwise). */

@@ -55,6 +55,9 @@ export class LocalBilling implements BillingStrategy {
   /** No provider meter to feed. */
   async recordBilledMinutes(): Promise<void> {}
 
+  /** No provider holds a subscription: closing the account is enough. */
+  async cancelSubscription(): Promise<void> {}
+
   async startWorkers(): Promise<void> {}
 
   async stripeWebhookEvent(): Promise<Stripe.Event> {

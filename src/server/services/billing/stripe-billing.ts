@@ -82,6 +82,17 @@ export class StripeBilling implements BillingStrategy {
   }
 
   /** The signature is checked on the raw body, before anything is parsed. */
+  /** One Stripe already considers gone is fine. */
+  async cancelSubscription(subscriptionId: string | null): Promise<void> {
+    if (!subscriptionId) return;
+    try {
+      await stripe().subscriptions.cancel(subscriptionId);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeError && err.code === "resource_missing") return;
+      throw stripeFailure(err, "cancel subscription");
+    }
+  }
+
   async stripeWebhookEvent(readRawBody: () => Promise<string>, signature: string): Promise<Stripe.Event> {
     const raw = await readRawBody();
     try {
