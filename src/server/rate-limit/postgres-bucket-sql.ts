@@ -7,18 +7,22 @@ import type { BucketPolicy } from "./bucket-policy";
  * The rate-limit bucket's SQL, on the process's pool. One statement: refill by
  * the time elapsed, take `n` tokens if the bucket holds `n` (all or nothing),
  * report what is left. SET expressions all see the row as it was before.
+ * now() is when each transaction began, so a concurrent writer that began
+ * later may already have stored a later time: elapsed time never goes below
+ * zero and the stored time never moves back (else a bucket could go negative
+ * and a Retry-After overshoot).
  */
 const TAKE = `
   INSERT INTO "RateLimitBucket" AS b ("key", "tokens", "allowed", "updatedAt")
   VALUES ($1, $2::float8 - $4::float8, true, now())
   ON CONFLICT ("key") DO UPDATE SET
     "tokens" = CASE
-      WHEN LEAST($2::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * $3::float8) >= $4::float8
-      THEN LEAST($2::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * $3::float8) - $4::float8
-      ELSE LEAST($2::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * $3::float8)
+      WHEN LEAST($2::float8, b."tokens" + GREATEST(0, EXTRACT(EPOCH FROM now() - b."updatedAt")::float8) * $3::float8) >= $4::float8
+      THEN LEAST($2::float8, b."tokens" + GREATEST(0, EXTRACT(EPOCH FROM now() - b."updatedAt")::float8) * $3::float8) - $4::float8
+      ELSE LEAST($2::float8, b."tokens" + GREATEST(0, EXTRACT(EPOCH FROM now() - b."updatedAt")::float8) * $3::float8)
     END,
-    "allowed" = LEAST($2::float8, b."tokens" + EXTRACT(EPOCH FROM now() - b."updatedAt")::float8 * $3::float8) >= $4::float8,
-    "updatedAt" = now()
+    "allowed" = LEAST($2::float8, b."tokens" + GREATEST(0, EXTRACT(EPOCH FROM now() - b."updatedAt")::float8) * $3::float8) >= $4::float8,
+    "updatedAt" = GREATEST(now(), b."updatedAt")
   RETURNING "tokens", "allowed"`;
 
 const PRUNE = `DELETE FROM "RateLimitBucket" WHERE "updatedAt" < now() - make_interval(secs => $1::float8)`;
