@@ -1,0 +1,42 @@
+/**
+ * Plain SQL, typed from prisma/schema.prisma (prisma-kysely writes `DB` on
+ * `npm run db:generate`), on the process's one `pg` pool, beside Prisma.
+ *
+ * Which to use where: Prisma for simple CRUD (find, create, update, delete of
+ * one model, with its relations); Kysely for the hot paths (the engine, event
+ * delivery), reads that join several tables into one statement, `ON CONFLICT`
+ * upserts, `RETURNING`, data-modifying CTEs, `FOR UPDATE` locks and anything
+ * else Prisma cannot say. No SQL in strings, no hand-written row types, id
+ * generators or time shims: ids, `createdAt` and `updatedAt` have database
+ * defaults, and every timestamp is `timestamptz`.
+ */
+import { Kysely, PostgresDialect, sql, type Compilable, type InferResult, type RawBuilder } from "kysely";
+import type { DB } from "@/generated/kysely/db";
+import type { Prisma } from "@/generated/prisma/client";
+import { pool } from "./client";
+import { preparedStatementPool } from "./prepared-statements";
+
+export type { DB };
+
+const KEY = Symbol.for("routekit.db.kysely");
+type Holder = { [KEY]?: { pool: ReturnType<typeof pool>; db: Kysely<DB> } };
+
+/** The query builder on the shared pool (a new pool after `disconnectDb` gets a new builder). */
+export function kysely(): Kysely<DB> {
+  const g = globalThis as Holder;
+  const current = pool();
+  if (g[KEY]?.pool !== current) g[KEY] = { pool: current, db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedStatementPool(current) }) }) };
+  return g[KEY].db;
+}
+
+/** The database's clock, for timestamps written in SQL (a transaction sees one `now()`). */
+export const now = (): RawBuilder<Date> => sql<Date>`now()`;
+
+/**
+ * Runs a Kysely query inside a Prisma interactive transaction, for the few
+ * statements Prisma cannot say in the middle of Prisma work (`FOR UPDATE`).
+ */
+export async function inPrismaTransaction<Q extends Compilable>(tx: Prisma.TransactionClient, query: Q): Promise<InferResult<Q>> {
+  const compiled = query.compile();
+  return tx.$queryRawUnsafe<InferResult<Q>>(compiled.sql, ...compiled.parameters);
+}
