@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/app-error";
-import { db } from "../../db/client";
+import { sql } from "kysely";
+import { kysely } from "../../db/kysely";
 import { publicProcedure, router } from "../init";
 
 export const systemRouter = router({
@@ -9,7 +10,7 @@ export const systemRouter = router({
   /** Readiness: the database answers. */
   ready: publicProcedure.output(z.object({ status: z.literal("ready") })).query(async () => {
     try {
-      await db().$queryRaw`SELECT 1`;
+      await sql`SELECT 1`.execute(kysely());
     } catch (err) {
       throw new AppError("SERVICE_UNAVAILABLE", "The database is not reachable.", { cause: err });
     }
