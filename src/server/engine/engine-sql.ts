@@ -5,21 +5,19 @@
  * status one transaction; on a PostgreSQL server each is prepared once per
  * connection (db/prepared-statements.ts).
  */
-import type { ExpressionBuilder, Kysely, QueryCreator } from "kysely";
+import type { Kysely, QueryCreator, Selectable } from "kysely";
 import { kysely, now, type DB } from "../db/kysely";
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { TERMINAL_RANK } from "./call-status";
 
-export type EngineAccount = {
-  id: string;
-  status: "INACTIVE" | "ACTIVE" | "SUSPENDED";
-  stripeCustomerId: string | null;
-  currentPeriodStart: Date | null;
-  currentPeriodEnd: Date | null;
-  webhookSecretEnc: string;
-  previousWebhookSecretEnc: string | null;
-  previousWebhookSecretExpiresAt: Date | null;
-};
+const ACCOUNT_COLUMNS = [
+  "a.id", "a.status", "a.stripeCustomerId", "a.currentPeriodStart", "a.currentPeriodEnd",
+  "a.webhookSecretEnc", "a.previousWebhookSecretEnc", "a.previousWebhookSecretExpiresAt",
+] as const;
+type AccountColumn = (typeof ACCOUNT_COLUMNS)[number] extends `a.${infer C}` ? C : never;
+
+/** What the engine knows of an account: its status, billing period and signing secrets. */
+export type EngineAccount = Pick<Selectable<DB["Account"]>, AccountColumn>;
 
 /** The account's Twilio connection (decisions §10): every request of its calls must be signed with this token. */
 export type EngineConnection = { accountSid: string; authTokenEnc: string };
@@ -33,29 +31,8 @@ const CALL_COLUMNS = [
 ] as const;
 type CallColumn = (typeof CALL_COLUMNS)[number];
 
-export type EngineCall = {
-  id: string;
-  accountId: string;
-  callSid: string;
-  direction: string;
-  fromNumber: string;
-  toNumber: string;
-  phoneNumberId: string | null;
-  metadata: unknown;
-  answeredBy: string | null;
-  onCallStartUrl: string;
-  onCallEndUrl: string;
-  onErrorUrl: string | null;
-  providerAccountSid: string | null;
-  providerAuthTokenEnc: string | null;
-  /** How far the call got (call-status.ts); terminal once it ended. */
-  statusRank: number;
-};
-
-const ACCOUNT_COLUMNS = [
-  "a.id", "a.status", "a.stripeCustomerId", "a.currentPeriodStart", "a.currentPeriodEnd",
-  "a.webhookSecretEnc", "a.previousWebhookSecretEnc", "a.previousWebhookSecretExpiresAt",
-] as const;
+/** A call as the engine decides it; `statusRank` says how far it got (call-status.ts), terminal once it ended. */
+export type EngineCall = Pick<Selectable<DB["Call"]>, CallColumn>;
 
 // The call's columns under the call_ prefix, so one joined row carries account, number, connection and call.
 const prefixedCallColumns = CALL_COLUMNS.map((c) => `c.${c} as call_${c}` as const);
@@ -65,10 +42,6 @@ function callFromRow(row: PrefixedRow): EngineCall | null {
   if (row.call_id === null) return null;
   return Object.fromEntries(CALL_COLUMNS.map((c) => [c, row[`call_${c}`]])) as EngineCall;
 }
-
-// The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
-const tokenMatches = (tokenHash: string) => (eb: ExpressionBuilder<DB, "Account">) =>
-  eb.or([eb("routingTokenHash", "=", tokenHash), eb.and([eb("previousRoutingTokenHash", "=", tokenHash), eb("previousRoutingTokenExpiresAt", ">", now())])]);
 
 export type EngineLookup = { account: EngineAccount; number: EngineNumber | null; call: EngineCall | null; connection: EngineConnection | null };
 
@@ -88,7 +61,10 @@ export async function lookupEngineRequest(opts: { routingToken: string; to: stri
       "tc.accountSid as connectionAccountSid", "tc.authTokenEnc as connectionAuthTokenEnc",
       ...prefixedCallColumns,
     ])
-    .where((eb) => tokenMatches(tokenHash)(eb as unknown as ExpressionBuilder<DB, "Account">))
+    // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
+    .where((eb) =>
+      eb.or([eb("a.routingTokenHash", "=", tokenHash), eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())])]),
+    )
     .executeTakeFirst();
   if (!row) return null;
   const { numberId, numberStartUrl, numberEndUrl, numberErrorUrl, connectionAccountSid, connectionAuthTokenEnc } = row;
@@ -137,9 +113,9 @@ export async function insertInboundCallOnce(call: NewInboundCall): Promise<{ cal
     .onConflict((oc) => oc.column("callSid").doNothing())
     .returning(CALL_COLUMNS)
     .executeTakeFirst();
-  if (inserted) return { call: inserted as EngineCall, inserted: true };
+  if (inserted) return { call: inserted, inserted: true };
   const existing = await kysely().selectFrom("Call").select(CALL_COLUMNS).where("callSid", "=", call.callSid).executeTakeFirst();
-  return { call: existing && existing.accountId === call.accountId ? (existing as EngineCall) : null, inserted: false };
+  return { call: existing && existing.accountId === call.accountId ? existing : null, inserted: false };
 }
 
 /** An outbound call's SID, learnt from Twilio's first callback if it beats `calls.create` returning. */
