@@ -7,7 +7,7 @@
  * ask twice and the timeline would otherwise miss the call's decisive step.
  */
 import { sql } from "kysely";
-import { kysely, now } from "../db/kysely";
+import { kysely, now, precompiled } from "../db/kysely";
 import { logger } from "../logger";
 import type { EventEnvelope } from "../events/event-envelope";
 import { TERMINAL_RANK } from "./call-status";
@@ -55,66 +55,87 @@ export type AnswerRecord = {
   attempt: StartAttempt;
 };
 
-/**
- * Records the answer after the response; never throws, never delays the
- * caller. One statement: the call's answer, the voice request on its
- * timeline, and the `call.started` delivery with its one attempt.
- */
+// The call's answer, the voice request on its timeline, and the `call.started` delivery with its one attempt: one statement.
+const recordAnswer = precompiled(
+  (
+    callId: string, answer: string, errorCode: string | null, errorMessage: string | null, twiml: string, requestAt: Date, requestStatus: string,
+    accountId: string, eventId: string, callSid: string, url: string, payload: string, status: "DELIVERED" | "FAILED", at: Date, deliveredAt: Date | null,
+    answerUse: string, statusCode: number | null, latencyMs: number, responseExcerpt: string | null, error: string | null,
+  ) =>
+    kysely()
+      .with("c", (q) => q.updateTable("Call").set({ answer, errorCode, errorMessage, twiml, updatedAt: now() }).where("id", "=", callId).returning("id"))
+      .with("r", (q) =>
+        q
+          .insertInto("CallRequest")
+          .columns(["callId", "at", "kind", "callStatus"])
+          .expression((eb) => eb.selectFrom("c").select((s) => ["c.id", s.val(requestAt).as("at"), s.val("voice").as("kind"), s.val(requestStatus).as("callStatus")])),
+      )
+      .with("d", (q) =>
+        q
+          .insertInto("WebhookDelivery")
+          .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "synchronous", "answerUse"])
+          .expression((eb) =>
+            eb.selectFrom("c").select((s) => [
+              s.val(accountId).as("accountId"),
+              s.val(eventId).as("eventId"),
+              s.val("call.started").as("eventType"),
+              s.val(callSid).as("callSid"),
+              s.val(url).as("url"),
+              s.val(payload).as("payload"),
+              sql<"DELIVERED" | "FAILED">`${status}::"DeliveryStatus"`.as("status"),
+              s.val(1).as("attemptCount"),
+              s.val(1).as("cycleAttempts"),
+              s.val(at).as("lastAttemptAt"),
+              s.val(deliveredAt).as("deliveredAt"),
+              s.val(at).as("createdAt"),
+              s.val(true).as("synchronous"),
+              s.val(answerUse).as("answerUse"),
+            ]),
+          )
+          .returning("id"),
+      )
+      .insertInto("WebhookAttempt")
+      .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
+      .expression((eb) =>
+        eb.selectFrom("d").select((s) => [
+          "d.id",
+          s.val(at).as("attemptedAt"),
+          s.val(url).as("url"),
+          s.val(statusCode).as("statusCode"),
+          s.val(latencyMs).as("latencyMs"),
+          s.val(responseExcerpt).as("responseExcerpt"),
+          s.val(error).as("error"),
+        ]),
+      ),
+);
+
+/** Records the answer after the response; never throws, never delays the caller. */
 export function recordAnswerLater(rec: AnswerRecord): void {
   const a = rec.attempt;
   const delivered = a.statusCode !== null && a.statusCode >= 200 && a.statusCode <= 299 && rec.answer !== "fallback";
-  const query = kysely()
-    .with("c", (q) =>
-      q
-        .updateTable("Call")
-        .set({ answer: rec.answer, errorCode: rec.error?.code ?? null, errorMessage: cap(rec.error?.message ?? null, 1024), twiml: cap(rec.twiml, TWIML_MAX_CHARS), updatedAt: now() })
-        .where("id", "=", rec.callId)
-        .returning("id"),
-    )
-    .with("r", (q) =>
-      q
-        .insertInto("CallRequest")
-        .columns(["callId", "at", "kind", "callStatus"])
-        .expression((eb) => eb.selectFrom("c").select((s) => ["c.id", s.val(rec.requestAt).as("at"), s.val("voice").as("kind"), s.val(rec.requestStatus).as("callStatus")])),
-    )
-    .with("d", (q) =>
-      q
-        .insertInto("WebhookDelivery")
-        .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "synchronous", "answerUse"])
-        .expression((eb) =>
-          eb.selectFrom("c").select((s) => [
-            s.val(rec.accountId).as("accountId"),
-            s.val(a.event.id).as("eventId"),
-            s.val("call.started").as("eventType"),
-            s.val(rec.callSid).as("callSid"),
-            s.val(a.url).as("url"),
-            s.val(JSON.stringify(a.event)).as("payload"),
-            sql<"DELIVERED" | "FAILED">`${delivered ? "DELIVERED" : "FAILED"}::"DeliveryStatus"`.as("status"),
-            s.val(1).as("attemptCount"),
-            s.val(1).as("cycleAttempts"),
-            s.val(a.at).as("lastAttemptAt"),
-            s.val(delivered ? a.at : null).as("deliveredAt"),
-            s.val(a.at).as("createdAt"),
-            s.val(true).as("synchronous"),
-            s.val(rec.answer === "fallback" ? (rec.error?.code ?? "START_CALLBACK_INVALID") : rec.answer).as("answerUse"),
-          ]),
-        )
-        .returning("id"),
-    )
-    .insertInto("WebhookAttempt")
-    .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
-    .expression((eb) =>
-      eb.selectFrom("d").select((s) => [
-        "d.id",
-        s.val(a.at).as("attemptedAt"),
-        s.val(a.url).as("url"),
-        s.val(a.statusCode).as("statusCode"),
-        s.val(Math.max(0, Math.round(a.latencyMs))).as("latencyMs"),
-        s.val(cap(a.responseBody, START_EXCERPT_MAX_CHARS)).as("responseExcerpt"),
-        s.val(cap(a.error, 1024)).as("error"),
-      ]),
-    );
-  writeLater("call answer", rec.callSid, () => query.execute());
+  const query = recordAnswer(
+    rec.callId,
+    rec.answer,
+    rec.error?.code ?? null,
+    cap(rec.error?.message ?? null, 1024),
+    cap(rec.twiml, TWIML_MAX_CHARS)!,
+    rec.requestAt,
+    rec.requestStatus,
+    rec.accountId,
+    a.event.id,
+    rec.callSid,
+    a.url,
+    JSON.stringify(a.event),
+    delivered ? "DELIVERED" : "FAILED",
+    a.at,
+    delivered ? a.at : null,
+    rec.answer === "fallback" ? (rec.error?.code ?? "START_CALLBACK_INVALID") : rec.answer,
+    a.statusCode,
+    Math.max(0, Math.round(a.latencyMs)),
+    cap(a.responseBody, START_EXCERPT_MAX_CHARS),
+    cap(a.error, 1024),
+  );
+  writeLater("call answer", rec.callSid, () => kysely().executeQuery(query));
 }
 
 export type RejectedCall = {

@@ -6,7 +6,7 @@
  * connection (db/prepared-statements.ts).
  */
 import type { Kysely, QueryCreator, Selectable } from "kysely";
-import { kysely, now, type DB } from "../db/kysely";
+import { kysely, now, precompiled, type DB } from "../db/kysely";
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { TERMINAL_RANK } from "./call-status";
 
@@ -45,27 +45,33 @@ function callFromRow(row: PrefixedRow): EngineCall | null {
 
 export type EngineLookup = { account: EngineAccount; number: EngineNumber | null; call: EngineCall | null; connection: EngineConnection | null };
 
+// An outbound call is found by our own id (on its URLs), and only within the account; any other by its SID.
+const lookup = (by: "sid" | "id") =>
+  precompiled((tokenHash: string, to: string, key: string) =>
+    kysely()
+      .selectFrom("Account as a")
+      .leftJoin("PhoneNumber as n", (j) => j.on("n.phoneNumber", "=", to).onRef("n.accountId", "=", "a.id").on("n.isActive", "=", true))
+      .leftJoin("TwilioConnection as tc", "tc.accountId", "a.id")
+      .leftJoin("Call as c", (j) => (by === "id" ? j.on("c.id", "=", key).onRef("c.accountId", "=", "a.id") : j.on("c.callSid", "=", key)))
+      .select([
+        ...ACCOUNT_COLUMNS,
+        "n.id as numberId", "n.onCallStartUrl as numberStartUrl", "n.onCallEndUrl as numberEndUrl", "n.onErrorUrl as numberErrorUrl",
+        "tc.accountSid as connectionAccountSid", "tc.authTokenEnc as connectionAuthTokenEnc",
+        ...prefixedCallColumns,
+      ])
+      // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
+      .where((eb) =>
+        eb.or([eb("a.routingTokenHash", "=", tokenHash), eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())])]),
+      ),
+  );
+const lookupBySid = lookup("sid");
+const lookupById = lookup("id");
+
 /** The account behind an engine URL, the number called (active only) and the call, in one read. */
 export async function lookupEngineRequest(opts: { routingToken: string; to: string; callSid: string; callId: string | null }): Promise<EngineLookup | null> {
   const tokenHash = hashRoutingToken(opts.routingToken);
-  const { callId } = opts;
-  const row = await kysely()
-    .selectFrom("Account as a")
-    .leftJoin("PhoneNumber as n", (j) => j.on("n.phoneNumber", "=", opts.to).onRef("n.accountId", "=", "a.id").on("n.isActive", "=", true))
-    .leftJoin("TwilioConnection as tc", "tc.accountId", "a.id")
-    // An outbound call is found by our own id (on its URLs), and only within the account; any other by its SID.
-    .leftJoin("Call as c", (j) => (callId ? j.on("c.id", "=", callId).onRef("c.accountId", "=", "a.id") : j.on("c.callSid", "=", opts.callSid)))
-    .select([
-      ...ACCOUNT_COLUMNS,
-      "n.id as numberId", "n.onCallStartUrl as numberStartUrl", "n.onCallEndUrl as numberEndUrl", "n.onErrorUrl as numberErrorUrl",
-      "tc.accountSid as connectionAccountSid", "tc.authTokenEnc as connectionAuthTokenEnc",
-      ...prefixedCallColumns,
-    ])
-    // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
-    .where((eb) =>
-      eb.or([eb("a.routingTokenHash", "=", tokenHash), eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())])]),
-    )
-    .executeTakeFirst();
+  const query = opts.callId ? lookupById(tokenHash, opts.to, opts.callId) : lookupBySid(tokenHash, opts.to, opts.callSid);
+  const [row] = (await kysely().executeQuery(query)).rows;
   if (!row) return null;
   const { numberId, numberStartUrl, numberEndUrl, numberErrorUrl, connectionAccountSid, connectionAuthTokenEnc } = row;
   return {
@@ -93,26 +99,24 @@ export async function insertInboundCall(call: NewInboundCall): Promise<EngineCal
 }
 
 /** The same, saying whether this insert made the row (`inserted`) or found it there. */
+const insertInbound = (reconciled: boolean) =>
+  precompiled(
+    (callSid: string, accountId: string, phoneNumberId: string | null, fromNumber: string, toNumber: string, status: string, statusRank: number,
+      onCallStartUrl: string, onCallEndUrl: string, onErrorUrl: string | null) =>
+      kysely()
+        .insertInto("Call")
+        .values({ callSid, accountId, phoneNumberId, direction: "inbound", fromNumber, toNumber, status, statusRank, onCallStartUrl, onCallEndUrl, onErrorUrl,
+          reconciledAt: reconciled ? now() : null })
+        .onConflict((oc) => oc.column("callSid").doNothing())
+        .returning(CALL_COLUMNS),
+  );
+const insertLive = insertInbound(false);
+const insertReconciled = insertInbound(true);
+
 export async function insertInboundCallOnce(call: NewInboundCall): Promise<{ call: EngineCall | null; inserted: boolean }> {
-  const inserted = await kysely()
-    .insertInto("Call")
-    .values({
-      callSid: call.callSid,
-      accountId: call.accountId,
-      phoneNumberId: call.phoneNumberId,
-      direction: "inbound",
-      fromNumber: call.fromNumber,
-      toNumber: call.toNumber,
-      status: call.status,
-      statusRank: call.statusRank,
-      onCallStartUrl: call.onCallStartUrl,
-      onCallEndUrl: call.onCallEndUrl,
-      onErrorUrl: call.onErrorUrl,
-      reconciledAt: call.reconciled ? now() : null,
-    })
-    .onConflict((oc) => oc.column("callSid").doNothing())
-    .returning(CALL_COLUMNS)
-    .executeTakeFirst();
+  const insert = call.reconciled ? insertReconciled : insertLive;
+  const query = insert(call.callSid, call.accountId, call.phoneNumberId, call.fromNumber, call.toNumber, call.status, call.statusRank, call.onCallStartUrl, call.onCallEndUrl, call.onErrorUrl);
+  const [inserted] = (await kysely().executeQuery(query)).rows;
   if (inserted) return { call: inserted, inserted: true };
   const existing = await kysely().selectFrom("Call").select(CALL_COLUMNS).where("callSid", "=", call.callSid).executeTakeFirst();
   return { call: existing && existing.accountId === call.accountId ? existing : null, inserted: false };
