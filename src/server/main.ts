@@ -1,9 +1,8 @@
 import { createServer } from "node:http";
 import next from "next";
 import { boot } from "./boot";
-import { startDeliveryWorker } from "./events/delivery-worker";
-import { billing } from "./services/billing/billing-strategy";
 import { stopJobQueue } from "./jobs/job-queue";
+import { startJobWorkers } from "./jobs/start-job-workers";
 import { EnvError } from "./env";
 import { loggablePath, writeErrorResponse } from "./http/error-response";
 import { passInputBoundary } from "./http/input-boundary";
@@ -11,7 +10,6 @@ import { applySecurityHeaders, securityHeaders } from "./http/security-headers";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS, answerClientError, refuseConnect } from "./http/client-error";
 import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
 import { startFinalStatusReplay } from "./engine/final-status-journal";
-import { startReconciliationWorker } from "./services/reconciliation/reconcile-twilio-calls";
 import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
 import { logger } from "./logger";
 import { rateLimitStore } from "./rate-limit/rate-limiter";
@@ -39,9 +37,7 @@ async function main(): Promise<void> {
   const { env: e } = booted;
   const log = logger();
 
-  await startDeliveryWorker();
-  await billing().startWorkers();
-  await startReconciliationWorker();
+  await startJobWorkers();
   // Final statuses an outage left in this instance's journal (decisions §7).
   startFinalStatusReplay();
 

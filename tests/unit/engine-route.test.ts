@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { cuid } from "../../src/server/db/cuid";
 import { engineToken } from "../../src/server/engine/engine-route";
 
 describe("engineToken", () => {
@@ -16,22 +15,5 @@ describe("engineToken", () => {
     expect(engineToken("/api/engine/voic/rt_abc")).toBeNull();
     expect(engineToken("/api/engine/voice/%E0%A4%A")).toBeNull();
     expect(engineToken(undefined)).toBeNull();
-  });
-});
-
-describe("cuid", () => {
-  it("makes Prisma-shaped ids: 25 lowercase base-36 characters starting with c", () => {
-    for (let i = 0; i < 100; i++) expect(cuid()).toMatch(/^c[0-9a-z]{24}$/);
-  });
-
-  it("never repeats in a burst", () => {
-    const ids = new Set(Array.from({ length: 50_000 }, () => cuid()));
-    expect(ids.size).toBe(50_000);
-  });
-
-  it("sorts by creation time across milliseconds", async () => {
-    const first = cuid();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(cuid().slice(0, 9) > first.slice(0, 9)).toBe(true);
   });
 });

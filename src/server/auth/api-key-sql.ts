@@ -1,58 +1,60 @@
-import type pg from "pg";
-import type { AccountStatus } from "@/generated/prisma/enums";
-import { pool } from "../db/client";
-import { utcColumn, utcParam } from "../db/sql-time";
-import { env } from "../env";
+import type { CompiledQuery } from "kysely";
+import { kysely, precompiled } from "../db/kysely";
 
 /**
- * An API key's look-up in plain SQL on the process's pool: the REST path's one
- * round trip. Only active keys match, so a revoked key is refused by the same
- * read, on every instance, on its next request.
+ * An API key's look-up: the REST path's one round trip. Only active keys
+ * match, so a revoked key is refused by the same read, on every instance, on
+ * its next request. Compiled once (db/kysely.ts `precompiled`): this runs on
+ * every authenticated request.
  */
-const KEY_AND_ACCOUNT = `
-  k.id AS "keyId", ${utcColumn('k."lastUsedAt"', "lastUsedAt")}, a.id, a.email, a.status::text AS status
-  FROM "ApiKey" k JOIN "Account" a ON a.id = k."accountId"
-  WHERE k."keyHash" = $1 AND k."revokedAt" IS NULL`;
+const keyAndAccount = precompiled((keyHash: string) =>
+  kysely()
+    .selectFrom("ApiKey as k")
+    .innerJoin("Account as a", "a.id", "k.accountId")
+    .select(["k.id as keyId", "k.lastUsedAt", "a.id", "a.email", "a.status"])
+    .where("k.keyHash", "=", keyHash)
+    .where("k.revokedAt", "is", null),
+);
 
 /** The account as GET /api/account shows it, read by the same statement that checks the key. */
-const WITH_ACCOUNT_READ = `
-  SELECT a."companyName", ${utcColumn('a."createdAt"', "createdAt")}, a."webhookSecretEnc", a."routingTokenEnc", a."legacyRoutingToken",
-    (SELECT count(*)::int FROM "PhoneNumber" p WHERE p."accountId" = a.id) AS "phoneNumbers",
-    (SELECT count(*)::int FROM "ApiKey" ak WHERE ak."accountId" = a.id AND ak."revokedAt" IS NULL) AS "apiKeys",
-    ${KEY_AND_ACCOUNT}`;
+const keyAndAccountRead = precompiled((keyHash: string) =>
+  kysely()
+    .selectFrom("ApiKey as k")
+    .innerJoin("Account as a", "a.id", "k.accountId")
+    .select((eb) => [
+      "k.id as keyId", "k.lastUsedAt", "a.id", "a.email", "a.status",
+      "a.companyName", "a.createdAt", "a.webhookSecretEnc", "a.routingTokenEnc", "a.legacyRoutingToken",
+      eb.selectFrom("PhoneNumber as p").select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n")).whereRef("p.accountId", "=", "a.id").as("phoneNumbers"),
+      eb.selectFrom("ApiKey as ak").select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n")).whereRef("ak.accountId", "=", "a.id").where("ak.revokedAt", "is", null).as("apiKeys"),
+    ])
+    .where("k.keyHash", "=", keyHash)
+    .where("k.revokedAt", "is", null),
+);
 
-const TOUCH = `UPDATE "ApiKey" SET "lastUsedAt" = ${utcParam(2)} WHERE id = $1 AND ("lastUsedAt" IS NULL OR "lastUsedAt" < ${utcParam(3)})`;
+/** Conditional, so concurrent requests on several instances write `lastUsedAt` at most once a resolution. */
+const touch = precompiled((keyId: string, now: Date, before: Date) =>
+  kysely()
+    .updateTable("ApiKey")
+    .set({ lastUsedAt: now })
+    .where("id", "=", keyId)
+    .where((eb) => eb.or([eb("lastUsedAt", "is", null), eb("lastUsedAt", "<", before)])),
+);
 
-// Prepared once per connection on PostgreSQL; the embedded database multiplexes connections, so there they go unnamed.
-function statement(name: string, text: string, values: unknown[]): pg.QueryConfig {
-  return env().databaseUrl ? { name: `routekit_${name}`, text, values } : { text, values };
-}
-
-export type KeyedAccount = { keyId: string; lastUsedAt: Date | null; id: string; email: string; status: AccountStatus };
-export type AccountRead = {
-  id: string;
-  email: string;
-  status: AccountStatus;
-  companyName: string | null;
-  createdAt: Date;
-  webhookSecretEnc: string;
-  routingTokenEnc: string | null;
-  legacyRoutingToken: string | null;
-  phoneNumbers: number;
-  apiKeys: number;
-};
+type RowOf<F> = F extends (...args: never[]) => CompiledQuery<infer O> ? O : never;
+export type KeyedAccount = RowOf<typeof keyAndAccount>;
+export type AccountRead = Omit<RowOf<typeof keyAndAccountRead>, "keyId" | "lastUsedAt" | "phoneNumbers" | "apiKeys"> & { phoneNumbers: number; apiKeys: number };
 
 export async function findActiveKey(keyHash: string): Promise<KeyedAccount | null> {
-  const { rows } = await pool().query<KeyedAccount>(statement("api_key_account", `SELECT ${KEY_AND_ACCOUNT}`, [keyHash]));
+  const { rows } = await kysely().executeQuery(keyAndAccount(keyHash));
   return rows[0] ?? null;
 }
 
 export async function findActiveKeyWithAccountRead(keyHash: string): Promise<(KeyedAccount & AccountRead) | null> {
-  const { rows } = await pool().query<KeyedAccount & AccountRead>(statement("api_key_account_read", WITH_ACCOUNT_READ, [keyHash]));
-  return rows[0] ?? null;
+  const { rows } = await kysely().executeQuery(keyAndAccountRead(keyHash));
+  const row = rows[0];
+  return row ? { ...row, phoneNumbers: row.phoneNumbers ?? 0, apiKeys: row.apiKeys ?? 0 } : null;
 }
 
-/** Conditional, so concurrent requests on several instances write `lastUsedAt` at most once a `resolutionMs`. */
 export async function touchKey(keyId: string, now: Date, resolutionMs: number): Promise<void> {
-  await pool().query(statement("api_key_touch", TOUCH, [keyId, now.toISOString(), new Date(now.getTime() - resolutionMs).toISOString()]));
+  await kysely().executeQuery(touch(keyId, now, new Date(now.getTime() - resolutionMs)));
 }

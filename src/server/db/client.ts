@@ -8,8 +8,8 @@ import { forget, peek, remember, rememberValue } from "../runtime/remember";
 /**
  * One connection pool per process, over `pg`, whether the server is an external
  * PostgreSQL or the embedded PGlite behind its wire-protocol socket: one code
- * path for both. Prisma runs on it, and so does the engine's hot path, which
- * speaks plain SQL (engine/engine-sql.ts). The custom server and the Next.js
+ * path for both. Prisma runs on it, and so does Kysely (db/kysely.ts), which
+ * serves the hot paths and the SQL Prisma cannot say. The custom server and the Next.js
  * bundles are separate module graphs, so the singletons and the resolved URL
  * are remembered per process (runtime/remember.ts).
  */

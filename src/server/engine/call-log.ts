@@ -6,10 +6,8 @@
  * answer; a write that fails is tried again for a while, since Twilio does not
  * ask twice and the timeline would otherwise miss the call's decisive step.
  */
-import { pool } from "../db/client";
-import { cuid } from "../db/cuid";
-import { UTC_NOW, utcParam } from "../db/sql-time";
-import { env } from "../env";
+import { sql } from "kysely";
+import { kysely, now, precompiled } from "../db/kysely";
 import { logger } from "../logger";
 import type { EventEnvelope } from "../events/event-envelope";
 import { TERMINAL_RANK } from "./call-status";
@@ -31,29 +29,6 @@ export const START_EXCERPT_MAX_CHARS = 4 * 1024;
 export const REJECTED_CALLS_PER_DAY = 1_000;
 
 const cap = (s: string | null, n: number) => (s === null ? null : s.length > n ? s.slice(0, n) : s);
-
-function statement(name: string, text: string) {
-  return (values: unknown[]) => (env().databaseUrl ? { name: `routekit_${name}`, text, values } : { text, values });
-}
-
-// The call's answer, the voice request on its timeline, and the `call.started` delivery with its one attempt.
-const recordAnswerSql = statement(
-  "call_log_answer",
-  `WITH c AS (
-     UPDATE "Call" SET "answer" = $2, "errorCode" = $3, "errorMessage" = $4, "twiml" = $5, "updatedAt" = ${UTC_NOW}
-     WHERE "id" = $1 RETURNING "id"
-   ), r AS (
-     INSERT INTO "CallRequest" ("callId", "at", "kind", "callStatus") SELECT "id", ${utcParam(6)}, 'voice', $7 FROM c
-   ), d AS (
-     INSERT INTO "WebhookDelivery" ("id", "accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount",
-       "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "updatedAt", "synchronous", "answerUse")
-     SELECT $8, $9, $10, 'call.started', $11, $12, $13, $14::"DeliveryStatus", 1, 1, ${utcParam(15)},
-       CASE WHEN $14 = 'DELIVERED' THEN ${utcParam(15)} END, ${utcParam(15)}, ${UTC_NOW}, true, $16
-     FROM c RETURNING "id"
-   )
-   INSERT INTO "WebhookAttempt" ("id", "deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error")
-   SELECT $17, d."id", ${utcParam(15)}, $12, $18, $19, $20, $21 FROM d`,
-);
 
 export type StartAttempt = {
   url: string;
@@ -80,52 +55,88 @@ export type AnswerRecord = {
   attempt: StartAttempt;
 };
 
+// The call's answer, the voice request on its timeline, and the `call.started` delivery with its one attempt: one statement.
+const recordAnswer = precompiled(
+  (
+    callId: string, answer: string, errorCode: string | null, errorMessage: string | null, twiml: string, requestAt: Date, requestStatus: string,
+    accountId: string, eventId: string, callSid: string, url: string, payload: string, status: "DELIVERED" | "FAILED", at: Date, deliveredAt: Date | null,
+    answerUse: string, statusCode: number | null, latencyMs: number, responseExcerpt: string | null, error: string | null,
+  ) =>
+    kysely()
+      .with("c", (q) => q.updateTable("Call").set({ answer, errorCode, errorMessage, twiml, updatedAt: now() }).where("id", "=", callId).returning("id"))
+      .with("r", (q) =>
+        q
+          .insertInto("CallRequest")
+          .columns(["callId", "at", "kind", "callStatus"])
+          .expression((eb) => eb.selectFrom("c").select((s) => ["c.id", s.val(requestAt).as("at"), s.val("voice").as("kind"), s.val(requestStatus).as("callStatus")])),
+      )
+      .with("d", (q) =>
+        q
+          .insertInto("WebhookDelivery")
+          .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "synchronous", "answerUse"])
+          .expression((eb) =>
+            eb.selectFrom("c").select((s) => [
+              s.val(accountId).as("accountId"),
+              s.val(eventId).as("eventId"),
+              s.val("call.started").as("eventType"),
+              s.val(callSid).as("callSid"),
+              s.val(url).as("url"),
+              s.val(payload).as("payload"),
+              sql<"DELIVERED" | "FAILED">`${status}::"DeliveryStatus"`.as("status"),
+              s.val(1).as("attemptCount"),
+              s.val(1).as("cycleAttempts"),
+              s.val(at).as("lastAttemptAt"),
+              s.val(deliveredAt).as("deliveredAt"),
+              s.val(at).as("createdAt"),
+              s.val(true).as("synchronous"),
+              s.val(answerUse).as("answerUse"),
+            ]),
+          )
+          .returning("id"),
+      )
+      .insertInto("WebhookAttempt")
+      .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
+      .expression((eb) =>
+        eb.selectFrom("d").select((s) => [
+          "d.id",
+          s.val(at).as("attemptedAt"),
+          s.val(url).as("url"),
+          s.val(statusCode).as("statusCode"),
+          s.val(latencyMs).as("latencyMs"),
+          s.val(responseExcerpt).as("responseExcerpt"),
+          s.val(error).as("error"),
+        ]),
+      ),
+);
+
 /** Records the answer after the response; never throws, never delays the caller. */
 export function recordAnswerLater(rec: AnswerRecord): void {
   const a = rec.attempt;
   const delivered = a.statusCode !== null && a.statusCode >= 200 && a.statusCode <= 299 && rec.answer !== "fallback";
-  const values = [
+  const query = recordAnswer(
     rec.callId,
     rec.answer,
     rec.error?.code ?? null,
     cap(rec.error?.message ?? null, 1024),
-    cap(rec.twiml, TWIML_MAX_CHARS),
-    rec.requestAt.toISOString(),
+    cap(rec.twiml, TWIML_MAX_CHARS)!,
+    rec.requestAt,
     rec.requestStatus,
-    cuid(),
     rec.accountId,
     a.event.id,
     rec.callSid,
     a.url,
     JSON.stringify(a.event),
     delivered ? "DELIVERED" : "FAILED",
-    a.at.toISOString(),
+    a.at,
+    delivered ? a.at : null,
     rec.answer === "fallback" ? (rec.error?.code ?? "START_CALLBACK_INVALID") : rec.answer,
-    cuid(),
     a.statusCode,
     Math.max(0, Math.round(a.latencyMs)),
     cap(a.responseBody, START_EXCERPT_MAX_CHARS),
     cap(a.error, 1024),
-  ];
-  writeLater("call answer", rec.callSid, () => pool().query(recordAnswerSql(values)));
+  );
+  writeLater("call answer", rec.callSid, () => kysely().executeQuery(query));
 }
-
-// A rejected call, once per SID, within the account's daily bound.
-const recordRejectedSql = statement(
-  "call_log_rejected",
-  `WITH c AS (
-     INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank",
-       "onCallStartUrl", "onCallEndUrl", "onErrorUrl", "endedAt", "lastRequestAt", "createdAt", "updatedAt",
-       "answer", "errorCode", "errorMessage", "twiml")
-     SELECT $1, $2, $3, $4, 'inbound', $5, $6, 'rejected', ${TERMINAL_RANK}, $7, $8, $9, ${utcParam(10)}, ${utcParam(10)}, ${utcParam(10)}, ${UTC_NOW},
-       'reject', $11, $12, $13
-     WHERE (SELECT count(*) FROM (SELECT 1 FROM "Call" WHERE "accountId" = $3 AND "status" = 'rejected'
-              AND "createdAt" > ${UTC_NOW} - interval '1 day' LIMIT ${REJECTED_CALLS_PER_DAY}) recent) < ${REJECTED_CALLS_PER_DAY}
-     ON CONFLICT ("callSid") DO NOTHING
-     RETURNING "id"
-   )
-   INSERT INTO "CallRequest" ("callId", "at", "kind", "callStatus") SELECT "id", ${utcParam(10)}, 'voice', $14 FROM c`,
-);
 
 export type RejectedCall = {
   callSid: string;
@@ -141,24 +152,54 @@ export type RejectedCall = {
   twiml: string;
 };
 
+/** A rejected call, once per SID, within the account's daily bound, with the voice request on its timeline. */
 export function recordRejectedLater(rec: RejectedCall): void {
-  const values = [
-    cuid(),
-    rec.callSid,
-    rec.accountId,
-    rec.phoneNumberId,
-    rec.from,
-    rec.to,
-    rec.urls.onCallStartUrl,
-    rec.urls.onCallEndUrl,
-    rec.urls.onErrorUrl,
-    rec.at.toISOString(),
-    rec.error.code,
-    rec.error.message,
-    rec.twiml,
-    rec.requestStatus,
-  ];
-  writeLater("rejected call", rec.callSid, () => pool().query(recordRejectedSql(values)));
+  const recentRejects = kysely()
+    .selectFrom("Call")
+    .select(sql<number>`1`.as("one"))
+    .where("accountId", "=", rec.accountId)
+    .where("status", "=", "rejected")
+    .where("createdAt", ">", sql<Date>`now() - interval '1 day'`)
+    .limit(REJECTED_CALLS_PER_DAY);
+  const query = kysely()
+    .with("c", (q) =>
+      q
+        .insertInto("Call")
+        .columns([
+          "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "onErrorUrl",
+          "endedAt", "lastRequestAt", "createdAt", "answer", "errorCode", "errorMessage", "twiml",
+        ])
+        .expression(
+          q
+            .selectNoFrom((s) => [
+              s.val(rec.callSid).as("callSid"),
+              s.val(rec.accountId).as("accountId"),
+              s.val(rec.phoneNumberId).as("phoneNumberId"),
+              s.val("inbound").as("direction"),
+              s.val(rec.from).as("fromNumber"),
+              s.val(rec.to).as("toNumber"),
+              s.val("rejected").as("status"),
+              s.val(TERMINAL_RANK).as("statusRank"),
+              s.val(rec.urls.onCallStartUrl).as("onCallStartUrl"),
+              s.val(rec.urls.onCallEndUrl).as("onCallEndUrl"),
+              s.val(rec.urls.onErrorUrl).as("onErrorUrl"),
+              s.val(rec.at).as("endedAt"),
+              s.val(rec.at).as("lastRequestAt"),
+              s.val(rec.at).as("createdAt"),
+              s.val("reject").as("answer"),
+              s.val(rec.error.code).as("errorCode"),
+              s.val(rec.error.message).as("errorMessage"),
+              s.val(rec.twiml).as("twiml"),
+            ])
+            .where((w) => w(w.selectFrom(recentRejects.as("recent")).select((c) => c.fn.countAll<number>().as("n")), "<", REJECTED_CALLS_PER_DAY)),
+        )
+        .onConflict((oc) => oc.column("callSid").doNothing())
+        .returning("id"),
+    )
+    .insertInto("CallRequest")
+    .columns(["callId", "at", "kind", "callStatus"])
+    .expression((eb) => eb.selectFrom("c").select((s) => ["c.id", s.val(rec.at).as("at"), s.val("voice").as("kind"), s.val(rec.requestStatus).as("callStatus")]));
+  writeLater("rejected call", rec.callSid, () => query.execute());
 }
 
 const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000, 60_000];

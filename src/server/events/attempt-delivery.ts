@@ -1,64 +1,87 @@
-import type pg from "pg";
+import type { Kysely } from "kysely";
 import { CallbackRequestError, type CallbackClient } from "../callbacks/callback-http-client";
-import { pool } from "../db/client";
-import { cuid } from "../db/cuid";
-import { UTC_NOW, utcColumn, utcParam } from "../db/sql-time";
+import { kysely, now, type DB } from "../db/kysely";
 import { sqlTransaction } from "../db/sql-transaction";
-import { onConnection } from "../jobs/job-queue";
+import { onTransaction } from "../jobs/job-queue";
 import { logger } from "../logger";
 import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "./enqueue-event";
 import { signingSecrets } from "./webhook-secrets";
 import { webhookHeaders } from "./webhook-signature";
-import type { DeliveryStatus } from "../../generated/prisma/enums";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const EXCERPT_BYTES = 1024;
 
-type DeliveryRow = {
-  id: string;
-  accountId: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  cycleAttempts: number;
-  eventId: string;
-  url: string;
-  payload: string;
-  webhookSecretEnc: string;
-  previousWebhookSecretEnc: string | null;
-  previousWebhookSecretExpiresAt: Date | null;
-  endpointFailures: number | null;
-  endpointBackoffUntil: Date | null;
-};
+// A delivery runs for every event of every call, beside the engine: one joined read, one write.
+function readDelivery(deliveryId: string) {
+  return kysely()
+    .selectFrom("WebhookDelivery as d")
+    .innerJoin("Account as a", "a.id", "d.accountId")
+    .leftJoin("WebhookEndpointHealth as h", (j) => j.onRef("h.accountId", "=", "d.accountId").onRef("h.url", "=", "d.url"))
+    .select([
+      "d.id", "d.accountId", "d.status", "d.attemptCount", "d.cycleAttempts", "d.eventId", "d.url", "d.payload",
+      "a.webhookSecretEnc", "a.previousWebhookSecretEnc", "a.previousWebhookSecretExpiresAt",
+      "h.consecutiveFailures as endpointFailures", "h.backoffUntil as endpointBackoffUntil",
+    ])
+    .where("d.id", "=", deliveryId)
+    .executeTakeFirst();
+}
+type DeliveryRow = NonNullable<Awaited<ReturnType<typeof readDelivery>>>;
 
-// Plain SQL on the shared pool: a delivery runs for every event of every call, beside the engine.
-// Timestamps are written and read as Prisma does (db/sql-time.ts).
-const READ_DELIVERY = `
-  SELECT d."id", d."accountId", d."status", d."attemptCount", d."cycleAttempts", d."eventId", d."url", d."payload",
-    a."webhookSecretEnc", a."previousWebhookSecretEnc",
-    ${utcColumn('a."previousWebhookSecretExpiresAt"', "previousWebhookSecretExpiresAt")},
-    h."consecutiveFailures" AS "endpointFailures", ${utcColumn('h."backoffUntil"', "endpointBackoffUntil")}
-  FROM "WebhookDelivery" d JOIN "Account" a ON a."id" = d."accountId"
-    LEFT JOIN "WebhookEndpointHealth" h ON h."accountId" = d."accountId" AND h."url" = d."url"
-  WHERE d."id" = $1`;
+type AttemptRecord = {
+  delivery: DeliveryRow;
+  cycleAttempts: number;
+  startedAt: Date;
+  nextAttemptAt: Date | null;
+  status: "PENDING" | "DELIVERED" | "FAILED";
+  deliveredAt: Date | null;
+  statusCode: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  error: string | null;
+};
 
 /**
  * The attempt goes into the log whatever happens; the delivery's state moves
  * only if no other attempt was recorded since we read it (its attempt count).
+ * One statement: true when the delivery moved.
  */
-const RECORD_ATTEMPT = `
-  WITH moved AS (
-    UPDATE "WebhookDelivery" SET "attemptCount" = $3 + 1, "cycleAttempts" = $4, "lastAttemptAt" = ${utcParam(5)},
-      "nextAttemptAt" = ${utcParam(6)}, "status" = $7::"DeliveryStatus", "deliveredAt" = COALESCE(${utcParam(8)}, "deliveredAt"),
-      "updatedAt" = ${UTC_NOW}
-    WHERE "id" = $2 AND "attemptCount" = $3
-    RETURNING "id"
-  ), logged AS (
-    INSERT INTO "WebhookAttempt" ("id", "deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error")
-    VALUES ($1, $2, ${utcParam(5)}, $9, $10, $11, $12, $13)
-  )
-  SELECT count(*)::int AS "moved" FROM moved`;
+async function recordAttempt(db: Kysely<DB>, r: AttemptRecord): Promise<boolean> {
+  const { delivery } = r;
+  const row = await db
+    .with("moved", (q) =>
+      q
+        .updateTable("WebhookDelivery")
+        .set((eb) => ({
+          attemptCount: delivery.attemptCount + 1,
+          cycleAttempts: r.cycleAttempts,
+          lastAttemptAt: r.startedAt,
+          nextAttemptAt: r.nextAttemptAt,
+          status: r.status,
+          deliveredAt: r.deliveredAt ?? eb.ref("deliveredAt"),
+          updatedAt: now(),
+        }))
+        .where("id", "=", delivery.id)
+        .where("attemptCount", "=", delivery.attemptCount)
+        .returning("id"),
+    )
+    .with("logged", (q) =>
+      q.insertInto("WebhookAttempt").values({
+        deliveryId: delivery.id,
+        attemptedAt: r.startedAt,
+        url: delivery.url,
+        statusCode: r.statusCode,
+        latencyMs: r.latencyMs,
+        responseExcerpt: r.excerpt,
+        error: r.error,
+      }),
+    )
+    .selectFrom("moved")
+    .select((eb) => eb.fn.countAll<string>().as("moved"))
+    .executeTakeFirst();
+  return Number(row?.moved) === 1;
+}
 
 /** Where an attempt would go, for the worker to decide whether it may run now. */
 export type AttemptTarget = {
@@ -90,7 +113,7 @@ export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipp
  */
 export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
   const now = deps.now ?? (() => new Date());
-  const delivery = (await pool().query<DeliveryRow>(READ_DELIVERY, [job.deliveryId])).rows[0];
+  const delivery = await readDelivery(job.deliveryId);
   if (!delivery || delivery.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
   const admission = deps.admit
     ? deps.admit({
@@ -151,30 +174,25 @@ async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date
 
   const outcome: AttemptOutcome = ok ? "delivered" : decision?.retry ? "retry-scheduled" : "failed";
   const nextAttemptAt = decision?.retry ? new Date(finishedAt.getTime() + decision.delayMs) : null;
-  const record = async (client: Pick<pg.ClientBase, "query">) => {
-    const { rows } = await client.query<{ moved: number }>(RECORD_ATTEMPT, [
-      cuid(),
-      delivery.id,
-      delivery.attemptCount,
+  const record = (db: Kysely<DB>) =>
+    recordAttempt(db, {
+      delivery,
       cycleAttempts,
-      startedAt.toISOString(),
-      nextAttemptAt?.toISOString() ?? null,
-      outcome === "delivered" ? "DELIVERED" : outcome === "failed" ? "FAILED" : "PENDING",
-      outcome === "delivered" ? finishedAt.toISOString() : null,
-      delivery.url,
+      startedAt,
+      nextAttemptAt,
+      status: outcome === "delivered" ? "DELIVERED" : outcome === "failed" ? "FAILED" : "PENDING",
+      deliveredAt: outcome === "delivered" ? finishedAt : null,
       statusCode,
       latencyMs,
       excerpt,
       error,
-    ]);
-    return rows[0]?.moved === 1;
-  };
+    });
 
   // Delivered or given up: one statement. A retry: that statement and the next attempt's job, in one transaction.
-  if (!nextAttemptAt) return (await record(pool())) ? outcome : "skipped";
-  return sqlTransaction(async (client) => {
-    if (!(await record(client))) return "skipped" as const;
-    await scheduleAttempt(onConnection(client), { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1 }, nextAttemptAt);
+  if (!nextAttemptAt) return (await record(kysely())) ? outcome : "skipped";
+  return sqlTransaction(async (trx) => {
+    if (!(await record(trx))) return "skipped" as const;
+    await scheduleAttempt(onTransaction(trx), { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1 }, nextAttemptAt);
     return outcome;
   });
 }

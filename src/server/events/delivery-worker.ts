@@ -2,12 +2,11 @@ import type PgBoss from "pg-boss";
 import { callbackClient } from "../callbacks/callback-client";
 import { db } from "../db/client";
 import { sqlTransaction } from "../db/sql-transaction";
-import { QUEUES, deliveryLease, jobQueue, onConnection, registerFetchLoop } from "../jobs/job-queue";
+import { deliveryLease, jobQueue, onTransaction, registerFetchLoop } from "../jobs/job-queue";
 import { logger } from "../logger";
 import { attemptDelivery, type Admission, type AttemptDeps, type AttemptTarget } from "./attempt-delivery";
 import { DELIVERY_QUEUE, scheduleAttempt, type DeliveryJob } from "./enqueue-event";
 
-const PRUNE_QUEUE = QUEUES.webhookAttemptPrune;
 export const ATTEMPT_RETENTION_DAYS = 30;
 
 /**
@@ -63,12 +62,6 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions = {}): Pro
   });
   registerFetchLoop(DELIVERY_QUEUE, { wake: () => loop.wake(), stop: () => loop.stop() });
   void loop.run();
-
-  await boss.schedule(PRUNE_QUEUE, "17 3 * * *"); // daily, once across all instances
-  await boss.work(PRUNE_QUEUE, async () => {
-    const deleted = await pruneOldAttempts();
-    logger().info({ deleted }, "pruned old webhook attempts");
-  });
 }
 
 type Lease = Awaited<ReturnType<typeof deliveryLease>>;
@@ -191,8 +184,8 @@ class DeliveryLoop {
 
   /** Not now: the same attempt as a new job for later, and this one done, together. */
   private async defer(job: Job, until: Date): Promise<void> {
-    await sqlTransaction(async (client) => {
-      const tx = onConnection(client);
+    await sqlTransaction(async (trx) => {
+      const tx = onTransaction(trx);
       await scheduleAttempt(tx, job.data, until);
       await this.boss.complete(DELIVERY_QUEUE, job.id, { deferredUntil: until.toISOString() }, { db: tx });
     });

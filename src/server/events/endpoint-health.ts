@@ -1,7 +1,5 @@
-import type pg from "pg";
-import { pool } from "../db/client";
-import { cuid } from "../db/cuid";
-import { UTC_NOW } from "../db/sql-time";
+import { sql, type ExpressionBuilder, type Kysely } from "kysely";
+import { kysely, now, type DB } from "../db/kysely";
 
 /**
  * A circuit breaker per endpoint (account + URL), its state in PostgreSQL so
@@ -27,36 +25,40 @@ export function backoffMs(failures: number): number {
   return Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(failures - FAILURE_THRESHOLD, 20));
 }
 
-/**
- * A failure counts only while the breaker is closed: attempts already in
- * flight when it opened fail together with the one that opened it (one
- * outage, not ten), and must not push the pause out to its maximum at once.
- */
-const RECORD_FAILURE = `
-  INSERT INTO "WebhookEndpointHealth" AS h ("id", "accountId", "url", "consecutiveFailures", "lastFailureAt", "updatedAt")
-  VALUES ($1, $2, $3, 1, ${UTC_NOW}, ${UTC_NOW})
-  ON CONFLICT ("accountId", "url") DO UPDATE SET
-    "consecutiveFailures" = CASE WHEN h."backoffUntil" > ${UTC_NOW} THEN h."consecutiveFailures" ELSE h."consecutiveFailures" + 1 END,
-    "lastFailureAt" = ${UTC_NOW},
-    "updatedAt" = ${UTC_NOW}
-  RETURNING "consecutiveFailures" AS "failures", ("backoffUntil" IS NOT NULL AND "backoffUntil" > ${UTC_NOW}) AS "open"`;
-const OPEN = `
-  UPDATE "WebhookEndpointHealth" SET "backoffUntil" = ${UTC_NOW} + make_interval(secs => $3::double precision / 1000)
-  WHERE "accountId" = $1 AND "url" = $2 AND ("backoffUntil" IS NULL OR "backoffUntil" <= ${UTC_NOW})`;
-const RECORD_SUCCESS = `
-  UPDATE "WebhookEndpointHealth" SET "consecutiveFailures" = 0, "backoffUntil" = NULL, "updatedAt" = ${UTC_NOW}
-  WHERE "accountId" = $1 AND "url" = $2 AND ("consecutiveFailures" > 0 OR "backoffUntil" IS NOT NULL)`;
-
 /** Records one attempt's result for its endpoint. `knownHealthy`: the caller read no failures, so a success writes nothing. */
-export async function recordEndpointResult(
-  opts: { accountId: string; url: string; failed: boolean; knownHealthy?: boolean },
-  client: Pick<pg.ClientBase, "query"> = pool(),
-): Promise<void> {
+export async function recordEndpointResult(opts: { accountId: string; url: string; failed: boolean; knownHealthy?: boolean }, db: Kysely<DB> = kysely()): Promise<void> {
+  const endpoint = (eb: ExpressionBuilder<DB, "WebhookEndpointHealth">) => eb.and([eb("accountId", "=", opts.accountId), eb("url", "=", opts.url)]);
   if (!opts.failed) {
-    if (!opts.knownHealthy) await client.query(RECORD_SUCCESS, [opts.accountId, opts.url]);
+    if (opts.knownHealthy) return;
+    await db
+      .updateTable("WebhookEndpointHealth")
+      .set({ consecutiveFailures: 0, backoffUntil: null, updatedAt: now() })
+      .where(endpoint)
+      .where((eb) => eb.or([eb("consecutiveFailures", ">", 0), eb("backoffUntil", "is not", null)]))
+      .execute();
     return;
   }
-  const { rows } = await client.query<{ failures: number; open: boolean }>(RECORD_FAILURE, [cuid(), opts.accountId, opts.url]);
-  const row = rows[0];
-  if (row && !row.open && row.failures >= FAILURE_THRESHOLD) await client.query(OPEN, [opts.accountId, opts.url, backoffMs(row.failures)]);
+  // A failure counts only while the breaker is closed: attempts already in
+  // flight when it opened fail together with the one that opened it (one
+  // outage, not ten), and must not push the pause out to its maximum at once.
+  const row = await db
+    .insertInto("WebhookEndpointHealth")
+    .values({ accountId: opts.accountId, url: opts.url, consecutiveFailures: 1, lastFailureAt: now() })
+    .onConflict((oc) =>
+      oc.columns(["accountId", "url"]).doUpdateSet((eb) => ({
+        consecutiveFailures: eb.case().when("WebhookEndpointHealth.backoffUntil", ">", now()).then(eb.ref("WebhookEndpointHealth.consecutiveFailures")).else(eb("WebhookEndpointHealth.consecutiveFailures", "+", 1)).end(),
+        lastFailureAt: now(),
+        updatedAt: now(),
+      })),
+    )
+    .returning((eb) => ["consecutiveFailures as failures", eb.and([eb("backoffUntil", "is not", null), eb("backoffUntil", ">", now())]).as("open")])
+    .executeTakeFirst();
+  if (row && !row.open && row.failures >= FAILURE_THRESHOLD) {
+    await db
+      .updateTable("WebhookEndpointHealth")
+      .set({ backoffUntil: sql<Date>`now() + make_interval(secs => ${backoffMs(row.failures) / 1000})` })
+      .where(endpoint)
+      .where((eb) => eb.or([eb("backoffUntil", "is", null), eb("backoffUntil", "<=", now())]))
+      .execute();
+  }
 }

@@ -1,9 +1,15 @@
 import PgBoss from "pg-boss";
-import type pg from "pg";
+import { CompiledQuery } from "kysely";
 import type { Prisma } from "@/generated/prisma/client";
 import { connectionUrl } from "../db/client";
+import type { SqlTransaction } from "../db/sql-transaction";
 import { logger } from "../logger";
 import { forget, peek, remember } from "../runtime/remember";
+import { JOB_DEFINITIONS } from "./definitions";
+import { DELIVERY_LEASE_SECONDS } from "./definitions/webhook-delivery";
+import type { JobDefinition, QueueTuning } from "./job-definition";
+
+export type { QueueTuning };
 
 /**
  * The durable job queue: pg-boss on the service's own PostgreSQL (the real
@@ -13,28 +19,12 @@ import { forget, peek, remember } from "../runtime/remember";
  * (which enqueue).
  */
 /**
- * Every queue and its policy, created before the queue is handed out: pg-boss
- * silently drops a job sent to a queue that does not exist yet.
- */
-export const QUEUES = {
-  webhookDelivery: "webhook-delivery",
-  webhookAttemptPrune: "webhook-attempt-prune",
-  stripeMeterEvent: "stripe-meter-event",
-  twilioReconcile: "twilio-reconcile",
-} as const;
-
-/**
- * A crashed instance's deliveries must run elsewhere within 30 s (decisions §8).
- * A delivery job is leased for DELIVERY_LEASE_SECONDS and the worker renews
- * the lease of every attempt in flight (`renewLeases`) a few times per lease,
- * so a live attempt, however slow, is never run twice, while a dead
- * instance's lease runs out at most 12 s after its last renewal. Expired jobs
- * are reclaimed by pg-boss's maintenance, which runs at most every
+ * pg-boss's maintenance reclaims expired (crashed) jobs at most every
  * MAINTENANCE_INTERVAL_SECONDS across all instances (up to twice that when a
- * timer fires a little early), then retried after 1-2 s. Worst case:
- * 12 + 2 * 4 + 2 + a 1 s poll = 23 s.
+ * timer fires a little early), then retries them after 1-2 s. With the
+ * delivery lease (definitions/webhook-delivery.ts), a dead instance's
+ * deliveries run elsewhere within 12 + 2 * 4 + 2 + a 1 s poll = 23 s.
  */
-export const DELIVERY_LEASE_SECONDS = 12;
 export const MAINTENANCE_INTERVAL_SECONDS = 4;
 
 /**
@@ -45,15 +35,6 @@ export const MAINTENANCE_INTERVAL_SECONDS = 4;
  * day in the job table, where an operator looks.
  */
 export const RETENTION = { archiveCompletedAfterSeconds: 300, archiveFailedAfterSeconds: 24 * 3600, deleteAfterSeconds: 900 } as const;
-
-export type QueueTuning = {
-  /** How often expired (crashed) jobs are reclaimed. */
-  maintenanceIntervalSeconds?: number;
-  /** pg-boss's schema; separate schemas are separate queues (tests use their own). */
-  schema?: string;
-  /** Lease of a delivery job, seconds. */
-  deliveryLeaseSeconds?: number;
-};
 
 /** Errors of two instances creating the same queue at once: the loser tries again and finds the queue there. */
 const CREATE_RACE_CODES = new Set(["40P01", "23505", "42P07", "40001", "55P03"]);
@@ -71,41 +52,21 @@ async function createQueue(boss: PgBoss, name: string, options: PgBoss.Queue): P
   }
 }
 
+/** Every queue of a job definition, created before the queue is handed out: pg-boss silently drops a job sent to a queue that does not exist yet. */
 async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> {
   // Instances starting together all create every queue: skip the ones there already (no locks taken then).
   const existing = new Map((await boss.getQueues()).map((q) => [q.name, q]));
-  const create = (name: string, options: PgBoss.Queue) => (existing.has(name) ? Promise.resolve() : createQueue(boss, name, options));
-  const delivery: PgBoss.Queue = {
-    name: QUEUES.webhookDelivery,
-    // Our retry schedule makes new jobs; these retries only cover our own
-    // failures and crashes, so the first comes soon (1-2 s), then backs off.
-    retryLimit: 10,
-    retryDelay: 1,
-    retryBackoff: true,
-    expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS,
-  };
-  const current = existing.get(QUEUES.webhookDelivery);
-  // A database from before the 12 s lease keeps its queue: bring its policy up to date (new jobs take it).
-  if (current && (current.expireInSeconds !== delivery.expireInSeconds || current.retryDelay !== delivery.retryDelay)) await boss.updateQueue(QUEUES.webhookDelivery, delivery);
-  await create(QUEUES.webhookDelivery, delivery);
-  await create(QUEUES.webhookAttemptPrune, { name: QUEUES.webhookAttemptPrune });
-  // Stripe accepts meter events up to 35 days old: retry for about a day, backing off.
-  await create(QUEUES.stripeMeterEvent, {
-    name: QUEUES.stripeMeterEvent,
-    retryLimit: 20,
-    retryDelay: 10,
-    retryBackoff: true,
-    expireInSeconds: 60,
-  });
-  // Reconciliation with Twilio (decisions §10): one run at a time across all
-  // instances and at most one waiting (pg-boss's "stately"), so a slow run
-  // never piles up minutes; a skipped minute is covered by the next run.
-  await create(QUEUES.twilioReconcile, {
-    name: QUEUES.twilioReconcile,
-    policy: "stately",
-    retryLimit: 0,
-    expireInSeconds: 300,
-  });
+  for (const job of JOB_DEFINITIONS) {
+    const options: PgBoss.Queue = { name: job.name, ...job.queue(tuning) };
+    const current = existing.get(job.name);
+    if (!current) {
+      await createQueue(boss, job.name, options);
+      continue;
+    }
+    // A database from before a policy change (the 12 s delivery lease) keeps its queue: bring it up to date (new jobs take it).
+    const drifted = (key: "expireInSeconds" | "retryDelay") => options[key] !== undefined && current[key] !== options[key];
+    if (drifted("expireInSeconds") || drifted("retryDelay")) await boss.updateQueue(job.name, options);
+  }
   return boss;
 }
 
@@ -214,11 +175,15 @@ export async function stopJobQueue(): Promise<void> {
   await current.boss.stop({ graceful: true, wait: true, timeout: 15_000 });
 }
 
-/** Sends a job; a job pg-boss did not store is an error, never a silent loss. */
-export async function sendJob(queue: string, data: object, options: PgBoss.SendOptions = {}): Promise<string> {
+/**
+ * Sends a job of a definition, its payload checked against the definition's
+ * schema; a job pg-boss did not store is an error, never a silent loss.
+ */
+export async function sendJob<P extends object>(job: JobDefinition<P>, payload: P, options: PgBoss.SendOptions = {}): Promise<string> {
+  const data = job.payload.parse(payload);
   const boss = await jobQueue();
-  const id = await boss.send(queue, data, options);
-  if (!id) throw new Error(`job queue ${queue} did not accept the job`);
+  const id = await boss.send(job.name, data, options);
+  if (!id) throw new Error(`job queue ${job.name} did not accept the job`);
   return id;
 }
 
@@ -232,11 +197,11 @@ export function inTransaction(tx: Prisma.TransactionClient): PgBoss.Db {
   };
 }
 
-/** The same, inside a transaction on a plain `pg` connection (the engine's). */
-export function onConnection(client: pg.ClientBase): PgBoss.Db {
+/** The same, inside a Kysely transaction (db/sql-transaction.ts): the engine's, the delivery attempts'. */
+export function onTransaction(trx: SqlTransaction): PgBoss.Db {
   return {
     async executeSql(text, values) {
-      const { rows } = await client.query(text, values);
+      const { rows } = await trx.executeQuery(CompiledQuery.raw(text, values ?? []));
       return { rows };
     },
   };

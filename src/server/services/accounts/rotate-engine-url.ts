@@ -1,4 +1,5 @@
 import { db } from "../../db/client";
+import { inPrismaTransaction, kysely } from "../../db/kysely";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
 import { pointNumberAtEngine } from "../phone-numbers/twilio-number-setup";
@@ -21,7 +22,7 @@ export async function rotateEngineUrl(opts: { accountId: string; now?: Date }) {
   const token = generateRoutingToken();
   const previousExpiresAt = new Date(now.getTime() + ENGINE_URL_OVERLAP_MS);
   await db().$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<{ routingTokenHash: string }[]>`SELECT "routingTokenHash" FROM "Account" WHERE id = ${opts.accountId} FOR UPDATE`;
+    const [current] = await inPrismaTransaction(tx, kysely().selectFrom("Account").select("routingTokenHash").where("id", "=", opts.accountId).forUpdate());
     if (!current) throw new Error("account vanished during rotation");
     await tx.account.update({
       where: { id: opts.accountId },

@@ -1,4 +1,5 @@
 import { db } from "../../db/client";
+import { inPrismaTransaction, kysely } from "../../db/kysely";
 import { decryptSecret, encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
 import { ROTATION_OVERLAP_MS } from "../../events/webhook-secrets";
 
@@ -15,7 +16,7 @@ import { ROTATION_OVERLAP_MS } from "../../events/webhook-secrets";
 export async function rotateWebhookSecret(opts: { accountId: string; expirePrevious?: boolean; now?: Date }) {
   return db().$transaction(async (tx) => {
     const now = opts.now ?? new Date();
-    const rows = await tx.$queryRaw<{ webhookSecretEnc: string }[]>`SELECT "webhookSecretEnc" FROM "Account" WHERE id = ${opts.accountId} FOR UPDATE`;
+    const rows = await inPrismaTransaction(tx, kysely().selectFrom("Account").select("webhookSecretEnc").where("id", "=", opts.accountId).forUpdate());
     const current = rows[0];
     if (!current) throw new Error("account not found");
     if (opts.expirePrevious) {

@@ -1,5 +1,6 @@
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
+import { inPrismaTransaction, kysely } from "../../db/kysely";
 import { issueApiKey } from "./issue-api-key";
 
 /** A ceiling against runaway scripts; revoked keys do not count. */
@@ -8,7 +9,7 @@ export const MAX_ACTIVE_KEYS = 100;
 export async function createApiKey(opts: { accountId: string; label?: string | null }) {
   return db().$transaction(async (tx) => {
     // Serialise key creation per account so the ceiling holds under concurrency.
-    await tx.$executeRaw`SELECT 1 FROM "Account" WHERE id = ${opts.accountId} FOR UPDATE`;
+    await inPrismaTransaction(tx, kysely().selectFrom("Account").select("id").where("id", "=", opts.accountId).forUpdate());
     const active = await tx.apiKey.count({ where: { accountId: opts.accountId, revokedAt: null } });
     if (active >= MAX_ACTIVE_KEYS) {
       throw new AppError("VALIDATION_FAILED", `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`);

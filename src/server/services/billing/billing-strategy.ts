@@ -1,4 +1,4 @@
-import type pg from "pg";
+import type { SqlTransaction } from "../../db/sql-transaction";
 import type Stripe from "stripe";
 import type { AccountStatus } from "@/generated/prisma/enums";
 import { env, type Env } from "../../env";
@@ -36,11 +36,11 @@ export interface BillingStrategy {
   /** Whether the account counts as having a payment method on file. */
   hasPaymentMethod(account: { status: AccountStatus; hasPaymentMethod: boolean }): boolean;
   /** In the usage record's transaction: a completed call's billed minutes, for the provider's meter. */
-  recordBilledMinutes(client: pg.ClientBase, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void>;
+  recordBilledMinutes(trx: SqlTransaction, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void>;
   /** Closing an account: its subscription ends now, so a closed account is never billed again (PROVIDER_UNAVAILABLE when that cannot be done). */
   cancelSubscription(subscriptionId: string | null): Promise<void>;
-  /** Background work this mode needs (at boot, once per instance). */
-  startWorkers(): Promise<void>;
+  /** Whether completed calls' minutes go to a provider's meter: the meter job's workers run only then. */
+  readonly reportsToMeter: boolean;
   /** POST /api/webhooks/stripe: the verified event, read from the raw body (AppError otherwise). */
   stripeWebhookEvent(readRawBody: () => Promise<string>, signature: string): Promise<Stripe.Event>;
   /** A line for the dashboard's billing page about how billing works here, or null. */

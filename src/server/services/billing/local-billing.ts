@@ -58,7 +58,7 @@ export class LocalBilling implements BillingStrategy {
   /** No provider holds a subscription: closing the account is enough. */
   async cancelSubscription(): Promise<void> {}
 
-  async startWorkers(): Promise<void> {}
+  readonly reportsToMeter = false;
 
   async stripeWebhookEvent(): Promise<Stripe.Event> {
     throw new AppError("NOT_FOUND", "Stripe is not configured on this service.");

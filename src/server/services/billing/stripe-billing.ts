@@ -1,4 +1,6 @@
-import type pg from "pg";
+import type { SqlTransaction } from "../../db/sql-transaction";
+import { stripeMeterEventJob } from "../../jobs/definitions/stripe-meter-event";
+import { onTransaction, sendJob } from "../../jobs/job-queue";
 import Stripe from "stripe";
 import { verifyToken } from "../../auth/tokens";
 import { env } from "../../env";
@@ -8,7 +10,6 @@ import { stripeFailure } from "../../integrations/stripe/stripe-errors";
 import type { BillingPlan } from "./billing-plan";
 import type { BillingStrategy, CheckoutNotShown } from "./billing-strategy";
 import { localBillingLink } from "./local-links";
-import { enqueueMeterEvent, startMeterWorker } from "./report-meter-event";
 import { createStripeCheckoutUrl, createStripePortalUrl } from "./stripe-sessions";
 
 /** Stripe mode (STRIPE_SECRET_KEY set): Stripe's prices, Checkout, Billing Portal, meter and webhooks. */
@@ -72,14 +73,14 @@ export class StripeBilling implements BillingStrategy {
   }
 
   /** The minutes reach Stripe's meter from the durable queue, once per call SID. */
-  async recordBilledMinutes(client: pg.ClientBase, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void> {
+  async recordBilledMinutes(trx: SqlTransaction, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void> {
     if (!call.stripeCustomerId || call.minutes <= 0) return;
-    await enqueueMeterEvent(client, { stripeCustomerId: call.stripeCustomerId, callSid: call.callSid, minutes: call.minutes, at: call.at });
+    const meter = { stripeCustomerId: call.stripeCustomerId, callSid: call.callSid, minutes: call.minutes, timestamp: Math.floor(call.at.getTime() / 1000) };
+    // Sent in the usage record's transaction, so the minutes are never lost nor sent for a rolled-back call.
+    await sendJob(stripeMeterEventJob, meter, { db: onTransaction(trx) });
   }
 
-  startWorkers(): Promise<void> {
-    return startMeterWorker();
-  }
+  readonly reportsToMeter = true;
 
   /** The signature is checked on the raw body, before anything is parsed. */
   /** One Stripe already considers gone is fine. */

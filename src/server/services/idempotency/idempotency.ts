@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { pool } from "../../db/client";
-import { utcParam } from "../../db/sql-time";
+import { kysely } from "../../db/kysely";
 import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
 import { AppError } from "../../errors/app-error";
 
@@ -37,25 +36,6 @@ export function requestHash(operation: string, input: unknown): string {
 
 export type StoredAnswer = { status: number; body: unknown };
 export type BeginResult = { kind: "started" } | { kind: "replay"; answer: StoredAnswer };
-type Row = { requestHash: string; state: string; responseStatus: number | null; responseBody: string | null };
-
-const CLEAR_STALE = `
-  DELETE FROM "IdempotencyKey"
-  WHERE "scope" = $1 AND "key" = $2
-    AND ("expiresAt" <= ${utcParam(3)} OR ("state" = 'IN_PROGRESS' AND "createdAt" <= ${utcParam(4)}))`;
-
-const CLAIM = `
-  INSERT INTO "IdempotencyKey" ("scope", "key", "requestHash", "state", "createdAt", "expiresAt")
-  VALUES ($1, $2, $3, 'IN_PROGRESS', ${utcParam(4)}, ${utcParam(5)})
-  ON CONFLICT ("scope", "key") DO NOTHING
-  RETURNING "key"`;
-
-const READ = `SELECT "requestHash", "state", "responseStatus", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`;
-
-const PRUNE = `
-  DELETE FROM "IdempotencyKey" WHERE ("scope", "key") IN (
-    SELECT "scope", "key" FROM "IdempotencyKey" WHERE "expiresAt" <= ${utcParam(1)} LIMIT ${PRUNE_BATCH})`;
-
 /**
  * Claims the key for this request, or says what to do instead: replay the
  * stored answer, or refuse (422 another body, 409 still running). The claim is
@@ -64,14 +44,34 @@ const PRUNE = `
  */
 export async function beginIdempotent(opts: { scope: string; key: string; requestHash: string; now?: Date }): Promise<BeginResult> {
   const now = opts.now ?? new Date();
-  const db = pool();
-  await db.query(CLEAR_STALE, [opts.scope, opts.key, now.toISOString(), new Date(now.getTime() - IN_PROGRESS_ABANDONED_MS).toISOString()]);
-  const claimed = await db.query(CLAIM, [opts.scope, opts.key, opts.requestHash, now.toISOString(), new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()]);
-  if (claimed.rowCount === 1) {
-    await db.query(PRUNE, [now.toISOString()]);
+  const db = kysely();
+  // An expired key, or a claim its instance abandoned, is gone before the claim below.
+  await db
+    .deleteFrom("IdempotencyKey")
+    .where("scope", "=", opts.scope)
+    .where("key", "=", opts.key)
+    .where((eb) => eb.or([eb("expiresAt", "<=", now), eb.and([eb("state", "=", "IN_PROGRESS"), eb("createdAt", "<=", new Date(now.getTime() - IN_PROGRESS_ABANDONED_MS))])]))
+    .execute();
+  const claimed = await db
+    .insertInto("IdempotencyKey")
+    .values({ scope: opts.scope, key: opts.key, requestHash: opts.requestHash, state: "IN_PROGRESS", createdAt: now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) })
+    .onConflict((oc) => oc.columns(["scope", "key"]).doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  if (claimed) {
+    // Pruning on access, bounded so no request pays for a backlog.
+    await db
+      .deleteFrom("IdempotencyKey")
+      .where((eb) => eb(eb.refTuple("scope", "key"), "in", eb.selectFrom("IdempotencyKey").select(["scope", "key"]).where("expiresAt", "<=", now).limit(PRUNE_BATCH).$asTuple("scope", "key")))
+      .execute();
     return { kind: "started" };
   }
-  const row = (await db.query<Row>(READ, [opts.scope, opts.key])).rows[0];
+  const row = await db
+    .selectFrom("IdempotencyKey")
+    .select(["requestHash", "state", "responseStatus", "responseBody"])
+    .where("scope", "=", opts.scope)
+    .where("key", "=", opts.key)
+    .executeTakeFirst();
   // Released between our insert and read: the first request failed with a 5xx; this one may run.
   if (!row) return beginIdempotent(opts);
   if (row.requestHash !== opts.requestHash) throw new AppError("IDEMPOTENCY_KEY_REUSED");
@@ -81,20 +81,23 @@ export async function beginIdempotent(opts: { scope: string; key: string; reques
 
 /** Stores the answer a retry with this key will get. */
 export async function completeIdempotent(opts: { scope: string; key: string; answer: StoredAnswer }): Promise<void> {
-  await pool().query(
-    `UPDATE "IdempotencyKey" SET "state" = 'DONE', "responseStatus" = $3, "responseBody" = $4 WHERE "scope" = $1 AND "key" = $2 AND "state" = 'IN_PROGRESS'`,
+  await kysely()
+    .updateTable("IdempotencyKey")
     // Sealed: answers can hold secrets shown once (a new API key, a webhook secret, a login token).
-    [opts.scope, opts.key, opts.answer.status, encryptSecret(JSON.stringify(opts.answer.body ?? null))],
-  );
+    .set({ state: "DONE", responseStatus: opts.answer.status, responseBody: encryptSecret(JSON.stringify(opts.answer.body ?? null)) })
+    .where("scope", "=", opts.scope)
+    .where("key", "=", opts.key)
+    .where("state", "=", "IN_PROGRESS")
+    .execute();
 }
 
 /** A 5xx or an unexpected failure: forget the claim so a retry runs the request again. */
 export async function releaseIdempotent(opts: { scope: string; key: string }): Promise<void> {
-  await pool().query(`DELETE FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2 AND "state" = 'IN_PROGRESS'`, [opts.scope, opts.key]);
+  await kysely().deleteFrom("IdempotencyKey").where("scope", "=", opts.scope).where("key", "=", opts.key).where("state", "=", "IN_PROGRESS").execute();
 }
 
 /** Every expired key, for a maintenance run or a test; requests prune a few on the way. */
 export async function pruneExpiredIdempotencyKeys(now: Date = new Date()): Promise<number> {
-  const res = await pool().query(`DELETE FROM "IdempotencyKey" WHERE "expiresAt" <= ${utcParam(1)}`, [now.toISOString()]);
-  return res.rowCount ?? 0;
+  const result = await kysely().deleteFrom("IdempotencyKey").where("expiresAt", "<=", now).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

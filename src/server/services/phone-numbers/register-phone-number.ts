@@ -1,5 +1,6 @@
 import { AppError } from "../../errors/app-error";
 import { db, isUniqueViolation } from "../../db/client";
+import { inPrismaTransaction, kysely } from "../../db/kysely";
 import { findTwilioNumber, type TwilioIncomingNumber } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
@@ -51,7 +52,7 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
   try {
     return await db().$transaction(async (tx) => {
       // One registration at a time per account: the unverified count below cannot be raced past the limit.
-      await tx.$queryRaw`SELECT 1 FROM "Account" WHERE id = ${accountId} FOR UPDATE`;
+      await inPrismaTransaction(tx, kysely().selectFrom("Account").select("id").where("id", "=", accountId).forUpdate());
       if (verified) {
         // Ownership beats first-come: another account's unproven claim on the number is released (its history stays).
         const squatters = await tx.phoneNumber.findMany({ where: { phoneNumber: input.phoneNumber, verified: false, accountId: { not: accountId } }, select: { id: true, accountId: true } });

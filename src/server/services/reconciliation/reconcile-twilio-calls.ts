@@ -14,7 +14,6 @@ import {
 } from "../../engine/engine-sql";
 import { finishCall } from "../../engine/finish-call";
 import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";
-import { QUEUES, jobQueue } from "../../jobs/job-queue";
 import { logger } from "../../logger";
 
 /** A call silent this long is asked about at Twilio (decisions §10). */
@@ -148,17 +147,4 @@ function close(account: EngineAccount, call: EngineCall, record: TwilioCall, now
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * A durable schedule: pg-boss sends one job a minute across all instances, and
- * the queue's policy ("stately") lets one run at a time, with at most one waiting.
- */
-export async function startReconciliationWorker(): Promise<void> {
-  const boss = await jobQueue();
-  await boss.schedule(QUEUES.twilioReconcile, "* * * * *");
-  await boss.work(QUEUES.twilioReconcile, async () => {
-    const result = await reconcileTwilioCalls();
-    if (result.closed || result.recorded || result.errors) logger().info(result, "reconciled calls with Twilio");
-  });
 }

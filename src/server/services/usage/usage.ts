@@ -1,5 +1,5 @@
-import { db, pool } from "../../db/client";
-import { utcColumn, utcParam } from "../../db/sql-time";
+import { db } from "../../db/client";
+import { kysely } from "../../db/kysely";
 import { AppError } from "../../errors/app-error";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 import { billingPlan } from "../billing/billing-plan";
@@ -19,32 +19,20 @@ async function totals(accountId: string, periods: string[]): Promise<Record<stri
   return out;
 }
 
-type UsageRow = {
-  id: string;
-  callSid: string;
-  direction: string;
-  callerNumber: string;
-  calledNumber: string;
-  durationSeconds: number;
-  billedMinutes: number;
-  costBreakdown: CostBreakdown;
-  createdAt: Date;
-};
-
 /**
  * Keyset paging on the index (accountId, createdAt desc, id desc): the row
  * comparison is an index bound, so a page after a cursor costs the same at any
  * depth. OFFSET still works but reads and discards every row before the page.
  */
-// ORDER BY names the table's columns (u.): a bare "createdAt" would mean the converted output
-// column of the same name, which no index holds, and every page would sort the whole history.
-const LIST_USAGE = (after: boolean) => `
-  SELECT u."id", u."callSid", u."direction", u."callerNumber", u."calledNumber", u."durationSeconds", u."billedMinutes", u."costBreakdown",
-    ${utcColumn('u."createdAt"', "createdAt")}
-  FROM "UsageRecord" u
-  WHERE u."accountId" = $1 ${after ? `AND (u."createdAt", u."id") < (${utcParam(4)}, $5)` : ""}
-  ORDER BY u."createdAt" DESC, u."id" DESC
-  LIMIT $2 OFFSET $3`;
+function usagePage(opts: { accountId: string; limit: number; offset: number; after: { createdAt: Date; id: string } | null }) {
+  let query = kysely()
+    .selectFrom("UsageRecord as u")
+    .select(["u.id", "u.callSid", "u.direction", "u.callerNumber", "u.calledNumber", "u.durationSeconds", "u.billedMinutes", "u.costBreakdown", "u.createdAt"])
+    .where("u.accountId", "=", opts.accountId);
+  const after = opts.after;
+  if (after) query = query.where((eb) => eb(eb.refTuple("u.createdAt", "u.id"), "<", eb.tuple(after.createdAt, after.id)));
+  return query.orderBy("u.createdAt", "desc").orderBy("u.id", "desc").limit(opts.limit).offset(opts.offset).execute();
+}
 
 /** Newest first; `total` comes from the running totals rather than a count over the records. */
 export async function listUsage(opts: { accountId: string; limit: number; offset?: number; cursor?: string }) {
@@ -54,9 +42,7 @@ export async function listUsage(opts: { accountId: string; limit: number; offset
   const after = opts.cursor === undefined ? null : decodeKeysetCursor(opts.cursor);
   const offset = opts.offset ?? 0;
   // One row more than the page says whether there is a next page.
-  const params: unknown[] = [opts.accountId, opts.limit + 1, offset];
-  if (after) params.push(after.createdAt.toISOString(), after.id);
-  const [{ rows }, all] = await Promise.all([pool().query<UsageRow>(LIST_USAGE(after !== null), params), totals(opts.accountId, ["all"])]);
+  const [rows, all] = await Promise.all([usagePage({ accountId: opts.accountId, limit: opts.limit + 1, offset, after }), totals(opts.accountId, ["all"])]);
   const page = rows.slice(0, opts.limit);
   const last = page[page.length - 1];
   return {
@@ -69,7 +55,7 @@ export async function listUsage(opts: { accountId: string; limit: number; offset
       calledNumber: r.calledNumber,
       durationSeconds: r.durationSeconds,
       billedMinutes: r.billedMinutes,
-      costBreakdown: r.costBreakdown,
+      costBreakdown: r.costBreakdown as CostBreakdown,
       createdAt: r.createdAt.toISOString(),
     })),
     total: all.all!.calls,

@@ -1,10 +1,8 @@
-import { utcParam } from "../../db/sql-time";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
-import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
-import { onConnection, wakeWorker } from "../../jobs/job-queue";
-import { RESTART_CYCLE } from "./webhook-deliveries";
-import type { DeliveryStatus } from "@/generated/prisma/enums";
+import { DELIVERY_QUEUE } from "../../events/enqueue-event";
+import { wakeWorker } from "../../jobs/job-queue";
+import { restartCycles } from "./webhook-deliveries";
 
 /** decisions §8: replay reaches back at most this far. */
 export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
@@ -15,7 +13,7 @@ export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
  * restart is the same conditional update as a single redeliver, so a second
  * replay at once (or a redeliver) finds them already waiting and queues none.
  */
-export async function replayDeliveries(opts: { accountId: string; since: Date; status: DeliveryStatus; now?: Date }) {
+export async function replayDeliveries(opts: { accountId: string; since: Date; status: "PENDING" | "DELIVERED" | "FAILED"; now?: Date }) {
   const now = opts.now ?? new Date();
   if (opts.since.getTime() < now.getTime() - REPLAY_WINDOW_MS) {
     throw new AppError("VALIDATION_FAILED", "since may be at most 14 days ago.", { details: [{ path: "since", message: "at most 14 days ago" }] });
@@ -23,14 +21,7 @@ export async function replayDeliveries(opts: { accountId: string; since: Date; s
   if (opts.since.getTime() > now.getTime()) {
     throw new AppError("VALIDATION_FAILED", "since may not be in the future.", { details: [{ path: "since", message: "not in the future" }] });
   }
-  const queued = await sqlTransaction(async (client) => {
-    const { rows } = await client.query<{ id: string; attemptCount: number }>(
-      `${RESTART_CYCLE} AND "status" = $2::"DeliveryStatus" AND "createdAt" >= ${utcParam(3)} RETURNING "id", "attemptCount"`,
-      [opts.accountId, opts.status, opts.since.toISOString()],
-    );
-    for (const d of rows) await scheduleAttempt(onConnection(client), { deliveryId: d.id, expectedAttempt: d.attemptCount });
-    return rows.length;
-  });
+  const queued = await sqlTransaction((trx) => restartCycles(trx, { accountId: opts.accountId, status: opts.status, since: opts.since }));
   if (queued) wakeWorker(DELIVERY_QUEUE);
   return { queued };
 }

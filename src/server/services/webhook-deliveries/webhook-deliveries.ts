@@ -1,14 +1,12 @@
 import type { Prisma, WebhookAttempt, WebhookDelivery } from "@/generated/prisma/client";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
-import { UTC_NOW } from "../../db/sql-time";
-import { sqlTransaction } from "../../db/sql-transaction";
+import { now } from "../../db/kysely";
+import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
-import { onConnection, wakeWorker } from "../../jobs/job-queue";
-import type { DeliveryStatus } from "@/generated/prisma/enums";
-import type { EventType } from "../../schemas/events";
+import { onTransaction, wakeWorker } from "../../jobs/job-queue";
 
-type EventTypeName = EventType;
+type EventTypeName = "call.started" | "call.ended" | "call.error";
 
 function attemptDto(a: WebhookAttempt) {
   return {
@@ -59,7 +57,7 @@ export async function listDeliveries(opts: {
   accountId: string;
   limit: number;
   offset: number;
-  status?: DeliveryStatus;
+  status?: "PENDING" | "DELIVERED" | "FAILED";
   callSid?: string;
 }) {
   const where: Prisma.WebhookDeliveryWhereInput = {
@@ -93,14 +91,29 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
 
 /**
  * Starts a new retry cycle (status PENDING, no attempt yet in it, due now)
- * unless one is already waiting for its first attempt. One statement: of
- * concurrent calls on the same row, PostgreSQL makes the later one wait and
- * re-check the condition against the first one's result, so it matches
- * nothing. Returns the rows that moved, with the attempt their job expects.
+ * unless one is already waiting for its first attempt, and schedules its
+ * attempt. One statement: of concurrent calls on the same row, PostgreSQL
+ * makes the later one wait and re-check the condition against the first
+ * one's result, so it matches nothing. `which` narrows the account's
+ * deliveries; returns how many moved.
  */
-export const RESTART_CYCLE = `
-  UPDATE "WebhookDelivery" SET "status" = 'PENDING', "cycleAttempts" = 0, "nextAttemptAt" = ${UTC_NOW}, "updatedAt" = ${UTC_NOW}
-  WHERE "accountId" = $1 AND NOT ("status" = 'PENDING' AND "cycleAttempts" = 0) AND NOT "synchronous"`;
+export async function restartCycles(
+  trx: SqlTransaction,
+  opts: { accountId: string; id?: string; status?: "PENDING" | "DELIVERED" | "FAILED"; since?: Date },
+): Promise<number> {
+  let update = trx
+    .updateTable("WebhookDelivery")
+    .set({ status: "PENDING", cycleAttempts: 0, nextAttemptAt: now(), updatedAt: now() })
+    .where("accountId", "=", opts.accountId)
+    .where((eb) => eb.not(eb.and([eb("status", "=", "PENDING"), eb("cycleAttempts", "=", 0)])))
+    .where("synchronous", "=", false);
+  if (opts.id !== undefined) update = update.where("id", "=", opts.id);
+  if (opts.status !== undefined) update = update.where("status", "=", opts.status);
+  if (opts.since !== undefined) update = update.where("createdAt", ">=", opts.since);
+  const moved = await update.returning(["id", "attemptCount"]).execute();
+  for (const d of moved) await scheduleAttempt(onTransaction(trx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
+  return moved.length;
+}
 
 /**
  * Redeliver now, whatever the delivery's state: same event id and body, a
@@ -110,12 +123,7 @@ export const RESTART_CYCLE = `
  * delivery as it is, so two clicks at once send once.
  */
 export async function retryDelivery(opts: { accountId: string; id: string }) {
-  const restarted = await sqlTransaction(async (client) => {
-    const { rows } = await client.query<{ id: string; attemptCount: number }>(`${RESTART_CYCLE} AND "id" = $2 RETURNING "id", "attemptCount"`, [opts.accountId, opts.id]);
-    const d = rows[0];
-    if (d) await scheduleAttempt(onConnection(client), { deliveryId: d.id, expectedAttempt: d.attemptCount });
-    return Boolean(d);
-  });
+  const restarted = (await sqlTransaction((trx) => restartCycles(trx, { accountId: opts.accountId, id: opts.id }))) > 0;
   if (restarted) wakeWorker(DELIVERY_QUEUE);
   else {
     const d = await db().webhookDelivery.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { synchronous: true } });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/app-error";
-import { db } from "../../db/client";
+import { sql } from "kysely";
+import { kysely } from "../../db/kysely";
 import { restProcedure } from "../../rest/rest-procedure";
 import { publicProcedure } from "../init";
 
@@ -23,7 +24,7 @@ export const system = {
     output: z.object({ status: z.literal("ready").describe("The database answers") }),
   }).query(async () => {
     try {
-      await db().$queryRaw`SELECT 1`;
+      await sql`SELECT 1`.execute(kysely());
     } catch (err) {
       throw new AppError("SERVICE_UNAVAILABLE", "The database is not reachable.", { cause: err });
     }

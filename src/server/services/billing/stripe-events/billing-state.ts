@@ -1,6 +1,7 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { AccountStatus } from "@/generated/prisma/enums";
-import type { CurrentSubscription } from "../account-status-rules";
+import { inPrismaTransaction, kysely } from "../../../db/kysely";
+import type { CurrentSubscription } from "../../../services/billing/account-status-rules";
 
 export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, eventCreated: Date) => Promise<void>;
 
@@ -27,8 +28,7 @@ export type BillingAccount = CurrentSubscription & { id: string };
 export async function lockBillingAccount(tx: Prisma.TransactionClient, ref: { accountId?: string | null; customer?: string | null }): Promise<BillingAccount | null> {
   const id = await findAccountId(tx, ref);
   if (!id) return null;
-  const rows = await tx.$queryRaw<{ stripeSubscriptionId: string | null; subscriptionStatus: string | null }[]>`
-    SELECT "stripeSubscriptionId", "subscriptionStatus" FROM "Account" WHERE id = ${id} FOR UPDATE`;
+  const rows = await inPrismaTransaction(tx, kysely().selectFrom("Account").select(["stripeSubscriptionId", "subscriptionStatus"]).where("id", "=", id).forUpdate());
   const row = rows[0];
   return row ? { id, subscriptionId: row.stripeSubscriptionId, subscriptionStatus: row.subscriptionStatus } : null;
 }

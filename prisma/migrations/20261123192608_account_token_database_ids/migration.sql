@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AccountToken" ALTER COLUMN "id" SET DEFAULT routekit_id();

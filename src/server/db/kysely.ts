@@ -1,0 +1,61 @@
+/**
+ * Plain SQL, typed from prisma/schema.prisma (prisma-kysely writes `DB` on
+ * `npm run db:generate`), on the process's one `pg` pool, beside Prisma.
+ *
+ * Which to use where: Prisma for simple CRUD (find, create, update, delete of
+ * one model, with its relations); Kysely for the hot paths (the engine, event
+ * delivery), reads that join several tables into one statement, `ON CONFLICT`
+ * upserts, `RETURNING`, data-modifying CTEs, `FOR UPDATE` locks and anything
+ * else Prisma cannot say. No SQL in strings, no hand-written row types, id
+ * generators or time shims: ids, `createdAt` and `updatedAt` have database
+ * defaults, and every timestamp is `timestamptz`.
+ */
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Compilable, type InferResult, type RawBuilder } from "kysely";
+import type { DB } from "@/generated/kysely/db";
+import type { Prisma } from "@/generated/prisma/client";
+import { peek, rememberValue } from "../runtime/remember";
+import { pool } from "./client";
+import { preparedStatementPool } from "./prepared-statements";
+
+export type { DB };
+
+type Held = { pool: ReturnType<typeof pool>; db: Kysely<DB> };
+
+/** The query builder on the shared pool (a new pool after `disconnectDb` gets a new builder); one per process (runtime/remember.ts). */
+export function kysely(): Kysely<DB> {
+  const current = pool();
+  const held = peek<Held>("db.kysely");
+  if (held?.pool === current) return held.db;
+  return rememberValue<Held>("db.kysely", { pool: current, db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedStatementPool(current) }) }) }).db;
+}
+
+/** The database's clock, for timestamps written in SQL (a transaction sees one `now()`). */
+export const now = (): RawBuilder<Date> => sql<Date>`now()`;
+
+/**
+ * Runs a Kysely query inside a Prisma interactive transaction, for the few
+ * statements Prisma cannot say in the middle of Prisma work (`FOR UPDATE`).
+ */
+export async function inPrismaTransaction<Q extends Compilable>(tx: Prisma.TransactionClient, query: Q): Promise<InferResult<Q>> {
+  const compiled = query.compile();
+  return tx.$queryRawUnsafe<InferResult<Q>>(compiled.sql, ...compiled.parameters);
+}
+
+/**
+ * A query built and compiled once, then run with new values: building Kysely's
+ * query tree costs about 0.1 ms for the engine's widest read, paid on every
+ * voice request otherwise. `build` gets stand-ins for its arguments and may use
+ * them only as values (never to choose the query's shape: make one per shape).
+ */
+export function precompiled<A extends unknown[], O>(build: (...args: A) => Compilable<O>): (...args: A) => CompiledQuery<O> {
+  let compiled: { sql: string; slots: ({ arg: number } | { value: unknown })[] } | undefined;
+  return (...args) => {
+    if (!compiled) {
+      const standIns = args.map((_, i) => `\u0000arg${i}\u0000`);
+      const query = build(...(standIns as A)).compile();
+      const slots = query.parameters.map((p) => (typeof p === "string" && standIns.includes(p) ? { arg: standIns.indexOf(p) } : { value: p }));
+      compiled = { sql: query.sql, slots };
+    }
+    return CompiledQuery.raw(compiled.sql, compiled.slots.map((s) => ("arg" in s ? args[s.arg] : s.value))) as CompiledQuery<O>;
+  };
+}

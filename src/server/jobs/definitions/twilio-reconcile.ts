@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { logger } from "../../logger";
+import { defineJob } from "../job-definition";
+
+/**
+ * Reconciliation with Twilio (decisions §10), every minute: one run at a time
+ * across all instances and at most one waiting (pg-boss's "stately"), so a
+ * slow run never piles up minutes; a skipped minute is covered by the next run.
+ */
+export const twilioReconcileJob = defineJob({
+  name: "twilio-reconcile",
+  payload: z.object({}),
+  queue: () => ({ policy: "stately", retryLimit: 0, expireInSeconds: 300 }),
+  cron: "* * * * *",
+  handler: async () => {
+    const { reconcileTwilioCalls } = await import("../../services/reconciliation/reconcile-twilio-calls");
+    const result = await reconcileTwilioCalls();
+    if (result.closed || result.recorded || result.errors) logger().info(result, "reconciled calls with Twilio");
+  },
+});

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineJob } from "../job-definition";
+
+/**
+ * A crashed instance's deliveries must run elsewhere within 30 s (decisions §8).
+ * A delivery job is leased for DELIVERY_LEASE_SECONDS and the worker renews
+ * the lease of every attempt in flight a few times per lease (job-queue.ts
+ * `deliveryLease`), so a live attempt is never run twice while a dead
+ * instance's lease runs out at most 12 s after its last renewal.
+ */
+export const DELIVERY_LEASE_SECONDS = 12;
+
+/** One attempt of one event delivery; `expectedAttempt` makes a stale or repeated job skip. */
+export const webhookDeliveryJob = defineJob({
+  name: "webhook-delivery",
+  payload: z.object({ deliveryId: z.string().min(1), expectedAttempt: z.number().int().nonnegative() }),
+  // Our retry schedule makes new jobs; these retries only cover our own
+  // failures and crashes, so the first comes soon (1-2 s), then backs off.
+  queue: (tuning) => ({ retryLimit: 10, retryDelay: 1, retryBackoff: true, expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS }),
+  run: async () => (await import("../../events/delivery-worker")).startDeliveryWorker(),
+});
+
+export type DeliveryJob = z.infer<typeof webhookDeliveryJob.payload>;

@@ -1,0 +1,68 @@
+import type { SqlTransaction } from "../../db/sql-transaction";
+import { billing } from "../billing/billing-strategy";
+import { billingPeriodKey, dayPeriod, usagePeriod, type CostBreakdown } from "./billed-minutes";
+
+/** What a completed call's usage is recorded from (the engine's view of the call and its account). */
+export type UsageCall = { accountId: string; callSid: string; phoneNumberId: string | null; direction: string; fromNumber: string; toNumber: string };
+export type UsageAccount = { stripeCustomerId: string | null; currentPeriodStart: Date | null; currentPeriodEnd: Date | null };
+
+/**
+ * A completed call's usage record, once per call SID (the table's unique key,
+ * so a second close would fail the caller's transaction), in the caller's
+ * transaction. The billing strategy feeds its minutes to the provider's meter
+ * (Stripe mode: a durable job sent in that same transaction, never lost).
+ */
+export async function recordUsage(trx: SqlTransaction, opts: { account: UsageAccount; call: UsageCall; breakdown: CostBreakdown; at: Date }): Promise<void> {
+  const { account, call, breakdown, at } = opts;
+  await trx
+    .insertInto("UsageRecord")
+    .values({
+      accountId: call.accountId,
+      callSid: call.callSid,
+      phoneNumberId: call.phoneNumberId,
+      direction: call.direction,
+      callerNumber: call.fromNumber,
+      calledNumber: call.toNumber,
+      durationSeconds: breakdown.durationSeconds,
+      billedMinutes: breakdown.billedMinutes,
+      totalCost: String(breakdown.totalCost),
+      costBreakdown: JSON.stringify(breakdown),
+      createdAt: at,
+    })
+    .execute();
+  await billing().recordBilledMinutes(trx, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at });
+}
+
+/**
+ * Adds a usage record to the running totals of every period it counts in, in
+ * one statement. Every call of an account updates the same rows, so the caller
+ * makes this its transaction's last statement: the row locks last one round
+ * trip and the commit, not the whole transaction.
+ */
+export async function addToRunningTotals(trx: SqlTransaction, opts: { accountId: string; account: UsageAccount; breakdown: CostBreakdown; at: Date }): Promise<void> {
+  const { accountId, breakdown } = opts;
+  await trx
+    .insertInto("UsageTotal")
+    .values(usagePeriods(opts.account, opts.at).map((period) => ({ accountId, period, calls: "1", billedMinutes: String(breakdown.billedMinutes), totalCost: String(breakdown.totalCost) })))
+    .onConflict((oc) =>
+      oc.columns(["accountId", "period"]).doUpdateSet((eb) => ({
+        calls: eb("UsageTotal.calls", "+", eb.ref("excluded.calls")),
+        billedMinutes: eb("UsageTotal.billedMinutes", "+", eb.ref("excluded.billedMinutes")),
+        totalCost: eb("UsageTotal.totalCost", "+", eb.ref("excluded.totalCost")),
+        updatedAt: eb.ref("excluded.updatedAt"),
+      })),
+    )
+    .execute();
+}
+
+/**
+ * The running totals a usage record counts in: its month, its day, all time,
+ * and Stripe's billing period when we know it. Summaries and the daily chart
+ * read these and never scan history.
+ */
+function usagePeriods(account: UsageAccount, at: Date): string[] {
+  const periods = [usagePeriod(at), dayPeriod(at), "all"];
+  const { currentPeriodStart: start, currentPeriodEnd: end } = account;
+  if (start && end && at >= start && at < end) periods.push(billingPeriodKey(start));
+  return periods;
+}

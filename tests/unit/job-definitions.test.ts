@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { JOB_DEFINITIONS } from "../../src/server/jobs/definitions";
+import { stripeMeterEventJob } from "../../src/server/jobs/definitions/stripe-meter-event";
+import { DELIVERY_LEASE_SECONDS, webhookDeliveryJob } from "../../src/server/jobs/definitions/webhook-delivery";
+
+describe("job definitions", () => {
+  it("keep the queue names jobs already wait in on existing databases, one definition each", () => {
+    expect(JOB_DEFINITIONS.map((j) => j.name)).toEqual(["webhook-delivery", "webhook-attempt-prune", "stripe-meter-event", "twilio-reconcile"]);
+  });
+
+  it("each has something that runs it: a handler, its own loop, or a schedule with a handler", () => {
+    for (const job of JOB_DEFINITIONS) {
+      expect(Boolean(job.handler) !== Boolean(job.run), job.name).toBe(true);
+      if (job.cron) expect(job.handler, job.name).toBeTypeOf("function");
+    }
+  });
+
+  it("check payloads when sent: a malformed job is refused before it reaches the queue", () => {
+    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0 }).success).toBe(true);
+    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "", expectedAttempt: 0 }).success).toBe(false);
+    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: -1 }).success).toBe(false);
+    expect(stripeMeterEventJob.payload.safeParse({ stripeCustomerId: "cus_1", callSid: "CA1", minutes: 0, timestamp: 1 }).success).toBe(false);
+  });
+
+  it("derive the delivery lease from the tuning, the production lease otherwise", () => {
+    expect(webhookDeliveryJob.queue({}).expireInSeconds).toBe(DELIVERY_LEASE_SECONDS);
+    expect(webhookDeliveryJob.queue({ deliveryLeaseSeconds: 3 }).expireInSeconds).toBe(3);
+  });
+});
