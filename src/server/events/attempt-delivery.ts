@@ -9,6 +9,7 @@ import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "./enqueue-event";
 import { signingSecrets } from "./webhook-secrets";
 import { webhookHeaders } from "./webhook-signature";
+import type { DeliveryStatus } from "@/generated/prisma/enums";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const EXCERPT_BYTES = 1024;
@@ -34,7 +35,7 @@ type AttemptRecord = {
   cycleAttempts: number;
   startedAt: Date;
   nextAttemptAt: Date | null;
-  status: "PENDING" | "DELIVERED" | "FAILED";
+  status: DeliveryStatus;
   deliveredAt: Date | null;
   statusCode: number | null;
   latencyMs: number;

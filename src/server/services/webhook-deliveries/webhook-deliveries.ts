@@ -5,8 +5,10 @@ import { now } from "../../db/kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
 import { onTransaction, wakeWorker } from "../../jobs/job-queue";
+import type { DeliveryStatus } from "@/generated/prisma/enums";
+import type { EventType } from "../../schemas/events";
 
-type EventTypeName = "call.started" | "call.ended" | "call.error";
+type EventTypeName = EventType;
 
 function attemptDto(a: WebhookAttempt) {
   return {
@@ -57,7 +59,7 @@ export async function listDeliveries(opts: {
   accountId: string;
   limit: number;
   offset: number;
-  status?: "PENDING" | "DELIVERED" | "FAILED";
+  status?: DeliveryStatus;
   callSid?: string;
 }) {
   const where: Prisma.WebhookDeliveryWhereInput = {
@@ -99,7 +101,7 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
  */
 export async function restartCycles(
   trx: SqlTransaction,
-  opts: { accountId: string; id?: string; status?: "PENDING" | "DELIVERED" | "FAILED"; since?: Date },
+  opts: { accountId: string; id?: string; status?: DeliveryStatus; since?: Date },
 ): Promise<number> {
   let update = trx
     .updateTable("WebhookDelivery")
