@@ -48,6 +48,9 @@ test("an unknown dashboard path is a 404 inside the dashboard's shell, at deskto
   await expect(page).toHaveURL(/\/dashboard$/);
 
   // Signed out, the same path asks for log-in first rather than telling strangers what exists.
+  // Leave the dashboard first: its polling would otherwise see the ended session and (rightly)
+  // send the browser to log-in for /dashboard, racing the navigation below.
+  await page.goto("about:blank");
   await page.context().clearCookies();
   await page.goto("/dashboard/no-such-page");
   await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fdashboard%2Fno-such-page$/);
