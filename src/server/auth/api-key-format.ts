@@ -25,8 +25,15 @@ export function toBase62(value: bigint, width: number): string {
   return out.padStart(width, "0");
 }
 
+/** Base62 of the CRC32, in plain numbers (a CRC32 fits one): this runs on every authenticated request. */
 export function checksumOf(text: string): string {
-  return toBase62(BigInt(crc32(Buffer.from(text, "utf8"))), CHECKSUM_LENGTH);
+  let v = crc32(text);
+  let out = "";
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = ALPHABET[v % 62] + out;
+    v = Math.floor(v / 62);
+  }
+  return out;
 }
 
 export function generateApiKey(): string {

@@ -21,7 +21,28 @@ export function encryptSecret(plaintext: string, key: Buffer = env().encryptionK
   return ["v1", iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
 }
 
+/**
+ * A sealed value never changes (a new secret is a new random IV, so a new
+ * string), so what one decrypted to is remembered: GET /api/account shows two
+ * secrets on every request, and the engine reads one per call. Per key, at
+ * most DECRYPTED_KEPT values, the oldest forgotten first. These plaintexts
+ * live in the same process as the key that opens them anyway.
+ */
+const DECRYPTED_KEPT = 10_000;
+const decrypted = new WeakMap<Buffer, Map<string, string>>();
+
 export function decryptSecret(sealed: string, key: Buffer = env().encryptionKey): string {
+  let known = decrypted.get(key);
+  if (!known) decrypted.set(key, (known = new Map()));
+  const hit = known.get(sealed);
+  if (hit !== undefined) return hit;
+  const plaintext = openSealed(sealed, key);
+  if (known.size >= DECRYPTED_KEPT) known.delete(known.keys().next().value!);
+  known.set(sealed, plaintext);
+  return plaintext;
+}
+
+function openSealed(sealed: string, key: Buffer): string {
   const [version, iv, tag, ciphertext] = sealed.split(".");
   if (version !== "v1" || !iv || !tag || ciphertext === undefined) throw new Error("unrecognised sealed secret");
   const decipher = createDecipheriv("aes-256-gcm", keyObjectOf(key), Buffer.from(iv, "base64url"));

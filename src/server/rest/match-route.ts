@@ -5,9 +5,16 @@ export type RouteMatch =
   | { kind: "method-not-allowed"; allow: HttpMethod[] }
   | { kind: "not-found" };
 
-function matchPath(pattern: string, pathname: string): Record<string, string> | null {
-  const want = pattern.split("/");
-  const got = pathname.replace(/\/+$/, "").split("/");
+/** Each pattern's segments, split once: the table is fixed, the path comes with every request. */
+const segmentsOf = new Map<string, string[]>();
+function patternSegments(pattern: string): string[] {
+  let segments = segmentsOf.get(pattern);
+  if (!segments) segmentsOf.set(pattern, (segments = pattern.split("/")));
+  return segments;
+}
+
+function matchPath(pattern: string, got: string[]): Record<string, string> | null {
+  const want = patternSegments(pattern);
   if (want.length !== got.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
@@ -32,9 +39,10 @@ function matchPath(pattern: string, pathname: string): Record<string, string> | 
  */
 export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch {
   const allow: HttpMethod[] = [];
+  const got = pathname.replace(/\/+$/, "").split("/");
   let best: { route: RestRoute; params: Record<string, string> } | undefined;
   for (const route of routes) {
-    const params = matchPath(route.path, pathname);
+    const params = matchPath(route.path, got);
     if (!params) continue;
     if (route.method === method || (method === "HEAD" && route.method === "GET")) {
       if (!best || Object.keys(params).length < Object.keys(best.params).length) best = { route, params };

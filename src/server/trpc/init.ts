@@ -38,57 +38,58 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
+type MiddlewareCall = { ctx: Context; type: string; path: string; getRawInput: () => Promise<unknown> };
+type NextResult = { ok: true; data: unknown } | { ok: false; error: unknown };
+
 /**
  * decisions §11, for every mutation of both transports: with an
  * Idempotency-Key, the first request claims the key and its answer is stored;
  * the same key and input replay that answer without running again. A 4xx is
  * stored and replayed like a success (as Stripe does: the same request would
  * fail the same way); a 5xx or an unexpected failure releases the key so a
- * retry runs. `scopeOf` keeps keys apart: per account, or per address before sign-in.
+ * retry runs. `scope` keeps keys apart: per account, or per address before sign-in.
+ * Called from inside the middleware that knows the scope rather than as a
+ * middleware of its own: each tRPC middleware level costs every request
+ * (queries included) a round of context copying.
  */
-function idempotent<C extends Context>(scopeOf: (ctx: C) => string) {
-  return t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
-    const key = ctx.idempotencyKey;
-    if (type !== "mutation" || key === null || key === undefined) return next();
-    if (!validIdempotencyKey(key)) {
-      throw new AppError("VALIDATION_FAILED", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.", {
-        details: [{ path: "Idempotency-Key", message: "1 to 255 printable ASCII characters" }],
-      });
+async function idempotently<R extends NextResult>({ ctx, type, path, getRawInput }: MiddlewareCall, scope: string, next: () => Promise<R>): Promise<R> {
+  const key = ctx.idempotencyKey;
+  if (type !== "mutation" || key === null || key === undefined) return next();
+  if (!validIdempotencyKey(key)) {
+    throw new AppError("VALIDATION_FAILED", "The Idempotency-Key header must be 1 to 255 printable ASCII characters.", {
+      details: [{ path: "Idempotency-Key", message: "1 to 255 printable ASCII characters" }],
+    });
+  }
+  const claim = { scope, key };
+  const begun = await beginIdempotent({ ...claim, requestHash: requestHash(path, await getRawInput()) });
+  if (begun.kind === "replay") {
+    if (ctx.responseMeta) ctx.responseMeta.idempotentReplayed = true;
+    const { status, body } = begun.answer;
+    if (status >= 400) {
+      const { code, message, details } = (body as ErrorEnvelope).error;
+      throw new AppError(code in ERROR_STATUS ? code : "INTERNAL", message, { ...(details && { details }) });
     }
-    const claim = { scope: scopeOf(ctx as C), key };
-    const begun = await beginIdempotent({ ...claim, requestHash: requestHash(path, await getRawInput()) });
-    if (begun.kind === "replay") {
-      if (ctx.responseMeta) ctx.responseMeta.idempotentReplayed = true;
-      const { status, body } = begun.answer;
-      if (status >= 400) {
-        const { code, message, details } = (body as ErrorEnvelope).error;
-        throw new AppError(code in ERROR_STATUS ? code : "INTERNAL", message, { ...(details && { details }) });
-      }
-      // The stored output, already validated when it was first produced. tRPC
-      // offers no way to answer from a middleware without running the
-      // procedure, so the result is built in the shape `next()` returns.
-      const replayed = { ok: true as const, data: body, ctx };
-      return replayed as unknown as Awaited<ReturnType<typeof next>>;
-    }
-    let result: Awaited<ReturnType<typeof next>>;
-    try {
-      result = await next();
-    } catch (err) {
-      await releaseIdempotent(claim);
-      throw err;
-    }
-    if (result.ok) {
-      await completeIdempotent({ ...claim, answer: { status: 200, body: result.data } });
-    } else {
-      const mapped = toErrorResponse(result.error);
-      if (mapped.status >= 500 || mapped.unexpected) await releaseIdempotent(claim);
-      else await completeIdempotent({ ...claim, answer: { status: mapped.status, body: mapped.body } });
-    }
-    return result;
-  });
+    // The stored output, already validated when it was first produced. tRPC
+    // offers no way to answer from a middleware without running the
+    // procedure, so the result is built in the shape `next()` returns.
+    return { ok: true as const, data: body, ctx } as unknown as R;
+  }
+  let result: R;
+  try {
+    result = await next();
+  } catch (err) {
+    await releaseIdempotent(claim);
+    throw err;
+  }
+  if (result.ok) {
+    await completeIdempotent({ ...claim, answer: { status: 200, body: result.data } });
+  } else {
+    const mapped = toErrorResponse(result.error);
+    if (mapped.status >= 500 || mapped.unexpected) await releaseIdempotent(claim);
+    else await completeIdempotent({ ...claim, answer: { status: mapped.status, body: mapped.body } });
+  }
+  return result;
 }
-
-const byAddress = idempotent<Context>((ctx) => `ip:${ctx.ip}`);
 
 const enforceCredentialLimits = (limits: CredentialLimit[]) => enforceRateLimits(limits.map((l) => ({ key: l.key, policy: POLICIES[l.policy] })));
 
@@ -102,14 +103,14 @@ export const credentialProcedure = t.procedure
     await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, stage: "address" }));
     return next();
   })
-  .use(async ({ ctx, path, getRawInput, next }) => {
+  .use(async (opts) => {
+    const { ctx, path, getRawInput, next } = opts;
     const raw = await getRawInput().catch(() => undefined);
     const email = typeof raw === "object" && raw !== null && typeof (raw as { email?: unknown }).email === "string" ? (raw as { email: string }).email : null;
     // Without a plausible email the input fails validation anyway; the address bucket has counted it.
     if (email !== null && email.length <= 320) await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, email, stage: "credentials" }));
-    return next();
-  })
-  .use(byAddress);
+    return idempotently(opts, `ip:${ctx.ip}`, () => next());
+  });
 
 /**
  * Procedures whose answer is the authenticated account itself: their
@@ -119,12 +120,12 @@ const READS_OWN_ACCOUNT = new Set(["account.get"]);
 
 /** API key or login JWT; narrows ctx with the account and applies the per-account rate limit. */
 export const apiProcedure = t.procedure
-  .use(async ({ ctx, path, next }) => {
+  .use(async (opts) => {
+    const { ctx, path, next } = opts;
     const auth = await authenticate(ctx.authorization, { readAccount: READS_OWN_ACCOUNT.has(path) });
     await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
-    return next({ ctx: { ...ctx, auth } });
-  })
-  .use(idempotent<Context & { auth: Auth }>((ctx) => `account:${ctx.auth.account.id}`));
+    return idempotently(opts, `account:${auth.account.id}`, () => next({ ctx: { ...ctx, auth } }));
+  });
 
 /**
  * decisions §4, the one rule for account standing: SUSPENDED is 403 wherever
