@@ -4,27 +4,14 @@
 // Each hanging customer sends `hangingRate` events/s, the healthy one `healthyRate`/s.
 // Uses DATABASE_URL when set (use a scratch database), else an embedded one in a temp dir.
 import { createServer } from "node:http";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { bootDeliveryBench } from "./support/in-process-delivery";
 
-process.env.DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "routekit-bench-"));
-process.env.CALLBACK_ALLOW_PRIVATE = "true";
-process.env.LOG_LEVEL = "warn";
-Object.assign(process.env, { NODE_ENV: "development" });
-
-const { boot } = await import("../src/server/boot");
-const { registerAccount } = await import("../src/server/services/accounts/register-account");
-const { startDeliveryWorker } = await import("../src/server/events/delivery-worker");
-const { transactionWithEvents } = await import("../src/server/events/enqueue-event");
-const { buildEvent } = await import("../src/server/events/event-envelope");
-const { stopJobQueue } = await import("../src/server/jobs/job-queue");
+const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, stopJobQueue } = await bootDeliveryBench();
 
 const seconds = Number(process.argv[2] ?? 60);
 const hangingCount = Number(process.argv[3] ?? 3);
 const hangingRate = Number(process.argv[4] ?? 3);
 const healthyRate = Number(process.argv[5] ?? 10);
-const booted = await boot();
 
 const enqueuedAt = new Map<string, number>();
 const latencies: number[] = [];
@@ -44,7 +31,6 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
 const base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
 
-const register = async (tag: string) => (await registerAccount({ email: `noisy-${tag}-${Date.now()}@example.com`, password: "benchmark-password" })).account;
 const healthy = await register("healthy");
 const hanging = await Promise.all(Array.from({ length: hangingCount }, (_, i) => register(`hanging${i}`)));
 await startDeliveryWorker();

@@ -9,26 +9,13 @@
 // customer has at most 10 attempts in flight per instance).
 // Uses DATABASE_URL when set (use a scratch database), else an embedded one in a temp dir.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { bootDeliveryBench } from "./support/in-process-delivery";
 
-process.env.DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "routekit-bench-"));
-process.env.CALLBACK_ALLOW_PRIVATE = "true";
-process.env.LOG_LEVEL = "warn";
-Object.assign(process.env, { NODE_ENV: "development" });
-
-const { boot } = await import("../src/server/boot");
-const { registerAccount } = await import("../src/server/services/accounts/register-account");
-const { startDeliveryWorker } = await import("../src/server/events/delivery-worker");
-const { transactionWithEvents } = await import("../src/server/events/enqueue-event");
-const { buildEvent } = await import("../src/server/events/event-envelope");
-const { jobQueue, stopJobQueue } = await import("../src/server/jobs/job-queue");
+const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue } = await bootDeliveryBench();
 
 const total = Number(process.argv[2] ?? 20000);
 const rate = Number(process.argv[3] ?? 0);
 const accountCount = Number(process.argv[4] ?? 20);
-const booted = await boot();
 await jobQueue();
 
 const latencies: number[] = [];
@@ -68,7 +55,7 @@ const port = await new Promise<number>((resolve) => {
 });
 
 const accounts = await Promise.all(
-  Array.from({ length: accountCount }, async (_, i) => (await registerAccount({ email: `bench-${Date.now()}-${i}@example.com`, password: "benchmark-password" })).account),
+  Array.from({ length: accountCount }, (_, i) => register(String(i))),
 );
 
 async function enqueue(i: number): Promise<void> {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newCallSid, postSigned, simulateInboundCall, startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
 import { startReceiver, type Received } from "./support/receiver";
+import { until } from "./support/until";
 
 // The call log (decisions §11): every call the engine sees, whatever its end, with its timeline.
 const TWILIO_SID = "AC" + "2".repeat(32);
@@ -39,16 +40,6 @@ async function setup(answer: (res: ServerResponse) => unknown, opts: { account?:
   });
   expect(res.status).toBe(201);
   return { account, number, numberId: res.body.phoneNumber.id, ...paths };
-}
-
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The call once the engine has logged it as far as `ready` says (the answer is written after Twilio has it). */

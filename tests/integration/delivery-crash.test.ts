@@ -1,11 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../src/server/db/client";
 import { transactionWithEvents } from "../../src/server/events/enqueue-event";
 import { buildEvent } from "../../src/server/events/event-envelope";
 import { newActiveAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
+import { until } from "./support/until";
+import { startWorkerProcess } from "./support/delivery-worker";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -29,26 +31,6 @@ afterAll(async () => {
   await inProcess.stop();
 });
 
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/integration/support/delivery-worker-process.ts"], {
-    env: { ...process.env, WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"), WORKER_SCHEMA: inProcess.schema, WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  workers.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("worker ready") && resolve(child));
-    child.once("exit", (code) => reject(new Error(`worker exited early with ${code}`)));
-  });
-}
-
-async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe("crash safety", () => {
   it("every enqueued event arrives after the worker is killed with SIGKILL and restarted", async () => {
     const account = await newActiveAccount({ server: "permissive" });
@@ -59,16 +41,16 @@ describe("crash safety", () => {
       await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: receiver.url("/crash"), event }));
     }
 
-    const first = await startWorker();
-    await until(() => receiver.received.length >= 5 && held > 0, 20_000, "the first deliveries and some in flight");
+    const first = await startWorkerProcess(inProcess.schema, workers, { WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
+    await until(() => receiver.received.length >= 5 && held > 0, "the first deliveries and some in flight", 20_000);
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
     const beforeRestart = receiver.uniqueIds().size;
     expect(held).toBeGreaterThan(0);
     holding = false;
 
-    await startWorker();
-    await until(() => receiver.uniqueIds().size === 40, 60_000, "all 40 events");
+    await startWorkerProcess(inProcess.schema, workers, { WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
+    await until(() => receiver.uniqueIds().size === 40, "all 40 events", 60_000);
     expect([...receiver.uniqueIds()].sort()).toEqual([...eventIds].sort());
     // The log agrees: every delivery ends DELIVERED.
     const deadline = Date.now() + 30_000;

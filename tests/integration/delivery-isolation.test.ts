@@ -13,6 +13,7 @@ import { transactionWithEvents } from "../../src/server/events/enqueue-event";
 import { buildEvent } from "../../src/server/events/event-envelope";
 import { call, newActiveAccount, type TestAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
+import { until } from "./support/until";
 
 /** A receiver whose answer depends on the path: `/hang/...` never answers, `/down/...` answers 503, the rest 200. */
 type Hit = { path: string; id: string; at: number };
@@ -67,20 +68,12 @@ async function send(account: TestAccount, path: string): Promise<{ id: string; d
   return { id: event.id, deliveryId, at: Date.now() };
 }
 
-async function until(probe: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe.skipIf(embedded)("delivery isolation", () => {
   it("three customers' hanging endpoints do not delay a healthy customer's events beyond 1 s", async () => {
     const [a, b, c, healthy] = await Promise.all([0, 1, 2, 3].map(() => newActiveAccount({ server: "permissive" })));
     // 30 events per hanging customer, queued ahead of the healthy customer's: three times the cap each.
     for (const [i, account] of [a!, b!, c!].entries()) for (let n = 0; n < 30; n++) await send(account, `/hang/${i}`);
-    await until(() => hits.filter((h) => h.path.startsWith("/hang/")).length >= 3 * ACCOUNT_IN_FLIGHT_CAP, 10_000, "the hanging endpoints to hold their attempts");
+    await until(() => hits.filter((h) => h.path.startsWith("/hang/")).length >= 3 * ACCOUNT_IN_FLIGHT_CAP, "the hanging endpoints to hold their attempts", 10_000);
     const firstHang = Math.min(...hits.filter((h) => h.path.startsWith("/hang/")).map((h) => h.at));
 
     const sent: { id: string; at: number }[] = [];
@@ -88,7 +81,7 @@ describe.skipIf(embedded)("delivery isolation", () => {
       sent.push(await send(healthy!, "/ok/healthy"));
       await new Promise((r) => setTimeout(r, 50));
     }
-    await until(() => sent.every((s) => hits.some((h) => h.id === s.id)), 15_000, "the healthy customer's events");
+    await until(() => sent.every((s) => hits.some((h) => h.id === s.id)), "the healthy customer's events", 15_000);
     const latencies = sent.map((s) => hits.find((h) => h.id === s.id)!.at - s.at).sort((x, y) => x - y);
     console.log(`isolation: healthy customer's events arrived in p50 ${latencies[20]} ms, max ${latencies.at(-1)} ms, beside 3 hanging customers`);
     expect(latencies.at(-1)!).toBeLessThan(1_000);
@@ -104,17 +97,17 @@ describe.skipIf(embedded)("delivery isolation", () => {
     const sent = [];
     for (let n = 0; n < FAILURE_THRESHOLD + 2; n++) sent.push(await send(account, "/down/a"));
     // The first FAILURE_THRESHOLD failures open the breaker; events after that wait without an attempt.
-    await until(() => hits.filter((h) => h.path === "/down/a").length >= FAILURE_THRESHOLD, 10_000, "the first attempts");
+    await until(() => hits.filter((h) => h.path === "/down/a").length >= FAILURE_THRESHOLD, "the first attempts", 10_000);
     // The receiver answers before the attempt is recorded: wait for the record of the failure that opens the breaker.
     const where = { accountId_url: { accountId: account.id, url: `${base}/down/a` } };
-    await until(async () => (await db().webhookEndpointHealth.findUnique({ where }))?.backoffUntil != null, 10_000, "the breaker to open");
+    await until(async () => (await db().webhookEndpointHealth.findUnique({ where }))?.backoffUntil != null, "the breaker to open", 10_000);
     const health = await db().webhookEndpointHealth.findUniqueOrThrow({ where });
     expect(health.consecutiveFailures).toBeGreaterThanOrEqual(FAILURE_THRESHOLD);
     expect(health.backoffUntil!.getTime()).toBeGreaterThan(Date.now() + 15_000);
 
     // The same customer's other endpoint is not held back.
     const other = await send(account, "/ok/other");
-    await until(() => hits.some((h) => h.id === other.id), 2_000, "the other endpoint's event");
+    await until(() => hits.some((h) => h.id === other.id), "the other endpoint's event", 2_000);
 
     // The retry schedule's first retry is due 5-6 s after each failure: past it, nothing more was sent,
     // and no delivery's attempts were spent by the wait.
@@ -136,6 +129,6 @@ describe.skipIf(embedded)("delivery isolation", () => {
     // A redeliver the customer asks for is sent at once, back-off or not (they have likely just fixed the endpoint).
     const retried = await call("POST", `/api/webhook-deliveries/${sent[0]!.deliveryId}/retry`, { server: "permissive", token: account.apiKey });
     expect(retried.status).toBe(200);
-    await until(() => hits.filter((h) => h.path === "/down/a").length === before + 1, 3_000, "the redelivery");
+    await until(() => hits.filter((h) => h.path === "/down/a").length === before + 1, "the redelivery", 3_000);
   }, 60_000);
 });

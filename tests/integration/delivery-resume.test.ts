@@ -1,16 +1,18 @@
 // Decisions §8: an instance that dies mid-attempt has its deliveries resumed by
 // another within 30 s. Production lease and maintenance interval (nothing is
 // shortened here); the workers are separate processes so one can be killed hard.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../src/server/db/client";
 import { ACCOUNT_IN_FLIGHT_CAP } from "../../src/server/events/delivery-worker";
 import { transactionWithEvents } from "../../src/server/events/enqueue-event";
 import { buildEvent } from "../../src/server/events/event-envelope";
 import { newActiveAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
+import { until } from "./support/until";
+import { startWorkerProcess } from "./support/delivery-worker";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 const workers: ChildProcess[] = [];
@@ -50,26 +52,6 @@ afterAll(async () => {
   await inProcess.stop();
 });
 
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/integration/support/delivery-worker-process.ts"], {
-    env: { ...process.env, WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"), WORKER_SCHEMA: inProcess.schema },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  workers.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("worker ready") && resolve(child));
-    child.once("exit", (code) => reject(new Error(`worker exited early with ${code}`)));
-  });
-}
-
-async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe("resume after a crash", () => {
   it("a killed instance's in-flight deliveries are sent by another within 30 s, once each", async () => {
     const account = await newActiveAccount({ server: "permissive" });
@@ -81,15 +63,15 @@ describe("resume after a crash", () => {
       await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url, event }));
     }
 
-    const first = await startWorker();
-    await until(() => held.size === ACCOUNT_IN_FLIGHT_CAP, 20_000, "the first instance's attempts in flight");
+    const first = await startWorkerProcess(inProcess.schema, workers);
+    await until(() => held.size === ACCOUNT_IN_FLIGHT_CAP, "the first instance's attempts in flight", 20_000);
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
     const killedAt = Date.now();
     serving = true;
 
-    await startWorker();
-    await until(() => new Set(received.map((r) => r.id)).size === ids.length, 40_000, "every event");
+    await startWorkerProcess(inProcess.schema, workers);
+    await until(() => new Set(received.map((r) => r.id)).size === ids.length, "every event", 40_000);
     const resumedIn = Math.max(...received.map((r) => r.at)) - killedAt;
     console.log(`resume: all ${ids.length} events delivered ${resumedIn} ms after the kill`);
     expect(resumedIn).toBeLessThan(30_000);

@@ -4,6 +4,7 @@ import { newCallSid, postSigned, simulateInboundCall, startTwilioSimulator, type
 import { call, newActiveAccount, newAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
 import { connectTwilioRow } from "./support/connect-twilio";
 import { startReceiver, type Received } from "./support/receiver";
+import { until } from "./support/until";
 
 // The engine end to end: the permissive server (local customer backends), the
 // Twilio simulator playing Twilio's side with signed requests, a local backend.
@@ -54,16 +55,6 @@ async function setup(answer: (res: import("node:http").ServerResponse) => unknow
 
 const at = (path: string) => backend.received.filter((r) => r.path === path);
 const events = (path: string) => at(path).map((r) => JSON.parse(r.body));
-
-async function until<T>(probe: () => T | undefined | false, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function webhookSecret(account: TestAccount): Promise<string> {
   return (await account.as("GET", "/api/account")).body.account.webhookSecret;

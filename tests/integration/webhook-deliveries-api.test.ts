@@ -6,6 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { call, newActiveAccount, numberBody, sql, type TestAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
+import { until } from "./support/until";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -35,16 +36,6 @@ async function markFailed(ids: string[]) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("GET /api/webhook-deliveries", () => {
   it("happy: newest first, paginated with total, filterable by status and callSid", async () => {
@@ -95,10 +86,10 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
     const res = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     expect(res.status).toBe(200);
     expect(res.body.delivery).toMatchObject({ id, status: "PENDING" });
-    const delivered = await waitFor(async () => {
+    const delivered = await until(async () => {
       const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
       return d.status === "DELIVERED" ? d : undefined;
-    });
+    }, "the delivery to be DELIVERED", 15_000, 100);
     expect(delivered.attempts).toHaveLength(1);
     expect(delivered.attempts[0]).toMatchObject({ statusCode: 200, responseExcerpt: "thanks", error: null, url: receiver.url(`/${acct.id}`) });
     expect(delivered.payload).toMatchObject({ id: delivered.eventId, type: "call.ended", data: { callSid: "CA-retry" } });
@@ -108,7 +99,7 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
 
     // Redelivering a delivered event sends it again, same id, freshly signed.
     await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
-    await waitFor(async () => (receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2 ? true : undefined));
+    await until(() => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2, "the second delivery", 15_000, 100);
     const again = receiver.received.filter((r) => r.path === `/${acct.id}`);
     expect(again[1]!.headers["webhook-id"]).toBe(delivered.eventId);
   });
@@ -138,10 +129,10 @@ describe("redeliver is idempotent", () => {
       expect(a.status).toBe(200);
       expect(a.body.delivery.id).toBe(id);
     }
-    await waitFor(async () => {
+    await until(async () => {
       const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
       return d.status === "DELIVERED" ? d : undefined;
-    });
+    }, "the delivery to be DELIVERED", 15_000, 100);
     // Time for any second send a duplicate job would make.
     await sleep(1500);
     expect(receiver.received.filter((r) => r.path === `/${acct.id}`)).toHaveLength(1);
@@ -150,7 +141,7 @@ describe("redeliver is idempotent", () => {
 
     // Once that attempt is made, a new click sends again.
     await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
-    await waitFor(async () => (receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2 ? true : undefined));
+    await until(() => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2, "the second delivery", 15_000, 100);
   });
 });
 
@@ -270,7 +261,7 @@ describe("POST /api/webhook-deliveries/replay", () => {
     expect(first.body.queued + second.body.queued).toBe(2);
 
     const paths = () => receiver.received.filter((r) => r.path === `/${acct.id}` || r.path === `/${other.id}`);
-    await waitFor(async () => (paths().length >= 2 ? true : undefined));
+    await until(() => paths().length >= 2, "two deliveries", 15_000, 100);
     await sleep(1500);
     const ids = paths().map((r) => r.headers["webhook-id"]);
     expect(ids).toHaveLength(2);

@@ -57,6 +57,25 @@ const pausedDelivery = {
 };
 const eventData = { callSid: "CA0123456789abcdef0123456789abcdef", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: number.id };
 
+/** A completed inbound call as the call log shows it; `answer` and `error` say how it was decided. */
+function callExample(decided: { answer: string; error: { code: string; message: string } | null }) {
+  return {
+    callSid: "CA0123456789abcdef0123456789abcdef",
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: number.id,
+    status: "completed",
+    startedAt: ts,
+    endedAt: "2026-11-22T10:01:01.000Z",
+    durationSeconds: 61,
+    billedMinutes: 2,
+    costBreakdown: breakdown,
+    answeredBy: null,
+    ...decided,
+  };
+}
+
 export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
   "GET /api/health": { response: { status: "ok" } },
   "GET /api/ready": { response: { status: "ready" } },
@@ -140,22 +159,7 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
   "GET /api/calls": {
     response: {
       calls: [
-        {
-          callSid: "CA0123456789abcdef0123456789abcdef",
-          direction: "inbound",
-          from: "+14155550100",
-          to: "+14155550123",
-          phoneNumberId: number.id,
-          status: "completed",
-          startedAt: ts,
-          endedAt: "2026-11-22T10:01:01.000Z",
-          durationSeconds: 61,
-          billedMinutes: 2,
-          costBreakdown: breakdown,
-          answeredBy: null,
-          answer: "fallback",
-          error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: no answer within 5000 ms" },
-        },
+        callExample({ answer: "fallback", error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: no answer within 5000 ms" } }),
       ],
       nextCursor: "MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafGNtd3JhN2QyZzAwMDgyYzdkMXc5YjVvMnI",
     },
@@ -163,20 +167,7 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
   "GET /api/calls/:callSid": {
     response: {
       call: {
-        callSid: "CA0123456789abcdef0123456789abcdef",
-        direction: "inbound",
-        from: "+14155550100",
-        to: "+14155550123",
-        phoneNumberId: number.id,
-        status: "completed",
-        startedAt: ts,
-        endedAt: "2026-11-22T10:01:01.000Z",
-        durationSeconds: 61,
-        billedMinutes: 2,
-        costBreakdown: breakdown,
-        answeredBy: null,
-        answer: "xml",
-        error: null,
+        ...callExample({ answer: "xml", error: null }),
         timeline: [
           { type: "request", at: ts, kind: "voice", callStatus: "ringing", sequenceNumber: null },
           {
