@@ -11,6 +11,10 @@ const nextConfig = {
     "pg-boss",
   ],
   poweredByHeader: false,
+  // Browsers still ask for /favicon.ico by habit; the icon is src/app/icon.svg.
+  async redirects() {
+    return [{ source: "/favicon.ico", destination: "/icon.svg", permanent: true }];
+  },
 };
 
 export default nextConfig;

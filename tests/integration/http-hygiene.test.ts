@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer } from "../../scripts/built-server";
-import { call, newAccount, type ApiResponse } from "./support/api";
+import { baseUrlOf, call, newAccount, type ApiResponse } from "./support/api";
 import { rawRequest, rawSocket } from "./support/raw-http";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
@@ -23,6 +23,16 @@ describe("HTTP hygiene", () => {
     expect(traced.headers.get("x-request-id")).toBe("trace-123");
     const junk = await call("GET", "/api/health", { headers: { "x-request-id": "bad id with spaces" } });
     expect(junk.headers.get("x-request-id")).not.toBe("bad id with spaces");
+  });
+
+  it("/favicon.ico, which browsers ask for by habit, leads to the icon", async () => {
+    const res = await fetch(`${baseUrlOf()}/favicon.ico`, { redirect: "manual" });
+    expect(res.status).toBe(308);
+    expect(res.headers.get("location")).toBe("/icon.svg");
+    await res.arrayBuffer();
+    const icon = await call("GET", "/icon.svg");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toContain("image/svg+xml");
   });
 
   it("JSON 404 for unknown /api paths", async () => {

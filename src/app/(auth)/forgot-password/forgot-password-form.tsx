@@ -11,6 +11,7 @@ import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { ZRequestPasswordResetInput } from "@/server/schemas/account-settings";
+import { fieldBinder } from "@/lib/form-field";
 
 export const RESET_SENT =
   "If an account uses that address, we sent it a link to choose a new password. It works for one hour. Nothing arrived? Check the spam folder, or ask again in a few minutes.";
@@ -22,6 +23,7 @@ export function ForgotPasswordForm(props: { sent: boolean; error: string | null 
   const [sent, setSent] = useState(props.sent);
   const [error, setError] = useState(props.error);
   const form = useForm({ resolver: zodResolver(ZRequestPasswordResetInput), defaultValues: { email: "" } });
+  const field = fieldBinder(form);
   const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
     try {
@@ -40,7 +42,7 @@ export function ForgotPasswordForm(props: { sent: boolean; error: string | null 
       ) : (
         <form method="post" action="/forgot-password/send" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
           <p className="text-sm text-slate-600">Enter your account&apos;s email address and we will mail you a link to choose a new password.</p>
-          <TextField label="Email" type="email" autoComplete="email" required error={form.formState.errors.email?.message && `Email ${form.formState.errors.email.message}`} {...form.register("email")} />
+          <TextField label="Email" type="email" autoComplete="email" required {...field("email", { subject: "Email" })} />
           {error ? <Alert tone="error">{error}</Alert> : null}
           <Button type="submit" loading={request.isPending} className="w-full">
             Send the link

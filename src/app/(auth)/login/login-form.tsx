@@ -12,6 +12,7 @@ import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { safeReturnPath } from "@/lib/format";
 import { ZLoginInput } from "@/server/schemas/auth";
+import { fieldBinder } from "@/lib/form-field";
 
 const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid email or password." };
 
@@ -25,6 +26,7 @@ export function LoginForm(props: { callbackUrl: string | null; email: string; er
   const returnTo = safeReturnPath(props.callbackUrl);
   const [error, setError] = useState<string | null>(props.error);
   const form = useForm({ resolver: zodResolver(ZLoginInput), defaultValues: { email: props.email, password: "" } });
+  const field = fieldBinder(form);
   const { errors, isSubmitting } = form.formState;
 
   const onSubmit = form.handleSubmit(async (values) => {
@@ -48,8 +50,8 @@ export function LoginForm(props: { callbackUrl: string | null; email: string; er
       ) : null}
       <form method="post" action="/login/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
         <input type="hidden" name="callbackUrl" value={returnTo} />
-        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} error={errors.email?.message && `Email ${errors.email.message}`} {...form.register("email")} />
-        <TextField label="Password" type="password" autoComplete="current-password" required error={errors.password?.message && "Enter your password"} {...form.register("password")} />
+        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} {...field("email", { subject: "Email" })} />
+        <TextField label="Password" type="password" autoComplete="current-password" required {...field("password")} error={errors.password && "Enter your password"} />
         {error ? (
           <Alert tone="error" data-testid="login-error">
             {error}

@@ -12,6 +12,7 @@ import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { ZResetPasswordInput } from "@/server/schemas/account-settings";
+import { fieldBinder } from "@/lib/form-field";
 
 /** The new password from the mailed link. Posts to /reset-password/submit without JavaScript. */
 export function ResetPasswordForm(props: { token: string; error: string | null }) {
@@ -20,6 +21,7 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
   const reset = useMutation(trpc.settings.resetPassword.mutationOptions());
   const [error, setError] = useState(props.error);
   const form = useForm({ resolver: zodResolver(ZResetPasswordInput), defaultValues: { token: props.token, password: "" } });
+  const field = fieldBinder(form);
   const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
     try {
@@ -44,8 +46,7 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
             autoComplete="new-password"
             required
             hint="At least 8 characters. Every session of the account ends."
-            error={errors.password?.message && `Password ${errors.password.message}`}
-            {...form.register("password")}
+            {...field("password", { subject: "Password" })}
           />
           {error || errors.token ? (
             <Alert tone="error" data-testid="reset-error">

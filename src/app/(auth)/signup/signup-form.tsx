@@ -15,6 +15,7 @@ import { CopyField } from "@/components/ui/copy-button";
 import { TextField } from "@/components/ui/field";
 import { appErrorOf, useTRPC } from "@/lib/trpc/client";
 import { ZRegisterInput } from "@/server/schemas/auth";
+import { fieldBinder } from "@/lib/form-field";
 
 // The API's schema; the form's empty company field means "none".
 const ZSignupForm = ZRegisterInput.extend({ companyName: z.string().trim().max(200).transform((v) => v || null) });
@@ -34,7 +35,7 @@ export function SignupForm(props: { email: string; companyName: string; error: s
     resolver: zodResolver(ZSignupForm),
     defaultValues: { email: props.email, password: "", companyName: props.companyName },
   });
-  const { errors } = form.formState;
+  const field = fieldBinder(form);
   const [formError, setFormError] = useState<string | null>(props.error);
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [signInError, setSignInError] = useState<string | null>(null);
@@ -55,8 +56,6 @@ export function SignupForm(props: { email: string; companyName: string; error: s
       setFormError(appError?.message ?? "Sign-up failed; try again.");
     }
   });
-
-  const fieldError = (name: keyof typeof LABELS) => (errors[name]?.message ? `${LABELS[name]} ${errors[name]!.message}` : undefined);
 
   if (apiKey) {
     return (
@@ -85,9 +84,9 @@ export function SignupForm(props: { email: string; companyName: string; error: s
   return (
     <Card title="Create your Routekit account">
       <form method="post" action="/signup/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} error={fieldError("email")} {...form.register("email")} />
-        <TextField label="Password" type="password" autoComplete="new-password" required hint="At least 8 characters." error={fieldError("password")} {...form.register("password")} />
-        <TextField label="Company (optional)" autoComplete="organization" defaultValue={props.companyName} error={fieldError("companyName")} {...form.register("companyName")} />
+        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} {...field("email", { subject: LABELS.email })} />
+        <TextField label="Password" type="password" autoComplete="new-password" required hint="At least 8 characters." {...field("password", { subject: LABELS.password })} />
+        <TextField label="Company (optional)" autoComplete="organization" defaultValue={props.companyName} {...field("companyName", { subject: LABELS.companyName })} />
         {formError ? (
           <Alert tone="error" data-testid="signup-error">
             {formError}

@@ -18,6 +18,7 @@ import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
+import { fieldBinder } from "@/lib/form-field";
 
 export const CALLS_PAGE_SIZE = 25;
 /** New calls show up without a reload. */
@@ -106,6 +107,7 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
   const form = useForm({ resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }), defaultValues: { sid: filters.callSid ?? "" } });
+  const field = fieldBinder(form);
   const search = form.handleSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
   const anySet = Object.keys(filters).length > 0;
   return (
@@ -138,7 +140,7 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
         <TextField label="From" type="date" value={filters.since ?? ""} onChange={(e) => onChange({ since: e.target.value || null, call: null })} data-testid="filter-since" />
         <TextField label="To" type="date" value={filters.until ?? ""} onChange={(e) => onChange({ until: e.target.value || null, call: null })} data-testid="filter-until" />
         <form onSubmit={search} role="search" noValidate className="flex items-start gap-2">
-          <TextField label="Call SID" placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" error={form.formState.errors.sid?.message} {...form.register("sid")} />
+          <TextField label="Call SID" placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" {...field("sid")} />
           <Button type="submit" variant="secondary" className="mt-6" data-testid="filter-sid-submit">
             Search
           </Button>

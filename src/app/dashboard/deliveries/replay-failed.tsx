@@ -1,13 +1,14 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { SelectField } from "@/components/ui/field";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
 const HOUR = 3600_000;
 /** The API reaches back at most 14 days (decisions §8). */
@@ -24,14 +25,13 @@ export function ReplayFailed() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [windowIndex, setWindowIndex] = useState(1);
-  const [confirming, setConfirming] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
   const chosen = WINDOWS[windowIndex]!;
-  const replay = useMutation(
-    trpc.webhookDeliveries.replay.mutationOptions({
-      onSettled: () => setConfirming(false),
-      onSuccess: () => void queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter()),
-    }),
-  );
+  const replay = useConfirmedMutation(trpc.webhookDeliveries.replay.mutationOptions(), {
+    variablesOf: () => ({ since: new Date(Date.now() - chosen.ms).toISOString(), status: "FAILED" as const }),
+    onSuccess: () => void queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter()),
+    inline: setFailure,
+  });
 
   return (
     <Panel title="Replay failed deliveries" data-testid="replay-failed">
@@ -45,32 +45,30 @@ export function ReplayFailed() {
               </option>
             ))}
           </SelectField>
-          <Button variant="secondary" onClick={() => setConfirming(true)}>
+          <Button
+            variant="secondary"
+            onClick={() => {
+              setFailure(null);
+              replay.ask();
+            }}
+          >
             Replay failed…
           </Button>
         </div>
         <div aria-live="polite">
-          {replay.data ? (
+          {replay.mutation.data ? (
             <Alert tone="success" data-testid="replay-result">
-              {replay.data.queued === 1 ? "1 delivery queued again." : `${replay.data.queued} deliveries queued again.`}
+              {replay.mutation.data.queued === 1 ? "1 delivery queued again." : `${replay.mutation.data.queued} deliveries queued again.`}
             </Alert>
           ) : null}
-          {replay.error ? (
+          {failure ? (
             <Alert tone="error" title="Nothing was queued" data-testid="replay-error">
-              {messageOf(replay.error)}
+              {failure}
             </Alert>
           ) : null}
         </div>
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Replay failed deliveries"
-        confirmLabel="Replay"
-        tone="primary"
-        busy={replay.isPending}
-        onConfirm={() => replay.mutate({ since: new Date(Date.now() - chosen.ms).toISOString(), status: "FAILED" })}
-        onCancel={() => setConfirming(false)}
-      >
+      <ConfirmDialog {...replay.dialog} title="Replay failed deliveries" confirmLabel="Replay" tone="primary">
         {`Every delivery that failed and was created in ${chosen.label} is sent again to its URL.`}
       </ConfirmDialog>
     </Panel>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -11,7 +11,7 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { useShowError } from "@/lib/show-error";
+import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
 const MASKED = "whsec_••••";
 
@@ -20,27 +20,18 @@ export function SigningSecret() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const account = useQuery(trpc.account.get.queryOptions());
   const [revealed, setRevealed] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const [overlapUntil, setOverlapUntil] = useState<string | null>(null);
 
-  const rotate = useMutation(
-    trpc.account.rotateWebhookSecret.mutationOptions({
-      onSuccess: async ({ webhookSecret, previousSecretExpiresAt }) => {
-        setConfirming(false);
-        setOverlapUntil(previousSecretExpiresAt);
-        queryClient.setQueryData(trpc.account.get.queryKey(), (old) => (old ? { account: { ...old.account, webhookSecret } } : old));
-        toast.success("Signing secret rotated");
-        await queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() });
-      },
-      onError: (err) => {
-        setConfirming(false);
-        showError(err);
-      },
-    }),
-  );
+  const rotate = useConfirmedMutation(trpc.account.rotateWebhookSecret.mutationOptions(), {
+    onSuccess: async ({ webhookSecret, previousSecretExpiresAt }) => {
+      setOverlapUntil(previousSecretExpiresAt);
+      queryClient.setQueryData(trpc.account.get.queryKey(), (old) => (old ? { account: { ...old.account, webhookSecret } } : old));
+      toast.success("Signing secret rotated");
+      await queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() });
+    },
+  });
 
   let body;
   if (account.isPending) {
@@ -84,21 +75,13 @@ export function SigningSecret() {
       title="Signing secret"
       data-testid="signing-secret"
       actions={
-        <Button variant="secondary" size="sm" disabled={!account.data} onClick={() => setConfirming(true)}>
+        <Button variant="secondary" size="sm" disabled={!account.data} onClick={() => rotate.ask()}>
           Rotate secret
         </Button>
       }
     >
       {body}
-      <ConfirmDialog
-        open={confirming}
-        title="Rotate the signing secret?"
-        confirmLabel="Rotate now"
-        tone="primary"
-        busy={rotate.isPending}
-        onConfirm={() => rotate.mutate()}
-        onCancel={() => setConfirming(false)}
-      >
+      <ConfirmDialog {...rotate.dialog} title="Rotate the signing secret?" confirmLabel="Rotate now" tone="primary">
         A new secret starts signing events at once. The old secret keeps signing for 24 hours as well, so your receivers accept events while you switch them to
         the new one.
       </ConfirmDialog>

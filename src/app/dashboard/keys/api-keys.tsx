@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
@@ -18,8 +18,10 @@ import { dateTime } from "@/lib/format";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
+import { fieldBinder } from "@/lib/form-field";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
@@ -35,6 +37,7 @@ export function ApiKeys() {
   const toast = useToast();
   const showError = useShowError();
   const form = useForm({ resolver: apiSchemaResolver(ZCreateKeyForm, FIELD_NAMES), defaultValues: { label: "" } });
+  const field = fieldBinder(form);
 
   // The full key lives only in this mutation's result; "Done" resets it.
   const create = useMutation(
@@ -70,8 +73,7 @@ export function ApiKeys() {
               hint="A name to tell keys apart, like “production server”."
               autoComplete="off"
               maxLength={100}
-              error={form.formState.errors.label?.message}
-              {...form.register("label")}
+              {...field("label")}
               className="sm:max-w-md sm:flex-1"
             />
             <Button type="submit" loading={create.isPending} className="sm:mt-6">
@@ -119,32 +121,18 @@ function KeyList() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
-  const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
-  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
-
-  function confirmRevoke() {
-    const k = toRevoke;
-    if (!k) return;
-    revoke.mutate(
-      { id: k.id },
-      {
-        onSuccess: async () => {
-          setToRevoke(null);
-          toast.success(`Key ${k.keyPrefix}… revoked`);
-          await Promise.all([
-            queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
-            queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
-          ]);
-        },
-        onError: (err) => {
-          setToRevoke(null);
-          showError(err);
-        },
-      },
-    );
-  }
+  const revoke = useConfirmedMutation(trpc.apiKeys.revoke.mutationOptions(), {
+    variablesOf: (k: ApiKey) => ({ id: k.id }),
+    onSuccess: async (_, k) => {
+      toast.success(`Key ${k.keyPrefix}… revoked`);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+      ]);
+    },
+  });
+  const toRevoke = revoke.subject;
 
   if (list.isPending) return <LoadingState label="Loading keys…" />;
   if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
@@ -174,7 +162,7 @@ function KeyList() {
               <Td label="Created">{dateTime(k.createdAt)}</Td>
               <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
               <Td className="text-right">
-                <Button variant="secondary" size="sm" onClick={() => setToRevoke(k)}>
+                <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
                   Revoke
                 </Button>
               </Td>
@@ -182,14 +170,7 @@ function KeyList() {
           ))}
         </Table>
       )}
-      <ConfirmDialog
-        open={toRevoke !== null}
-        title="Revoke key"
-        confirmLabel="Revoke key"
-        busy={revoke.isPending}
-        onConfirm={confirmRevoke}
-        onCancel={() => setToRevoke(null)}
-      >
+      <ConfirmDialog {...revoke.dialog} title="Revoke key" confirmLabel="Revoke key">
         {toRevoke
           ? `Requests made with ${toRevoke.keyPrefix}…${toRevoke.label ? ` (${toRevoke.label})` : ""} will be refused from the next one on. This cannot be undone.`
           : null}

@@ -11,16 +11,14 @@ import { useToast } from "@/components/ui/toast";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
+import { fieldBinder } from "@/lib/form-field";
 import { useTRPC } from "@/lib/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
 import { createNumberFormSchema, type NumberFormValues } from "./number-form-schemas";
 
 const EMPTY: NumberFormValues = { phoneNumber: "", onCallStartUrl: "", onCallEndUrl: "", onErrorUrl: "" };
-
-export function urlHint(policy: CallbackUrlPolicyOptions, what: string): string {
-  return policy.allowPrivate ? `An http or https URL. ${what}` : `A public HTTPS URL. ${what}`;
-}
 
 /** Registers a number, validated in the browser by the same schema the API applies. */
 export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) {
@@ -32,7 +30,7 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const { allowPrivate } = policy;
   const schema = useMemo(() => createNumberFormSchema({ allowPrivate }), [allowPrivate]);
   const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues: EMPTY });
-  const errors = form.formState.errors;
+  const field = fieldBinder(form);
   const [formError, setFormError] = useState<string | null>(null);
 
   const create = useMutation(
@@ -73,39 +71,14 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           inputMode="tel"
           autoComplete="off"
           spellCheck={false}
-          error={errors.phoneNumber?.message}
-          {...form.register("phoneNumber")}
+          {...field("phoneNumber")}
         />
         <div className="hidden md:block" aria-hidden="true" />
-        <TextField
-          label="Call start URL"
-          type="url"
-          hint={urlHint(policy, "Receives call.started; its answer decides the call.")}
-          placeholder="https://example.com/calls/start"
-          autoComplete="off"
-          spellCheck={false}
-          error={errors.onCallStartUrl?.message}
-          {...form.register("onCallStartUrl")}
-        />
-        <TextField
-          label="Call end URL"
-          type="url"
-          hint={urlHint(policy, "Receives call.ended.")}
-          placeholder="https://example.com/calls/end"
-          autoComplete="off"
-          spellCheck={false}
-          error={errors.onCallEndUrl?.message}
-          {...form.register("onCallEndUrl")}
-        />
-        <TextField
-          label="Error URL (optional)"
-          type="url"
-          hint={urlHint(policy, "Receives call.error. Leave empty to skip.")}
-          placeholder="https://example.com/calls/error"
-          autoComplete="off"
-          spellCheck={false}
-          error={errors.onErrorUrl?.message}
-          {...form.register("onErrorUrl")}
+        <CallbackUrlFields
+          field={field}
+          policy={policy}
+          examples
+          hints={{ onCallStartUrl: "Receives call.started; its answer decides the call.", onCallEndUrl: "Receives call.ended.", onErrorUrl: "Receives call.error. Leave empty to skip." }}
         />
       </fieldset>
       <div className="flex flex-col items-stretch gap-2 sm:flex-row sm:items-center sm:justify-end">

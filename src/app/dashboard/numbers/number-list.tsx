@@ -8,7 +8,6 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button, ButtonLink } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
@@ -16,11 +15,13 @@ import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
+import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
 import type { TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
-import { urlHint } from "./add-number-form";
+import { fieldBinder } from "@/lib/form-field";
+import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES } from "./number-fields";
 import { editNumberFormSchema, type UrlFormValues } from "./number-form-schemas";
 import { SendTestEvent } from "./send-test-event";
@@ -31,38 +32,24 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const forbidden = useForbiddenReason("changeNumber");
   const list = useQuery(trpc.phoneNumbers.list.queryOptions());
   const [editing, setEditing] = useState<string | null>(null);
   const [testing, setTesting] = useState<string | null>(null);
-  const [toDelete, setToDelete] = useState<PhoneNumber | null>(null);
   const [listError, setListError] = useState<string | null>(null);
-  const del = useMutation(trpc.phoneNumbers.delete.mutationOptions());
-
-  function confirmDelete() {
-    const n = toDelete;
-    if (!n) return;
-    setListError(null);
-    del.mutate(
-      { id: n.id },
-      {
-        onSuccess: async () => {
-          setToDelete(null);
-          if (editing === n.id) setEditing(null);
-          toast.success(`Number ${n.phoneNumber} deleted`);
-          await Promise.all([
-            queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
-            queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
-          ]);
-        },
-        onError: (err) => {
-          setToDelete(null);
-          showError(err, { inline: setListError });
-        },
-      },
-    );
-  }
+  const del = useConfirmedMutation(trpc.phoneNumbers.delete.mutationOptions(), {
+    variablesOf: (n: PhoneNumber) => ({ id: n.id }),
+    onSuccess: async (_, n) => {
+      if (editing === n.id) setEditing(null);
+      toast.success(`Number ${n.phoneNumber} deleted`);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+      ]);
+    },
+    inline: setListError,
+  });
+  const toDelete = del.subject;
 
   if (list.isPending) return <LoadingState label="Loading numbers…" />;
   if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
@@ -111,7 +98,10 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                   <Button variant="secondary" size="sm" aria-expanded={testing === n.id} onClick={() => setTesting(testing === n.id ? null : n.id)}>
                     Send test event
                   </Button>
-                  <Button variant="secondary" size="sm" disabled={forbidden !== null} aria-describedby={forbidden ? "number-change-forbidden" : undefined} onClick={() => setToDelete(n)}>
+                  <Button variant="secondary" size="sm" disabled={forbidden !== null} aria-describedby={forbidden ? "number-change-forbidden" : undefined} onClick={() => {
+                      setListError(null);
+                      del.ask(n);
+                    }}>
                     Delete
                   </Button>
                 </div>
@@ -139,14 +129,7 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
           ))}
         </ul>
       )}
-      <ConfirmDialog
-        open={toDelete !== null}
-        title="Delete number"
-        confirmLabel="Delete number"
-        busy={del.isPending}
-        onConfirm={confirmDelete}
-        onCancel={() => setToDelete(null)}
-      >
+      <ConfirmDialog {...del.dialog} title="Delete number" confirmLabel="Delete number">
         {toDelete
           ? `Calls to ${toDelete.phoneNumber} will no longer reach your callbacks, and anyone can register the number again. Its call history stays.`
           : null}
@@ -165,7 +148,7 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
   const schema = useMemo(() => editNumberFormSchema({ allowPrivate }), [allowPrivate]);
   const defaultValues: UrlFormValues = { onCallStartUrl: number.onCallStartUrl, onCallEndUrl: number.onCallEndUrl, onErrorUrl: number.onErrorUrl ?? "" };
   const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues });
-  const errors = form.formState.errors;
+  const field = fieldBinder(form);
   const [formError, setFormError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -205,24 +188,10 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
         </Alert>
       ) : null}
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
-        <TextField
-          label="Call start URL"
-          type="url"
-          hint={urlHint(policy, "Receives call.started.")}
-          autoComplete="off"
-          spellCheck={false}
-          error={errors.onCallStartUrl?.message}
-          {...form.register("onCallStartUrl")}
-        />
-        <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} error={errors.onCallEndUrl?.message} {...form.register("onCallEndUrl")} />
-        <TextField
-          label="Error URL (optional)"
-          type="url"
-          hint={urlHint(policy, "Receives call.error. Empty it to stop sending errors.")}
-          autoComplete="off"
-          spellCheck={false}
-          error={errors.onErrorUrl?.message}
-          {...form.register("onErrorUrl")}
+        <CallbackUrlFields
+          field={field}
+          policy={policy}
+          hints={{ onCallStartUrl: "Receives call.started.", onCallEndUrl: "Receives call.ended.", onErrorUrl: "Receives call.error. Empty it to stop sending errors." }}
         />
       </div>
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">

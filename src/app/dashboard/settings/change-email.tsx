@@ -10,6 +10,7 @@ import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
 import { ZRequestEmailChangeInput } from "@/server/schemas/account-settings";
+import { fieldBinder } from "@/lib/form-field";
 
 /** The address, whether it is confirmed, and a change that takes effect only from the link sent to the new one. */
 export function ChangeEmail() {
@@ -18,8 +19,8 @@ export function ChangeEmail() {
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
   const form = useForm({ resolver: zodResolver(ZRequestEmailChangeInput), defaultValues: { newEmail: "", currentPassword: "" } });
+  const field = fieldBinder(form);
   const change = useMutation(trpc.settings.requestEmailChange.mutationOptions());
-  const { errors } = form.formState;
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
@@ -50,13 +51,12 @@ export function ChangeEmail() {
         </p>
       ) : null}
       <form onSubmit={(e) => void onSubmit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
-        <TextField label="New email address" type="email" autoComplete="email" error={errors.newEmail?.message && `Email ${errors.newEmail.message}`} {...form.register("newEmail")} />
+        <TextField label="New email address" type="email" autoComplete="email" {...field("newEmail", { subject: "Email" })} />
         <TextField
           label="Current password"
           type="password"
           autoComplete="current-password"
-          error={errors.currentPassword?.message && `Password ${errors.currentPassword.message}`}
-          {...form.register("currentPassword")}
+          {...field("currentPassword", { subject: "Password" })}
         />
         <div className="sm:col-span-2">
           <Button type="submit" variant="secondary" loading={change.isPending}>

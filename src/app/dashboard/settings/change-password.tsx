@@ -11,6 +11,7 @@ import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
 import { ZChangePasswordInput } from "@/server/schemas/account-settings";
+import { fieldBinder } from "@/lib/form-field";
 
 /**
  * A new password ends every session, this one included; the browser that
@@ -23,8 +24,8 @@ export function ChangePassword() {
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
   const form = useForm({ resolver: zodResolver(ZChangePasswordInput), defaultValues: { currentPassword: "", newPassword: "" } });
+  const field = fieldBinder(form);
   const change = useMutation(trpc.settings.changePassword.mutationOptions());
-  const { errors } = form.formState;
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
@@ -52,16 +53,14 @@ export function ChangePassword() {
           label="Current password"
           type="password"
           autoComplete="current-password"
-          error={errors.currentPassword?.message && `Current password ${errors.currentPassword.message}`}
-          {...form.register("currentPassword")}
+          {...field("currentPassword", { subject: "Current password" })}
         />
         <TextField
           label="New password"
           type="password"
           autoComplete="new-password"
           hint="At least 8 characters. Other sessions are signed out."
-          error={errors.newPassword?.message && `New password ${errors.newPassword.message}`}
-          {...form.register("newPassword")}
+          {...field("newPassword", { subject: "New password" })}
         />
         <div className="sm:col-span-2">
           <Button type="submit" variant="secondary" loading={change.isPending || form.formState.isSubmitting}>

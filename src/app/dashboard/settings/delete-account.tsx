@@ -10,6 +10,7 @@ import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
 import { ZDeleteAccountInput } from "@/server/schemas/account-settings";
+import { fieldBinder } from "@/lib/form-field";
 
 /** Closing the account, confirmed by typing its address and the password; says exactly what happens first. */
 export function DeleteAccount() {
@@ -17,8 +18,8 @@ export function DeleteAccount() {
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
   const form = useForm({ resolver: zodResolver(ZDeleteAccountInput), defaultValues: { confirmEmail: "", password: "" } });
+  const field = fieldBinder(form);
   const remove = useMutation(trpc.settings.delete.mutationOptions());
-  const { errors } = form.formState;
 
   const onSubmit = form.handleSubmit(async (values) => {
     if (settings.data && values.confirmEmail !== settings.data.email) {
@@ -48,10 +49,9 @@ export function DeleteAccount() {
           label="Type your email address to confirm"
           type="email"
           autoComplete="off"
-          error={errors.confirmEmail?.message && `Email ${errors.confirmEmail.message}`}
-          {...form.register("confirmEmail")}
+          {...field("confirmEmail", { subject: "Email" })}
         />
-        <TextField label="Password" type="password" autoComplete="current-password" error={errors.password?.message && `Password ${errors.password.message}`} {...form.register("password")} />
+        <TextField label="Password" type="password" autoComplete="current-password" {...field("password", { subject: "Password" })} />
         <div className="sm:col-span-2">
           <Button type="submit" variant="danger" loading={remove.isPending || form.formState.isSubmitting}>
             Close my account for good

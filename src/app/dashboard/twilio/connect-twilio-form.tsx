@@ -11,6 +11,7 @@ import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { useTRPC } from "@/lib/trpc/client";
 import { ZConnectTwilioInput } from "@/server/schemas/twilio-connection";
+import { fieldBinder } from "@/lib/form-field";
 
 type Field = "accountSid" | "authToken";
 const FIELD_NAMES: Record<Field, string> = { accountSid: "Account SID", authToken: "Auth token" };
@@ -23,7 +24,7 @@ export function ConnectTwilioForm() {
   const toast = useToast();
   const showError = useShowError();
   const form = useForm({ resolver: apiSchemaResolver(ZConnectTwilioInput, FIELD_NAMES), defaultValues: EMPTY });
-  const errors = form.formState.errors;
+  const field = fieldBinder(form);
   const [formError, setFormError] = useState<string | null>(null);
 
   const connect = useMutation(
@@ -56,8 +57,8 @@ export function ConnectTwilioForm() {
         subaccount are signed with that subaccount&apos;s own token: connect the subaccount that holds your numbers.
       </p>
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
-        <TextField label="Account SID" placeholder="AC…" autoComplete="off" spellCheck={false} hint="AC followed by 32 characters" error={errors.accountSid?.message} {...form.register("accountSid")} />
-        <TextField label="Auth token" type="password" autoComplete="off" spellCheck={false} hint="Checked with Twilio before it is saved" error={errors.authToken?.message} {...form.register("authToken")} />
+        <TextField label="Account SID" placeholder="AC…" autoComplete="off" spellCheck={false} hint="AC followed by 32 characters" {...field("accountSid")} />
+        <TextField label="Auth token" type="password" autoComplete="off" spellCheck={false} hint="Checked with Twilio before it is saved" {...field("authToken")} />
       </div>
       <div className="flex justify-end">
         <Button type="submit" loading={connect.isPending} className="w-full sm:w-auto">

@@ -1,15 +1,14 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { useShowError } from "@/lib/show-error";
+import { useTRPC } from "@/lib/trpc/client";
+import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
 type Connection = { accountSid: string; friendlyName: string | null; connectedAt: string };
 
@@ -17,32 +16,23 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
-  const [confirming, setConfirming] = useState(false);
-  const disconnect = useMutation(
-    trpc.twilioConnection.disconnect.mutationOptions({
-      onSuccess: async () => {
-        setConfirming(false);
-        toast.success("Twilio disconnected");
-        await Promise.all([
-          // Reset, not invalidate: a refetch that fails (404 now) would otherwise keep showing the old connection.
-          queryClient.resetQueries({ queryKey: trpc.twilioConnection.get.queryKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
-        ]);
-      },
-      onError: (err) => {
-        setConfirming(false);
-        showError(err);
-      },
-    }),
-  );
+  const disconnect = useConfirmedMutation(trpc.twilioConnection.disconnect.mutationOptions(), {
+    onSuccess: async () => {
+      toast.success("Twilio disconnected");
+      await Promise.all([
+        // Reset, not invalidate: a refetch that fails (404 now) would otherwise keep showing the old connection.
+        queryClient.resetQueries({ queryKey: trpc.twilioConnection.get.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+      ]);
+    },
+  });
 
   return (
     <Panel
       title="Connected Twilio account"
       data-testid="twilio-connection"
       actions={
-        <Button variant="secondary" size="sm" onClick={() => setConfirming(true)}>
+        <Button variant="secondary" size="sm" onClick={() => disconnect.ask()}>
           Disconnect
         </Button>
       }
@@ -59,14 +49,7 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
         <dt className="text-slate-500 dark:text-slate-400">Connected</dt>
         <dd className="text-slate-800 dark:text-slate-200">{dateTime(connection.connectedAt)}</dd>
       </dl>
-      <ConfirmDialog
-        open={confirming}
-        title="Disconnect Twilio"
-        confirmLabel="Disconnect"
-        busy={disconnect.isPending}
-        onConfirm={() => disconnect.mutate()}
-        onCancel={() => setConfirming(false)}
-      >
+      <ConfirmDialog {...disconnect.dialog} title="Disconnect Twilio" confirmLabel="Disconnect">
         Your numbers stay registered and Twilio keeps sending their calls to your engine URL, but Routekit can no longer verify Twilio&apos;s signatures or prove
         the numbers are yours: another account that connects the Twilio account owning them could take them over.
       </ConfirmDialog>

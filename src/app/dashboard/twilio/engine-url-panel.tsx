@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
@@ -10,8 +10,8 @@ import { CopyField } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { useShowError } from "@/lib/show-error";
+import { useTRPC } from "@/lib/trpc/client";
+import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Rotation = inferRouterOutputs<AppRouter>["account"]["rotateEngineUrl"];
@@ -21,35 +21,26 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const account = useQuery(trpc.account.get.queryOptions());
-  const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<Rotation | null>(null);
-  const rotate = useMutation(
-    trpc.account.rotateEngineUrl.mutationOptions({
-      onSuccess: async (r) => {
-        setConfirming(false);
-        setResult(r);
-        toast.success("New engine URL issued");
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.twilioConnection.numbers.queryKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
-        ]);
-      },
-      onError: (err) => {
-        setConfirming(false);
-        showError(err);
-      },
-    }),
-  );
+  const rotate = useConfirmedMutation(trpc.account.rotateEngineUrl.mutationOptions(), {
+    onSuccess: async (r) => {
+      setResult(r);
+      toast.success("New engine URL issued");
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.twilioConnection.numbers.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
+      ]);
+    },
+  });
 
   return (
     <Panel
       title="Engine URL"
       data-testid="engine-url-panel"
       actions={
-        <Button variant="secondary" size="sm" onClick={() => setConfirming(true)}>
+        <Button variant="secondary" size="sm" onClick={() => rotate.ask()}>
           Rotate engine URL
         </Button>
       }
@@ -72,15 +63,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
           </Alert>
         ) : null}
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Rotate the engine URL"
-        confirmLabel="Issue a new URL"
-        tone="primary"
-        busy={rotate.isPending}
-        onConfirm={() => rotate.mutate()}
-        onCancel={() => setConfirming(false)}
-      >
+      <ConfirmDialog {...rotate.dialog} title="Rotate the engine URL" confirmLabel="Issue a new URL" tone="primary">
         A new engine URL is issued now and the current one stops working in 24 hours.
         {connected ? " Numbers set up through your Twilio connection are repointed at once;" : ""} any number you pointed at Routekit by hand in the Twilio
         console must get the new URL within those 24 hours.

@@ -7,7 +7,6 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
-import { TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
@@ -18,7 +17,8 @@ import { useShowError } from "@/lib/show-error";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
 import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
-import { urlHint } from "../numbers/add-number-form";
+import { fieldBinder } from "@/lib/form-field";
+import { CallbackUrlFields } from "../numbers/callback-url-fields";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
 const URL_FIELD_NAMES: Record<UrlField, string> = { onCallStartUrl: "Call start URL", onCallEndUrl: "Call end URL", onErrorUrl: "Error URL" };
@@ -44,7 +44,6 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
   // Prefilled from the newest registered number once it loads; what the customer typed stays.
   const prefill: UrlFormValues = { onCallStartUrl: newest?.onCallStartUrl ?? "", onCallEndUrl: newest?.onCallEndUrl ?? "", onErrorUrl: newest?.onErrorUrl ?? "" };
   const form = useForm({ resolver: apiSchemaResolver(schema, URL_FIELD_NAMES), values: prefill, resetOptions: { keepDirtyValues: true } });
-  const errors = form.formState.errors;
   const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -98,9 +97,11 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
     <Panel title="Your Twilio numbers" data-testid="twilio-numbers">
       <div className="space-y-4">
         <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
-          <TextField label="Call start URL" type="url" hint={urlHint(policy, "For numbers you register here.")} autoComplete="off" spellCheck={false} error={errors.onCallStartUrl?.message} {...form.register("onCallStartUrl")} />
-          <TextField label="Call end URL" type="url" hint={urlHint(policy, "Receives call.ended.")} autoComplete="off" spellCheck={false} error={errors.onCallEndUrl?.message} {...form.register("onCallEndUrl")} />
-          <TextField label="Error URL (optional)" type="url" hint={urlHint(policy, "Receives call.error.")} autoComplete="off" spellCheck={false} error={errors.onErrorUrl?.message} {...form.register("onErrorUrl")} />
+          <CallbackUrlFields
+            field={fieldBinder(form)}
+            policy={policy}
+            hints={{ onCallStartUrl: "For numbers you register here.", onCallEndUrl: "Receives call.ended.", onErrorUrl: "Receives call.error." }}
+          />
         </div>
         {numbers.data && numbers.data.subaccounts.length > 0 ? (
           <Alert tone="info" title="This Twilio account has subaccounts" data-testid="twilio-subaccounts">
