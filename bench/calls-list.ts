@@ -6,9 +6,8 @@
 // else creates rk_bench_calls on postgresql://postgres@127.0.0.1:5432 and drops it at the end.
 // Starts the BUILT server (`npm run build`).
 import { loadavg } from "node:os";
-import pg from "pg";
 import { encodeKeysetCursor } from "../src/server/services/pagination/keyset-cursor";
-import { latencyStats as stats, newPaidAccount, scratchDatabase, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
+import { latencyStats as stats, newPaidAccount, scratchDatabase, seededAccounts, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
 import { seedCalls } from "./calls-seed";
 
 const requests = Number(process.argv[2] ?? 1000);
@@ -52,22 +51,25 @@ async function measure(targets: Target[], count: number, warm: number) {
 let passed = false;
 try {
   const accounts = { small: await newAccount("small"), large: await newAccount("large") };
-  const sql = new pg.Client({ connectionString: databaseUrl });
-  await sql.connect();
-  const seedStarted = performance.now();
-  for (const name of ["small", "large"] as const) await seedCalls(sql, accounts[name].id, sizes[name]);
-  const seedSeconds = Math.round((performance.now() - seedStarted) / 100) / 10;
-  await sql.query(`VACUUM ANALYZE "Call", "UsageRecord"`);
   // A deep page: the position 100 calls before the oldest, so the page is full and at the far end of history.
-  const deep: Record<string, string> = {};
-  for (const name of ["small", "large"] as const) {
-    const { rows } = await sql.query<{ createdAt: Date; id: string }>(
-      `SELECT ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "id" FROM "Call" WHERE "accountId" = $1 ORDER BY "createdAt" ASC, "id" ASC OFFSET 100 LIMIT 1`,
-      [accounts[name].id],
-    );
-    deep[name] = encodeKeysetCursor(rows[0]!);
-  }
-  await sql.end();
+  const { seedSeconds, inspected: deep } = await seededAccounts({
+    databaseUrl,
+    accounts,
+    sizes,
+    seed: seedCalls,
+    tables: ["Call", "UsageRecord"],
+    inspect: async (sql) => {
+      const cursors: Record<string, string> = {};
+      for (const name of ["small", "large"] as const) {
+        const { rows } = await sql.query<{ createdAt: Date; id: string }>(
+          `SELECT "createdAt", "id" FROM "Call" WHERE "accountId" = $1 ORDER BY "createdAt" ASC, "id" ASC OFFSET 100 LIMIT 1`,
+          [accounts[name].id],
+        );
+        cursors[name] = encodeKeysetCursor(rows[0]!);
+      }
+      return cursors;
+    },
+  });
 
   const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
   const targets: Target[] = (["small", "large"] as const).flatMap((n) => [

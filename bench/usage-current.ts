@@ -5,8 +5,7 @@
 // DATABASE_URL when set (a scratch database: it gets a million rows), else creates rk_bench_usage on
 // postgresql://postgres@127.0.0.1:5432 and drops it at the end. Starts the BUILT server (`npm run build`).
 import { loadavg } from "node:os";
-import pg from "pg";
-import { latencyStats as stats, newPaidAccount, scratchDatabase, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
+import { latencyStats as stats, newPaidAccount, scratchDatabase, seededAccounts, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
 import { recordSums, seedUsage } from "./seed-usage";
 
 const requests = Number(process.argv[2] ?? 2000);
@@ -45,15 +44,14 @@ let passed = false;
 try {
   const accounts = { small: await newAccount("small"), large: await newAccount("large") };
 
-  const sql = new pg.Client({ connectionString: databaseUrl });
-  await sql.connect();
-  const seedStarted = performance.now();
-  for (const name of ["small", "large"] as const) await seedUsage(sql, accounts[name].id, sizes[name]);
-  const seedSeconds = Math.round((performance.now() - seedStarted) / 100) / 10;
-  // ANALYZE for real statistics; VACUUM sets the visibility map, as autovacuum would have long since.
-  await sql.query(`VACUUM ANALYZE "UsageRecord", "UsageTotal"`);
-  const expected = { small: await recordSums(sql, accounts.small.id), large: await recordSums(sql, accounts.large.id) };
-  await sql.end();
+  const { seedSeconds, inspected: expected } = await seededAccounts({
+    databaseUrl,
+    accounts,
+    sizes,
+    seed: seedUsage,
+    tables: ["UsageRecord", "UsageTotal"],
+    inspect: async (sql) => ({ small: await recordSums(sql, accounts.small.id), large: await recordSums(sql, accounts.large.id) }),
+  });
 
   const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
   const current = await measure(accounts, "/api/usage/current", requests, warmup);

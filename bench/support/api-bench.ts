@@ -50,6 +50,32 @@ export async function newPaidAccount(baseUrl: string, tag: string): Promise<{ id
   return { id: body.account.id, apiKey: body.apiKey };
 }
 
+/**
+ * The two accounts a history-size bench compares, seeded in SQL (`seed(client, accountId, count)`),
+ * then VACUUM ANALYZE on `tables` (real statistics and a visibility map, as autovacuum would have
+ * long since). `inspect` reads what the bench needs from the seeded data before the client closes.
+ */
+export async function seededAccounts<A extends { id: string }, R>(opts: {
+  databaseUrl: string;
+  accounts: Record<"small" | "large", A>;
+  sizes: Record<"small" | "large", number>;
+  seed: (client: pg.Client, accountId: string, count: number) => Promise<unknown>;
+  tables: string[];
+  inspect: (client: pg.Client) => Promise<R>;
+}): Promise<{ seedSeconds: number; inspected: R }> {
+  const client = new pg.Client({ connectionString: opts.databaseUrl });
+  await client.connect();
+  try {
+    const started = performance.now();
+    for (const name of ["small", "large"] as const) await opts.seed(client, opts.accounts[name].id, opts.sizes[name]);
+    const seedSeconds = Math.round((performance.now() - started) / 100) / 10;
+    await client.query(`VACUUM ANALYZE ${opts.tables.map((t) => `"${t}"`).join(", ")}`);
+    return { seedSeconds, inspected: await opts.inspect(client) };
+  } finally {
+    await client.end();
+  }
+}
+
 export type TimedGet = (path: string, apiKey: string) => Promise<{ ms: number; status: number; body: string }>;
 
 /** GETs on one keep-alive connection, one in flight: each is timed alone, never behind a queue of ours. */
