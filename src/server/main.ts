@@ -17,9 +17,10 @@ import { drainCallLogWrites } from "./engine/call-log";
 
 /**
  * Why a custom server around Next.js: the engine answers Twilio straight from
- * node:http, inside its budget (voice p99 6.6–9.4 ms of overhead at 100 calls/s
- * on PostgreSQL, README "Performance"), and every request is stamped with its
- * id and client address once, here. The rule that comes with it: the Next.js
+ * node:http, inside its budget, and every request is stamped with its id and
+ * client address once, here. Measured (bench/engine-via-next.ts, README
+ * "Performance"): as a Next.js route handler a voice request costs 1–1.8 ms
+ * more CPU and its p99 nears the 15 ms target. The rule that comes with it: the Next.js
  * bundles are a second module graph in this process, so anything that must
  * exist once per process is made through runtime/remember.ts.
  */

@@ -6,8 +6,9 @@
  * `GET …/Calls/{CallSid}.json`, the resources reconciliation reads.
  */
 import { randomBytes } from "node:crypto";
+import { TERMINAL_CALL_STATUSES, type TwilioCallRecordStatus } from "../server/schemas/enums";
 
-export type CallRecordStatus = "queued" | "ringing" | "in-progress" | "completed" | "busy" | "failed" | "no-answer" | "canceled";
+export type CallRecordStatus = TwilioCallRecordStatus;
 
 export type CallRecord = {
   sid: string;
@@ -40,7 +41,7 @@ export class CallRecordStore {
   add(record: NewCallRecord): CallRecord {
     const now = new Date();
     const status = record.status ?? "completed";
-    const ended = ["completed", "busy", "failed", "no-answer", "canceled"].includes(status);
+    const ended = (TERMINAL_CALL_STATUSES as readonly string[]).includes(status);
     const full: CallRecord = {
       sid: record.sid ?? "CA" + randomBytes(16).toString("hex"),
       direction: "inbound",

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { E164 } from "../server/schemas/e164";
+import { TERMINAL_CALL_STATUSES } from "../server/schemas/enums";
 import {
   SIMULATOR_ACCOUNT_SID,
   simulateInboundCall,
@@ -63,7 +64,7 @@ Example:
 
 class UsageError extends Error {}
 
-const OUTCOMES = ["completed", "busy", "no-answer", "failed", "canceled"] as const;
+const OUTCOMES = TERMINAL_CALL_STATUSES;
 
 function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

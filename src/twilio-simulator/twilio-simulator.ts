@@ -14,7 +14,7 @@ export type SimulatedCallPlan = {
   /** seconds the call lasts once answered; reported as CallDuration on completion */
   durationSeconds?: number; // default 5
   /** final status: "completed" (default) | "busy" | "no-answer" | "failed" | "canceled"; non-completed skips the answer step */
-  outcome?: "completed" | "busy" | "no-answer" | "failed" | "canceled";
+  outcome?: TerminalCallStatus;
   /** AnsweredBy value to send with the answer (only when machine detection was requested or set here) */
   answeredBy?: string;
   /** ms to wait between steps (default 20) — keep tests fast */
@@ -96,11 +96,12 @@ export const SIMULATOR_ACCOUNT_SID = "AC5170000000000000000000000000000a";
 const TWILIO_WEBHOOK_TIMEOUT_MS = 15_000;
 const MAX_BODY_BYTES = 1_000_000;
 import { E164 } from "../server/schemas/e164";
+import { TERMINAL_CALL_STATUSES, type TerminalCallStatus } from "../server/schemas/enums";
 const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;
 const STATUS_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
 type StatusEvent = (typeof STATUS_EVENTS)[number];
 type Outcome = NonNullable<SimulatedCallPlan["outcome"]>;
-const OUTCOMES: readonly Outcome[] = ["completed", "busy", "no-answer", "failed", "canceled"];
+const OUTCOMES: readonly Outcome[] = TERMINAL_CALL_STATUSES;
 
 export function newCallSid(): string {
   return "CA" + randomBytes(16).toString("hex");

@@ -187,6 +187,22 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     expect(call.timeline.filter((e: any) => e.type === "usage")).toHaveLength(1);
   });
 
+  it("an `answered` CallStatus is stored and shown as in-progress, and found by that filter; the timeline keeps what Twilio sent", async () => {
+    const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
+    const CallSid = newCallSid();
+    await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "ringing" }, TWILIO_TOKEN);
+    const answered = await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "answered", CallbackSource: "call-progress-events" }, TWILIO_TOKEN);
+    expect(answered.status).toBe(200);
+    const call = await callOf(s.account, CallSid, (c) => c.answer !== null && requests(c).length === 2);
+    expect(call.status).toBe("in-progress");
+    expect(requests(call)).toEqual(["voice:ringing", "status:answered"]);
+    const listed = await s.account.as("GET", `/api/calls?status=in-progress&callSid=${CallSid}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.calls.map((c: any) => c.callSid)).toEqual([CallSid]);
+    const [row] = (await sql("permissive").query(`SELECT status FROM "Call" WHERE "callSid" = $1`, [CallSid])).rows;
+    expect(row.status).toBe("in-progress");
+  });
+
   it("rejected calls of a suspended account and to an unregistered number are listed with answer reject and the reason", async () => {
     const s = await setup((res) => res.end(XML));
     const unregistered = randomUsNumber();

@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { dateTime, duration, usd } from "@/lib/format";
 import type { TCall } from "@/server/schemas/calls";
 import type { CallDirection } from "@/server/schemas/enums";
+import type { CallStatus } from "@/server/schemas/enums";
 
 type UsageRecord = {
   id: string;
@@ -92,7 +93,7 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
   );
 }
 
-const CALL_STATUS_TONE: Record<string, "green" | "amber" | "red" | "slate" | "indigo"> = {
+const CALL_STATUS_TONE: Record<CallStatus, "green" | "amber" | "red" | "slate" | "indigo"> = {
   completed: "green",
   "in-progress": "indigo",
   ringing: "indigo",
@@ -107,7 +108,7 @@ const CALL_STATUS_TONE: Record<string, "green" | "amber" | "red" | "slate" | "in
 
 export function CallStatusBadge({ status }: { status: string }) {
   return (
-    <Badge tone={CALL_STATUS_TONE[status] ?? "slate"} data-testid="call-status">
+    <Badge tone={CALL_STATUS_TONE[status as CallStatus] ?? "slate"} data-testid="call-status">
       {status}
     </Badge>
   );

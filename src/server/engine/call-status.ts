@@ -3,20 +3,21 @@
  * rank; a call only moves to a higher rank, so a duplicate changes nothing and
  * a late `ringing` never reopens a completed call.
  */
-export const TERMINAL_STATUSES = ["completed", "busy", "no-answer", "failed", "canceled"] as const;
-export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus } from "../schemas/enums";
 
-const RANK: Record<string, number> = { queued: 0, initiated: 1, ringing: 2, "in-progress": 3, answered: 3 };
+export type TerminalStatus = TerminalCallStatus;
+
+const RANK: Record<Exclude<TwilioCallStatus, TerminalCallStatus>, number> = { queued: 0, initiated: 1, ringing: 2, "in-progress": 3, answered: 3 };
 export const TERMINAL_RANK = 10;
 
 export function isTerminal(status: string): status is TerminalStatus {
-  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+  return (TERMINAL_CALL_STATUSES as readonly string[]).includes(status);
 }
 
 /** -1 for anything that is not a status; `Object.hasOwn`, so `__proto__` or `constructor` are not statuses. */
 export function statusRank(status: string): number {
   if (isTerminal(status)) return TERMINAL_RANK;
-  return Object.hasOwn(RANK, status) ? RANK[status]! : -1;
+  return Object.hasOwn(RANK, status) ? RANK[status as keyof typeof RANK] : -1;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AppError } from "../errors/app-error";
+import { TWILIO_CALL_STATUSES, type TwilioCallStatus } from "../schemas/enums";
 
 /** Twilio's form parameters, in an object with no prototype: `__proto__` or `constructor` are plain keys here. */
 export type EngineParams = Record<string, string>;
@@ -9,11 +10,8 @@ export function parseEngineParams(body: string): EngineParams {
   return params;
 }
 
-/**
- * Every CallStatus Twilio sends to a voice URL or a status callback:
- * the call statuses, plus the `initiated` and `answered` of status events.
- */
-const CALL_STATUSES = new Set(["queued", "initiated", "ringing", "in-progress", "answered", "completed", "busy", "failed", "no-answer", "canceled"]);
+/** Every CallStatus Twilio sends to a voice URL or a status callback (schemas/enums.ts). */
+const CALL_STATUSES = new Set<string>(TWILIO_CALL_STATUSES);
 
 /** Twilio's longest call: a TimeLimit of at most 24 hours. */
 export const MAX_CALL_DURATION_SECONDS = 86_400;
@@ -36,4 +34,9 @@ export function validateEngineParams(params: EngineParams): void {
   }
   if (!params.CallSid) problems.push({ path: "CallSid", message: "is required" });
   if (problems.length) throw new AppError("VALIDATION_FAILED", "These are not Twilio's call parameters.", { details: problems });
+}
+
+/** The request's CallStatus, once `validateEngineParams` has passed it. */
+export function callStatusOf(params: EngineParams): TwilioCallStatus {
+  return params.CallStatus as TwilioCallStatus;
 }

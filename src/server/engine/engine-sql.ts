@@ -133,14 +133,19 @@ export async function bindCallSid(callId: string, callSid: string): Promise<void
 }
 
 /** A request on the call's timeline: Twilio's status callback, or reconciliation reading Twilio's call record. */
-export type TimelineRequest = { kind: "status" | "reconciliation"; sequenceNumber: number | null };
+export type TimelineRequest = {
+  kind: "status" | "reconciliation";
+  sequenceNumber: number | null;
+  /** The CallStatus as Twilio sent it, where it differs from the status stored (`answered`). */
+  sentStatus?: string;
+};
 
 // Each status request goes on the call's timeline (CallRequest) in the statement it runs anyway;
 // a data-modifying CTE always runs, so duplicates and late statuses are on the timeline too.
 function withTimeline(db: Kysely<DB>, callId: string, at: Date | ReturnType<typeof now>, request: TimelineRequest | null, status: string): QueryCreator<DB> {
   if (!request) return db;
   return db.with("timeline", (q) =>
-    q.insertInto("CallRequest").values({ callId, at, kind: request.kind, callStatus: status, sequenceNumber: request.sequenceNumber }),
+    q.insertInto("CallRequest").values({ callId, at, kind: request.kind, callStatus: request.sentStatus ?? status, sequenceNumber: request.sequenceNumber }),
   ) as unknown as QueryCreator<DB>;
 }
 

@@ -7,7 +7,8 @@ import { postCallStarted } from "../events/post-call-started";
 import { signingSecrets } from "../events/webhook-secrets";
 import { logger } from "../logger";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
-import type { EngineParams } from "./engine-params";
+import { callStatusOf, type EngineParams } from "./engine-params";
+import { shownCallStatus } from "../schemas/enums";
 import { advanceCall, bindCallSid, insertInboundCall, lookupEngineRequest, type EngineAccount, type EngineCall, type EngineLookup, type EngineNumber } from "./engine-sql";
 import { eventData, finishCall } from "./finish-call";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
@@ -116,7 +117,7 @@ async function answerInbound(account: EngineAccount, number: EngineNumber | null
     });
     return REJECT_TWIML;
   }
-  const call = await recordInboundCall(account, number, params, params.CallStatus ?? "ringing");
+  const call = await recordInboundCall(account, number, params, shownCallStatus(callStatusOf(params)));
   // Only a race with another account's call of the same SID gets here.
   if (!call) throw new AppError("NOT_FOUND", "Unknown call.");
   return askBackend(account, call, params, receivedAt);
@@ -215,14 +216,15 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
  * call exactly once (finish-call.ts).
  */
 async function applyStatus(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<void> {
-  const status = params.CallStatus ?? "";
+  // Stored as shown: Twilio's `answered` is the call in progress.
+  const status = shownCallStatus(callStatusOf(params));
   const rank = statusRank(status);
   if (rank < 0) return;
   const answeredBy = params.AnsweredBy ?? call.answeredBy;
   const sequenceNumber = /^\d{1,9}$/.test(params.SequenceNumber ?? "") ? Number(params.SequenceNumber) : null;
 
   if (!isTerminal(status)) {
-    await advanceCall({ callId: call.id, status, rank, answeredBy, answered: status === "in-progress", request: { kind: "status", sequenceNumber } });
+    await advanceCall({ callId: call.id, status, rank, answeredBy, answered: status === "in-progress", request: { kind: "status", sequenceNumber, sentStatus: params.CallStatus } });
     return;
   }
   const durationSeconds = status === "completed" ? Number.parseInt(params.CallDuration ?? "0", 10) || 0 : 0;

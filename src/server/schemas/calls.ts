@@ -1,12 +1,10 @@
 import { z } from "zod";
 import { ZTimestamp } from "./common";
-import { ZCallDirection, ZDeliveryStatus } from "./enums";
+import { ZCallDirection, ZCallStatus, ZDeliveryStatus } from "./enums";
 import { ZEventType } from "./events";
 import { ZCostBreakdown } from "./usage";
 
-export const ZCallStatus = z
-  .enum(["queued", "initiated", "ringing", "in-progress", "completed", "busy", "no-answer", "failed", "canceled", "rejected"])
-  .describe("Twilio's CallStatus as last reported, or `rejected` when Routekit rejected the call");
+export { ZCallStatus };
 export const ZCallAnswer = z.enum(["xml", "json-twiml", "json-actions", "fallback", "reject"]);
 
 const ZFilterTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time" });

@@ -19,13 +19,14 @@ import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
 import { fieldBinder } from "@/lib/form-field";
+import { CALL_STATUSES, type CallStatus } from "@/server/schemas/enums";
 
 export const CALLS_PAGE_SIZE = 25;
 /** New calls show up without a reload. */
 const POLL_MS = 4_000;
 
-const STATUSES = ["completed", "in-progress", "ringing", "busy", "no-answer", "failed", "canceled", "rejected"] as const;
-type Status = (typeof STATUSES)[number];
+const STATUSES = CALL_STATUSES;
+type Status = CallStatus;
 
 /** The view lives in the URL, so a refresh, Back and a shared link show the same calls. */
 type Filters = { status?: Status; direction?: CallDirection; phoneNumberId?: string; callSid?: string; since?: string; until?: string };

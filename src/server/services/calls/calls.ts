@@ -11,11 +11,6 @@ type CallStatus = TCall["status"];
 type CallAnswer = NonNullable<TCall["answer"]>;
 const ANSWERS = new Set<string>(["xml", "json-twiml", "json-actions", "fallback", "reject"]);
 
-/** Twilio's `answered` status event is our `in-progress`. */
-function statusOf(status: string): CallStatus {
-  return (status === "answered" ? "in-progress" : status) as CallStatus;
-}
-
 function callDto(c: Call, usage: UsageRecord | undefined): TCall {
   return {
     callSid: c.callSid,
@@ -23,7 +18,8 @@ function callDto(c: Call, usage: UsageRecord | undefined): TCall {
     from: c.fromNumber,
     to: c.toNumber,
     phoneNumberId: c.phoneNumberId,
-    status: statusOf(c.status),
+    // The engine stores only the statuses the API shows (schemas/enums.ts shownCallStatus).
+    status: c.status as CallStatus,
     startedAt: c.createdAt.toISOString(),
     endedAt: c.endedAt?.toISOString() ?? null,
     durationSeconds: c.durationSeconds,
