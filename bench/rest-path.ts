@@ -44,6 +44,9 @@ try {
     { name: "GET /api/account (API key)", url: `${server.baseUrl}/api/account`, pid: server.child.pid!, headersOf: withKey },
   ];
   const totals = targets.map(() => ({ ms: [] as number[], statuses: {} as Record<number, number>, cpuMs: 0 }));
+  // Each round's account ÷ health, by throughput and by CPU: paired within a round, so a machine whose
+  // speed drifts between rounds (this one is shared) moves both sides of each ratio alike.
+  const roundRatios: { rps: number; cpu: number }[] = [];
 
   // What each process burns doing nothing (the server's job-queue polling, timers), taken off the per-request figure.
   const idleSeconds = 3;
@@ -55,14 +58,21 @@ try {
   // Round 0 warms each target up (JIT, prepared statements, pools) and is not counted.
   for (let round = 0; round <= rounds; round++) {
     loads.push(loadavg()[0]!);
+    const thisRound: { n: number; cpuMs: number }[] = [];
     for (const [i, t] of targets.entries()) {
       const cpuBefore = processCpuMs(t.pid);
       // No warm-up inside a round (round 0 is the warm-up), so the CPU measured covers just the counted requests.
       const r = await closedLoop({ url: t.url, connections, seconds, warmupSeconds: 0, headersOf: t.headersOf });
       if (round === 0) continue;
-      totals[i]!.cpuMs += processCpuMs(t.pid) - cpuBefore - idleCpuPerSecond[i]! * seconds;
+      const cpuMs = processCpuMs(t.pid) - cpuBefore - idleCpuPerSecond[i]! * seconds;
+      thisRound.push({ n: r.ms.length, cpuMs });
+      totals[i]!.cpuMs += cpuMs;
       totals[i]!.ms.push(...r.ms);
       for (const [status, n] of Object.entries(r.statuses)) totals[i]!.statuses[Number(status)] = (totals[i]!.statuses[Number(status)] ?? 0) + n;
+    }
+    if (round > 0) {
+      const [health, account] = [thisRound[1]!, thisRound[2]!];
+      roundRatios.push({ rps: account.n / health.n, cpu: health.cpuMs / health.n / (account.cpuMs / account.n) });
     }
   }
 
@@ -79,6 +89,11 @@ try {
   }
   const cpu = totals.map((t) => t.cpuMs / t.ms.length);
   console.log(`\nGET /api/account ÷ GET /api/health: throughput ${(rps[2]! / rps[1]!).toFixed(2)} (target ≥ 0.8); by server CPU per request ${(cpu[1]! / cpu[2]!).toFixed(2)}`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
+  const byRps = roundRatios.map((r) => r.rps);
+  const byCpu = roundRatios.map((r) => r.cpu);
+  console.log(`round by round (paired): throughput median ${median(byRps).toFixed(2)} (${range(byRps)}); by CPU median ${median(byCpu).toFixed(2)} (${range(byCpu)})`);
   passed = totals.every((t) => Object.keys(t.statuses).every((s) => s === "200"));
   if (!passed) console.log("FAIL: a response other than 200");
 } finally {

@@ -1,5 +1,5 @@
 import type { CompiledQuery } from "kysely";
-import { kysely, precompiled } from "../db/kysely";
+import { executeCompiled, kysely, precompiled } from "../db/kysely";
 
 /**
  * An API key's look-up: the REST path's one round trip. Only active keys
@@ -45,16 +45,15 @@ export type KeyedAccount = RowOf<typeof keyAndAccount>;
 export type AccountRead = Omit<RowOf<typeof keyAndAccountRead>, "keyId" | "lastUsedAt" | "phoneNumbers" | "apiKeys"> & { phoneNumbers: number; apiKeys: number };
 
 export async function findActiveKey(keyHash: string): Promise<KeyedAccount | null> {
-  const { rows } = await kysely().executeQuery(keyAndAccount(keyHash));
-  return rows[0] ?? null;
+  const [row] = await executeCompiled(keyAndAccount(keyHash));
+  return row ?? null;
 }
 
 export async function findActiveKeyWithAccountRead(keyHash: string): Promise<(KeyedAccount & AccountRead) | null> {
-  const { rows } = await kysely().executeQuery(keyAndAccountRead(keyHash));
-  const row = rows[0];
+  const [row] = await executeCompiled(keyAndAccountRead(keyHash));
   return row ? { ...row, phoneNumbers: row.phoneNumbers ?? 0, apiKeys: row.apiKeys ?? 0 } : null;
 }
 
 export async function touchKey(keyId: string, now: Date, resolutionMs: number): Promise<void> {
-  await kysely().executeQuery(touch(keyId, now, new Date(now.getTime() - resolutionMs)));
+  await executeCompiled(touch(keyId, now, new Date(now.getTime() - resolutionMs)));
 }

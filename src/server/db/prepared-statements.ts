@@ -23,6 +23,14 @@ function statementName(text: string): string {
   return name;
 }
 
+/**
+ * A statement run outside Kysely's executor (db/kysely.ts `executeCompiled`): named by its text on
+ * a PostgreSQL server, where node-postgres parses it once per connection; unnamed on the embedded database.
+ */
+export function namedQuery(text: string, values: readonly unknown[]): pg.QueryConfig {
+  return env().databaseUrl && values.length ? { name: statementName(text), text, values: [...values] } : { text, values: [...values] };
+}
+
 export function preparedStatementPool(pool: pg.Pool): PostgresPool {
   const named = Boolean(env().databaseUrl);
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();

@@ -7,7 +7,7 @@
  * ask twice and the timeline would otherwise miss the call's decisive step.
  */
 import { sql } from "kysely";
-import { kysely, now, precompiled } from "../db/kysely";
+import { executeCompiled, kysely, now, precompiled } from "../db/kysely";
 import { logger } from "../logger";
 import type { EventEnvelope } from "../events/event-envelope";
 import { TERMINAL_RANK } from "./call-status";
@@ -135,7 +135,7 @@ export function recordAnswerLater(rec: AnswerRecord): void {
     cap(a.responseBody, START_EXCERPT_MAX_CHARS),
     cap(a.error, 1024),
   );
-  writeLater("call answer", rec.callSid, () => kysely().executeQuery(query));
+  writeLater("call answer", rec.callSid, () => executeCompiled(query));
 }
 
 export type RejectedCall = {

@@ -6,7 +6,7 @@
  * connection (db/prepared-statements.ts).
  */
 import type { Kysely, QueryCreator, Selectable } from "kysely";
-import { kysely, now, precompiled, type DB } from "../db/kysely";
+import { executeCompiled, kysely, now, precompiled, type DB } from "../db/kysely";
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { TERMINAL_RANK } from "./call-status";
 
@@ -71,7 +71,7 @@ const lookupById = lookup("id");
 export async function lookupEngineRequest(opts: { routingToken: string; to: string; callSid: string; callId: string | null }): Promise<EngineLookup | null> {
   const tokenHash = hashRoutingToken(opts.routingToken);
   const query = opts.callId ? lookupById(tokenHash, opts.to, opts.callId) : lookupBySid(tokenHash, opts.to, opts.callSid);
-  const [row] = (await kysely().executeQuery(query)).rows;
+  const [row] = await executeCompiled(query);
   if (!row) return null;
   const { numberId, numberStartUrl, numberEndUrl, numberErrorUrl, connectionAccountSid, connectionAuthTokenEnc } = row;
   return {
@@ -116,7 +116,7 @@ const insertReconciled = insertInbound(true);
 export async function insertInboundCallOnce(call: NewInboundCall): Promise<{ call: EngineCall | null; inserted: boolean }> {
   const insert = call.reconciled ? insertReconciled : insertLive;
   const query = insert(call.callSid, call.accountId, call.phoneNumberId, call.fromNumber, call.toNumber, call.status, call.statusRank, call.onCallStartUrl, call.onCallEndUrl, call.onErrorUrl);
-  const [inserted] = (await kysely().executeQuery(query)).rows;
+  const [inserted] = await executeCompiled(query);
   if (inserted) return { call: inserted, inserted: true };
   const existing = await kysely().selectFrom("Call").select(CALL_COLUMNS).where("callSid", "=", call.callSid).executeTakeFirst();
   return { call: existing && existing.accountId === call.accountId ? existing : null, inserted: false };

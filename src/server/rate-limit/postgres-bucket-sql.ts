@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { kysely, precompiled } from "../db/kysely";
+import { executeCompiled, kysely, precompiled } from "../db/kysely";
 import type { BucketPolicy } from "./bucket-policy";
 
 /**
@@ -32,8 +32,7 @@ const prune = precompiled((olderThanSeconds: number) =>
 
 /** `n` must not exceed the policy's capacity (a fresh bucket starts full). */
 export async function takeTokens(key: string, policy: BucketPolicy, n: number): Promise<{ taken: boolean; tokens: number }> {
-  const { rows } = await kysely().executeQuery(take(key, policy.capacity, policy.refillPerSecond, n));
-  const row = rows[0];
+  const [row] = await executeCompiled(take(key, policy.capacity, policy.refillPerSecond, n));
   if (!row) throw new Error("rate limit upsert returned no row");
   return { taken: row.allowed, tokens: row.tokens };
 }
