@@ -23,7 +23,7 @@ export async function seedCalls(client: pg.ClientBase, accountId: string, count:
               CASE WHEN s.status = 'rejected' OR i % 50 = 5 OR s.status = 'failed' THEN 'seeded' END
        FROM generate_series(1, $2::int) AS i,
             LATERAL (SELECT ${STATUS} AS status) AS s,
-            LATERAL (SELECT (now() AT TIME ZONE 'utc') - make_interval(secs => (i::float8 / $2) * 365 * 86400) AS at) AS t`,
+            LATERAL (SELECT now() - make_interval(secs => (i::float8 / $2) * 365 * 86400) AS at) AS t`,
       [accountId, count],
     );
     await client.query(

@@ -18,7 +18,7 @@ export async function seedUsage(client: pg.ClientBase, accountId: string, count:
               '+1415555' || lpad((i % 10000)::text, 4, '0'), '+14155550123', d, m, m * $3::numeric,
               jsonb_build_object('durationSeconds', d, 'billedMinutes', m, 'perMinuteRate', $3::numeric,
                                  'usageCost', m * $3::numeric, 'totalCost', m * $3::numeric, 'currency', 'usd'),
-              (now() AT TIME ZONE 'utc') - make_interval(secs => (i::float8 / $2) * 365 * 86400)
+              now() - make_interval(secs => (i::float8 / $2) * 365 * 86400)
        FROM generate_series(1, $2::int) AS i,
             LATERAL (SELECT ((i::bigint * 7919) % 900)::int AS d) AS dur,
             LATERAL (SELECT ceil(d / 60.0)::int AS m) AS mins`,
@@ -46,7 +46,7 @@ export async function seedUsage(client: pg.ClientBase, accountId: string, count:
 /** What the records of the current UTC month and of all time add up to, to check the API against. */
 export async function recordSums(client: pg.ClientBase, accountId: string): Promise<{ month: number; all: number }> {
   const { rows } = await client.query<{ month: string; all: string }>(
-    `SELECT count(*) FILTER (WHERE "createdAt" >= date_trunc('month', now() AT TIME ZONE 'utc')) AS month, count(*) AS all
+    `SELECT count(*) FILTER (WHERE "createdAt" >= date_trunc('month', now(), 'UTC')) AS month, count(*) AS all
      FROM "UsageRecord" WHERE "accountId" = $1`,
     [accountId],
   );

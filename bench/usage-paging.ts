@@ -56,7 +56,7 @@ try {
   await sql.query(`VACUUM ANALYZE "UsageRecord"`);
   // The cursor a client holds after paging `depth` records, and the page that must follow it.
   const { rows } = await sql.query<{ createdAt: Date; id: string }>(
-    `SELECT ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "id" FROM "UsageRecord" WHERE "accountId" = $1
+    `SELECT "createdAt", "id" FROM "UsageRecord" WHERE "accountId" = $1
      ORDER BY "createdAt" DESC, "id" DESC OFFSET $2 LIMIT 51`,
     [account.account.id, depth - 1],
   );

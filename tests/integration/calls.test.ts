@@ -230,7 +230,7 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     // Fill the day's bound directly, then one more reject: answered, not recorded.
     await sql("permissive").query(
       `INSERT INTO "Call" ("id", "callSid", "accountId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt", "answer")
-       SELECT 'rj' || md5($1 || g), 'CArj' || md5($1 || g), $1, 'inbound', '+14155550100', $2, 'rejected', 10, '', '', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', 'reject'
+       SELECT 'rj' || md5($1 || g), 'CArj' || md5($1 || g), $1, 'inbound', '+14155550100', $2, 'rejected', 10, '', '', now(), now(), now(), 'reject'
        FROM generate_series(1, 1000) g`,
       [s.account.id, s.number],
     );
@@ -269,7 +269,7 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
       sql("permissive").query(
         `INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt")
          SELECT 'pg' || md5($1 || $4::text || g), 'CApg' || md5($1 || $4::text || g), $1, $2, 'inbound', '+14155550100', $3, 'completed', 10, '', '',
-           (now() AT TIME ZONE 'UTC') + ($4::int + g / 3) * interval '1 second', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+           now() + ($4::int + g / 3) * interval '1 second', now(), now()
          FROM generate_series(1, $5::int) g`,
         [s.account.id, s.numberId, s.number, offsetSeconds, n],
       );

@@ -82,14 +82,14 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
   const callSid = `CA${randomBytes(16).toString("hex")}`;
   await sql().query(
     `INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt")
-     VALUES ($1, $2, $3, $4, 'inbound', '+14155550177', $5, 'completed', 10, $6, $7, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')`,
+     VALUES ($1, $2, $3, $4, 'inbound', '+14155550177', $5, 'completed', 10, $6, $7, now(), now(), now())`,
     [`sec${randomBytes(8).toString("hex")}`, callSid, owner.id, phone.id, phone.phoneNumber, phone.onCallStartUrl, phone.onCallEndUrl],
   );
   const deliveryId = `sec${randomBytes(8).toString("hex")}`;
   const eventId = `evt_sec${randomBytes(8).toString("hex")}`;
   await sql().query(
     `INSERT INTO "WebhookDelivery" ("id", "accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "createdAt", "updatedAt")
-     VALUES ($1, $2, $3, 'call.ended', $4, $5, '{}', 'FAILED', 8, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')`,
+     VALUES ($1, $2, $3, 'call.ended', $4, $5, '{}', 'FAILED', 8, now(), now())`,
     [deliveryId, owner.id, eventId, callSid, phone.onCallEndUrl],
   );
   const delivery = async () => {

@@ -8,7 +8,7 @@ async function addUsage(acct: TestAccount, at: Date[]): Promise<void> {
     await sql("permissive").query(
       `INSERT INTO "UsageRecord" ("id", "accountId", "callSid", "direction", "callerNumber", "calledNumber", "durationSeconds", "billedMinutes", "totalCost", "costBreakdown", "createdAt")
        VALUES ($1, $2, $3, 'inbound', '+14155550100', '+14155550123', 60, 1, 0.02,
-         '{"durationSeconds":60,"billedMinutes":1,"perMinuteRate":0.02,"usageCost":0.02,"totalCost":0.02,"currency":"usd"}', $4::timestamptz AT TIME ZONE 'UTC')`,
+         '{"durationSeconds":60,"billedMinutes":1,"perMinuteRate":0.02,"usageCost":0.02,"totalCost":0.02,"currency":"usd"}', $4::timestamptz)`,
       [`u${randomBytes(10).toString("hex")}`, acct.id, `CA${randomBytes(16).toString("hex")}`, createdAt.toISOString()],
     );
   }

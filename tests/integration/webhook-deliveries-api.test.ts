@@ -238,7 +238,7 @@ describe("POST /api/webhook-deliveries/test", () => {
 
 describe("POST /api/webhook-deliveries/replay", () => {
   async function setCreatedAt(id: string, at: Date) {
-    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "createdAt" = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1`, [id, at.toISOString()]);
+    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "createdAt" = $2::timestamptz WHERE id = $1`, [id, at.toISOString()]);
   }
 
   it("queues again exactly the matching deliveries, each once even when replay is clicked twice at once", async () => {

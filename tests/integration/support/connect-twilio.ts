@@ -16,7 +16,7 @@ export const serverEncryptionKey = parseEnv({ AUTH_SECRET: TEST_AUTH_SECRET, DAT
  */
 export async function connectTwilioRow(opts: { accountId: string; accountSid: string; authToken: string; server?: Server; connectedAt?: Date }): Promise<void> {
   await sql(opts.server ?? "permissive").query(
-    `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc", "connectedAt") VALUES ($1, $2, $3, $4::timestamptz AT TIME ZONE 'UTC')
+    `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc", "connectedAt") VALUES ($1, $2, $3, $4::timestamptz)
      ON CONFLICT ("accountId") DO UPDATE SET "accountSid" = EXCLUDED."accountSid", "authTokenEnc" = EXCLUDED."authTokenEnc"`,
     [opts.accountId, opts.accountSid, encryptSecret(opts.authToken, serverEncryptionKey), (opts.connectedAt ?? new Date()).toISOString()],
   );
