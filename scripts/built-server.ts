@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -47,7 +47,23 @@ export async function startBuiltServer(opts: {
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), `routekit-${opts.name}-`));
   const log = path.join(dataDir, "server.log");
-  const port = await freePort();
+  // freePort() closes its probe before the server binds, so another process can take the port in
+  // between; the server then exits with EADDRINUSE (main.ts), and it is started again on another port.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const started = await spawnOnce(port, dataDir, log, opts);
+    if (started.kind === "ready") return started.server;
+    if (started.kind === "port-taken" && attempt < 3) continue;
+    throw new Error(started.message);
+  }
+}
+
+async function spawnOnce(
+  port: number,
+  dataDir: string,
+  log: string,
+  opts: { env?: Record<string, string | undefined>; nodeArgs?: string[]; readyTimeoutMs?: number },
+): Promise<{ kind: "ready"; server: BuiltServer } | { kind: "port-taken" | "failed"; message: string }> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -63,20 +79,28 @@ export async function startBuiltServer(opts: {
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
+  // This attempt's own lines: an earlier attempt's EADDRINUSE is not this one's.
+  const from = existsSync(log) ? statSync(log).size : 0;
   const logFd = openSync(log, "a");
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", logFd, logFd] });
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${readFileSync(log, "utf8").slice(-4000)}`);
+    if (child.exitCode !== null) {
+      const tail = readFileSync(log).subarray(from).toString("utf8").slice(-4000);
+      return { kind: tail.includes('"code":"EADDRINUSE"') ? "port-taken" : "failed", message: `server exited with ${child.exitCode}:\n${tail}` };
+    }
     const ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`server not ready in time:\n${readFileSync(log, "utf8").slice(-4000)}`);
+    if (ready && child.exitCode === null) break;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      return { kind: "failed", message: `server not ready in time:\n${readFileSync(log, "utf8").slice(-4000)}` };
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 
   const embedded = !env.DATABASE_URL;
-  return {
+  const server: BuiltServer = {
     baseUrl,
     dataDir,
     log,
@@ -89,6 +113,7 @@ export async function startBuiltServer(opts: {
       if (!stopOpts.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return { kind: "ready", server };
 }
 
 /** A sibling database of `url` on the same PostgreSQL server (`<name>_<suffix>`), fresh for this run. */
