@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { forget, peek, remember, rememberPerGraph, rememberValue } from "@/server/runtime/remember";
 
@@ -41,5 +43,17 @@ describe("remember", () => {
     const a = rememberPerGraph("test.graph", () => ({}));
     expect(rememberPerGraph("test.graph", () => ({}))).toBe(a);
     expect(peek("test.graph")).toBeUndefined();
+  });
+
+  it("is the only file in src/ that touches globalThis", () => {
+    const root = path.resolve(import.meta.dirname, "../../src");
+    // Generated code is not ours; the reference page's script sets a browser global, in a string.
+    const allowed = new Set(["server/runtime/remember.ts", "app/docs/scalar.js/route.ts"]);
+    const offenders = (readdirSync(root, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+      .filter((e) => e.isFile() && /\.(ts|tsx)$/.test(e.name))
+      .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+      .filter((rel) => !rel.startsWith("generated/") && !allowed.has(rel))
+      .filter((rel) => readFileSync(path.join(root, rel), "utf8").split("\n").some((line) => /\bglobalThis\b/.test(line) && !line.trim().startsWith("//")));
+    expect(offenders).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { env } from "../env";
 import { logger } from "../logger";
+import { remember } from "../runtime/remember";
 import type { MailMessage } from "./mail-message";
 import { writeToOutbox } from "./outbox";
 
@@ -10,12 +11,9 @@ export function senderAddress(): string {
   return `Routekit <no-reply@${/^[\d.]+$|:/.test(host) ? "localhost" : host}>`;
 }
 
-const KEY = Symbol.for("routekit.mailTransport");
-type Holder = { [KEY]?: Transporter };
-
+/** One SMTP transport (and its connection pool) per process (runtime/remember.ts). */
 function transport(smtpUrl: string): Transporter {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= nodemailer.createTransport(smtpUrl));
+  return remember("mailTransport", () => nodemailer.createTransport(smtpUrl));
 }
 
 /** Whether mail really leaves this machine (SMTP_URL set) or lands in the local outbox. */
