@@ -15,46 +15,56 @@ function html(paragraphs: string[], url: string, action: string): string {
   return `<!doctype html><html><body style="font-family:sans-serif">\n<p><a href="${esc(url)}">${esc(action)}</a></p>\n${body}\n</body></html>`;
 }
 
-export function verificationMail(to: string, token: string): MailMessage {
-  const url = link("/verify-email", token);
-  const notes = [
-    "This link works for 48 hours, once.",
-    "If you did not create a Routekit account, ignore this message: nothing happens without the link, and no account will be verified with your address.",
-  ];
+/** A mail whose point is one link: what it is for, the link, then how long it works and what if you did not ask. */
+function linkMail(m: { to: string; subject: string; intro: string; url: string; action: string; notes: string[] }): MailMessage {
   return {
+    to: m.to,
+    subject: m.subject,
+    text: `${m.intro}\n\n${m.url}\n\n${m.notes.join("\n\n")}\n`,
+    html: html(m.notes, m.url, m.action),
+  };
+}
+
+export function verificationMail(to: string, token: string): MailMessage {
+  return linkMail({
     to,
     subject: "Confirm your email address for Routekit",
-    text: `Confirm that this address belongs to your Routekit account:\n\n${url}\n\n${notes.join("\n\n")}\n`,
-    html: html(notes, url, "Confirm your email address"),
-  };
+    intro: "Confirm that this address belongs to your Routekit account:",
+    url: link("/verify-email", token),
+    action: "Confirm your email address",
+    notes: [
+      "This link works for 48 hours, once.",
+      "If you did not create a Routekit account, ignore this message: nothing happens without the link, and no account will be verified with your address.",
+    ],
+  });
 }
 
 export function passwordResetMail(to: string, token: string): MailMessage {
-  const url = link("/reset-password", token);
-  const notes = [
-    "This link works for 1 hour, once. Choosing a new password signs out every session of the account.",
-    "If you did not ask to reset your password, ignore this message: your password stays as it is. If it keeps happening, someone may know your address; your account is safe as long as your mailbox is.",
-  ];
-  return {
+  return linkMail({
     to,
     subject: "Reset your Routekit password",
-    text: `Someone (hopefully you) asked to reset the password of the Routekit account for this address. Choose a new password here:\n\n${url}\n\n${notes.join("\n\n")}\n`,
-    html: html(notes, url, "Choose a new password"),
-  };
+    intro: "Someone (hopefully you) asked to reset the password of the Routekit account for this address. Choose a new password here:",
+    url: link("/reset-password", token),
+    action: "Choose a new password",
+    notes: [
+      "This link works for 1 hour, once. Choosing a new password signs out every session of the account.",
+      "If you did not ask to reset your password, ignore this message: your password stays as it is. If it keeps happening, someone may know your address; your account is safe as long as your mailbox is.",
+    ],
+  });
 }
 
 export function emailChangeMail(to: string, token: string): MailMessage {
-  const url = link("/verify-email/new-address", token);
-  const notes = [
-    "Your account's address changes only when this link is opened and confirmed. It works for 24 hours, once. Confirming signs out every session of the account; log in again with this address.",
-    "If you did not ask for this, ignore this message: the account keeps its current address.",
-  ];
-  return {
+  return linkMail({
     to,
     subject: "Confirm your new email address for Routekit",
-    text: `Someone (hopefully you) asked to make this the email address of a Routekit account. Confirm it here:\n\n${url}\n\n${notes.join("\n\n")}\n`,
-    html: html(notes, url, "Confirm your new address"),
-  };
+    intro: "Someone (hopefully you) asked to make this the email address of a Routekit account. Confirm it here:",
+    url: link("/verify-email/new-address", token),
+    action: "Confirm your new address",
+    notes: [
+      "Your account's address changes only when this link is opened and confirmed. It works for 24 hours, once. Confirming signs out every session of the account; log in again with this address.",
+      "If you did not ask for this, ignore this message: the account keeps its current address.",
+    ],
+  });
 }
 
 /** To the old address, so a takeover through a stolen session does not go unnoticed. */

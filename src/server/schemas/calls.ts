@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZTimestamp } from "./common";
+import { queryInteger, ZTimestamp } from "./common";
 import { ZCallDirection, ZCallStatus, ZDeliveryStatus } from "./enums";
 import { ZEventType } from "./events";
 import { ZCostBreakdown } from "./usage";
@@ -16,11 +16,7 @@ export const ZListCallsInput = z.object({
   callSid: z.string().trim().min(1).max(64).optional().describe("Only the call with this Twilio call SID"),
   since: ZFilterTime.optional().describe("Calls created at or after this time"),
   until: ZFilterTime.optional().describe("Calls created before this time"),
-  limit: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(1, { message: "must be at least 1" })
-    .max(100, { message: "must be at most 100" })
+  limit: queryInteger({ min: 1, max: 100 })
     .default(50)
     .describe("Page size, 1–100 (default 50)"),
   cursor: z.string().max(200).optional().describe("nextCursor of the previous page; opaque"),

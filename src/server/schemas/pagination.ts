@@ -1,18 +1,13 @@
 import { z } from "zod";
+import { queryInteger } from "./common";
 
 /** decisions §9: limit 1.., default 50, above 100 clamped (and the applied value echoed); offset 0.., default 0. */
 export const ZPagination = z.object({
-  limit: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(1, { message: "must be at least 1" })
+  limit: queryInteger({ min: 1 })
     .default(50)
     .transform((v) => Math.min(v, 100))
     .describe("Page size, at least 1 (default 50); more than 100 is clamped to 100"),
-  offset: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(0, { message: "must be at least 0" })
+  offset: queryInteger({ min: 0 })
     .default(0)
     .describe("Rows to skip (default 0)"),
 });

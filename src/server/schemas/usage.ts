@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZAccountStatus, ZId, ZTimestamp } from "./common";
+import { queryInteger, ZAccountStatus, ZId, ZTimestamp } from "./common";
 import { ZCallDirection } from "./enums";
 import { ZPageInfo, ZPagination } from "./pagination";
 
@@ -70,11 +70,7 @@ export const ZSubscriptionOutput = z.object({
 });
 
 export const ZDailyUsageInput = z.object({
-  days: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(1, { message: "must be at least 1" })
-    .max(90, { message: "must be at most 90" })
+  days: queryInteger({ min: 1, max: 90 })
     .default(30)
     .describe("How many UTC days, ending today (1–90, default 30)"),
 });
