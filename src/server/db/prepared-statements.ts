@@ -32,23 +32,20 @@ export function namedQuery(text: string, values: readonly unknown[]): pg.QueryCo
 }
 
 export function preparedStatementPool(pool: pg.Pool): PostgresPool {
-  const named = Boolean(env().databaseUrl);
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const prepared = new WeakMap<pg.PoolClient, Set<string>>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let broken: Error | undefined;
     return {
       async query(text: string, values: readonly unknown[]) {
-        let config: pg.QueryConfig = { text, values: [...values] };
-        if (named && values.length) {
+        let config = namedQuery(text, values);
+        const { name } = config;
+        if (name) {
           const seen = prepared.get(client) ?? new Set<string>();
           prepared.set(client, seen);
-          const name = statementName(text);
           // A bound on what one connection keeps prepared, should some statement's text vary without end.
-          if (seen.has(name) || seen.size < MAX_NAMED_PER_CONNECTION) {
-            seen.add(name);
-            config = { name, text, values: [...values] };
-          }
+          if (seen.has(name) || seen.size < MAX_NAMED_PER_CONNECTION) seen.add(name);
+          else config = { text, values: config.values };
         }
         try {
           return await client.query(config);
