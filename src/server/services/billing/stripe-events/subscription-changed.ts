@@ -2,11 +2,10 @@ import type Stripe from "stripe";
 import { statusForSubscription, subscriptionEventFor } from "../account-status-rules";
 import { applyBillingState, fromUnix, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
 
-/** Newer API versions keep the period on the subscription's items, older ones on the subscription. */
+/** Our pinned API version keeps the billing period on the subscription's items. */
 function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | null } {
-  const legacy = sub as unknown as { current_period_start?: number; current_period_end?: number };
-  const item = sub.items?.data?.[0] as unknown as { current_period_start?: number; current_period_end?: number } | undefined;
-  return { start: fromUnix(item?.current_period_start ?? legacy.current_period_start), end: fromUnix(item?.current_period_end ?? legacy.current_period_end) };
+  const item = sub.items?.data?.[0];
+  return { start: fromUnix(item?.current_period_start), end: fromUnix(item?.current_period_end) };
 }
 
 function subscriptionHandler(kind: "created" | "updated"): StripeEventHandler<Stripe.Subscription> {
