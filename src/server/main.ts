@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const log = logger();
 
   await startJobWorkers();
-  // Final statuses an outage left in this instance's journal (decisions §7).
+  // Final statuses an outage left in this instance's journal (docs/decisions.md §7).
   startFinalStatusReplay();
 
   const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });

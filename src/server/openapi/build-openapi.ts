@@ -61,7 +61,7 @@ function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
   if (route.auth) [401, 429].forEach((s) => statuses.add(s));
   if (route.procedure.startsWith("auth.")) statuses.add(429);
   if (route.path.includes(":")) statuses.add(404);
-  // Idempotency-Key (decisions §11): still running, or reused with another body.
+  // Idempotency-Key (docs/decisions.md §11): still running, or reused with another body.
   if (route.method === "POST") [409, 422].forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }
