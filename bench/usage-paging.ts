@@ -1,4 +1,4 @@
-// GET /api/usage must cost the same at any depth with a cursor (decisions §11): p95 of the first page,
+// GET /api/usage must cost the same at any depth with a cursor (docs/decisions.md §11): p95 of the first page,
 // of a page half a million records deep by cursor, and (for comparison) by offset, on one account
 // with 1,000,000 usage records (bench/seed-usage.ts).
 //   npx tsx bench/usage-paging.ts [requests=400] [records=1000000] [offsetRequests=60]

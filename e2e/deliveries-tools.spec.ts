@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { startReceiver } from "../tests/integration/support/receiver";
 import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
 
-// The delivery tools in the dashboard: a test event from a number (decisions §8), and replaying
+// The delivery tools in the dashboard: a test event from a number (docs/decisions.md §8), and replaying
 // what failed once the endpoint is fixed, against a local customer backend that counts arrivals.
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });

@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { api, createAccount, logIn } from "./support/accounts";
 import { screenshots, uniqueNumber } from "./support/helpers";
 
-// issue 17 and decisions §4: what the account's standing forbids is disabled, with the reason beside it.
+// issue 17 and docs/decisions.md §4: what the account's standing forbids is disabled, with the reason beside it.
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
 

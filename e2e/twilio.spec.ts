@@ -20,7 +20,7 @@ async function pay(page: Page) {
   await page.getByRole("button", { name: "Go to checkout" }).click();
   const done = page.getByTestId("checkout-result");
   const payButton = page.getByRole("button", { name: /^Pay/ });
-  // Opening the checkout link pays at once, or (decisions §4) shows a Pay button whose POST pays: either way, end ACTIVE.
+  // Opening the checkout link pays at once, or (docs/decisions.md §4) shows a Pay button whose POST pays: either way, end ACTIVE.
   await expect(done.or(payButton)).toBeVisible();
   if (await payButton.isVisible()) {
     await payButton.click();

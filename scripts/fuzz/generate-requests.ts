@@ -197,7 +197,7 @@ export function engineRequest(fixture: Fixture, pick: Pick, random: () => number
     ["To", random() < 0.7 && fixture.phoneNumbers.length ? pick(fixture.phoneNumbers) : pick(["", "\u0000", "+19999999999", "x".repeat(3000)])],
     ["AccountSid", pick(["AC" + "0".repeat(32), "", "\u0000"])],
   ];
-  // Twilio's own values mostly; the rest are what a forger sends (decisions §7: 400, nothing recorded).
+  // Twilio's own values mostly; the rest are what a forger sends (docs/decisions.md §7: 400, nothing recorded).
   const statuses = ["ringing", "in-progress", "completed", "busy", "failed", "no-answer", "canceled", "queued"];
   const hostileStatuses = ["__proto__", "constructor", "toString", "COMPLETED", "", "completed\u0000", "x".repeat(300)];
   const durations = ["0", "1", "59", "60", "61", "3600", "86400"];
@@ -242,7 +242,7 @@ export function sessionOrBillingRequest(fixture: Fixture, pick: Pick, random: ()
   const tokens = [...fixture.billingTokens.checkout, ...fixture.billingTokens.portal];
   const token = random() < 0.5 && tokens.length ? pick(tokens) : pick(HOSTILE_SEGMENTS);
   if (roll < 0.8) {
-    // The local billing pages' buttons: a POST with any body acts (decisions §4).
+    // The local billing pages' buttons: a POST with any body acts (docs/decisions.md §4).
     const body = random() < 0.05 ? Buffer.alloc(70 * 1024, 0x61) : Buffer.from(formOrJson());
     const action = pick(["checkout", "portal/cancel", "portal/resume"]);
     const path = action === "checkout" ? `/billing/checkout/${token}` : `/billing/portal/${token}/${action.slice("portal/".length)}`;

@@ -1,6 +1,6 @@
 /**
  * What an account's standing forbids, as the API enforces it (trpc/init.ts,
- * decisions §4): paidProcedure (registering a number, outbound calls) needs
+ * docs/decisions.md §4): paidProcedure (registering a number, outbound calls) needs
  * ACTIVE; unsuspendedProcedure (changing or deleting a number) refuses
  * SUSPENDED. Keys, billing, reads and deliveries work in every standing.
  */

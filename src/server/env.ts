@@ -5,7 +5,7 @@ import { z } from "zod";
 import { remember, rememberValue } from "./runtime/remember";
 
 /**
- * The one place that reads process.env (decisions §2). Everything else calls
+ * The one place that reads process.env (docs/decisions.md §2). Everything else calls
  * `env()`. An invalid value stops the start with a message naming the variable.
  */
 

@@ -18,8 +18,8 @@ import { drainCallLogWrites } from "./engine/call-log";
 /**
  * Why a custom server around Next.js: the engine answers Twilio straight from
  * node:http, inside its budget, and every request is stamped with its id and
- * client address once, here. Measured (bench/engine-via-next.ts, README
- * "Performance"): as a Next.js route handler a voice request costs 1–1.8 ms
+ * client address once, here. Measured (bench/engine-via-next.ts, docs/adr/0001,
+ * docs/performance.md): as a Next.js route handler a voice request costs 1–1.8 ms
  * more CPU and its p99 nears the 15 ms target. The rule that comes with it: the Next.js
  * bundles are a second module graph in this process, so anything that must
  * exist once per process is made through runtime/remember.ts.
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const log = logger();
 
   await startJobWorkers();
-  // Final statuses an outage left in this instance's journal (decisions §7).
+  // Final statuses an outage left in this instance's journal (docs/decisions.md §7).
   startFinalStatusReplay();
 
   const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });

@@ -1,6 +1,6 @@
 /**
  * The simulator's Twilio accounts and their incoming phone numbers: the slice of Twilio's REST API a
- * Twilio connection uses (decisions §10): fetch the account (checks credentials), list its numbers
+ * Twilio connection uses (docs/decisions.md §10): fetch the account (checks credentials), list its numbers
  * page by page, and set a number's voice URL and status callback. Kept apart from call playback so
  * each part of the fake stays small.
  */

@@ -37,7 +37,7 @@ describe("API reference", () => {
     expect(undescribed({ properties: { a: { type: "string" }, b: { type: "string", description: "b" } } })).toEqual(["#/properties/a"]);
     const text = JSON.stringify(res.body);
     expect(text).toContain("Public HTTPS, checked again at delivery");
-    expect(text).toContain("README.md#errors");
+    expect(text).toContain("docs/api.md#errors");
     expect(text).toContain("neither starting with 0 or 1");
   });
 

@@ -5,7 +5,7 @@ import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAc
 import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
 
-// The call log (decisions §11): every call the engine sees, whatever its end, with its timeline.
+// The call log (docs/decisions.md §11): every call the engine sees, whatever its end, with its timeline.
 const TWILIO_SID = "AC" + "2".repeat(32);
 const TWILIO_TOKEN = "simulator-auth-token";
 const XML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hello from the backend</Say></Response>';

@@ -8,7 +8,7 @@ import { randomUsNumber } from "./support/api";
 import { startReceiver } from "./support/receiver";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-// A PostgreSQL outage in the middle of calls (decisions §7): a server of its
+// A PostgreSQL outage in the middle of calls (docs/decisions.md §7): a server of its
 // own reaches its database through a TCP proxy the test cuts for 10 s while
 // calls end. Twilio does not retry status callbacks, so every final status
 // answered 2xx must be billed exactly once after recovery, and nothing may be
@@ -100,7 +100,7 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     const registered = await json("POST", "/api/auth/register", { email: `outage-${randomBytes(6).toString("hex")}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` });
     expect(registered.status).toBe(201);
     const { apiKey, engineVoiceUrl, checkoutUrl } = registered.body as { apiKey: string; engineVoiceUrl: string; checkoutUrl: string };
-    // Local billing mode: the checkout page's Pay button POSTs to its own URL (decisions §4).
+    // Local billing mode: the checkout page's Pay button POSTs to its own URL (docs/decisions.md §4).
     expect((await fetch(checkoutUrl, { method: "POST", redirect: "manual" })).status).toBe(303);
     const number = randomUsNumber();
     const created = await json("POST", "/api/phone-numbers", { phoneNumber: number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end") }, apiKey);

@@ -6,7 +6,7 @@ import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } f
 import { connectTwilioRow } from "./support/connect-twilio";
 import { startReceiver } from "./support/receiver";
 
-// What the engine trusts (decisions §7, §10): unsigned requests are bounded so
+// What the engine trusts (docs/decisions.md §7, §10): unsigned requests are bounded so
 // they can do no harm; a connected account's requests must be Twilio's own.
 const TWILIO_SID = "AC" + "7".repeat(32);
 const TWILIO_TOKEN = "trust-test-auth-token";

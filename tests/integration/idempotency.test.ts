@@ -19,7 +19,7 @@ import { checkContract } from "./support/contract";
 import { startReceiver } from "./support/receiver";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-// Idempotency-Key (decisions §11) end to end: a built server of its own whose Twilio is this file's
+// Idempotency-Key (docs/decisions.md §11) end to end: a built server of its own whose Twilio is this file's
 // simulator (so outbound calls can be counted where they land), real HTTP, every answer checked
 // against the OpenAPI document. The key's expiry is tested in-process, with a clock of the test's own.
 const TWILIO_SID = "AC" + "7".repeat(32);

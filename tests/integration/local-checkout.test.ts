@@ -4,7 +4,7 @@ import { baseUrlOf, newAccount } from "./support/api";
 const status = async (acct: Awaited<ReturnType<typeof newAccount>>) => (await acct.as("GET", "/api/account")).body.account.status as string;
 const post = (url: string, init: RequestInit = {}) => fetch(url, { method: "POST", redirect: "manual", ...init });
 
-// decisions §4, local billing mode: opening the link only shows; the Pay button (a POST) pays, once.
+// docs/decisions.md §4, local billing mode: opening the link only shows; the Pay button (a POST) pays, once.
 describe("local billing mode checkout", () => {
   it("HEAD and GET show the plan and a Pay button and change nothing (link previews cannot pay)", async () => {
     const acct = await newAccount();

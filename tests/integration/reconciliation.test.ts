@@ -9,7 +9,7 @@ import { connectTwilioRow } from "./support/connect-twilio";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 
-// Reconciliation (decisions §10) runs in this process against the permissive
+// Reconciliation (docs/decisions.md §10) runs in this process against the permissive
 // server's database, reading Twilio's call records from a simulator of its own:
 // the test decides when it runs, how often at once, and what time it is.
 const XML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>hi</Say></Response>';

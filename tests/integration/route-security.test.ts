@@ -7,13 +7,13 @@ import { call, newAccount, newActiveAccount, numberBody, sql, suspend, type ApiR
  * The security suite, generated from the REST route table (as Unkey does per
  * route): every authenticated route refuses no credential, a malformed key and
  * a revoked key; never shows another tenant's resource; and answers a
- * suspended and an unpaid account as decisions §4 says. A new route joins
+ * suspended and an unpaid account as docs/decisions.md §4 says. A new route joins
  * every case by being in the table, and a route added without the guard fails here.
  */
 const key = (r: Pick<RestRoute, "method" | "path">) => `${r.method} ${r.path}`;
 const authenticated = restRoutes.filter((r) => r.auth);
 
-// decisions §4: INACTIVE is 402 on these; SUSPENDED is 403 on them and on changing or releasing a number.
+// docs/decisions.md §4: INACTIVE is 402 on these; SUSPENDED is 403 on them and on changing or releasing a number.
 const NEEDS_PAYMENT = new Set(["POST /api/phone-numbers", "POST /api/outbound"]);
 const STANDING_CODES = ["ACCOUNT_SUSPENDED", "PAYMENT_REQUIRED", "UNAUTHORIZED"];
 const REFUSED_WHEN_SUSPENDED = new Set([...NEEDS_PAYMENT, "PATCH /api/phone-numbers/:id", "DELETE /api/phone-numbers/:id"]);
@@ -101,7 +101,7 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
   const numberResource: Foreign = {
     id: phone.id,
     leak: phone.phoneNumber,
-    // decisions §6: another account's number is 403 NUMBER_NOT_OWNED, and nothing of it is shown.
+    // docs/decisions.md §6: another account's number is 403 NUMBER_NOT_OWNED, and nothing of it is shown.
     expect: { status: 403, code: "NUMBER_NOT_OWNED" },
     stillThere: async () => {
       const res = await owner.as("GET", `/api/phone-numbers/${phone.id}`);
@@ -155,7 +155,7 @@ describe("another tenant's resources", () => {
   });
 });
 
-describe("account standing (decisions §4)", () => {
+describe("account standing (docs/decisions.md §4)", () => {
   let suspended: TestAccount;
   let unpaid: TestAccount;
   let suspendedNumberId: string;
@@ -189,7 +189,7 @@ describe("account standing (decisions §4)", () => {
     return { path, body: noBody(route) };
   }
 
-  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers a suspended account as decisions §4 says", async (name, route) => {
+  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers a suspended account as docs/decisions.md §4 says", async (name, route) => {
     const { path, body } = plausible(route, suspendedNumberId);
     const res = await suspended.as(route.method, path, { body });
     if (REFUSED_WHEN_SUSPENDED.has(name)) expectEnvelope(res, 403, "ACCOUNT_SUSPENDED", name);
@@ -200,7 +200,7 @@ describe("account standing (decisions §4)", () => {
     }
   });
 
-  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers an unpaid account as decisions §4 says", async (name, route) => {
+  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers an unpaid account as docs/decisions.md §4 says", async (name, route) => {
     const { path, body } = plausible(route, "cmdoesnotexist000000000000");
     const res = await unpaid.as(route.method, path, { body });
     if (NEEDS_PAYMENT.has(name)) expectEnvelope(res, 402, "PAYMENT_REQUIRED", name);

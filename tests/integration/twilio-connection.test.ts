@@ -10,7 +10,7 @@ import { checkContract } from "./support/contract";
 import { startReceiver } from "./support/receiver";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-// The Twilio connection end to end (decisions §10): a built server of its own whose Twilio is this
+// The Twilio connection end to end (docs/decisions.md §10): a built server of its own whose Twilio is this
 // file's simulator (on a port nobody else binds, so it runs beside the engine tests), real HTTP,
 // every response checked against the OpenAPI document.
 let server: BuiltServer;

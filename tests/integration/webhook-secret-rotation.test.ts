@@ -8,7 +8,7 @@ import { newActiveAccount, type TestAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 
-// decisions §8: rotations of one account are serialized; every returned secret signs the next event until rotated out twice.
+// docs/decisions.md §8: rotations of one account are serialized; every returned secret signs the next event until rotated out twice.
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 

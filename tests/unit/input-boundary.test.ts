@@ -79,7 +79,7 @@ describe("checkHead: size and content type", () => {
     expect(head("POST", "/api/trpc/auth.register", { "content-type": "Application/JSON" })).toBeNull();
     expect(codeOf(head("POST", "/api/session/callback/credentials", { "content-type": "application/json" }))).toBe("VALIDATION_FAILED");
     expect(head("POST", "/api/session/callback/credentials", { "content-type": "application/x-www-form-urlencoded" })).toBeNull();
-    // The billing pages' buttons POST and read no body: any body is fine (decisions §4).
+    // The billing pages' buttons POST and read no body: any body is fine (docs/decisions.md §4).
     expect(head("POST", "/billing/checkout/tok", { "content-type": "application/json" })).toBeNull();
     expect(head("POST", "/billing/portal/tok/cancel", { "content-type": "multipart/form-data; boundary=x" })).toBeNull();
     // GETs carry no body to type.

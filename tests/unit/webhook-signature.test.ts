@@ -35,7 +35,7 @@ describe("Standard Webhooks signatures, checked with the standardwebhooks librar
 });
 
 describe("event envelope", () => {
-  it("has the decisions §8 shape and drops absent members", () => {
+  it("has the docs/decisions.md §8 shape and drops absent members", () => {
     expect(event).toEqual({
       id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/),
       type: "call.ended",

@@ -5,7 +5,7 @@ import { requestContextOf } from "@/server/http/request-context";
 import type { BillingPlan } from "@/server/services/billing/billing-plan";
 
 /**
- * The local billing pages (decisions §4) are route handlers rather than React
+ * The local billing pages (docs/decisions.md §4) are route handlers rather than React
  * pages because one URL must answer GET and HEAD (show, change nothing) and
  * POST (act) differently. Their HTML is small and built here, every value escaped.
  */

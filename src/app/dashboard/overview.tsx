@@ -46,7 +46,7 @@ export function StatusCallToAction({ status, subscriptionStatus = null }: { stat
     );
   }
   if (subscriptionStatus === "past_due") {
-    // decisions §4: Stripe is retrying a failed charge; service continues until the subscription becomes unpaid.
+    // docs/decisions.md §4: Stripe is retrying a failed charge; service continues until the subscription becomes unpaid.
     return (
       <Alert tone="warning" title="Your last payment failed" data-testid="payment-warning" actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}>
         Your account stays active while the payment provider retries the charge. Update your payment method in the billing portal before the retries run out, or the account is suspended.

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 /**
- * API keys (decisions §5): `rtk_` + 43 base62 characters (32 random bytes) +
+ * API keys (docs/decisions.md §5): `rtk_` + 43 base62 characters (32 random bytes) +
  * a 6-character base62 CRC32 of everything before it. The checksum lets secret
  * scanners recognise a real key offline and lets us reject a typo without a
  * database look-up. Keys are high-entropy, so a SHA-256 hash is enough at rest.

@@ -18,7 +18,7 @@ function bearerOf(authorization: string | null): string | null {
 }
 
 /**
- * `Authorization: Bearer …` → the account (decisions §5). A value starting
+ * `Authorization: Bearer …` → the account (docs/decisions.md §5). A value starting
  * `rtk_` is an API key: checksum checked offline, then one indexed look-up by
  * hash, no cache, so revocation holds on the next request on every instance.
  * With `readAccount`, that same statement also reads the account as

@@ -10,7 +10,7 @@ import { authenticate } from "./authenticate";
 import { verifyToken } from "./tokens";
 
 /**
- * The dashboard's session (decisions §5): next-auth with a credentials
+ * The dashboard's session (docs/decisions.md §5): next-auth with a credentials
  * provider and JWT sessions. Logging in goes through the same `auth.login`
  * procedure as `POST /api/auth/login` (same password rules, same rate limits),
  * and the session carries the login JWT it returns, so every dashboard request
@@ -50,7 +50,7 @@ export function authOptions(): NextAuthOptions {
     ],
     events: {
       // However the browser signs out (the dashboard's button, or next-auth's own sign-out page),
-      // every session of the account ends, not just this cookie (decisions §5).
+      // every session of the account ends, not just this cookie (docs/decisions.md §5).
       async signOut({ token }) {
         // Only a session that is still valid can do it: an old copied cookie cannot sign the owner out.
         const loginToken = (token as SessionJwt | null)?.loginToken;

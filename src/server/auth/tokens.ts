@@ -9,7 +9,7 @@ import { env } from "../env";
  * Every token carries `iat`, `exp` and a `jti`; a token without them is refused,
  * so no token lives forever. Login tokens also carry `sv`, the account's session
  * version when they were issued: sign-out bumps the version and every older
- * token stops working (decisions §5). Billing links are used once by `jti`.
+ * token stops working (docs/decisions.md §5). Billing links are used once by `jti`.
  */
 export type TokenPurpose = "login" | "checkout" | "portal";
 

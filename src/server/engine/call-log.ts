@@ -1,7 +1,7 @@
 /**
  * What a call's timeline needs that the engine learns only once it has its
  * answer: how the call was decided, the TwiML returned, the `call.started`
- * attempt (decisions §8, §11). Written in one statement after the TwiML is on
+ * attempt (docs/decisions.md §8, §11). Written in one statement after the TwiML is on
  * its way to Twilio, so the voice request gains no round trip before its
  * answer; a write that fails is tried again for a while, since Twilio does not
  * ask twice and the timeline would otherwise miss the call's decisive step.
@@ -12,12 +12,12 @@ import { logger } from "../logger";
 import type { EventEnvelope } from "../events/event-envelope";
 import { TERMINAL_RANK } from "./call-status";
 
-/** How the call was decided (decisions §11). */
+/** How the call was decided (docs/decisions.md §11). */
 export type CallAnswer = "xml" | "json-twiml" | "json-actions" | "fallback" | "reject";
 
 /** The TwiML kept per call: answers are small, and a timeline needs no more to show what Twilio was told. */
 export const TWIML_MAX_CHARS = 16 * 1024;
-/** The answer's excerpt kept on a synchronous attempt (decisions §11: up to 4 KiB). */
+/** The answer's excerpt kept on a synchronous attempt (docs/decisions.md §11: up to 4 KiB). */
 export const START_EXCERPT_MAX_CHARS = 4 * 1024;
 /**
  * Rejected calls recorded per account per 24 hours. A reject costs whoever

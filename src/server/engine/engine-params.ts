@@ -18,7 +18,7 @@ export const MAX_CALL_DURATION_SECONDS = 86_400;
 const DURATION = /^\d{1,5}$/;
 
 /**
- * What any request must satisfy before the engine acts on it (decisions §7):
+ * What any request must satisfy before the engine acts on it (docs/decisions.md §7):
  * an unsigned request can then close a call with at most a day's minutes, and
  * never write a status or a number the data model was not built for.
  */

@@ -11,7 +11,7 @@ import { handleEngineRequest, type EngineRequest } from "./handle-engine-request
 export const ENGINE_PATH_PREFIX = "/api/engine/voice/";
 const ENGINE_PATH = /^\/api\/engine\/voice\/([^/?#]+)\/?(?:\?.*)?$/;
 
-/** The routing token when `url` is an engine URL (decisions §7), else null. */
+/** The routing token when `url` is an engine URL (docs/decisions.md §7), else null. */
 export function engineToken(url: string | undefined): string | null {
   if (!url?.startsWith(ENGINE_PATH_PREFIX)) return null;
   const match = ENGINE_PATH.exec(url);

@@ -19,7 +19,7 @@ type AccountColumn = (typeof ACCOUNT_COLUMNS)[number] extends `a.${infer C}` ? C
 /** What the engine knows of an account: its status, billing period and signing secrets. */
 export type EngineAccount = Pick<Selectable<DB["Account"]>, AccountColumn>;
 
-/** The account's Twilio connection (decisions §10): every request of its calls must be signed with this token. */
+/** The account's Twilio connection (docs/decisions.md §10): every request of its calls must be signed with this token. */
 export type EngineConnection = { accountSid: string; authTokenEnc: string };
 
 export type EngineNumber = { id: string; onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string | null };
@@ -213,7 +213,7 @@ export async function closeCall(
   return Number(result.numUpdatedRows) === 1;
 }
 
-// ---- Reconciliation's reads (decisions §10): off the hot path, on the same shapes the close path takes.
+// ---- Reconciliation's reads (docs/decisions.md §10): off the hot path, on the same shapes the close path takes.
 
 /** The accounts with these ids, as the close path needs them. */
 export async function engineAccounts(ids: string[]): Promise<Map<string, EngineAccount>> {

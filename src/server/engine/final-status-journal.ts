@@ -30,7 +30,7 @@ export function finalStatusJournal(): DurableJournal<JournaledRequest> {
 /**
  * A final status callback: applied now, or, when the database cannot take it
  * within the deadline, written durably to the local journal and answered 200
- * all the same, to be applied once the database is back (decisions §7).
+ * all the same, to be applied once the database is back (docs/decisions.md §7).
  * Applying twice is harmless: a call closes once, its usage has a unique SID.
  */
 export async function handleFinalStatus(req: EngineRequest, deadlineMs = FINAL_STATUS_DEADLINE_MS): Promise<string> {

@@ -31,7 +31,7 @@ export type EngineRequest = {
 };
 
 /**
- * Twilio's voice requests and status callbacks for one account (decisions §7).
+ * Twilio's voice requests and status callbacks for one account (docs/decisions.md §7).
  * Answers TwiML; the caller turns AppErrors into HTTP errors.
  */
 export async function handleEngineRequest(req: EngineRequest): Promise<string> {
@@ -62,7 +62,7 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
 /**
  * Checks X-Twilio-Signature where we hold a token to check it with: an outbound
  * call's own (while it lives), else the account's Twilio connection, whose
- * every request must be signed and carry its AccountSid (decisions §10).
+ * every request must be signed and carry its AccountSid (docs/decisions.md §10).
  * True when the request is proven Twilio's; false when nothing can prove it
  * (no connection, not an outbound call of ours): such a request is trusted
  * only as far as it can do no harm.

@@ -1,4 +1,4 @@
-/** The one table of error codes and their HTTP statuses (decisions §3). */
+/** The one table of error codes and their HTTP statuses (docs/decisions.md §3). */
 export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   PROVIDER_REJECTED: 400,

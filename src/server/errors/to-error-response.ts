@@ -73,7 +73,7 @@ const TRANSIENT_MESSAGES = [
 /**
  * True for an error that means the database is unreachable or busy right now,
  * not that the request is wrong: the answer is 503 "try again", never 500
- * (decisions §3, §7). Looks through wrapped causes (Prisma's driver adapter,
+ * (docs/decisions.md §3, §7). Looks through wrapped causes (Prisma's driver adapter,
  * tRPC).
  */
 export function isTransientError(thrown: unknown): boolean {
@@ -91,7 +91,7 @@ export function isTransientError(thrown: unknown): boolean {
   return false;
 }
 
-/** The one mapper from anything thrown to the error envelope (decisions §3). */
+/** The one mapper from anything thrown to the error envelope (docs/decisions.md §3). */
 export function toErrorResponse(thrown: unknown): MappedError {
   const err = unwrap(thrown);
   let code: ErrorCode = "INTERNAL";

@@ -41,7 +41,7 @@ export type DeliveryWorkerOptions = {
 };
 
 /**
- * Runs deliveries on this instance (decisions §8): jobs are fetched from
+ * Runs deliveries on this instance (docs/decisions.md §8): jobs are fetched from
  * pg-boss as slots free up and each attempt runs on its own, so a slow
  * receiver delays nothing but its own attempt. Before an attempt, a job whose
  * account is at its cap, or whose endpoint is backed off, is put back for

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { CallDirection } from "../schemas/enums";
 import type { EventType } from "../schemas/events";
 
-/** decisions §8: the one shape of every event we send. */
+/** docs/decisions.md §8: the one shape of every event we send. */
 export type { EventType };
 
 export type EventData = {

@@ -1,6 +1,6 @@
 import { decryptSecret } from "../crypto/secret-box";
 
-/** decisions §8: after a rotation the previous secret keeps signing for 24 hours (unless retired sooner). */
+/** docs/decisions.md §8: after a rotation the previous secret keeps signing for 24 hours (unless retired sooner). */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 type SecretColumns = {

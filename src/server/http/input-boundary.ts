@@ -4,7 +4,7 @@ import { MAX_BODY_BYTES } from "./body";
 import { writeErrorResponse } from "./error-response";
 
 /**
- * The one input boundary (decisions §3): every request passes these checks in
+ * The one input boundary (docs/decisions.md §3): every request passes these checks in
  * the custom server before Next.js or the engine sees it, so no transport
  * (REST, tRPC, next-auth, billing pages, engine, Stripe webhook) can hand the
  * database a NUL, read an unbounded body, or turn a bad escape into a 500.
@@ -25,7 +25,7 @@ export function allowedMethodsFor(path: string): readonly string[] | null {
   if (path.startsWith("/api/engine/")) return ["POST"];
   if (path === "/api/openapi.json") return ["GET", "HEAD"];
   if (path.startsWith("/api/") || path === "/api") return null;
-  // Local billing pages (decisions §4): GET and HEAD show, a POST (any body) acts.
+  // Local billing pages (docs/decisions.md §4): GET and HEAD show, a POST (any body) acts.
   if (/^\/billing\/(checkout\/[^/]+|portal\/[^/]+\/(cancel|resume))\/?$/.test(path)) return ["GET", "HEAD", "POST"];
   // The account forms that work without JavaScript post here (HTML forms only).
   if (ACCOUNT_FORM_POSTS.test(path)) return ["POST"];

@@ -15,8 +15,8 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return rest;
 }
 
-/** The README's table of error codes and their statuses. */
-const ERROR_TABLE_LINK = "README.md#errors";
+/** The API guide's table of error codes and their statuses. */
+const ERROR_TABLE_LINK = "docs/api.md#errors";
 const CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(", ");
 
 const ERROR_ENVELOPE = z.object({
@@ -24,7 +24,7 @@ const ERROR_ENVELOPE = z.object({
     .object({
       code: z
         .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
-        .describe(`What went wrong, for programs: ${CODES}. Each is explained in the README's error table (${ERROR_TABLE_LINK}).`),
+        .describe(`What went wrong, for programs: ${CODES}. Each is explained in the API guide's error table (${ERROR_TABLE_LINK}).`),
       message: z.string().describe("What went wrong, for people; never a stack trace or SQL"),
       details: z
         .array(
@@ -61,7 +61,7 @@ function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
   if (route.auth) [401, 429].forEach((s) => statuses.add(s));
   if (route.procedure.startsWith("auth.")) statuses.add(429);
   if (route.path.includes(":")) statuses.add(404);
-  // Idempotency-Key (decisions §11): still running, or reused with another body.
+  // Idempotency-Key (docs/decisions.md §11): still running, or reused with another body.
   if (route.method === "POST") [409, 422].forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }

@@ -2,7 +2,7 @@ import type { RestRoute } from "../rest/routes";
 
 /**
  * Request and response examples for the reference, consistent with the
- * README. A test validates each one against its generated schema, so an
+ * API guide (docs/api.md). A test validates each one against its generated schema, so an
  * example that drifts from the code fails the build.
  */
 export const exampleKey = (route: Pick<RestRoute, "method" | "path">) => `${route.method} ${route.path}`;

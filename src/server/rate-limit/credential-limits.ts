@@ -18,7 +18,7 @@ export function rateLimitSubject(ip: string): string {
 export type CredentialLimit = { key: string; policy: "authPair" | "authEmail" | "authIp" };
 
 /**
- * decisions §5, login and register limits that stop guessers without locking
+ * docs/decisions.md §5, login and register limits that stop guessers without locking
  * out the account's owner. Three buckets, checked in this order:
  * - per address: 10 a minute, before the body is even parsed (`stage: "address"`);
  * - per (email, address): 10 a minute, so ten wrong passwords from elsewhere

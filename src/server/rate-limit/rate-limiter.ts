@@ -20,7 +20,7 @@ export const POLICIES = {
   authPair: { capacity: 10, refillPerSecond: 10 / 60 },
   /** Login and register per email across all addresses: 100 an hour, the ceiling for a distributed guesser. */
   authEmail: { capacity: 100, refillPerSecond: 100 / 3600 },
-  /** decisions §5: 50 a second per account, bursts of 100. */
+  /** docs/decisions.md §5: 50 a second per account, bursts of 100. */
   api: { capacity: 100, refillPerSecond: 50 },
   /** Unauthenticated tRPC requests (the dashboard's log-in and sign-up), per IP: a person never comes close. */
   publicIp: { capacity: 30, refillPerSecond: 5 },

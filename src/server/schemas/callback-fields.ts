@@ -1,6 +1,6 @@
 /**
  * What the reference says about every callback URL field, written once: each
- * is a request Routekit makes on the customer's behalf (decisions §6).
+ * is a request Routekit makes on the customer's behalf (docs/decisions.md §6).
  */
 export const PUBLIC_HTTPS =
   "Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one.";

@@ -1,5 +1,5 @@
 /**
- * Phone number shapes, spelled once. decisions §6: numbers registered here are
+ * Phone number shapes, spelled once. docs/decisions.md §6: numbers registered here are
  * US E.164: `+1`, a 3-digit area code and a 7-digit number, neither starting with 0 or 1.
  */
 export const US_E164 = /^\+1[2-9]\d{2}[2-9]\d{6}$/;

@@ -3,14 +3,14 @@ import { ZTimestamp } from "./common";
 import { ZCallDirection } from "./enums";
 import { ZCostBreakdown } from "./usage";
 
-/** decisions §8: the three event types, spelled once. */
+/** docs/decisions.md §8: the three event types, spelled once. */
 export const EVENT_TYPES = ["call.started", "call.ended", "call.error"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const ZEventType = z.enum(EVENT_TYPES).describe("call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back");
 /** Which of a number's URLs receives each event type. */
 export const EVENT_URL_FIELD = { "call.started": "onCallStartUrl", "call.ended": "onCallEndUrl", "call.error": "onErrorUrl" } as const satisfies Record<EventType, string>;
 
-/** decisions §8: the events we send, as documented in the OpenAPI `webhooks`. */
+/** docs/decisions.md §8: the events we send, as documented in the OpenAPI `webhooks`. */
 export const ZEventEnvelope = z.object({
   id: z.string().describe("evt_…; the webhook-id header; the same on every retry"),
   type: ZEventType,

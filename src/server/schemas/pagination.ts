@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { queryInteger } from "./common";
 
-/** decisions §9: limit 1.., default 50, above 100 clamped (and the applied value echoed); offset 0.., default 0. */
+/** docs/decisions.md §9: limit 1.., default 50, above 100 clamped (and the applied value echoed); offset 0.., default 0. */
 export const ZPagination = z.object({
   limit: queryInteger({ min: 1 })
     .default(50)

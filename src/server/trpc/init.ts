@@ -17,7 +17,7 @@ export type Context = {
   ip: string;
   /** The raw Authorization header, resolved lazily by the procedures that need it. */
   authorization: string | null;
-  /** The Idempotency-Key header of a POST (decisions §11); null or absent when none was sent. */
+  /** The Idempotency-Key header of a POST (docs/decisions.md §11); null or absent when none was sent. */
   idempotencyKey?: string | null;
   /** Filled by procedures for the transport to turn into headers. */
   responseMeta?: ResponseMeta;
@@ -42,7 +42,7 @@ type MiddlewareCall = { ctx: Context; type: string; path: string; getRawInput: (
 type NextResult = { ok: true; data: unknown } | { ok: false; error: unknown };
 
 /**
- * decisions §11, for every mutation of both transports: with an
+ * docs/decisions.md §11, for every mutation of both transports: with an
  * Idempotency-Key, the first request claims the key and its answer is stored;
  * the same key and input replay that answer without running again. A 4xx is
  * stored and replayed like a success (as Stripe does: the same request would
@@ -128,7 +128,7 @@ export const apiProcedure = t.procedure
   });
 
 /**
- * decisions §4, the one rule for account standing: SUSPENDED is 403 wherever
+ * docs/decisions.md §4, the one rule for account standing: SUSPENDED is 403 wherever
  * standing matters; INACTIVE is 402 where payment is required.
  */
 function requireStanding(requirePayment: boolean) {

@@ -1,6 +1,6 @@
 import { dateTime } from "@/lib/format";
 
-/** Shown while a delivery's endpoint is backed off (decisions §8): why nothing is being sent to it. */
+/** Shown while a delivery's endpoint is backed off (docs/decisions.md §8): why nothing is being sent to it. */
 export function EndpointBackoffNotice({ until, className }: { until: string | null; className?: string }) {
   if (!until) return null;
   return (

@@ -11,7 +11,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
 const HOUR = 3600_000;
-/** The API reaches back at most 14 days (decisions §8). */
+/** The API reaches back at most 14 days (docs/decisions.md §8). */
 const WINDOWS = [
   { label: "the last hour", ms: HOUR },
   { label: "the last 24 hours", ms: 24 * HOUR },

@@ -9,7 +9,7 @@ import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
 import { AddNumberForm } from "./add-number-form";
 import { NumberList } from "./number-list";
 
-/** decisions §4: INACTIVE gets 402 and SUSPENDED 403 on adding, so the form is disabled (lib/account-standing.ts) and this says what to do. */
+/** docs/decisions.md §4: INACTIVE gets 402 and SUSPENDED 403 on adding, so the form is disabled (lib/account-standing.ts) and this says what to do. */
 function AccountStandingNotice({ status }: { status: string }) {
   if (status === "INACTIVE") {
     return (

@@ -16,7 +16,7 @@ import type { AppRouter } from "@/server/trpc/root";
 
 type Rotation = inferRouterOutputs<AppRouter>["account"]["rotateEngineUrl"];
 
-/** decisions §7: a new engine URL; the old one works 24 more hours; connected numbers follow automatically. */
+/** docs/decisions.md §7: a new engine URL; the old one works 24 more hours; connected numbers follow automatically. */
 export function EngineUrlPanel({ connected }: { connected: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -11,7 +11,7 @@ import { ConnectionSummary } from "./connection-summary";
 import { EngineUrlPanel } from "./engine-url-panel";
 import { TwilioNumbers } from "./twilio-numbers";
 
-/** decisions §10: connect (or disconnect) Twilio, then register and set up its numbers in one click each. */
+/** docs/decisions.md §10: connect (or disconnect) Twilio, then register and set up its numbers in one click each. */
 export function Twilio({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const trpc = useTRPC();
   const connection = useQuery(trpc.twilioConnection.get.queryOptions(undefined, { retry: false }));

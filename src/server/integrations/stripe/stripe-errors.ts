@@ -11,7 +11,7 @@ const redactKeys = (text: string) => text.replace(/\b(sk|rk|pk)_(live|test)_\S*/
 
 /**
  * A Stripe failure → the one error the API answers (502 PROVIDER_UNAVAILABLE,
- * decisions §3), told apart in message and log level: a 4xx from Stripe (a
+ * docs/decisions.md §3), told apart in message and log level: a 4xx from Stripe (a
  * wrong price id, a revoked key) is our misconfiguration, logged at error with
  * Stripe's code and message, and retrying will not help; a 5xx, 429 or a
  * network failure is Stripe being unavailable, logged at warn.

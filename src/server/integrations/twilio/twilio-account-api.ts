@@ -1,7 +1,7 @@
 import { twilioRestClient } from "./twilio-rest-client";
 
 /**
- * The calls a Twilio connection makes (decisions §10), through the official SDK
+ * The calls a Twilio connection makes (docs/decisions.md §10), through the official SDK
  * on the customer's own credentials. Errors are the SDK's; callers map them
  * with toProviderError.
  */

@@ -3,7 +3,7 @@ import { billing } from "../../services/billing/billing-strategy";
 import { logger } from "../../logger";
 import { defineJob } from "../job-definition";
 
-/** One completed call's billed minutes for Stripe's meter (decisions §4), sent in the usage record's transaction. */
+/** One completed call's billed minutes for Stripe's meter (docs/decisions.md §4), sent in the usage record's transaction. */
 export const stripeMeterEventJob = defineJob({
   name: "stripe-meter-event",
   payload: z.object({ stripeCustomerId: z.string().min(1), callSid: z.string().min(1), minutes: z.number().int().positive(), timestamp: z.number().int() }),

@@ -3,7 +3,7 @@ import { logger } from "../../logger";
 import { defineJob } from "../job-definition";
 
 /**
- * Reconciliation with Twilio (decisions §10), every minute: one run at a time
+ * Reconciliation with Twilio (docs/decisions.md §10), every minute: one run at a time
  * across all instances and at most one waiting (pg-boss's "stately"), so a
  * slow run never piles up minutes; a skipped minute is covered by the next run.
  */

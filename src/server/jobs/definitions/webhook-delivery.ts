@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineJob } from "../job-definition";
 
 /**
- * A crashed instance's deliveries must run elsewhere within 30 s (decisions §8).
+ * A crashed instance's deliveries must run elsewhere within 30 s (docs/decisions.md §8).
  * A delivery job is leased for DELIVERY_LEASE_SECONDS and the worker renews
  * the lease of every attempt in flight a few times per lease (job-queue.ts
  * `deliveryLease`), so a live attempt is never run twice while a dead

@@ -3,7 +3,7 @@ import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
 import { db } from "../../db/client";
 import { env } from "../../env";
 
-/** decisions §7: `{PUBLIC_BASE_URL}/api/engine/voice/{routingToken}`. */
+/** docs/decisions.md §7: `{PUBLIC_BASE_URL}/api/engine/voice/{routingToken}`. */
 export function engineVoiceUrl(routingToken: string): string {
   return `${env().publicBaseUrl}/api/engine/voice/${routingToken}`;
 }
@@ -14,7 +14,7 @@ export function generateRoutingToken(): string {
 }
 
 /**
- * A routing token is a bearer secret (decisions §7): the database keeps its
+ * A routing token is a bearer secret (docs/decisions.md §7): the database keeps its
  * SHA-256 for the engine's look-up and an encrypted copy to show the URL,
  * never the token itself.
  */

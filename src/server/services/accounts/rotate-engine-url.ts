@@ -10,7 +10,7 @@ import { engineVoiceUrl, generateRoutingToken, sealRoutingToken } from "./engine
 export const ENGINE_URL_OVERLAP_MS = 24 * 3600_000;
 
 /**
- * decisions §7: a new engine URL; the old one keeps working for 24 hours.
+ * docs/decisions.md §7: a new engine URL; the old one keeps working for 24 hours.
  * Rotations of one account are serialized by a row lock, so the token moved
  * to "previous" is always the one that was current. Numbers set up through
  * the Twilio connection are then repointed at Twilio; each one that cannot be

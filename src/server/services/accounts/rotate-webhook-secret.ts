@@ -4,7 +4,7 @@ import { decryptSecret, encryptSecret, generateWebhookSecret } from "../../crypt
 import { ROTATION_OVERLAP_MS } from "../../events/webhook-secrets";
 
 /**
- * POST /api/account/webhook-secret (decisions §8). Rotations of one account are
+ * POST /api/account/webhook-secret (docs/decisions.md §8). Rotations of one account are
  * serialized on its row (`SELECT … FOR UPDATE`), so of two at once the second
  * keeps the first's new secret as its previous one: every secret ever returned
  * signs events until it is rotated out twice or expires.

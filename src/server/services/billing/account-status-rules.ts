@@ -1,7 +1,7 @@
 import type { AccountStatus } from "@/generated/prisma/enums";
 
 /**
- * decisions §4: payment drives the account's status. A subscription being paid
+ * docs/decisions.md §4: payment drives the account's status. A subscription being paid
  * makes it ACTIVE; `past_due` (Stripe is retrying the charge) leaves it as it
  * is, with a dashboard warning; `unpaid`, cancelled, expired or paused SUSPEND
  * it; `incomplete` (checkout not finished) changes nothing.

@@ -3,7 +3,7 @@ import { db, isUniqueViolation } from "../../db/client";
 import { verifyToken, type TokenClaims } from "../../auth/tokens";
 
 /**
- * Local billing links act once (decisions §4): the token's `jti` is recorded in
+ * Local billing links act once (docs/decisions.md §4): the token's `jti` is recorded in
  * the transaction of the action, so two POSTs of one link (a double click, a
  * replay) act once and a used link is gone.
  */

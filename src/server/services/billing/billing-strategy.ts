@@ -13,7 +13,7 @@ export type CheckoutPayment = { outcome: "paid" } | CheckoutNotShown;
 
 /**
  * Everything that differs between local billing mode (no payment provider: our own checkout and
- * portal pages) and Stripe mode (decisions §4). Chosen once per configuration; callers ask it and
+ * portal pages) and Stripe mode (docs/decisions.md §4). Chosen once per configuration; callers ask it and
  * never look at the mode themselves.
  */
 export interface BillingStrategy {
@@ -47,7 +47,7 @@ export interface BillingStrategy {
   readonly dashboardNote: string | null;
 }
 
-/** decisions §2: Stripe mode when STRIPE_SECRET_KEY is set (env.ts decides), local billing mode otherwise. */
+/** docs/decisions.md §2: Stripe mode when STRIPE_SECRET_KEY is set (env.ts decides), local billing mode otherwise. */
 export function chooseBillingStrategy(config: Pick<Env, "billingMode">): BillingStrategy {
   return config.billingMode === "stripe" ? new StripeBilling() : new LocalBilling();
 }

@@ -10,7 +10,7 @@ import { applyLocalPortalAction, viewLocalPortal, type PortalAction, type Portal
 
 /**
  * Local billing mode (no Stripe key: the embedded default): MONTHLY_BASE / PER_MINUTE_RATE, and
- * checkout and portal are pages of this service (decisions §4). The usage totals are the bill.
+ * checkout and portal are pages of this service (docs/decisions.md §4). The usage totals are the bill.
  */
 export class LocalBilling implements BillingStrategy {
   readonly dashboardNote = "Local billing mode: no payment provider is configured; the portal is a page of this service.";

@@ -5,7 +5,7 @@ import type { CheckoutPayment, CheckoutView } from "./billing-strategy";
 import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
 
 /**
- * GET or HEAD of our checkout link in local billing mode (decisions §4): the plan and a Pay
+ * GET or HEAD of our checkout link in local billing mode (docs/decisions.md §4): the plan and a Pay
  * button, and nothing else: link previews, mail scanners and crawlers open links, so opening one
  * must never pay.
  */

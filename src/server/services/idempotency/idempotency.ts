@@ -3,7 +3,7 @@ import { kysely } from "../../db/kysely";
 import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
 import { AppError } from "../../errors/app-error";
 
-/** decisions §11: a key answers the same for 24 hours. */
+/** docs/decisions.md §11: a key answers the same for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * An IN_PROGRESS row this old belongs to an instance that died mid-request (no

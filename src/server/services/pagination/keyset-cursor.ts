@@ -1,7 +1,7 @@
 import { AppError } from "../../errors/app-error";
 
 /**
- * The one keyset cursor of the API's lists (calls, usage; decisions §11):
+ * The one keyset cursor of the API's lists (calls, usage; docs/decisions.md §11):
  * where a page ends in (createdAt, id) order, newest first. A page is one
  * index range read at any depth, and rows arriving meanwhile never shift the
  * pages after it. Opaque to clients (base64url), checked on the way in.

@@ -26,7 +26,7 @@ export async function listPhoneNumbers(opts: { accountId: string }) {
   return { phoneNumbers: numbers.map(toPhoneNumberDto) };
 }
 
-/** decisions §6: another account's number is 403 NUMBER_NOT_OWNED, an unknown id 404. */
+/** docs/decisions.md §6: another account's number is 403 NUMBER_NOT_OWNED, an unknown id 404. */
 export async function notOwnedOrMissing(id: string): Promise<never> {
   const exists = await db().phoneNumber.findUnique({ where: { id }, select: { id: true } });
   throw exists ? new AppError("NUMBER_NOT_OWNED") : new AppError("NOT_FOUND", "No such phone number.");

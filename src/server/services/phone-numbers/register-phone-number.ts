@@ -10,7 +10,7 @@ import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-cred
 import { toPhoneNumberDto } from "./phone-numbers";
 import { pointNumberAtEngine } from "./twilio-number-setup";
 
-/** decisions §10: numbers nobody has proven are first-come, so an account may hold only so many. */
+/** docs/decisions.md §10: numbers nobody has proven are first-come, so an account may hold only so many. */
 export const UNVERIFIED_NUMBER_LIMIT = 25;
 
 /**

@@ -3,7 +3,7 @@ import { setTwilioNumberUrls, fetchTwilioNumber, type TwilioCredentials } from "
 import { logger } from "../../logger";
 import { isEngineVoiceUrlOf } from "../accounts/engine-voice-url";
 
-/** decisions §10: the number's voice URL and status callback both go to the engine URL, method POST. */
+/** docs/decisions.md §10: the number's voice URL and status callback both go to the engine URL, method POST. */
 export async function pointNumberAtEngine(creds: TwilioCredentials, twilioSid: string, engineVoiceUrl: string): Promise<void> {
   await setTwilioNumberUrls(creds, twilioSid, { voiceUrl: engineVoiceUrl, statusCallback: engineVoiceUrl });
 }

@@ -9,7 +9,7 @@ import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { toTwilioConnectionDto } from "./twilio-connection-dto";
 
 /**
- * decisions §10: the credentials are proven by fetching the account at Twilio
+ * docs/decisions.md §10: the credentials are proven by fetching the account at Twilio
  * before anything is stored; the auth token is kept only encrypted.
  */
 export async function connectTwilio(opts: { accountId: string; input: TConnectTwilioInput }) {

@@ -5,7 +5,7 @@ import { toProviderError } from "../../integrations/twilio/twilio-provider-error
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { twilioCredentialsOf } from "./twilio-connection-credentials";
 
-/** decisions §10: every incoming number of the connected account, with whether it is registered here and pointed at us; and its subaccounts. */
+/** docs/decisions.md §10: every incoming number of the connected account, with whether it is registered here and pointed at us; and its subaccounts. */
 export async function listConnectedTwilioNumbers(opts: { accountId: string }) {
   const creds = await twilioCredentialsOf(opts.accountId);
   if (!creds) throw new AppError("NOT_FOUND", "No Twilio account is connected.");
@@ -30,7 +30,7 @@ export async function listConnectedTwilioNumbers(opts: { accountId: string }) {
       registered: mine.has(n.phoneNumber),
       configured: n.voiceUrl === engineUrl && n.statusCallback === engineUrl,
     })),
-    // decisions §10: numbers in a subaccount are signed with its own token, so they need a connection of that subaccount.
+    // docs/decisions.md §10: numbers in a subaccount are signed with its own token, so they need a connection of that subaccount.
     subaccounts,
   };
 }

@@ -1,4 +1,4 @@
-/** decisions §1: minutes are billed per call, rounded up; a call of 0 seconds bills 0. */
+/** docs/decisions.md §1: minutes are billed per call, rounded up; a call of 0 seconds bills 0. */
 export function billedMinutes(durationSeconds: number): number {
   return durationSeconds <= 0 ? 0 : Math.ceil(durationSeconds / 60);
 }

@@ -100,7 +100,7 @@ export async function currentUsage(opts: { accountId: string; now?: Date }) {
 }
 
 /**
- * decisions §9: totals over the current billing period: Stripe's when its
+ * docs/decisions.md §9: totals over the current billing period: Stripe's when its
  * webhooks told us one that is still current, else the UTC calendar month.
  */
 export async function subscriptionSummary(opts: { accountId: string; now?: Date }) {

@@ -5,7 +5,7 @@ import { wakeWorker } from "../../jobs/job-queue";
 import { restartCycles } from "./webhook-deliveries";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 
-/** decisions §8: replay reaches back at most this far. */
+/** docs/decisions.md §8: replay reaches back at most this far. */
 export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 
 /**

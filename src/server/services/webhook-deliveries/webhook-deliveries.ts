@@ -120,7 +120,7 @@ export async function restartCycles(
 /**
  * Redeliver now, whatever the delivery's state: same event id and body, a
  * fresh signature, and a fresh retry schedule if this attempt fails too.
- * Idempotent (decisions §8): while a redelivery (or the first attempt) is
+ * Idempotent (docs/decisions.md §8): while a redelivery (or the first attempt) is
  * still waiting to run, another click schedules nothing and answers the
  * delivery as it is, so two clicks at once send once.
  */

@@ -19,7 +19,7 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 const ENDPOINT = "/api/trpc";
-/** decisions §3: one request runs at most this many procedures (the dashboard's batches stay far below). */
+/** docs/decisions.md §3: one request runs at most this many procedures (the dashboard's batches stay far below). */
 export const MAX_BATCH_SIZE = 10;
 
 /** Procedures named in the path: `a,b,c` when batched (`?batch=1`), else one. */

@@ -14,7 +14,7 @@ function redirectOrError(result: CheckoutNotShown, method: string): Response {
   return notFoundPage(method, "checkout");
 }
 
-/** GET and HEAD show the plan and a Pay button; nothing changes (decisions §4). */
+/** GET and HEAD show the plan and a Pay button; nothing changes (docs/decisions.md §4). */
 async function show(req: Request, ctx: Ctx): Promise<Response> {
   return servePage(req, async () => {
     const { token } = await ctx.params;

@@ -4,7 +4,7 @@ import { applyBillingState, idOf, lockBillingAccount, notePaymentMethod, type St
 
 /**
  * Checkout completed: its subscription becomes the account's (the one way a
- * cancelled account comes back, decisions §4). Paid → ACTIVE; a delayed payment
+ * cancelled account comes back, docs/decisions.md §4). Paid → ACTIVE; a delayed payment
  * method (`unpaid`) waits for that subscription's `invoice.paid`.
  */
 export const checkoutSessionCompleted: StripeEventHandler<Stripe.Checkout.Session> = async (tx, session, created) => {

@@ -5,7 +5,7 @@ import { invoiceSubscriptionId } from "./invoice-subscription";
 
 /**
  * A failed charge: Stripe retries it and the subscription is `past_due`
- * meanwhile. The account stays ACTIVE with a dashboard warning (decisions §4);
+ * meanwhile. The account stays ACTIVE with a dashboard warning (docs/decisions.md §4);
  * only `unpaid`, cancellation or deletion (subscription events) suspend it.
  */
 export const invoicePaymentFailed: StripeEventHandler<Stripe.Invoice> = async (tx, invoice, created) => {
