@@ -216,4 +216,17 @@ describe("a connected account's requests must be signed by its Twilio account", 
     const current = await s.account.as("GET", "/api/usage/current");
     expect(current.body.allTime).toMatchObject({ calls: 2, billedMinutes: 3 });
   });
+
+  it("a signed completed is Twilio's word: CallDuration=1440 a second after ringing bills 1440 s, unclamped", async () => {
+    const s = await setup();
+    await connectTwilioRow({ accountId: s.account.id, accountSid: TWILIO_SID, authToken: TWILIO_TOKEN });
+    const call = base(s);
+    expect((await postSigned(s.url, { ...call, CallStatus: "ringing" }, TWILIO_TOKEN)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await postSigned(s.url, { ...call, CallStatus: "completed", CallDuration: "1440", CallbackSource: "call-progress-events" }, TWILIO_TOKEN)).status).toBe(200);
+    expect(await callRows(s.account.id)).toEqual([{ callSid: call.CallSid, status: "completed", durationSeconds: 1440 }]);
+    expect((await s.account.as("GET", "/api/usage/current")).body.allTime).toMatchObject({ calls: 1, billedMinutes: 24 });
+    const detail = await s.account.as("GET", `/api/calls/${call.CallSid}`);
+    expect(detail.body.call.timeline.filter((e: { type: string }) => e.type === "duration-clamped")).toEqual([]);
+  });
 });
