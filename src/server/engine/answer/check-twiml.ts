@@ -74,9 +74,9 @@ function walk(xml: string): Refusal | null {
   });
   // The kinds of the open elements, innermost last.
   const open: ElementKind[] = [];
+  // Until markupEnds() runs, the last markup ended before the tag at hand, so the next '<' is its start.
+  const tagAt = () => xml.indexOf("<", state.markupEnd);
   parser.on("opentag", ({ name, attributes }) => {
-    // Until markupEnds() runs, the last markup ended before this tag, so the next '<' is its start.
-    const tagAt = () => xml.indexOf("<", state.markupEnd);
     const parent = open[open.length - 1];
     const kind = parent === undefined ? RESPONSE_KIND : parent.children.get(name);
     if (kind === undefined) refuse(misplaced(name, parent!), tagAt());
