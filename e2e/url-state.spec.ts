@@ -75,7 +75,25 @@ test("calls: the page, the filters and the open call survive a refresh and Back"
   await expect(page).not.toHaveURL(/after=/);
 });
 
+/** POST /api/webhook-deliveries/test, waiting out its limit of 10 a minute per account (decisions §20). */
+async function sendTestEvent(apiKey: string, phoneNumberId: string): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${BASE}/api/webhook-deliveries/test`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ phoneNumberId, type: "call.ended" }),
+    });
+    if (res.status !== 429) {
+      expect(res.status).toBe(200);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? "1") * 1000));
+  }
+}
+
 test("deliveries: ?status=FAILED is honoured; the page and the open delivery survive a refresh and Back", async ({ page }) => {
+  // 22 test events at 10 a minute per account: about 75 s of them.
+  test.setTimeout(180_000);
   const backend = await startReceiver((r, res) => res.writeHead(r.path === "/fails" ? 500 : 200).end(r.path === "/fails" ? "down" : "ok"));
   try {
     const account = await createAccount("deliveries-url", { paid: true });
@@ -88,8 +106,8 @@ test("deliveries: ?status=FAILED is honoured; the page and the open delivery sur
       body: { phoneNumber: uniqueNumber(), onCallStartUrl: backend.url("/ok"), onCallEndUrl: backend.url("/ok") },
     });
     // A test event that gets a 500 is FAILED at once (it is not retried); one that gets a 200 is DELIVERED.
-    for (let i = 0; i < DELIVERIES_PAGE_SIZE + 1; i++) await api(account.apiKey, "/api/webhook-deliveries/test", { method: "POST", body: { phoneNumberId: failing.phoneNumber.id, type: "call.ended" } });
-    await api(account.apiKey, "/api/webhook-deliveries/test", { method: "POST", body: { phoneNumberId: working.phoneNumber.id, type: "call.ended" } });
+    for (let i = 0; i < DELIVERIES_PAGE_SIZE + 1; i++) await sendTestEvent(account.apiKey, failing.phoneNumber.id);
+    await sendTestEvent(account.apiKey, working.phoneNumber.id);
 
     await logIn(page, account);
     await page.goto("/dashboard/deliveries?status=FAILED");

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
 import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
 import { connectTwilioRow } from "./support/connect-twilio";
+import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 
 // What the engine trusts (docs/decisions.md §7, §10): unsigned requests are bounded so
@@ -14,10 +15,15 @@ const XML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>hi</Say></Resp
 const EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
 let backend: Awaited<ReturnType<typeof startReceiver>>;
+let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 beforeAll(async () => {
   backend = await startReceiver((_r, res: ServerResponse) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
+  inProcess = await startInProcess();
 });
-afterAll(async () => backend.close());
+afterAll(async () => {
+  await backend.close();
+  await inProcess.stop();
+});
 
 type Setup = { account: TestAccount; number: string; url: string };
 
@@ -100,15 +106,51 @@ describe("unsigned requests (no Twilio connection) do no harm", () => {
     expect(current.body).toMatchObject({ currentMonth: { calls: 1, billedMinutes: 2, estimatedCost: 49.04 }, allTime: { calls: 1, billedMinutes: 2 } });
   });
 
-  it("a known call can be closed unsigned only within Twilio's bounds, once", async () => {
+  it("a known call can be closed unsigned only within Twilio's bounds, once, and bills no more than it could have lasted", async () => {
     const s = await setup();
     const call = base(s);
     await postUnsigned(s.url, { ...call, CallStatus: "ringing" });
+    // The call really began ten minutes ago: a day's CallDuration is clamped to those 600 s plus 60.
+    await sql("permissive").query(`UPDATE "Call" SET "createdAt" = now() - interval '600 seconds' WHERE "callSid" = $1`, [call.CallSid]);
     expect((await postUnsigned(s.url, { ...call, CallStatus: "completed", CallDuration: "2147483647" })).status).toBe(400);
     expect((await postUnsigned(s.url, { ...call, CallStatus: "completed", CallDuration: "86400" })).status).toBe(200);
     expect((await postUnsigned(s.url, { ...call, CallStatus: "completed", CallDuration: "86400" })).status).toBe(200);
     const current = await s.account.as("GET", "/api/usage/current");
-    expect(current.body.allTime).toMatchObject({ calls: 1, billedMinutes: 1440 });
+    expect(current.body.allTime).toMatchObject({ calls: 1, billedMinutes: 12 });
+  });
+
+  // Issue #22 finding 16: 30 forged "ringing then completed" pairs billed 43,200 minutes in 0.6 s.
+  it("forged ringing then completed with CallDuration=1440 a second later bills 2 minutes; the timeline shows reported and billed", async () => {
+    const s = await setup();
+    const call = base(s);
+    expect((await postUnsigned(s.url, { ...call, CallStatus: "ringing" })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await postUnsigned(s.url, { ...call, CallStatus: "completed", CallDuration: "1440", CallbackSource: "call-progress-events" })).status).toBe(200);
+    const [row] = await callRows(s.account.id);
+    // At most the 1–2 s since the ringing plus 60 s of slack.
+    expect(row.durationSeconds).toBeGreaterThanOrEqual(61);
+    expect(row.durationSeconds).toBeLessThanOrEqual(62);
+    const usage = await s.account.as("GET", "/api/usage");
+    expect(usage.body.records[0]).toMatchObject({ callSid: call.CallSid, durationSeconds: row.durationSeconds, billedMinutes: 2 });
+    expect((await s.account.as("GET", "/api/usage/current")).body.allTime).toMatchObject({ calls: 1, billedMinutes: 2 });
+    const detail = await s.account.as("GET", `/api/calls/${call.CallSid}`);
+    expect(detail.status).toBe(200);
+    const clamped = detail.body.call.timeline.filter((e: { type: string }) => e.type === "duration-clamped");
+    expect(clamped).toEqual([{ type: "duration-clamped", at: expect.any(String), reportedSeconds: 1440, billedSeconds: row.durationSeconds }]);
+  });
+
+  it("the clamp counts to when a final status was received, even when it is applied later from the journal", async () => {
+    const s = await setup();
+    const call = base(s);
+    await postUnsigned(s.url, { ...call, CallStatus: "ringing" });
+    // Applied now, received five minutes after the call began (the receivedAt a journal entry carries).
+    const { handleEngineRequest } = await import("../../src/server/engine/handle-engine-request");
+    const routingToken = new URL(s.url).pathname.split("/").pop()!;
+    const params = Object.assign(Object.create(null), { ...call, CallStatus: "completed", CallDuration: "1440", CallbackSource: "call-progress-events" });
+    const created = (await sql("permissive").query(`SELECT "createdAt" FROM "Call" WHERE "callSid" = $1`, [call.CallSid])).rows[0].createdAt as Date;
+    await handleEngineRequest({ routingToken, pathAndQuery: new URL(s.url).pathname, callId: null, params, signature: null, receivedAt: new Date(created.getTime() + 300_000) });
+    const [row] = await callRows(s.account.id);
+    expect(row).toMatchObject({ status: "completed", durationSeconds: 360 });
   });
 
   it("every request Twilio makes about a call refreshes its lastRequestAt", async () => {
@@ -173,5 +215,18 @@ describe("a connected account's requests must be signed by its Twilio account", 
     ]));
     const current = await s.account.as("GET", "/api/usage/current");
     expect(current.body.allTime).toMatchObject({ calls: 2, billedMinutes: 3 });
+  });
+
+  it("a signed completed is Twilio's word: CallDuration=1440 a second after ringing bills 1440 s, unclamped", async () => {
+    const s = await setup();
+    await connectTwilioRow({ accountId: s.account.id, accountSid: TWILIO_SID, authToken: TWILIO_TOKEN });
+    const call = base(s);
+    expect((await postSigned(s.url, { ...call, CallStatus: "ringing" }, TWILIO_TOKEN)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await postSigned(s.url, { ...call, CallStatus: "completed", CallDuration: "1440", CallbackSource: "call-progress-events" }, TWILIO_TOKEN)).status).toBe(200);
+    expect(await callRows(s.account.id)).toEqual([{ callSid: call.CallSid, status: "completed", durationSeconds: 1440 }]);
+    expect((await s.account.as("GET", "/api/usage/current")).body.allTime).toMatchObject({ calls: 1, billedMinutes: 24 });
+    const detail = await s.account.as("GET", `/api/calls/${call.CallSid}`);
+    expect(detail.body.call.timeline.filter((e: { type: string }) => e.type === "duration-clamped")).toEqual([]);
   });
 });

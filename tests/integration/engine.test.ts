@@ -119,6 +119,25 @@ describe("inbound calls", () => {
     expect(error).toMatchObject({ type: "call.error", data: { callSid: played.callSid, error: { code } } });
   });
 
+  // Issue #22 finding 10: well-formed XML that Twilio refuses used to reach the caller as Twilio's "application error".
+  it.each([
+    ["an unknown verb", "<Response>\n  <Sayy>Hello</Sayy>\n</Response>", "<Sayy> is not a TwiML element (line 2, column 3)"],
+    ["a verb in the wrong case", "<Response>\n  <say>Hello</say>\n</Response>", "<say> is not a TwiML element (names are case-sensitive: <Say>) (line 2, column 3)"],
+    ["<Dial> inside <Gather>", "<Response>\n  <Gather>\n    <Dial>+14155550123</Dial>\n  </Gather>\n</Response>", "<Dial> is not allowed inside <Gather> (line 3, column 5)"],
+    ['<Say loop="many">', '<Response>\n<Say loop="many">Hello</Say>\n</Response>', '<Say> attribute loop="many" must be a whole number (line 2, column 1)'],
+  ])("TwiML Twilio would refuse (%s) is START_CALLBACK_INVALID: the fallback plays, call.error names the line and the rule", async (_name, doc, rule) => {
+    const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(doc));
+    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number });
+    expect(played.answer!.status).toBe(200);
+    expect(played.answer!.body).not.toContain(doc);
+    expect(played.answer!.body).toMatch(/<Response><Say>[^<]*sorry[^<]*<\/Say><Hangup\/><\/Response>/i);
+    const [error] = await until(() => events(s.error).length > 0 && events(s.error), "call.error");
+    expect(error).toMatchObject({ type: "call.error", data: { callSid: played.callSid, error: { code: "START_CALLBACK_INVALID" } } });
+    expect(error.data.error.message).toContain(rule);
+    const { rows } = await sql("permissive").query(`SELECT "answerUse" FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.started'`, [played.callSid]);
+    expect(rows).toEqual([{ answerUse: "START_CALLBACK_INVALID" }]);
+  });
+
   it("an unknown number is rejected", async () => {
     const s = await setup((res) => res.end(XML));
     const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: randomUsNumber() });

@@ -4,6 +4,9 @@ import { buildEvent } from "../../src/server/events/event-envelope";
 import { postCallStarted } from "../../src/server/events/post-call-started";
 import { Webhook } from "standardwebhooks";
 import { call, newActiveAccount, numberBody, sql, type TestAccount } from "./support/api";
+import { checkEventContract } from "./support/contract";
+import { sqlTransaction } from "../../src/server/db/sql-transaction";
+import { replayMatching } from "../../src/server/services/webhook-deliveries/webhook-deliveries";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/until";
@@ -36,6 +39,13 @@ async function markFailed(ids: string[]) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** As if the redeliver that restarted the delivery was a minute ago: past the window in which another is a no-op. */
+async function pastRedeliverWindow(id: string) {
+  await sql("permissive").query(`UPDATE "WebhookDelivery" SET "redeliveredAt" = now() - interval '1 minute' WHERE id = $1`, [id]);
+}
+
+const receivedAt = (path: string) => receiver.received.filter((r) => r.path === path);
 
 describe("GET /api/webhook-deliveries", () => {
   it("happy: newest first, paginated with total, filterable by status and callSid", async () => {
@@ -97,7 +107,8 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
     expect(got).toHaveLength(1);
     expect(got[0]!.headers["webhook-id"]).toBe(delivered.eventId);
 
-    // Redelivering a delivered event sends it again, same id, freshly signed.
+    // Redelivering a delivered event (once the redeliver window has passed) sends it again, same id, freshly signed.
+    await pastRedeliverWindow(id!);
     await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     await until(() => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2, "the second delivery", 15_000, 100);
     const again = receiver.received.filter((r) => r.path === `/${acct.id}`);
@@ -139,9 +150,39 @@ describe("redeliver is idempotent", () => {
     const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
     expect(d.attempts).toHaveLength(1);
 
-    // Once that attempt is made, a new click sends again.
+    // Once that attempt is made and the redeliver window has passed, a new click sends again.
+    await pastRedeliverWindow(id!);
     await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     await until(() => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2, "the second delivery", 15_000, 100);
+  });
+
+  // Issue #22 finding 12: with a fast receiver the first click's attempt is over before the later clicks arrive.
+  it("twenty simultaneous clicks send once, even when the attempt finishes while they arrive", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.end("thanks"));
+    const [id] = await seed(acct, [{ callSid: "CA-twenty" }]);
+    await markFailed([id!]);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)));
+    for (const a of answers) expect(a.status).toBe(200);
+    await until(async () => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.status === "DELIVERED", "DELIVERED", 15_000, 100);
+    await sleep(1500);
+    expect(receivedAt(`/${acct.id}`)).toHaveLength(1);
+    expect((await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.attempts).toHaveLength(1);
+  });
+
+  it.each([30, 100, 250])("two clicks %i ms apart send once", async (gapMs) => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.end("thanks"));
+    const [id] = await seed(acct, [{ callSid: `CA-gap-${gapMs}` }]);
+    await markFailed([id!]);
+    const first = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
+    await sleep(gapMs);
+    const second = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.body.delivery.id).toBe(id);
+    await until(async () => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.status === "DELIVERED", "DELIVERED", 15_000, 100);
+    await sleep(1500);
+    expect(receivedAt(`/${acct.id}`)).toHaveLength(1);
   });
 });
 
@@ -174,6 +215,8 @@ describe("POST /api/webhook-deliveries/test", () => {
     const verified = new Webhook(secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>) as { id: string; data: { test: boolean } };
     expect(verified.id).toBe(d.eventId);
     expect(verified.data.test).toBe(true);
+    // Issue #22 finding 11: the sample event is what the published webhook schema describes.
+    await checkEventContract(JSON.parse(got[0]!.body));
     expect(() => new Webhook("whsec_" + Buffer.from("another-secret-entirely-32-bytes").toString("base64")).verify(got[0]!.body, got[0]!.headers as Record<string, string>)).toThrow();
 
     // It is in the delivery log like any event.
@@ -183,6 +226,7 @@ describe("POST /api/webhook-deliveries/test", () => {
     // call.started goes to onCallStartUrl.
     const started = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.started" } });
     expect(started.body.delivery).toMatchObject({ eventType: "call.started", url: receiver.url(`/t-start/${acct.id}`), payload: { data: { test: true } } });
+    await checkEventContract(started.body.delivery.payload);
   });
 
   it("a failing endpoint: the attempt is recorded as FAILED and not retried", async () => {
@@ -195,6 +239,25 @@ describe("POST /api/webhook-deliveries/test", () => {
     expect(res.body.delivery.attempts[0]).toMatchObject({ statusCode: 500, responseExcerpt: "boom" });
     await sleep(1500);
     expect(receiver.received.filter((r) => r.path === `/t-error/${acct.id}`)).toHaveLength(1);
+  });
+
+  // Issue #22 finding 5: 347 test POSTs to one URL in 5 s used to go through.
+  it("at most 10 a minute per account; the 11th is 429 RATE_LIMITED with Retry-After and sends nothing", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.end("ok"));
+    const phoneNumberId = await numberFor(acct);
+    for (let k = 0; k < 10; k++) {
+      const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const limited = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("RATE_LIMITED");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(receivedAt(`/t-end/${acct.id}`)).toHaveLength(10);
+    // Another account is not held back by this one.
+    const other = await newActiveAccount({ server: "permissive" });
+    expect((await other.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId: await numberFor(other), type: "call.ended" } })).status).toBe(200);
   });
 
   it("error: 400 without a URL for the type or with a bad type, 404 for an unknown number", async () => {
@@ -252,13 +315,17 @@ describe("POST /api/webhook-deliveries/replay", () => {
     const hourAgo = new Date(Date.now() - 3600_000);
     await setCreatedAt(old!, new Date(Date.now() - 3 * 24 * 3600_000));
 
-    const [first, second] = await Promise.all([
+    // Issue #22 finding 5: once a minute per account, so the second of two at once is refused.
+    const both = await Promise.all([
       acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: hourAgo.toISOString() } }),
       acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: hourAgo.toISOString() } }),
     ]);
-    expect(first.status).toBe(200);
-    expect(second.status).toBe(200);
-    expect(first.body.queued + second.body.queued).toBe(2);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 429]);
+    const first = both.find((r) => r.status === 200)!;
+    const limited = both.find((r) => r.status === 429)!;
+    expect(first.body).toEqual({ queued: 2, more: false });
+    expect(limited.body.error.code).toBe("RATE_LIMITED");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const paths = () => receiver.received.filter((r) => r.path === `/${acct.id}` || r.path === `/${other.id}`);
     await until(() => paths().length >= 2, "two deliveries", 15_000, 100);
@@ -269,9 +336,45 @@ describe("POST /api/webhook-deliveries/replay", () => {
     expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
     for (const e of events) expect(e.status).toBe("DELIVERED");
 
-    // status picks others; the old one is reachable with an earlier since.
+    // Within the minute, even a replay that would match others is refused.
     const again = await acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: new Date(Date.now() - 4 * 24 * 3600_000).toISOString(), status: "FAILED" } });
-    expect(again.body.queued).toBe(1);
+    expect(again.status).toBe(429);
+    // The rule itself (no limiter): status picks others; the old one is reachable with an earlier since.
+    const fourDaysAgo = new Date(Date.now() - 4 * 24 * 3600_000);
+    expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since: fourDaysAgo }))).toEqual({ queued: 1, more: false });
+  });
+
+  it("a delivery still queued is not restarted by another replay: its schedule is neither reset nor extended", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    const [id] = await seed(acct, [{ callSid: "CA-requeue" }]);
+    await markFailed([id!]);
+    const since = new Date(Date.now() - 3600_000);
+    expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since }))).toEqual({ queued: 1, more: false });
+    // Its new cycle is under way: three attempts made, the fourth due in an hour.
+    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "cycleAttempts" = 3, "nextAttemptAt" = now() + interval '1 hour' WHERE id = $1`, [id]);
+    const before = (await sql("permissive").query(`SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`, [id])).rows[0];
+    for (const status of ["FAILED", "PENDING", "DELIVERED"] as const) {
+      expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status, since }))).toEqual({ queued: 0, more: false });
+    }
+    const after = (await sql("permissive").query(`SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`, [id])).rows[0];
+    expect(after).toEqual(before);
+  });
+
+  it("queues at most 1,000 deliveries a call, and says when more match", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    receiver.answer((_r, res) => res.end("ok"));
+    await sql("permissive").query(
+      `INSERT INTO "WebhookDelivery" ("accountId", "eventId", "eventType", "callSid", url, payload, status, "cycleAttempts")
+       SELECT $1, 'evt_bulk' || k, 'call.ended', 'CA-bulk', $2, '{}', 'FAILED', 8 FROM generate_series(1, 1001) AS k`,
+      [acct.id, receiver.url(`/bulk/${acct.id}`)],
+    );
+    const res = await acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: new Date(Date.now() - 3600_000).toISOString() } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ queued: 1000, more: true });
+    const { rows } = await sql("permissive").query(`SELECT status, count(*)::int AS n FROM "WebhookDelivery" WHERE "accountId" = $1 GROUP BY status ORDER BY status`, [acct.id]);
+    const counts = Object.fromEntries(rows.map((r: { status: string; n: number }) => [r.status, r.n]));
+    expect((counts.PENDING ?? 0) + (counts.DELIVERED ?? 0)).toBe(1000);
+    expect(counts.FAILED).toBe(1);
   });
 
   it("error: 400 for since more than 14 days ago, in the future, malformed, or a bad status", async () => {

@@ -5,7 +5,7 @@
  * status one transaction; on a PostgreSQL server each is prepared once per
  * connection (db/prepared-statements.ts).
  */
-import type { Kysely, QueryCreator, Selectable } from "kysely";
+import { sql, type Kysely, type QueryCreator, type Selectable } from "kysely";
 import { executeCompiled, kysely, now, precompiled, type DB } from "../db/kysely";
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { TERMINAL_RANK } from "./call-status";
@@ -186,18 +186,33 @@ export async function advanceCall(opts: {
  * Closes a call once: false when it was already closed (a duplicate, a late
  * callback, or reconciliation and a callback racing). The provider token goes with it.
  */
+/** decisions §20: an unverifiable final status bills at most the call's lifetime so far plus this. */
+export const UNVERIFIED_DURATION_SLACK_SECONDS = 60;
+
+/**
+ * Closes the call unless it already is; answers the seconds stored (and to
+ * bill), or null when it was closed before. With `clampToLifetime` (a final
+ * status nothing could verify) `durationSeconds` is capped at the time from
+ * the call's first request to `endedAt` (when the status was received, even
+ * if it is applied later from the journal) plus the slack; what was
+ * reported beyond that is kept in `reportedDurationSeconds` for the timeline.
+ */
 export async function closeCall(
   db: Kysely<DB>,
-  opts: { callId: string; status: string; rank: number; endedAt: Date; durationSeconds: number; answeredBy: string | null; reconciled: boolean; request: TimelineRequest },
-): Promise<boolean> {
+  opts: { callId: string; status: string; rank: number; endedAt: Date; durationSeconds: number; answeredBy: string | null; reconciled: boolean; request: TimelineRequest; clampToLifetime?: boolean },
+): Promise<number | null> {
   const failed = opts.status === "failed";
+  const reported = sql<number>`${opts.durationSeconds}::int`;
+  const lifetime = sql<number>`(greatest(0, ceil(extract(epoch from (${opts.endedAt}::timestamptz - "createdAt")))) + ${UNVERIFIED_DURATION_SLACK_SECONDS})::int`;
+  const clamp = opts.clampToLifetime === true && opts.durationSeconds > 0;
   const result = await withTimeline(db, opts.callId, opts.endedAt, opts.request, opts.status)
     .updateTable("Call")
     .set((eb) => ({
       status: opts.status,
       statusRank: opts.rank,
       endedAt: opts.endedAt,
-      durationSeconds: opts.durationSeconds,
+      durationSeconds: clamp ? sql<number>`least(${reported}, ${lifetime})` : opts.durationSeconds,
+      reportedDurationSeconds: clamp ? sql<number | null>`case when ${reported} > ${lifetime} then ${reported} end` : null,
       answeredBy: opts.answeredBy,
       providerAuthTokenEnc: null,
       lastRequestAt: now(),
@@ -209,8 +224,9 @@ export async function closeCall(
     }))
     .where("id", "=", opts.callId)
     .where("statusRank", "<", opts.rank)
+    .returning("durationSeconds")
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return result === undefined ? null : (result.durationSeconds ?? 0);
 }
 
 // ---- Reconciliation's reads (docs/decisions.md §10): off the hot path, on the same shapes the close path takes.

@@ -32,6 +32,11 @@ export type FinishCall = {
   reconciled: boolean;
   /** Twilio's SequenceNumber of the final status callback, for the call's timeline. */
   sequenceNumber?: number | null;
+  /**
+   * Nothing proved the status is Twilio's (no connection, not an outbound call
+   * of ours): it bills at most the call's lifetime plus 60 s (decisions §20).
+   */
+  unverified?: boolean;
 };
 
 /**
@@ -44,14 +49,15 @@ export type FinishCall = {
  */
 export async function finishCall(opts: FinishCall): Promise<boolean> {
   const { account, call, status, endedAt } = opts;
-  const durationSeconds = status === "completed" ? opts.durationSeconds : 0;
+  const reportedSeconds = status === "completed" ? opts.durationSeconds : 0;
   const answeredBy = opts.answeredBy;
   const plan = await billingPlan();
   return transactionWithEvents(async (trx, emit) => {
-    const closedNow = await closeCall(trx, { callId: call.id, status, rank: TERMINAL_RANK, endedAt, durationSeconds, answeredBy, reconciled: opts.reconciled,
+    const durationSeconds = await closeCall(trx, { callId: call.id, status, rank: TERMINAL_RANK, endedAt, durationSeconds: reportedSeconds, answeredBy, reconciled: opts.reconciled,
       request: { kind: opts.reconciled ? "reconciliation" : "status", sequenceNumber: opts.sequenceNumber ?? null },
+      clampToLifetime: opts.unverified === true,
     });
-    if (!closedNow) return false;
+    if (durationSeconds === null) return false;
 
     const closed = { ...call, answeredBy };
     const breakdown = status === "completed" ? costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate }) : null;

@@ -51,7 +51,7 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
 
   if (isStatusCallback(req.params)) {
     const known = bound ?? (verified ? await adoptCompletedCall(account, number, req.params) : null);
-    if (known) await applyStatus(account, known, req.params, req.receivedAt ?? new Date());
+    if (known) await applyStatus(account, known, req.params, req.receivedAt ?? new Date(), verified);
     return EMPTY_TWIML;
   }
   const receivedAt = req.receivedAt ?? new Date();
@@ -215,7 +215,7 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
  * A status callback. Progress only moves forward; the final status closes the
  * call exactly once (finish-call.ts).
  */
-async function applyStatus(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<void> {
+async function applyStatus(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date, verified: boolean): Promise<void> {
   // Stored as shown: Twilio's `answered` is the call in progress.
   const status = shownCallStatus(callStatusOf(params));
   const rank = statusRank(status);
@@ -228,5 +228,5 @@ async function applyStatus(account: EngineAccount, call: EngineCall, params: Eng
     return;
   }
   const durationSeconds = status === "completed" ? Number.parseInt(params.CallDuration ?? "0", 10) || 0 : 0;
-  await finishCall({ account, call, status, durationSeconds, answeredBy, endedAt: receivedAt, reconciled: false, sequenceNumber });
+  await finishCall({ account, call, status, durationSeconds, answeredBy, endedAt: receivedAt, reconciled: false, sequenceNumber, unverified: !verified });
 }

@@ -18,6 +18,8 @@ export type EventData = {
   costBreakdown?: Record<string, unknown>;
   answeredBy?: string;
   error?: { code: string; message: string };
+  /** Only on sample events from POST /api/webhook-deliveries/test. */
+  test?: true;
 };
 
 export type EventEnvelope = { id: string; type: EventType; createdAt: string; data: EventData };

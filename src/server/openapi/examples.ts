@@ -282,7 +282,7 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
       },
     },
   },
-  "POST /api/webhook-deliveries/replay": { request: { since: "2026-11-21T00:00:00.000Z", status: "FAILED" }, response: { queued: 3 } },
+  "POST /api/webhook-deliveries/replay": { request: { since: "2026-11-21T00:00:00.000Z", status: "FAILED" }, response: { queued: 3, more: false } },
   "event call.started": { request: { id: "evt_1a2b3c", type: "call.started", createdAt: ts, data: { ...eventData, status: "ringing" } } },
   "event call.ended": {
     request: { id: "evt_3q2Hf8sLk1mNoPqR", type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown } },

@@ -31,5 +31,6 @@ export const ZEventEnvelope = z.object({
       .object({ code: z.string().describe("Why, as a code: START_CALLBACK_TIMEOUT, NUMBER_NOT_REGISTERED, …"), message: z.string().describe("Why, in a sentence") })
       .optional()
       .describe("call.error only: what went wrong"),
+    test: z.boolean().optional().describe("true only on sample events from POST /api/webhook-deliveries/test; absent on events about real calls"),
   }).describe("The call the event is about"),
 });

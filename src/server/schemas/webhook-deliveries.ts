@@ -73,5 +73,6 @@ export const ZReplayDeliveriesInput = z.object({
   status: ZDeliveryStatus.default("FAILED").describe("Which deliveries to queue again (default FAILED)"),
 });
 export const ZReplayDeliveriesOutput = z.object({
-  queued: z.number().int().describe("Deliveries queued again; those already waiting for an attempt are not counted twice"),
+  queued: z.number().int().describe("Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted"),
+  more: z.boolean().describe("true when more than 1,000 deliveries matched: replay again (once a minute) to queue the rest"),
 });

@@ -7,7 +7,8 @@ import { inject } from "vitest";
  * dropped, or a status nobody documented, fails the build.
  */
 type Operation = { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> };
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Record<string, unknown>> } };
+type Webhook = { post: { requestBody: { content: { "application/json": { schema: Record<string, unknown> } } } } };
+type Doc = { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, Webhook>; components: { schemas: Record<string, Record<string, unknown>> } };
 
 let loaded: Promise<{ doc: Doc; routes: { pattern: RegExp; template: string }[] }> | undefined;
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
@@ -44,4 +45,18 @@ export async function checkContract(method: string, url: string, status: number,
     compiled.set(key, validate);
   }
   if (!validate(body)) throw new Error(`contract: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+}
+
+/** Checks an event body (as a receiver got it) against the served document's `webhooks` entry for its type. */
+export async function checkEventContract(event: { type: string }): Promise<void> {
+  const { doc } = await load();
+  const hook = doc.webhooks[event.type];
+  if (!hook) throw new Error(`contract: the OpenAPI document has no webhook ${event.type}`);
+  const key = `webhook ${event.type}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(deref(hook.post.requestBody.content["application/json"].schema, doc));
+    compiled.set(key, validate);
+  }
+  if (!validate(event)) throw new Error(`contract: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(event).slice(0, 500)}`);
 }

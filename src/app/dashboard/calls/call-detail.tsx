@@ -135,6 +135,8 @@ function headline(e: TTimelineEntry): string {
       return "TwiML returned to Twilio";
     case "event":
       return `${e.eventType} ${e.status.toLowerCase()}`;
+    case "duration-clamped":
+      return `Duration clamped: ${e.reportedSeconds} s reported, ${e.billedSeconds} s billed`;
     case "usage":
       return `Billed ${e.billedMinutes} min`;
   }
@@ -165,6 +167,8 @@ function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
           </Link>
         </p>
       );
+    case "duration-clamped":
+      return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No Twilio connection verified this status, so it bills at most the time since the call began plus 60 s.</p>;
     case "usage":
       return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`${e.costBreakdown.durationSeconds} s at ${usd(e.costBreakdown.perMinuteRate, { precise: true })}/min = ${usd(e.costBreakdown.totalCost, { precise: true })}`}</p>;
   }

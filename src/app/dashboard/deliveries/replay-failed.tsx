@@ -59,6 +59,7 @@ export function ReplayFailed() {
           {replay.mutation.data ? (
             <Alert tone="success" data-testid="replay-result">
               {replay.mutation.data.queued === 1 ? "1 delivery queued again." : `${replay.mutation.data.queued} deliveries queued again.`}
+              {replay.mutation.data.more ? " More match: replay again in a minute to queue the next 1,000." : null}
             </Alert>
           ) : null}
           {failure ? (

@@ -2,12 +2,16 @@
  * Is the customer's XML a TwiML document we may hand to Twilio? saxes (a conforming, non-validating
  * XML parser that never reads DTDs, so no entity expansion) decides well-formedness; a small walk
  * over its events adds our own rules: at most 64 KiB, a single root `<Response>`, an optional
- * UTF-8 `<?xml …?>` declaration, and no DOCTYPE or processing instructions. TwiML verb names are
- * not checked (Twilio does that). Both passes are linear in the size of the document.
+ * UTF-8 `<?xml …?>` declaration, and no DOCTYPE or processing instructions; and Twilio's own rules
+ * (twiml-rules.ts, generated from the Twilio SDK): known elements in exact case, each only where
+ * Twilio allows it, with known attributes holding values of the right type. A document Twilio would
+ * refuse must fail here, or the caller hears Twilio's "application error" instead of our fallback.
+ * One pass over saxes's events with a table lookup per element and attribute, linear in the size.
  */
 import { SaxesParser } from "saxes";
 import { excerpt } from "./excerpt";
 import { explainSaxesError, Refusal, type WalkState } from "./explain-xml-error";
+import { type ElementKind, isKnownTag, RESPONSE_KIND, tagInOtherCase } from "./twiml-rules";
 import { exceedsTwimlSize, MAX_TWIML_BYTES } from "./twiml-size";
 
 export type DocumentCheck = { ok: true } | { ok: false; reason: string };
@@ -68,8 +72,29 @@ function walk(xml: string): Refusal | null {
       refuse(`root element is <${excerpt(name, 40)}>, expected <Response>`, xml.indexOf("<", state.markupEnd));
     }
   });
-  parser.on("opentag", markupEnds);
+  // The kinds of the open elements, innermost last.
+  const open: ElementKind[] = [];
+  // Until markupEnds() runs, the last markup ended before the tag at hand, so the next '<' is its start.
+  const tagAt = () => xml.indexOf("<", state.markupEnd);
+  parser.on("opentag", ({ name, attributes }) => {
+    const parent = open[open.length - 1];
+    const kind = parent === undefined ? RESPONSE_KIND : parent.children.get(name);
+    if (kind === undefined) refuse(misplaced(name, parent!), tagAt());
+    for (const attribute in attributes) {
+      const check = kind!.attributes.get(attribute);
+      const value = attributes[attribute] as string; // without the xmlns option, saxes gives plain strings
+      if (check === undefined) {
+        if (attribute === "xmlns" || attribute.startsWith("xmlns:")) continue; // namespace declarations are not attributes
+        refuse(`<${excerpt(name, 40)}> has no attribute ${excerpt(attribute, 40)}`, tagAt());
+      } else if (!check.accepts(value)) {
+        refuse(`<${name}> attribute ${attribute}="${excerpt(value, 40)}" must be ${check.expected}`, tagAt());
+      }
+    }
+    open.push(kind!);
+    markupEnds();
+  });
   parser.on("closetag", ({ name }) => {
+    open.pop();
     markupEnds();
     state.lastClosed = name;
   });
@@ -87,6 +112,15 @@ function walk(xml: string): Refusal | null {
     if (err instanceof Refusal) return err;
     throw err;
   }
+}
+
+/** Why `<name>` may not stand inside `parent`, in the customer's terms. */
+function misplaced(name: string, parent: ElementKind): string {
+  const tag = excerpt(name, 40);
+  const spelled = tagInOtherCase(name);
+  if (spelled !== undefined) return `<${tag}> is not a TwiML element (names are case-sensitive: <${spelled}>)`;
+  if (!isKnownTag(name)) return `<${tag}> is not a TwiML element`;
+  return `<${tag}> is not allowed inside <${parent.tag}>`;
 }
 
 /** "line L, column C" for a code-unit offset (computed only when reporting an error). */

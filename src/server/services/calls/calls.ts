@@ -140,6 +140,9 @@ export async function getCall(opts: { accountId: string; callSid: string }) {
     const at = started ? new Date(Date.parse(started.at) + (started.type === "call.started" ? started.latencyMs : 0)) : call.createdAt;
     timeline.push({ type: "twiml", at: at.toISOString(), twiml: call.twiml, order: 2 });
   }
+  if (call.reportedDurationSeconds !== null && call.endedAt !== null) {
+    timeline.push({ type: "duration-clamped", at: call.endedAt.toISOString(), reportedSeconds: call.reportedDurationSeconds, billedSeconds: call.durationSeconds ?? 0, order: 0.5 });
+  }
   if (usage) {
     timeline.push({ type: "usage", at: usage.createdAt.toISOString(), billedMinutes: usage.billedMinutes, costBreakdown: usage.costBreakdown as CostBreakdown, order: 4 });
   }

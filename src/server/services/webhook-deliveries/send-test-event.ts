@@ -4,6 +4,7 @@ import { AppError } from "../../errors/app-error";
 import { attemptDelivery } from "../../events/attempt-delivery";
 import type { EventType } from "../../events/event-envelope";
 import { billingPlan } from "../billing/billing-plan";
+import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { notOwnedOrMissing } from "../phone-numbers/phone-numbers";
 import { sampleEvent } from "./sample-event";
 import { getDelivery } from "./webhook-deliveries";
@@ -16,8 +17,11 @@ import { EVENT_URL_FIELD as URL_FIELD } from "../../schemas/events";
  * outbound client and its URL policy, the delivery log), and answers the
  * delivery with its attempt. A test is sent once: a failure is recorded as
  * FAILED rather than retried for a day, since the customer is watching.
+ * At most 10 a minute per account (decisions §20): the URL is the
+ * customer's to choose, so tests must not become a way to flood one.
  */
 export async function sendTestEvent(opts: { accountId: string; phoneNumberId: string; type: EventType; now?: Date }) {
+  await enforceRateLimits([{ key: `webhook-test:${opts.accountId}`, policy: POLICIES.webhookTest }]);
   const number = await db().phoneNumber.findFirst({ where: { id: opts.phoneNumberId, accountId: opts.accountId } });
   if (!number) return notOwnedOrMissing(opts.phoneNumberId);
   const field = URL_FIELD[opts.type];

@@ -2,6 +2,7 @@ import type { Prisma, WebhookAttempt, WebhookDelivery } from "@/generated/prisma
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { now } from "../../db/kysely";
+import { sql } from "kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
 import { onTransaction, wakeWorker } from "../../jobs/job-queue";
@@ -91,41 +92,92 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
   return { delivery: { ...deliveryDto(d, backoffs), payload: JSON.parse(d.payload) as Record<string, unknown>, attempts: d.attempts.map(attemptDto) } };
 }
 
+/** decisions §8: a redeliver within this long of the one that restarted a delivery sends nothing more. */
+export const REDELIVER_WINDOW_SECONDS = 5;
+/** decisions §20: one replay queues at most this many deliveries. */
+export const REPLAY_MAX_DELIVERIES = 1000;
+
+type Restarted = { id: string; attemptCount: number };
+
 /**
  * Starts a new retry cycle (status PENDING, no attempt yet in it, due now)
- * unless one is already waiting for its first attempt, and schedules its
- * attempt. One statement: of concurrent calls on the same row, PostgreSQL
- * makes the later one wait and re-check the condition against the first
- * one's result, so it matches nothing. `which` narrows the account's
- * deliveries; returns how many moved.
+ * for the rows `update` narrows to, and schedules their attempts. One
+ * statement with the condition in its WHERE: of concurrent calls on a row,
+ * PostgreSQL makes the later one wait and re-check the condition against the
+ * first one's result, so the database decides, whatever instance asked.
  */
-export async function restartCycles(
-  trx: SqlTransaction,
-  opts: { accountId: string; id?: string; status?: DeliveryStatus; since?: Date },
-): Promise<number> {
-  let update = trx
-    .updateTable("WebhookDelivery")
-    .set({ status: "PENDING", cycleAttempts: 0, nextAttemptAt: now(), updatedAt: now() })
-    .where("accountId", "=", opts.accountId)
-    .where((eb) => eb.not(eb.and([eb("status", "=", "PENDING"), eb("cycleAttempts", "=", 0)])))
-    .where("synchronous", "=", false);
-  if (opts.id !== undefined) update = update.where("id", "=", opts.id);
-  if (opts.status !== undefined) update = update.where("status", "=", opts.status);
-  if (opts.since !== undefined) update = update.where("createdAt", ">=", opts.since);
-  const moved = await update.returning(["id", "attemptCount"]).execute();
+async function restart(trx: SqlTransaction, moved: Restarted[]): Promise<number> {
   for (const d of moved) await scheduleAttempt(onTransaction(trx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
   return moved.length;
+}
+
+const restartSet = { status: "PENDING", cycleAttempts: 0, nextAttemptAt: now(), updatedAt: now() } as const;
+
+/**
+ * One redeliver: restarts the delivery unless it is already waiting for its
+ * first attempt of a cycle (queued or in flight), or a redeliver restarted it
+ * less than REDELIVER_WINDOW_SECONDS ago (its attempt may well be done by
+ * the time a double click's second request arrives). True when it restarted.
+ */
+export async function redeliverOne(trx: SqlTransaction, opts: { accountId: string; id: string }): Promise<boolean> {
+  const moved = await trx
+    .updateTable("WebhookDelivery")
+    .set({ ...restartSet, redeliveredAt: now() })
+    .where("id", "=", opts.id)
+    .where("accountId", "=", opts.accountId)
+    .where("synchronous", "=", false)
+    .where((eb) => eb.not(eb.and([eb("status", "=", "PENDING"), eb("cycleAttempts", "=", 0)])))
+    .where((eb) => eb.or([eb("redeliveredAt", "is", null), eb("redeliveredAt", "<", sql<Date>`now() - make_interval(secs => ${REDELIVER_WINDOW_SECONDS})`)]))
+    .returning(["id", "attemptCount"])
+    .execute();
+  return (await restart(trx, moved)) > 0;
+}
+
+/**
+ * One replay: restarts the account's deliveries with `status` created since
+ * `since`, oldest first, at most REPLAY_MAX_DELIVERIES of them. A delivery
+ * still queued (PENDING) is never restarted by a replay, so replaying it again
+ * neither resets its schedule nor adds attempts (decisions §20).
+ */
+export async function replayMatching(
+  trx: SqlTransaction,
+  opts: { accountId: string; status: DeliveryStatus; since: Date },
+): Promise<{ queued: number; more: boolean }> {
+  const matching = (q: SqlTransaction) =>
+    q
+      .selectFrom("WebhookDelivery")
+      .select("id")
+      .where("accountId", "=", opts.accountId)
+      .where("status", "=", opts.status)
+      .where("status", "<>", "PENDING")
+      .where("synchronous", "=", false)
+      .where("createdAt", ">=", opts.since);
+  const ids = (await matching(trx).orderBy("createdAt").orderBy("id").limit(REPLAY_MAX_DELIVERIES + 1).execute()).map((r) => r.id);
+  const batch = ids.slice(0, REPLAY_MAX_DELIVERIES);
+  if (batch.length === 0) return { queued: 0, more: false };
+  const moved = await trx
+    .updateTable("WebhookDelivery")
+    .set(restartSet)
+    .where("accountId", "=", opts.accountId)
+    .where((eb) => eb("id", "=", eb.fn.any(eb.val(batch))))
+    // Re-checked under the row lock: a concurrent replay or redeliver may have queued some already.
+    .where("status", "=", opts.status)
+    .where("status", "<>", "PENDING")
+    .returning(["id", "attemptCount"])
+    .execute();
+  return { queued: await restart(trx, moved), more: ids.length > REPLAY_MAX_DELIVERIES };
 }
 
 /**
  * Redeliver now, whatever the delivery's state: same event id and body, a
  * fresh signature, and a fresh retry schedule if this attempt fails too.
  * Idempotent (docs/decisions.md §8): while a redelivery (or the first attempt) is
- * still waiting to run, another click schedules nothing and answers the
- * delivery as it is, so two clicks at once send once.
+ * still waiting to run or in flight, and for a few seconds after a
+ * redeliver, another click schedules nothing and answers the delivery as it
+ * is, so two clicks send once whether they arrive together or apart.
  */
 export async function retryDelivery(opts: { accountId: string; id: string }) {
-  const restarted = (await sqlTransaction((trx) => restartCycles(trx, { accountId: opts.accountId, id: opts.id }))) > 0;
+  const restarted = await sqlTransaction((trx) => redeliverOne(trx, opts));
   if (restarted) wakeWorker(DELIVERY_QUEUE);
   else {
     const d = await db().webhookDelivery.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { synchronous: true } });

@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "Call" ADD COLUMN     "reportedDurationSeconds" INTEGER;
+
+-- AlterTable
+ALTER TABLE "WebhookDelivery" ADD COLUMN     "redeliveredAt" TIMESTAMPTZ(3);
