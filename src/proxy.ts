@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { authenticate } from "@/server/auth/authenticate";
 import { sessionAuthorization } from "@/server/auth/dashboard-session";
-import { safeReturnPath } from "@/lib/format";
+import { safeRedirectPath } from "@/lib/safe-redirect";
 import { env } from "@/server/env";
 import { pageContentSecurityPolicy } from "@/server/http/security-headers";
 
@@ -32,7 +32,7 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
   }
 
   if (SIGNED_IN_ELSEWHERE.has(path) && (await signedIn(req))) {
-    const target = new URL(safeReturnPath(req.nextUrl.searchParams.get("callbackUrl")), req.url);
+    const target = new URL(safeRedirectPath(req.nextUrl.searchParams.get("callbackUrl")), req.url);
     return NextResponse.redirect(SIGNED_IN_ELSEWHERE.has(target.pathname) ? new URL("/dashboard", req.url) : target);
   }
 

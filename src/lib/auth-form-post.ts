@@ -1,4 +1,5 @@
 import "server-only";
+import { safeRedirectPath } from "@/lib/safe-redirect";
 import { AppError } from "@/server/errors/app-error";
 import { env } from "@/server/env";
 import { toErrorResponse } from "@/server/errors/to-error-response";
@@ -40,7 +41,8 @@ export async function formFields(req: Request): Promise<Record<string, string>> 
 
 /** A 303 to a path of this site (with query), the way a form post moves on. */
 export function seeOther(pathWithQuery: string, setCookie?: string): Response {
-  const headers = new Headers({ location: pathWithQuery, "cache-control": "no-store" });
+  // Through the one redirect guard, whatever built the path (decisions §20).
+  const headers = new Headers({ location: safeRedirectPath(pathWithQuery), "cache-control": "no-store" });
   if (setCookie) headers.append("set-cookie", setCookie);
   return new Response(null, { status: 303, headers });
 }

@@ -25,9 +25,3 @@ export function duration(seconds: number): string {
   const s = seconds % 60;
   return m ? `${m} min ${s} s` : `${s} s`;
 }
-
-/** A same-site path to return to after log-in, or the overview: never another origin. */
-export function safeReturnPath(raw: string | null | undefined): string {
-  if (!raw || !raw.startsWith("/") || raw.startsWith("//") || raw.startsWith("/\\")) return "/dashboard";
-  return raw;
-}

@@ -1,4 +1,5 @@
 import { randomBytes, hkdfSync } from "node:crypto";
+import { isIP } from "node:net";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -21,6 +22,12 @@ const httpUrl = z
 const rawSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  // Not HOSTNAME: shells and containers set that to the machine's own name.
+  HOST: z
+    .string()
+    .transform((v) => v.replace(/^\[(.*)\]$/, "$1"))
+    .refine((v) => v === "localhost" || isIP(v) !== 0, { message: "must be an IP address or localhost" })
+    .optional(),
   PUBLIC_BASE_URL: httpUrl.optional(),
   DATABASE_URL: z
     .string()
@@ -60,6 +67,8 @@ const rawSchema = z.object({
 export type Env = {
   nodeEnv: "development" | "production" | "test";
   port: number;
+  /** The address to listen on (HOST); unset, every interface. */
+  host: string | undefined;
   publicBaseUrl: string;
   /** Set when an external PostgreSQL is configured; otherwise the embedded one is used. */
   databaseUrl: string | undefined;
@@ -140,6 +149,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   return Object.freeze({
     nodeEnv: raw.NODE_ENV,
     port: raw.PORT,
+    host: raw.HOST,
     publicBaseUrl: (raw.PUBLIC_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     databaseUrl: raw.DATABASE_URL,
     dataDir,

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   // Final statuses an outage left in this instance's journal (docs/decisions.md §7).
   startFinalStatusReplay();
 
-  const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: "0.0.0.0" });
+  const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: e.host ?? "0.0.0.0" });
   await app.prepare();
   const handle = app.getRequestHandler();
 
@@ -87,7 +87,10 @@ async function main(): Promise<void> {
     void stopJobQueue().then(() => booted.shutdown()).finally(exit);
   });
   // The Node.js version is in the line so a deployment shows which runtime it really got (package.json pins 24).
-  server.listen(e.port, () => log.info({ url: e.publicBaseUrl, port: e.port, node: process.version }, "Routekit is listening"));
+  // HOST=127.0.0.1 keeps a development box off the network; unset, every interface (a container behind its load balancer).
+  const listening = () => log.info({ url: e.publicBaseUrl, host: e.host ?? "*", port: e.port, node: process.version }, "Routekit is listening");
+  if (e.host) server.listen(e.port, e.host, listening);
+  else server.listen(e.port, listening);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -77,18 +77,48 @@ describe("password reset", () => {
     expect(await mailTo(unknown)).toHaveLength(0);
   });
 
-  it("takes similar time for a known and an unknown address", async () => {
+  /**
+   * Issue #22 (13): a known address answered 4 ms slower (the link's writes).
+   * A millisecond comparison on a shared 2-core machine is either flaky or so
+   * loose it passes the old code too, so the main test pins the cause instead:
+   * the answer must not wait for any work that only a known address does. The
+   * test holds a lock on the account's pending reset link, which that work
+   * needs; the old code answered only after the lock was released (3 s), the
+   * new one answers at once and does the work afterwards.
+   */
+  it("answers without waiting for the known address's work: a lock on that work does not delay the answer", async () => {
     const acct = await newAccount();
-    const time = async (email: string) => {
-      const samples: number[] = [];
-      for (let i = 0; i < 5; i++) samples.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).ms);
-      return samples.sort((a, b) => a - b)[2]!;
-    };
-    const known = await time(acct.email);
-    const unknown = await time(uniqueEmail("nobody"));
-    // The mail leaves after the answer, so no SMTP round trip (nor a password hash) tells the two apart;
-    // the bound is loose because the test machine is shared.
-    expect(Math.abs(known - unknown)).toBeLessThan(200);
+    await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() });
+    await waitForMail(acct.email, RESET);
+    const client = await sql().connect();
+    try {
+      await client.query("BEGIN");
+      const locked = await client.query(`SELECT id FROM "AccountToken" WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD' AND "usedAt" IS NULL FOR UPDATE`, [acct.id]);
+      expect(locked.rowCount).toBe(1);
+      const release = new Promise((r) => setTimeout(r, 3000)).then(() => client.query("COMMIT"));
+      const answer = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() });
+      expect(answer.status).toBe(200);
+      expect(answer.ms, "the answer waited for the account's link to be written").toBeLessThan(1500);
+      await release;
+    } finally {
+      client.release();
+    }
+    // The work still happens, after the answer: a second link arrives.
+    await waitForMail(acct.email, RESET, { count: 2 });
+  });
+
+  it("takes similar time for a known and an unknown address (interleaved, medians within a generous margin)", async () => {
+    const acct = await newAccount();
+    const nobody = uniqueEmail("nobody");
+    const known: number[] = [];
+    const unknown: number[] = [];
+    // Interleaved, so a burst of load on the shared machine hits both series alike; 5 of each stays within the per-address mail limit.
+    for (let i = 0; i < 5; i++) {
+      known.push((await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() })).ms);
+      unknown.push((await trpc("mutation", "settings.requestPasswordReset", { email: nobody }, { ip: randomIp() })).ms);
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[2]!;
+    expect(Math.abs(median(known) - median(unknown))).toBeLessThan(200);
   });
 
   it("a link sets a new password once: old sessions and the old password stop working", async () => {

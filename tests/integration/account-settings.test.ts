@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount, newActiveAccount, numberBody, sql, uniqueEmail } from "./support/api";
+import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, randomIp, sql, uniqueEmail } from "./support/api";
 import { tokenIn, waitForMail } from "./support/mailbox";
 import { sessionCookie, trpc } from "./support/trpc";
 
@@ -128,5 +128,49 @@ describe("close the account", () => {
     expect((await again.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: phone }) })).status).toBe(201);
     const reused = await call("POST", "/api/auth/register", { body: { email: acct.email, password: "a new owner's password" } });
     expect(reused.status).toBe(201);
+  });
+});
+
+describe("password checks inside a session share log-in's limits (decisions §20)", () => {
+  /** One tRPC mutation from one address, with the answer's headers. */
+  async function fromAddress(ip: string, cookie: string, path: string, input: unknown) {
+    const res = await fetch(`${baseUrlOf()}/api/trpc/${path}`, {
+      method: "POST",
+      headers: { cookie, "x-forwarded-for": ip, "content-type": "application/json" },
+      body: JSON.stringify(input),
+    });
+    const body = await res.json();
+    return { status: res.status, retryAfter: res.headers.get("retry-after"), code: body.error?.data?.appError?.code as string | undefined };
+  }
+
+  it("40 wrong current passwords from one session: 400 for the first ten, then 429 RATE_LIMITED with Retry-After, on every check", async () => {
+    const acct = await newAccount();
+    const cookie = await session(acct);
+    const ip = randomIp();
+    const answers = [];
+    for (let i = 0; i < 40; i++) answers.push(await fromAddress(ip, cookie, "settings.changePassword", { currentPassword: `guess number ${i}`, newPassword: "a brand new password" }));
+    expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(400));
+    expect(answers.slice(10).every((a) => a.status === 429 && a.code === "RATE_LIMITED" && Number(a.retryAfter) > 0), JSON.stringify(answers.slice(10, 12))).toBe(true);
+    // Even the right password waits now, on all three checks: the guesser cannot tell a hit from a miss.
+    expect((await fromAddress(ip, cookie, "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" })).status).toBe(429);
+    expect((await fromAddress(ip, cookie, "settings.requestEmailChange", { newEmail: uniqueEmail("x"), currentPassword: acct.password })).status).toBe(429);
+    expect((await fromAddress(ip, cookie, "settings.delete", { confirmEmail: acct.email, password: acct.password })).status).toBe(429);
+    // The same budget as log-in for this account and address; the owner elsewhere is not locked out.
+    expect((await call("POST", "/api/auth/login", { ip, body: { email: acct.email, password: acct.password } })).status).toBe(429);
+    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(200);
+    expect((await acct.as("GET", "/api/account")).status).toBe(200);
+  });
+
+  it("log-in guesses and session guesses cannot be alternated to double the rate", async () => {
+    const acct = await newAccount();
+    const cookie = await session(acct);
+    const ip = randomIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await call("POST", "/api/auth/login", { ip, body: { email: acct.email, password: `login guess ${i}` } })).status);
+      statuses.push((await fromAddress(ip, cookie, "settings.requestEmailChange", { newEmail: uniqueEmail("x"), currentPassword: `session guess ${i}` })).status);
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 401 || s === 400), statuses.join()).toBe(true);
+    expect(statuses.slice(10)).toEqual([429, 429]);
   });
 });

@@ -4,6 +4,7 @@ import { call, newAccount, numberBody, randomUsNumber, sql, type TestAccount } f
 import { startFakeStripe, type FakeStripe } from "./support/stripe-fake";
 import { startReceiver } from "./support/receiver";
 import { STRIPE_TEST_ENV } from "./support/test-secrets";
+import { sessionCookie, trpc } from "./support/trpc";
 
 // Stripe mode: the real stripe SDK against a local fake that speaks Stripe's wire format.
 let stripe: FakeStripe;
@@ -127,6 +128,24 @@ describe("Stripe mode", () => {
     // The old subscription's deletion arriving again (a new event id) no longer matters.
     await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 18 });
     expect(await status(acct)).toBe("ACTIVE");
+  });
+
+  it("a closed account never comes back: a new checkout, a paid invoice or a new active subscription leaves it closed (decisions §20)", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 10 });
+    const closed = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { server: "stripe", cookie: await sessionCookie(acct.email, acct.password, { server: "stripe" }) });
+    expect(closed.data, closed.text).toEqual({ deleted: true });
+    const row = async () => (await sql("stripe").query(`SELECT status, "stripeSubscriptionId", "subscriptionStatus", "deletedAt" FROM "Account" WHERE id = $1`, [acct.id])).rows[0];
+    const before = await row();
+    expect(before.status).toBe("SUSPENDED");
+
+    const next = newSubId();
+    const checkout = await sendEvent("checkout.session.completed", { id: "cs_after_close", object: "checkout.session", mode: "subscription", payment_status: "paid", client_reference_id: acct.id, customer, subscription: next }, { created: now() + 20 });
+    // Acknowledged (Stripe must not retry it), and applied to nothing.
+    expect(checkout.status).toBe(200);
+    await sendEvent("customer.subscription.created", subscription(next, customer, "active"), { created: now() + 21 });
+    await sendEvent("invoice.paid", invoice("in_after_close", customer, next), { created: now() + 22 });
+    expect(await row()).toEqual(before);
   });
 
   it("a newly created active subscription reactivates a cancelled account; a new incomplete one does not", async () => {

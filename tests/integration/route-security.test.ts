@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { restRoutes, type RestRoute } from "../../src/server/rest/routes";
-import { call, newAccount, newActiveAccount, numberBody, sql, suspend, type ApiResponse, type TestAccount } from "./support/api";
+import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, randomIp, sql, suspend, type ApiResponse, type TestAccount } from "./support/api";
+import { rawRequest } from "./support/raw-http";
+import { sessionCookie, trpc } from "./support/trpc";
 
 /**
  * The security suite, generated from the REST route table (as Unkey does per
@@ -49,8 +51,32 @@ describe("route security, for every route of the table", () => {
       expectEnvelope(await call(route.method, path, { token: "not.a.jwt", body: noBody(route) }), 401, "UNAUTHORIZED", "malformed token");
       expectEnvelope(await call(route.method, path, { token: await revokedKey(), body: noBody(route) }), 401, "UNAUTHORIZED", "revoked key");
     });
+
+    it("refuses a closed account's key and its login tokens from before and after the closing with 401 (decisions §20)", async () => {
+      const closed = await closedAccount();
+      for (const [what, token] of Object.entries(closed)) expectEnvelope(await call(route.method, path, { token, body: noBody(route) }), 401, "UNAUTHORIZED", what);
+    });
   });
 });
+
+let closing: Promise<Record<string, string>> | undefined;
+/**
+ * One closed account's credentials (issue #22, finding 1): its API key, a login
+ * token from before the closing, and whatever logging in with its alias and
+ * old password gives afterwards (it must give nothing).
+ */
+function closedAccount(): Promise<Record<string, string>> {
+  return (closing ??= (async () => {
+    const owner = await newAccount();
+    const before = await call("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password } });
+    expect(before.status).toBe(200);
+    const closed = await trpc("mutation", "settings.delete", { confirmEmail: owner.email, password: owner.password }, { cookie: await sessionCookie(owner.email, owner.password) });
+    expect(closed.data).toEqual({ deleted: true });
+    const after = await call("POST", "/api/auth/login", { body: { email: `deleted-${owner.id}@deleted.invalid`, password: owner.password } });
+    expectEnvelope(after, 401, "UNAUTHORIZED", "log-in with the closed account's alias");
+    return { "closed account's key": owner.apiKey, "closed account's login token": before.body.token, "closed account's registration token": owner.token };
+  })());
+}
 
 let revoked: Promise<string> | undefined;
 /** One account's key, revoked: refused on every route from the next request on. */
@@ -207,6 +233,42 @@ describe("account standing (docs/decisions.md §4)", () => {
     else {
       expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(res.body?.error?.code);
       expect(res.status, name).toBeLessThan(500);
+    }
+  });
+});
+
+/** The non-REST surfaces of issue #22 (decisions §20); the full cases are in closed-account, redirects, account-settings, dev-outbox and account-mail. */
+describe("closed accounts, redirects and the outbox (decisions §20)", () => {
+  it("a closed account's checkout and portal links are 404 and bring nothing back", async () => {
+    const acct = await newAccount();
+    const portal = (await acct.as("POST", "/api/billing/portal")).body.url as string;
+    const closed = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { cookie: await sessionCookie(acct.email, acct.password) });
+    expect(closed.data).toEqual({ deleted: true });
+    for (const url of [acct.checkoutUrl, `${portal}/resume`]) expect((await fetch(url, { method: "POST", redirect: "manual" })).status, url).toBe(404);
+    expect((await sql().query(`SELECT status FROM "Account" WHERE id = $1`, [acct.id])).rows[0].status).toBe("SUSPENDED");
+  });
+
+  it("no redirect leaves the service: /login for a signed-in visitor and /login/submit", async () => {
+    const acct = await newAccount();
+    const cookie = await sessionCookie(acct.email, acct.password);
+    const origin = new URL(baseUrlOf()).origin;
+    for (const target of ["%2F.%2F%2Fevil.example%2F", "%2F%252e%2F%2Fevil.example%2F", "%2F..%2F%2Fevil.example%2F"]) {
+      const res = await fetch(`${baseUrlOf()}/login?callbackUrl=${target}`, { headers: { cookie }, redirect: "manual" });
+      expect(new URL(res.headers.get("location")!, `${origin}/login`).href, target).toBe(`${origin}/dashboard`);
+    }
+    const submit = await fetch(`${baseUrlOf()}/login/submit`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: baseUrlOf(), "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp() },
+      body: new URLSearchParams({ email: acct.email, password: acct.password, callbackUrl: "/\t/evil.example/" }),
+    });
+    expect(submit.headers.get("location")).toBe("/dashboard");
+  });
+
+  it("the outbox ignores X-Forwarded-For and refuses a Host that is not local", async () => {
+    for (const xff of ["127.0.0.1", "::1", "::ffff:127.0.0.1", "203.0.113.9, 127.0.0.1"]) {
+      const res = await rawRequest("GET", "/dev/outbox", { server: "permissive", headers: { host: "evil.example", "x-forwarded-for": xff } });
+      expect(res.status, xff).toBe(404);
     }
   });
 });

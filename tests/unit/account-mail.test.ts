@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv, setEnv } from "../../src/server/env";
 import { emailChangeMail, passwordResetMail, verificationMail } from "../../src/server/email/account-mails";
 import { listOutbox } from "../../src/server/email/outbox";
-import { outboxVisibleTo } from "../../src/server/email/outbox-access";
+import { isLocalHostHeader, isLoopbackSocketAddress, outboxVisibleTo } from "../../src/server/email/outbox-access";
 import { mailMode, sendMail, senderAddress } from "../../src/server/email/send-mail";
 
 function useEnv(vars: Record<string, string>) {
@@ -53,17 +53,36 @@ describe("the outbox", () => {
     expect((await listOutbox()).map((m) => m.subject)).toEqual(["second", "first"]);
   });
 
-  it("is shown only on a loopback box without SMTP, to a loopback client", () => {
+  it("is shown only on a loopback box without SMTP, to a loopback socket that names a local Host", () => {
     useEnv({ PUBLIC_BASE_URL: "http://localhost:3000" });
-    expect(outboxVisibleTo("127.0.0.1")).toBe(true);
-    expect(outboxVisibleTo("::1")).toBe(true);
-    expect(outboxVisibleTo("::ffff:127.0.0.1")).toBe(true);
-    expect(outboxVisibleTo("203.0.113.9")).toBe(false);
-    expect(outboxVisibleTo(null)).toBe(false);
+    const local = (socketIp: string | null) => outboxVisibleTo({ socketIp, host: "localhost:3000" });
+    expect(local("127.0.0.1")).toBe(true);
+    expect(local("::1")).toBe(true);
+    expect(local("::ffff:127.0.0.1")).toBe(true);
+    expect(local("127.0.0.2")).toBe(true);
+    expect(local("203.0.113.9")).toBe(false);
+    expect(local("192.0.2.2")).toBe(false);
+    expect(local("::ffff:203.0.113.9")).toBe(false);
+    expect(local(null)).toBe(false);
+    expect(local("unknown")).toBe(false);
     // Behind a proxy on the same host every client looks like loopback; a public address says it is a deployment.
     useEnv({ PUBLIC_BASE_URL: "https://routekit.example.com" });
-    expect(outboxVisibleTo("127.0.0.1")).toBe(false);
+    expect(local("127.0.0.1")).toBe(false);
     useEnv({ PUBLIC_BASE_URL: "http://localhost:3000", SMTP_URL: "smtp://127.0.0.1:2525" });
-    expect(outboxVisibleTo("127.0.0.1")).toBe(false);
+    expect(local("127.0.0.1")).toBe(false);
+  });
+
+  it("the socket rule: loopback addresses only, as a socket reports them (decisions §20)", () => {
+    for (const a of ["127.0.0.1", "127.255.0.9", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::ffff:7f00:1"]) expect(isLoopbackSocketAddress(a), a).toBe(true);
+    // What X-Forwarded-For tricks used to pass never reaches this rule, but none of it is loopback either.
+    for (const a of ["203.0.113.9, 127.0.0.1", "192.0.2.2", "10.0.0.1", "::", "0.0.0.0", "fe80::1", "localhost", "", null, undefined]) expect(isLoopbackSocketAddress(a), String(a)).toBe(false);
+  });
+
+  it("the Host rule: localhost, 127.0.0.1 or [::1], any port; a rebinding name never", () => {
+    for (const h of ["localhost", "LOCALHOST:3000", "127.0.0.1", "127.0.0.1:65535", "[::1]", "[::1]:8080"]) expect(isLocalHostHeader(h), h).toBe(true);
+    for (const h of ["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "127.0.0.2", "::1", "[::1]x", "localhost:abc", "localhost:3000 ", "", null]) expect(isLocalHostHeader(h), String(h)).toBe(false);
+    useEnv({ PUBLIC_BASE_URL: "http://localhost:3000" });
+    expect(outboxVisibleTo({ socketIp: "127.0.0.1", host: "rebind.evil.example:3000" })).toBe(false);
+    expect(outboxVisibleTo({ socketIp: "127.0.0.1", host: null })).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { credentialLimits, rateLimitSubject } from "../../src/server/rate-limit/credential-limits";
+import { LOGIN_PROCEDURE, credentialLimits, rateLimitSubject, sessionPasswordCheckLimits } from "../../src/server/rate-limit/credential-limits";
 
 describe("rateLimitSubject", () => {
   it("keeps an IPv4 address as it is", () => {
@@ -48,5 +48,14 @@ describe("credentialLimits", () => {
     const v6a = credentialLimits({ procedure: "auth.login", ip: "2001:db8:1:2::a", email: "a@b.co", stage: "credentials" })[0]!.key;
     const v6b = credentialLimits({ procedure: "auth.login", ip: "2001:db8:1:2:ffff::b", email: "a@b.co", stage: "credentials" })[0]!.key;
     expect(v6a).toBe(v6b);
+  });
+});
+
+describe("session password checks (decisions §20)", () => {
+  it("take from log-in's own (email, address) and per-email buckets, so the two paths share one budget", () => {
+    const login = credentialLimits({ procedure: LOGIN_PROCEDURE, ip: "2001:db8:1:2::9", email: "Owner@Example.com", stage: "credentials" });
+    expect(sessionPasswordCheckLimits({ ip: "2001:db8:1:2::77", email: "owner@example.com" })).toEqual(login);
+    expect(login.map((l) => l.policy)).toEqual(["authPair", "authEmail"]);
+    expect(login[0]!.key.startsWith("auth.login:")).toBe(true);
   });
 });

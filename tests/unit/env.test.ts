@@ -31,6 +31,14 @@ describe("configuration", () => {
     expect(e.callbackStartTimeoutMs).toBe(5000);
     expect(e.trustProxy).toBe(false);
     expect(e.encryptionKey).toHaveLength(32);
+    expect(e.host).toBeUndefined();
+  });
+
+  it("HOST is the address to listen on; HOSTNAME, which shells and containers set to the machine's name, is not", () => {
+    expect(parseEnv({ DATA_DIR: tmp(), HOST: "127.0.0.1" }).host).toBe("127.0.0.1");
+    expect(parseEnv({ DATA_DIR: tmp(), HOST: "[::1]" }).host).toBe("::1");
+    expect(parseEnv({ DATA_DIR: tmp(), HOST: "localhost" }).host).toBe("localhost");
+    expect(parseEnv({ DATA_DIR: tmp(), HOSTNAME: "127.0.0.1" }).host).toBeUndefined();
   });
 
   it("names the variable of each invalid value", () => {
@@ -45,6 +53,8 @@ describe("configuration", () => {
     expect(problemsOf({ REDIS_URL: "http://x" })[0]).toMatch(/^REDIS_URL:/);
     expect(problemsOf({ PER_MINUTE_RATE: "-1" })[0]).toMatch(/^PER_MINUTE_RATE:/);
     expect(problemsOf({ PORT: "x", REDIS_URL: "y" })).toHaveLength(2);
+    expect(problemsOf({ HOST: "my-container-name" })[0]).toMatch(/^HOST:/);
+    expect(problemsOf({ HOST: "127.0.0.1:3000" })[0]).toMatch(/^HOST:/);
   });
 
   it("treats empty strings as unset", () => {

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { duration, monthName, safeReturnPath, usd } from "@/lib/format";
+import { duration, monthName, usd } from "@/lib/format";
 
 describe("dashboard formatting", () => {
-  it("keeps the return path on this site", () => {
-    expect(safeReturnPath("/dashboard/numbers?x=1")).toBe("/dashboard/numbers?x=1");
-    for (const bad of [null, "", "https://evil.example/", "//evil.example", "/\\evil.example", "dashboard"]) expect(safeReturnPath(bad)).toBe("/dashboard");
-  });
   it("writes money and durations", () => {
     expect(usd(49.06)).toBe("$49.06");
     expect(usd(0.02, { precise: true })).toBe("$0.02");

@@ -3,8 +3,8 @@ import { executeCompiled, kysely, precompiled } from "../db/kysely";
 
 /**
  * An API key's look-up: the REST path's one round trip. Only active keys
- * match, so a revoked key is refused by the same read, on every instance, on
- * its next request. Compiled once (db/kysely.ts `precompiled`): this runs on
+ * match, so a revoked key (or any key of a closed account) is refused by the
+ * same read, on every instance, on its next request. Compiled once (db/kysely.ts `precompiled`): this runs on
  * every authenticated request.
  */
 const keyAndAccount = precompiled((keyHash: string) =>
@@ -13,7 +13,8 @@ const keyAndAccount = precompiled((keyHash: string) =>
     .innerJoin("Account as a", "a.id", "k.accountId")
     .select(["k.id as keyId", "k.lastUsedAt", "a.id", "a.email", "a.status"])
     .where("k.keyHash", "=", keyHash)
-    .where("k.revokedAt", "is", null),
+    .where("k.revokedAt", "is", null)
+    .where("a.deletedAt", "is", null),
 );
 
 /** The account as GET /api/account shows it, read by the same statement that checks the key. */
@@ -28,7 +29,8 @@ const keyAndAccountRead = precompiled((keyHash: string) =>
       eb.selectFrom("ApiKey as ak").select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n")).whereRef("ak.accountId", "=", "a.id").where("ak.revokedAt", "is", null).as("apiKeys"),
     ])
     .where("k.keyHash", "=", keyHash)
-    .where("k.revokedAt", "is", null),
+    .where("k.revokedAt", "is", null)
+    .where("a.deletedAt", "is", null),
 );
 
 /** Conditional, so concurrent requests on several instances write `lastUsedAt` at most once a resolution. */

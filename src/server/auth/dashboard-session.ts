@@ -1,6 +1,7 @@
 import type { NextAuthOptions, User } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken, type JWT } from "next-auth/jwt";
+import { safeRedirectPath } from "@/lib/safe-redirect";
 import { env } from "../env";
 import { toErrorResponse } from "../errors/to-error-response";
 import { requestContextOf } from "../http/request-context";
@@ -59,6 +60,11 @@ export function authOptions(): NextAuthOptions {
       },
     },
     callbacks: {
+      // Every callbackUrl next-auth takes (query, cookie or form body) goes through the one redirect guard; it never throws, so `%` is no 500.
+      redirect({ url, baseUrl }) {
+        const origin = new URL(baseUrl).origin;
+        return `${origin}${safeRedirectPath(url, { origin })}`;
+      },
       jwt({ token, user }) {
         if (user) {
           const u = user as LoginUser;

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { CLIENT_IP_HEADER, clientIpOf } from "./client-ip";
+import { CLIENT_IP_HEADER, SOCKET_IP_HEADER, clientIpOf } from "./client-ip";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request-id";
 
 /**
@@ -15,6 +15,7 @@ export function stampRequestContext(req: IncomingMessage, trustProxy: boolean): 
   const context = { requestId: requestIdFrom(req.headers[REQUEST_ID_HEADER]), ip: clientIpOf(req, trustProxy) };
   req.headers[REQUEST_ID_HEADER] = context.requestId;
   req.headers[CLIENT_IP_HEADER] = context.ip;
+  req.headers[SOCKET_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
   return context;
 }
 

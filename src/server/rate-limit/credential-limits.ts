@@ -36,3 +36,16 @@ export function credentialLimits(opts: { procedure: string; ip: string; email?: 
     { key: `${opts.procedure}:email:${email}`, policy: "authEmail" },
   ];
 }
+
+/** The log-in procedure's path, the prefix of its buckets. */
+export const LOGIN_PROCEDURE = "auth.login";
+
+/**
+ * decisions §20: a password checked inside a session (change password, change
+ * email, close account) takes from log-in's own (email, address) and per-email
+ * buckets, so a stolen session guesses no faster than a stranger at the log-in
+ * form, and the two cannot be alternated to double the rate.
+ */
+export function sessionPasswordCheckLimits(opts: { ip: string; email: string }): CredentialLimit[] {
+  return credentialLimits({ procedure: LOGIN_PROCEDURE, ip: opts.ip, email: opts.email, stage: "credentials" });
+}

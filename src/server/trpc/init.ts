@@ -4,8 +4,9 @@ import { AppError } from "../errors/app-error";
 import { ERROR_STATUS } from "../errors/error-codes";
 import { toErrorResponse, type ErrorEnvelope } from "../errors/to-error-response";
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestHash, validIdempotencyKey } from "../services/idempotency/idempotency";
-import { credentialLimits, type CredentialLimit } from "../rate-limit/credential-limits";
-import { POLICIES, enforceRateLimit, enforceRateLimits } from "../rate-limit/rate-limiter";
+import { credentialLimits } from "../rate-limit/credential-limits";
+import { enforceCredentialLimits } from "../rate-limit/enforce-credential-limits";
+import { POLICIES, enforceRateLimit } from "../rate-limit/rate-limiter";
 
 /**
  * The one tRPC core. Both transports build this context: the REST route table
@@ -90,8 +91,6 @@ async function idempotently<R extends NextResult>({ ctx, type, path, getRawInput
   }
   return result;
 }
-
-const enforceCredentialLimits = (limits: CredentialLimit[]) => enforceRateLimits(limits.map((l) => ({ key: l.key, policy: POLICIES[l.policy] })));
 
 /**
  * Login and registration (rules in `credentialLimits`): the per-address limit

@@ -10,7 +10,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { safeReturnPath } from "@/lib/format";
+import { safeRedirectPath } from "@/lib/safe-redirect";
 import { ZLoginInput } from "@/server/schemas/auth";
 import { fieldBinder } from "@/lib/form-field";
 
@@ -23,7 +23,7 @@ const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid e
  */
 export function LoginForm(props: { callbackUrl: string | null; email: string; error: string | null; notice: string | null }) {
   const router = useRouter();
-  const returnTo = safeReturnPath(props.callbackUrl);
+  const returnTo = safeRedirectPath(props.callbackUrl);
   const [error, setError] = useState<string | null>(props.error);
   const form = useForm({ resolver: zodResolver(ZLoginInput), defaultValues: { email: props.email, password: "" } });
   const field = fieldBinder(form);

@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { Fragment } from "react";
 import { listOutbox, outboxDir } from "@/server/email/outbox";
 import { outboxVisibleTo } from "@/server/email/outbox-access";
-import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
+import { SOCKET_IP_HEADER } from "@/server/http/client-ip";
 
 export const metadata: Metadata = { title: "Outbox (development) · Routekit", robots: { index: false } };
 
@@ -28,7 +28,8 @@ function Linked({ text }: { text: string }) {
 
 /** The mail this development box would have sent (no SMTP_URL): see outbox-access.ts for who may look. */
 export default async function OutboxPage() {
-  if (!outboxVisibleTo((await headers()).get(CLIENT_IP_HEADER))) notFound();
+  const h = await headers();
+  if (!outboxVisibleTo({ socketIp: h.get(SOCKET_IP_HEADER), host: h.get("host") })) notFound();
   const mails = await listOutbox(50);
   return (
     <main className="mx-auto max-w-3xl space-y-4 px-4 py-8">

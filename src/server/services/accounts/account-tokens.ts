@@ -39,13 +39,22 @@ export const INVALID_LINK_MESSAGE = "This link is invalid, already used or expir
 
 /**
  * Uses the link once: the conditional update is the claim, so two clicks at
- * once cannot both succeed. Unknown, used and expired links are one answer.
+ * once cannot both succeed. Unknown, used and expired links are one answer;
+ * a link of a closed account is 404 and acts on nothing (decisions §20).
  */
 export async function consumeAccountToken(purpose: AccountTokenPurpose, token: string): Promise<{ accountId: string; email: string }> {
   const tokenHash = hashAccountToken(token);
   const now = new Date();
-  const claimed = await db().accountToken.updateMany({ where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
-  if (claimed.count !== 1) throw new AppError("VALIDATION_FAILED", INVALID_LINK_MESSAGE, { details: [{ path: "token", message: "invalid, used or expired" }] });
+  const claimed = await db().accountToken.updateMany({
+    where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now }, account: { deletedAt: null } },
+    data: { usedAt: now },
+  });
+  if (claimed.count !== 1) {
+    // Only a failed claim pays for this read: the link may be a closed account's.
+    const closed = await db().accountToken.findFirst({ where: { tokenHash, purpose, account: { deletedAt: { not: null } } }, select: { id: true } });
+    if (closed) throw new AppError("NOT_FOUND", "This link belongs to a closed account.");
+    throw new AppError("VALIDATION_FAILED", INVALID_LINK_MESSAGE, { details: [{ path: "token", message: "invalid, used or expired" }] });
+  }
   const row = await db().accountToken.findUniqueOrThrow({ where: { tokenHash }, select: { accountId: true, email: true } });
   return row;
 }

@@ -13,7 +13,7 @@ import { enforceMailLimits } from "./mail-rate-limits";
  * the old address is told.
  */
 export async function requestEmailChange(opts: { accountId: string; newEmail: string; currentPassword: string; ip: string }): Promise<{ pendingEmail: string }> {
-  await requireCurrentPassword(opts.accountId, opts.currentPassword);
+  await requireCurrentPassword({ accountId: opts.accountId, password: opts.currentPassword, ip: opts.ip });
   const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true } });
   if (account.email === opts.newEmail) {
     throw new AppError("VALIDATION_FAILED", "That is already your address.", { details: [{ path: "newEmail", message: "is already your address" }] });

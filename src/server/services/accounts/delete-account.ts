@@ -4,6 +4,9 @@ import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
 import { billing } from "../billing/billing-strategy";
 import { requireCurrentPassword } from "./change-password";
 
+/** Not an argon2 hash at all: no password verifies against it (verifyPassword answers false). */
+const CLOSED_PASSWORD_HASH = "!closed";
+
 /**
  * Closes the account for good, confirmed by its address and its password.
  * In this order, so a failure part-way leaves nothing billed or reachable:
@@ -13,13 +16,18 @@ import { requireCurrentPassword } from "./change-password";
  * marked closed with every session ended. Calls and usage stay for the
  * history; the address is freed for a new sign-up (the old one is kept in
  * `deletedEmail`).
+ *
+ * Closed is for good (decisions §20): the password hash is destroyed, so
+ * neither the alias nor the old password can log in again, and `deletedAt`
+ * is what every credential and link check refuses. Mailed links are retired,
+ * not deleted, so a late click is recognised as belonging to a closed account.
  */
-export async function deleteAccount(opts: { accountId: string; confirmEmail: string; password: string }): Promise<{ deleted: true }> {
+export async function deleteAccount(opts: { accountId: string; confirmEmail: string; password: string; ip: string }): Promise<{ deleted: true }> {
   const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, stripeSubscriptionId: true, subscriptionStatus: true } });
   if (opts.confirmEmail !== account.email) {
     throw new AppError("VALIDATION_FAILED", "Type the account's email address to confirm.", { details: [{ path: "confirmEmail", message: "does not match the account's email address" }] });
   }
-  await requireCurrentPassword(opts.accountId, opts.password, "password");
+  await requireCurrentPassword({ accountId: opts.accountId, password: opts.password, ip: opts.ip, field: "password" });
   // A subscription Stripe already ended needs nothing more.
   await billing().cancelSubscription(account.subscriptionStatus === "canceled" ? null : account.stripeSubscriptionId);
 
@@ -31,13 +39,14 @@ export async function deleteAccount(opts: { accountId: string; confirmEmail: str
   await db().$transaction([
     db().twilioConnection.deleteMany({ where: { accountId: opts.accountId } }),
     db().apiKey.updateMany({ where: { accountId: opts.accountId, revokedAt: null }, data: { revokedAt: now } }),
-    db().accountToken.deleteMany({ where: { accountId: opts.accountId } }),
+    db().accountToken.updateMany({ where: { accountId: opts.accountId, usedAt: null }, data: { usedAt: now } }),
     db().account.update({
       where: { id: opts.accountId },
       data: {
         email: `deleted-${opts.accountId}@deleted.invalid`,
         deletedEmail: account.email,
         deletedAt: now,
+        passwordHash: CLOSED_PASSWORD_HASH,
         status: "SUSPENDED",
         sessionVersion: { increment: 1 },
       },

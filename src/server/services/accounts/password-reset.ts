@@ -2,23 +2,32 @@ import { db } from "../../db/client";
 import { hashPassword } from "../../auth/password";
 import { passwordResetMail } from "../../email/account-mails";
 import { sendMailInBackground } from "../../email/send-mail";
+import { logger } from "../../logger";
 import { consumeAccountToken, issueAccountToken, retireAccountTokens } from "./account-tokens";
 import { enforceMailLimits } from "./mail-rate-limits";
 
 /**
  * "Forgot password?": the same answer, status and body whether or not the
- * address has an account. The mail leaves after the answer, so the time to
- * answer does not tell either (one indexed read, plus one small write when
- * the account exists).
+ * address has an account. The answer waits only for the mail limits, which
+ * take the same buckets for every address; looking the address up, issuing
+ * the link and sending the mail all happen after it, so the time to answer
+ * cannot tell whether the address has an account (decisions §20).
  */
 export async function requestPasswordReset(opts: { email: string; ip: string }): Promise<{ requested: true }> {
   await enforceMailLimits({ kind: "reset", email: opts.email, ip: opts.ip });
-  const account = await db().account.findUnique({ where: { email: opts.email }, select: { id: true, deletedAt: true } });
-  if (account && !account.deletedAt) {
-    const token = await issueAccountToken({ accountId: account.id, purpose: "RESET_PASSWORD", email: opts.email });
-    sendMailInBackground(passwordResetMail(opts.email, token), "password reset");
-  }
+  setImmediate(() => {
+    mailResetLink(opts.email).catch((err: unknown) =>
+      logger().error({ err: { message: err instanceof Error ? err.message : String(err) } }, "password reset link failed"),
+    );
+  });
   return { requested: true };
+}
+
+async function mailResetLink(email: string): Promise<void> {
+  const account = await db().account.findUnique({ where: { email }, select: { id: true, deletedAt: true } });
+  if (!account || account.deletedAt) return;
+  const token = await issueAccountToken({ accountId: account.id, purpose: "RESET_PASSWORD", email });
+  sendMailInBackground(passwordResetMail(email, token), "password reset");
 }
 
 /**

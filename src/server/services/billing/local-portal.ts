@@ -11,7 +11,7 @@ export type PortalView = { email: string; status: AccountStatus; plan: BillingPl
 export async function viewLocalPortal(token: string, plan: () => Promise<BillingPlan>): Promise<PortalView | null> {
   const claims = await unusedLink("portal", token);
   if (!claims) return null;
-  const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { email: true, status: true } });
+  const account = await db().account.findFirst({ where: { id: claims.accountId, deletedAt: null }, select: { email: true, status: true } });
   return account ? { ...account, plan: await plan() } : null;
 }
 
@@ -32,7 +32,7 @@ export async function applyLocalPortalAction(token: string, action: PortalAction
   const { from, to } = TRANSITION[action];
   try {
     return await db().$transaction(async (tx) => {
-      const { count } = await tx.account.updateMany({ where: { id: claims.accountId, status: from }, data: { status: to } });
+      const { count } = await tx.account.updateMany({ where: { id: claims.accountId, deletedAt: null, status: from }, data: { status: to } });
       if (count === 0) return "not-applicable" as const;
       await useLink(tx, claims);
       return "done" as const;

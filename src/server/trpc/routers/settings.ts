@@ -40,11 +40,11 @@ export const settings = {
   changePassword: apiProcedure
     .input(ZChangePasswordInput)
     .output(ZChangePasswordOutput)
-    .mutation(({ ctx, input }) => changePassword({ accountId: ctx.auth.account.id, ...input })),
+    .mutation(({ ctx, input }) => changePassword({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
   requestEmailChange: apiProcedure
     .input(ZRequestEmailChangeInput)
     .output(ZRequestEmailChangeOutput)
     .mutation(({ ctx, input }) => requestEmailChange({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
   confirmEmailChange: publicProcedure.input(ZTokenInput).output(ZConfirmEmailChangeOutput).mutation(({ input }) => confirmEmailChange(input)),
-  delete: apiProcedure.input(ZDeleteAccountInput).output(ZDeleteAccountOutput).mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ...input })),
+  delete: apiProcedure.input(ZDeleteAccountInput).output(ZDeleteAccountOutput).mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
 };

@@ -1,4 +1,4 @@
-import { safeReturnPath } from "@/lib/format";
+import { safeRedirectPath } from "@/lib/safe-redirect";
 import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/lib/auth-form-post";
 import { sessionSetCookie } from "@/lib/session-cookie";
 import { AppError } from "@/server/errors/app-error";
@@ -17,7 +17,7 @@ export async function POST(req: Request): Promise<Response> {
   let fields: Record<string, string> = {};
   const back = (message: string) => {
     const q = new URLSearchParams({ error: message, email: (fields.email ?? "").slice(0, 254) });
-    const returnTo = safeReturnPath(fields.callbackUrl);
+    const returnTo = safeRedirectPath(fields.callbackUrl);
     if (returnTo !== "/dashboard") q.set("callbackUrl", returnTo);
     return seeOther(`/login?${q}`);
   };
@@ -27,7 +27,7 @@ export async function POST(req: Request): Promise<Response> {
     const { token } = await createCaller(ctx).auth.login({ email: fields.email ?? "", password: fields.password ?? "" });
     const cookie = await sessionSetCookie(token);
     if (!cookie) throw new Error("Login produced an unusable token.");
-    return seeOther(safeReturnPath(fields.callbackUrl), cookie);
+    return seeOther(safeRedirectPath(fields.callbackUrl), cookie);
   } catch (err) {
     return back(errorSentence(err, ctx.requestId));
   }

@@ -5,14 +5,18 @@ import type { CurrentSubscription } from "../../../services/billing/account-stat
 
 export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, eventCreated: Date) => Promise<void>;
 
-/** The account a Stripe object belongs to: by our id when Stripe carries it, else by customer. */
+/**
+ * The open account a Stripe object belongs to: by our id when Stripe carries
+ * it, else by customer. A closed account is never found, so no event (a late
+ * checkout, an invoice paid) can bring it back (decisions §20).
+ */
 export async function findAccountId(tx: Prisma.TransactionClient, ref: { accountId?: string | null; customer?: string | null }): Promise<string | null> {
   if (ref.accountId) {
-    const byId = await tx.account.findUnique({ where: { id: ref.accountId }, select: { id: true } });
+    const byId = await tx.account.findFirst({ where: { id: ref.accountId, deletedAt: null }, select: { id: true } });
     if (byId) return byId.id;
   }
   if (ref.customer) {
-    const byCustomer = await tx.account.findUnique({ where: { stripeCustomerId: ref.customer }, select: { id: true } });
+    const byCustomer = await tx.account.findFirst({ where: { stripeCustomerId: ref.customer, deletedAt: null }, select: { id: true } });
     if (byCustomer) return byCustomer.id;
   }
   return null;
@@ -61,7 +65,7 @@ export async function applyBillingState(
   }
   if (state.stripeCustomerId) data.stripeCustomerId = state.stripeCustomerId;
   const { count } = await tx.account.updateMany({
-    where: { id: accountId, OR: [{ billingStateAt: null }, { billingStateAt: { lte: eventCreated } }] },
+    where: { id: accountId, deletedAt: null, OR: [{ billingStateAt: null }, { billingStateAt: { lte: eventCreated } }] },
     data,
   });
   return count === 1;
