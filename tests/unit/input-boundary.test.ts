@@ -14,6 +14,16 @@ function request(chunks: Buffer[]): IncomingMessage {
   return req;
 }
 
+describe("checkHead: the request target", () => {
+  it.each([["GET", "*"], ["HEAD", "*"], ["GET", "*x"], ["OPTIONS", "*"], ["GET", "api/account"], ["GET", "?a=1"], ["GET", "example.com:443"]])("refuses %s %s with 400 VALIDATION_FAILED", (method, url) => {
+    expect(codeOf(head(method, url))).toBe("VALIDATION_FAILED");
+  });
+  it("takes a path and the absolute form HTTP/1.1 servers must accept", () => {
+    expect(head("GET", "/api/health")).toBeNull();
+    expect(head("GET", "http://localhost:3000/api/health")).toBeNull();
+  });
+});
+
 describe("checkHead: methods", () => {
   it("refuses TRACE, CONNECT and anything unserved on every path, with Allow", () => {
     for (const path of ["/api/account", "/", "/api/trpc/system.ready", "/docs"]) {

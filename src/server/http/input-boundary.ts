@@ -101,6 +101,9 @@ export function pathOf(url: string): string {
     .join("/");
 }
 
+/** `http://host/path`: the absolute form, which HTTP/1.1 servers must accept (Node's parser keeps it as the URL). */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]+(?:[/?]|$)/i;
+
 /** Checks on the request line and headers, before any byte of the body is read. */
 export function checkHead(req: Pick<IncomingMessage, "method" | "url" | "headers">): Refusal | null {
   const method = (req.method ?? "").toUpperCase();
@@ -109,6 +112,8 @@ export function checkHead(req: Pick<IncomingMessage, "method" | "url" | "headers
     const allow = allowedMethodsFor(pathOf(url)) ?? SERVED_METHODS;
     return refuse(new AppError("METHOD_NOT_ALLOWED", `${method || "This method"} is not allowed; use ${allow.join(", ")}.`), { allow: allow.join(", ") });
   }
+  // `*` (OPTIONS's server-wide form) or any other target that is not a path would reach Next.js, which fails on it with a 500.
+  if (!url.startsWith("/") && !ABSOLUTE_FORM.test(url)) return refuse(invalid("The request target must be a path starting with /."));
   const badUrl = checkUrl(url);
   if (badUrl) return badUrl;
   const path = pathOf(url);
