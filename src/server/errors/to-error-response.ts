@@ -113,6 +113,9 @@ export function isTransientError(thrown: unknown): boolean {
   return false;
 }
 
+/** Seconds a client waits before retrying a 503: long enough for a pool to reconnect or a failover to finish. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
 /** The one mapper from anything thrown to the error envelope (docs/decisions.md §3). */
 export function toErrorResponse(thrown: unknown): MappedError {
   const err = unwrap(thrown);
@@ -135,9 +138,10 @@ export function toErrorResponse(thrown: unknown): MappedError {
     code = "NOT_FOUND";
   } else if (isTransientError(err)) {
     code = "SERVICE_UNAVAILABLE";
-    headers["retry-after"] = "5";
   }
 
+  // "Try again" always says when (the reference promises Retry-After on every 503).
+  if (code === "SERVICE_UNAVAILABLE" && !headers["retry-after"]) headers["retry-after"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_S);
   const status = ERROR_STATUS[code];
   const unexpected = status >= 500 && !(err instanceof AppError);
   // 5xx bodies never carry internals (stack, SQL): the default message only.
