@@ -77,7 +77,8 @@ describe.skipIf(inject("embedded"))("PostgreSQL refusing connections (SQLSTATE 5
       const answer = await send(method, path, body);
       const name = `${method} ${path}`;
       expect(answer.status, `${name}: ${JSON.stringify(answer.body)}`).toBe(503);
-      const error = path.startsWith("/api/trpc/") ? answer.body.error.data.appError : answer.body.error;
+      // tRPC answers in its own shape (the envelope as data.appError), unless it failed before any procedure ran.
+      const error = answer.body.error.data?.appError ?? answer.body.error;
       expect(error.code, name).toBe("SERVICE_UNAVAILABLE");
       expect(Number(answer.headers.get("retry-after")), name).toBeGreaterThanOrEqual(1);
       expect(answer.headers.get("x-request-id"), name).toBeTruthy();

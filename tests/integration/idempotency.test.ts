@@ -153,7 +153,8 @@ describe("Idempotency-Key", () => {
 
   it("2,500 levels of nested JSON with a key → 400 VALIDATION_FAILED, as without the key", async () => {
     const c = await customer();
-    const deep = `${'{"a":'.repeat(2500)}1${"}".repeat(2500)}`;
+    // The label must be a string: the schema refuses this body, once hashing it has not overflowed the stack.
+    const deep = `{"label":${'{"a":'.repeat(2500)}1${"}".repeat(2500)}}`;
     for (const key of [newKey(), undefined]) {
       const headers: Record<string, string> = { "x-forwarded-for": c.ip, "content-type": "application/json", authorization: `Bearer ${c.apiKey}` };
       if (key) headers["idempotency-key"] = key;

@@ -55,9 +55,19 @@ async function handler(req: Request): Promise<Response> {
         else if (mapped.status >= 500) logger().warn(entry, "dashboard procedure unavailable");
         else logger().info(entry, "dashboard procedure refused");
       },
-      responseMeta() {
+      responseMeta({ errors }) {
+        // "Try again" (429, 503) says when, as on REST: the longest wait any procedure of the batch asks for.
+        const waits = errors.map((e) => Number(toErrorResponse(e).headers["retry-after"] ?? 0));
+        const retryAfter = Math.max(0, ...waits);
         // tRPC leaves the type unset on errors it answers before any procedure (a malformed batch).
-        return { headers: new Headers({ ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...(responseMeta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }) }) };
+        return {
+          headers: new Headers({
+            ...JSON_HEADERS,
+            [REQUEST_ID_HEADER]: requestId,
+            ...(responseMeta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }),
+            ...(retryAfter > 0 && { "retry-after": String(retryAfter) }),
+          }),
+        };
       },
     });
   } catch (err) {
