@@ -196,6 +196,10 @@ async function rawRequests(base: URL): Promise<Failure[]> {
     "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
     "POST * HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
     "GET api/account HTTP/1.1\r\nHost: x\r\n\r\n",
+    // The absolute form, which HTTP/1.1 servers must accept.
+    "GET http://x/api/health HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET http://x HTTP/1.1\r\nHost: x\r\n\r\n",
+    "POST http://x/api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
   ];
   const failures: Failure[] = [];
   for (const text of cases) {

@@ -1,7 +1,7 @@
 import { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { bufferBody, checkBody, checkHead, checkUrl, hasBody, withBody } from "../../src/server/http/input-boundary";
+import { bufferBody, checkBody, checkHead, checkUrl, hasBody, originFormOf, withBody } from "../../src/server/http/input-boundary";
 import { pageContentSecurityPolicy, securityHeaders } from "../../src/server/http/security-headers";
 
 const head = (method: string, url: string, headers: Record<string, string> = {}) => checkHead({ method, url, headers });
@@ -21,6 +21,14 @@ describe("checkHead: the request target", () => {
   it("takes a path and the absolute form HTTP/1.1 servers must accept", () => {
     expect(head("GET", "/api/health")).toBeNull();
     expect(head("GET", "http://localhost:3000/api/health")).toBeNull();
+  });
+  it("serves the absolute form as its path and query", () => {
+    expect(originFormOf("http://x/api/health?a=1")).toBe("/api/health?a=1");
+    expect(originFormOf("HTTPS://x:8080")).toBe("/");
+    expect(originFormOf("http://x?a=1")).toBe("/?a=1");
+    expect(originFormOf("/api/health")).toBe("/api/health");
+    expect(originFormOf("*")).toBe("*");
+    expect(originFormOf("http:/x")).toBe("http:/x");
   });
 });
 
