@@ -218,8 +218,8 @@ async function rawRequests(base: URL): Promise<Failure[]> {
     const head = answer.split("\r\n\r\n")[0]!.toLowerCase();
     if (!status) failures.push({ request, problem: "no HTTP answer" });
     else if (status >= 500) failures.push({ request, problem: `HTTP ${status}`, answer: answer.slice(0, 300) });
-    // A HEAD answer has no body to hold the envelope; its status and headers are checked.
-    else if (method !== "HEAD" && status !== 408 && status !== 431 && !/\r\n\r\n(?:[0-9a-f]+\r\n)?\{"error":\{"code":"[A-Z_]+"/.test(answer)) failures.push({ request, problem: "not the envelope", answer: answer.slice(0, 300) });
+    // An error answers in the envelope; a HEAD answer has no body to hold it, so its status and headers are checked.
+    else if (method !== "HEAD" && status >= 400 && status !== 408 && status !== 431 && !/\r\n\r\n(?:[0-9a-f]+\r\n)?\{"error":\{"code":"[A-Z_]+"/.test(answer)) failures.push({ request, problem: "not the envelope", answer: answer.slice(0, 300) });
     // Answers written straight to the socket carry the same headers as any other (issue #22).
     else if (!/\r\nx-content-type-options: nosniff\r?$/m.test(head) || !/\r\nx-request-id: /.test(head) || !/\r\ncontent-security-policy: /.test(head)) failures.push({ request, problem: "raw answer without the security headers or x-request-id", answer: answer.slice(0, 300) });
   }
