@@ -162,7 +162,7 @@ export function restRequest(doc: OpenApiDocument, ops: Operation[], fixture: Fix
     else if (b < 0.07) body = oversized(1024 * 1024);
     else if (b < 0.85) body = json(hostileJson(doc, op, pick, random));
     headers = { ...headers, "content-type": random() < 0.8 ? "application/json" : pick(CONTENT_TYPES) };
-    // With a key the body is hashed before the schema sees it (decisions §11): hostile bodies must pass that too.
+    // With a key the body is hashed before the schema sees it (docs/decisions.md §11): hostile bodies must pass that too.
     if (method === "POST" && random() < 0.3) headers["idempotency-key"] = `fuzz-${Math.floor(random() * 1e9)}`;
   }
   return { kind: `rest ${op.method} ${op.path}`, method, path, headers, body };

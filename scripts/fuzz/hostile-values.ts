@@ -30,7 +30,7 @@ export const HOSTILE_SEGMENTS = [
 /** A keyset cursor as the API encodes one (`<ISO time>|<id>`, base64url), for any time: the forged ones PostgreSQL cannot store. */
 export const forgedCursor = (time: string) => Buffer.from(`${time}|cabc`, "utf8").toString("base64url");
 
-/** Times a Date or the ISO format admits and PostgreSQL's timestamptz does not (decisions §3: a 400, not a 500). */
+/** Times a Date or the ISO format admits and PostgreSQL's timestamptz does not (docs/decisions.md §3: a 400, not a 500). */
 export const OUT_OF_RANGE_TIMES = ["0000-01-01T00:00:00Z", "-271821-04-20T00:00:00.000Z", "-004714-11-24T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", "9999-12-31T23:59:59-23:59", "1969-12-31T23:59:59Z"];
 
 export const HOSTILE_QUERY_VALUES = [

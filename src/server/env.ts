@@ -66,7 +66,7 @@ export type Env = {
   dataDir: string;
   authSecret: string;
   encryptionKey: Buffer;
-  /** The HMAC key of idempotency request hashes (decisions §20), derived from encryptionKey for that use only. */
+  /** The HMAC key of idempotency request hashes (docs/decisions.md §20), derived from encryptionKey for that use only. */
   idempotencyHashKey: Buffer;
   monthlyBase: number;
   perMinuteRate: number;

@@ -239,7 +239,7 @@ describe("Stripe mode", () => {
   });
 });
 
-describe("signed but malformed Stripe events (decisions §3: bad input is never a 500)", () => {
+describe("signed but malformed Stripe events (docs/decisions.md §3: bad input is never a 500)", () => {
   /** A payload sent exactly as written, signed with the webhook secret by the real SDK. */
   async function sendRaw(payload: string) {
     const header = new Stripe(STRIPE_TEST_ENV.STRIPE_SECRET_KEY).webhooks.generateTestHeaderString({ payload, secret: STRIPE_TEST_ENV.STRIPE_WEBHOOK_SECRET });
@@ -257,7 +257,7 @@ describe("signed but malformed Stripe events (decisions §3: bad input is never 
     ["a lone low surrogate in a key of an ignored type", (m: string) => JSON.stringify(envelope({ type: "charge.succeeded", data: { object: { id: "ch_1", [`k${m}`]: 1 } } })).replace(`k${m}`, `k${m}\\udc00`)],
     ["a number for the subscription id", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.updated", data: { object: { id: 7, status: "active", customer: m } } }))],
     ["a subscription without a status", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.deleted", data: { object: { id: "sub_1", customer: m } } }))],
-    ["a period PostgreSQL cannot store", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.updated", data: { object: { id: "sub_1", status: "active", customer: m, current_period_start: 1e15, current_period_end: 1e15 } } }))],
+    ["a period PostgreSQL cannot store", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.updated", data: { object: { id: "sub_1", status: "active", customer: m, items: { data: [{ current_period_start: 1e15, current_period_end: 1e15 }] } } } }))],
     ["a creation time past year 9999", (m: string) => JSON.stringify(envelope({ created: 1e14, type: "invoice.paid", data: { object: { id: "in_1", customer: m } } }))],
     ["an array for the checkout's metadata account", (m: string) => JSON.stringify(envelope({ type: "checkout.session.completed", data: { object: { mode: "subscription", subscription: "sub_1", metadata: { accountId: [m] } } } }))],
   ])("%s → 400 VALIDATION_FAILED, and the log never quotes the payload", async (_name, build) => {

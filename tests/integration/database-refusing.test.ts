@@ -6,7 +6,7 @@ import { randomIp } from "./support/api";
 import { until } from "./support/until";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-// decisions §3: while PostgreSQL refuses connections, every answer that needs
+// docs/decisions.md §3: while PostgreSQL refuses connections, every answer that needs
 // the database is 503 SERVICE_UNAVAILABLE with Retry-After, never a 500. Real
 // refusals, not a stand-in: the server's database is set ALLOW_CONNECTIONS
 // false and its sessions are ended with pg_terminate_backend, so every new

@@ -118,7 +118,7 @@ describe("Idempotency-Key", () => {
     expect(rows[0].responseBody).not.toContain(created.body.key);
   });
 
-  it("register and login with a key store nothing that gives back the password, the token or the API key (decisions §20)", async () => {
+  it("register and login with a key store nothing that gives back the password, the token or the API key (docs/decisions.md §20)", async () => {
     const ip = randomIp();
     const password = `pw-${randomBytes(6).toString("hex")}`;
     const body = { email: `idem-hash-${randomBytes(6).toString("hex")}@example.com`, password };

@@ -30,7 +30,7 @@ describe("OpenAPI document", () => {
     for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) expect(served.has(`${method} ${path}`), `${method} ${path}`).toBe(true);
   });
 
-  it("lists 503 SERVICE_UNAVAILABLE with Retry-After on every operation that uses the database (decisions §3)", () => {
+  it("lists 503 SERVICE_UNAVAILABLE with Retry-After on every operation that uses the database (docs/decisions.md §3)", () => {
     const pure = new Set(restRoutes.filter((r) => r.database === false).map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`));
     // Only the liveness probe touches nothing; anything else claiming so must be looked at.
     expect([...pure]).toEqual(["get /api/health"]);

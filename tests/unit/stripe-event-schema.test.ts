@@ -20,7 +20,7 @@ describe("Stripe event envelope", () => {
     ["an object customer without id", event({ data: { object: { customer: { name: "x" } } } })],
     ["a lone surrogate", event({ data: { object: { id: "in_1", customer: "cus_\ud800" } } })],
     ["a lone low surrogate in a key", event({ type: "charge.succeeded", data: { object: { ["\udc00"]: 1 } } })],
-    ["a subscription period out of range", event({ type: "customer.subscription.created", data: { object: { id: "sub_1", status: "active", current_period_start: -1 } } })],
+    ["a subscription period out of range", event({ type: "customer.subscription.created", data: { object: { id: "sub_1", status: "active", items: { data: [{ current_period_start: -1 }] } } } })],
   ])("refuses %s with VALIDATION_FAILED", (_name, value) => {
     expect(() => parseStripeEvent(value)).toThrow(expect.objectContaining({ code: "VALIDATION_FAILED" }));
   });

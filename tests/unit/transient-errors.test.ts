@@ -34,7 +34,7 @@ describe("errors that mean 'try again later'", () => {
     ["connection exception class", withCode("connection failure", "08006")],
     ["Prisma cannot reach", withCode("Can't reach database server", "P1001")],
     ["wrapped in a cause", new Error("query failed", { cause: withCode("connect ECONNREFUSED", "ECONNREFUSED") })],
-    // decisions §3: every "try again" family, as the drivers really throw it.
+    // docs/decisions.md §3: every "try again" family, as the drivers really throw it.
     ["55000 database not accepting connections (pg)", pgError('database "rk" is not currently accepting connections', "55000")],
     ["55000 through Prisma's adapter (P2039)", prismaAdapterError('database "rk" is not currently accepting connections', "55000")],
     ["55006 object in use", pgError("database is being accessed by other users", "55006")],

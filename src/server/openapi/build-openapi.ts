@@ -61,7 +61,7 @@ function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
   if (route.method !== "GET" && route.method !== "DELETE") statuses.add(413);
   if (route.auth) [401, 429].forEach((s) => statuses.add(s));
   if (route.procedure.startsWith("auth.")) statuses.add(429);
-  // decisions §3: a route that needs the database answers 503 "try again" while it is unreachable.
+  // docs/decisions.md §3: a route that needs the database answers 503 "try again" while it is unreachable.
   if (route.database !== false) statuses.add(503);
   if (route.path.includes(":")) statuses.add(404);
   // Idempotency-Key (docs/decisions.md §11): still running, or reused with another body.

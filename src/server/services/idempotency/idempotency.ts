@@ -60,7 +60,7 @@ export function canonicalJson(root: unknown): string {
 
 /**
  * What identifies a request under its key: an HMAC with a server secret
- * (decisions §20), never a plain digest. The body may hold a password (register,
+ * (docs/decisions.md §20), never a plain digest. The body may hold a password (register,
  * login, change password); a plain SHA-256 of it is reversed by a dictionary
  * from a database read, a keyed one is not without the server's key.
  */

@@ -29,7 +29,6 @@ const ZCheckoutSession = z.looseObject({
 });
 const ZInvoice = z.looseObject({
   customer: ZRef,
-  subscription: ZRef,
   parent: z.looseObject({ subscription_details: z.looseObject({ subscription: ZRef }).nullish() }).nullish(),
 });
 const ZPeriod = { current_period_start: ZUnixTime.nullish(), current_period_end: ZUnixTime.nullish() };
@@ -40,7 +39,6 @@ const ZSubscription = z.looseObject({
   metadata: ZMetadata,
   default_payment_method: ZRef,
   items: z.looseObject({ data: z.array(z.looseObject(ZPeriod)) }).nullish(),
-  ...ZPeriod,
 });
 const ZPaymentMethod = z.looseObject({ id: ZStripeId, customer: ZRef });
 const ZCustomer = z.looseObject({ id: ZStripeId, metadata: ZMetadata, invoice_settings: z.looseObject({ default_payment_method: ZRef }).nullish() });
