@@ -4,7 +4,11 @@
  * registers accounts, then sends generated hostile requests on every transport.
  * It fails on any 5xx, any API error outside the envelope, a dropped connection
  * for a request the server should have answered, or the server's resident
- * memory not settling back near where it started.
+ * memory not settling back near where it started. Besides the generated
+ * requests it sends a fixed list (generate-requests.ts `fixedRequests`, and
+ * the raw ones below): every input a past attack turned into a 5xx. The server
+ * runs in local billing mode, so signed malformed Stripe events are covered by
+ * tests/integration/billing-stripe.test.ts instead.
  *
  *   FUZZ_REQUESTS  how many generated requests (default 12000)
  *   FUZZ_SEED      the generator's seed (default: random, printed to replay a run)
@@ -19,7 +23,7 @@ import { siblingDatabase, startBuiltServer, type BuiltServer } from "../built-se
 import { startTwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { ERROR_STATUS } from "../../src/server/errors/error-codes";
 import { MAX_BODY_BYTES } from "../../src/server/http/body";
-import { engineRequest, operationsOf, otherRequest, restRequest, sessionOrBillingRequest, trpcRequest, type Fixture, type FuzzRequest, type OpenApiDocument } from "./generate-requests";
+import { engineRequest, fixedRequests, operationsOf, otherRequest, restRequest, sessionOrBillingRequest, trpcRequest, type Fixture, type FuzzRequest, type OpenApiDocument } from "./generate-requests";
 import { picker, rng } from "./hostile-values";
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 12_000);
@@ -185,6 +189,17 @@ async function rawRequests(base: URL): Promise<Failure[]> {
     "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
     "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
     "\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
+    // Request targets that are not paths (issue #22: Next.js answered them with a plain-text 500).
+    "GET * HTTP/1.1\r\nHost: x\r\n\r\n",
+    "HEAD * HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET *x HTTP/1.1\r\nHost: x\r\n\r\n",
+    "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
+    "POST * HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    "GET api/account HTTP/1.1\r\nHost: x\r\n\r\n",
+    // The absolute form, which HTTP/1.1 servers must accept.
+    "GET http://x/api/health HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET http://x HTTP/1.1\r\nHost: x\r\n\r\n",
+    "POST http://x/api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
   ];
   const failures: Failure[] = [];
   for (const text of cases) {
@@ -198,10 +213,15 @@ async function rawRequests(base: URL): Promise<Failure[]> {
       socket.write(Buffer.from(text, "latin1"));
     });
     const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-    const request: FuzzRequest = { kind: "raw", method: text.split(" ")[0]!, path: JSON.stringify(text.slice(0, 60)), headers: {} };
+    const method = text.split(" ")[0]!;
+    const request: FuzzRequest = { kind: "raw", method, path: JSON.stringify(text.slice(0, 60)), headers: {} };
+    const head = answer.split("\r\n\r\n")[0]!.toLowerCase();
     if (!status) failures.push({ request, problem: "no HTTP answer" });
     else if (status >= 500) failures.push({ request, problem: `HTTP ${status}`, answer: answer.slice(0, 300) });
-    else if (status !== 408 && status !== 431 && !/\r\n\r\n(?:[0-9a-f]+\r\n)?\{"error":\{"code":"[A-Z_]+"/.test(answer)) failures.push({ request, problem: "not the envelope", answer: answer.slice(0, 300) });
+    // An error answers in the envelope; a HEAD answer has no body to hold it, so its status and headers are checked.
+    else if (method !== "HEAD" && status >= 400 && status !== 408 && status !== 431 && !/\r\n\r\n(?:[0-9a-f]+\r\n)?\{"error":\{"code":"[A-Z_]+"/.test(answer)) failures.push({ request, problem: "not the envelope", answer: answer.slice(0, 300) });
+    // Answers written straight to the socket carry the same headers as any other (issue #22).
+    else if (!/\r\nx-content-type-options: nosniff\r?$/m.test(head) || !/\r\nx-request-id: /.test(head) || !/\r\ncontent-security-policy: /.test(head)) failures.push({ request, problem: "raw answer without the security headers or x-request-id", answer: answer.slice(0, 300) });
   }
   return failures;
 }
@@ -301,10 +321,23 @@ async function main(): Promise<void> {
     const started = Date.now();
     const statuses = await run(TOTAL, true);
     const seconds = (Date.now() - started) / 1000;
+    const fixed = fixedRequests();
+    for (const req of fixed) {
+      if (req.headers.authorization === "valid") req.headers.authorization = `Bearer ${pick(accounts).apiKey}`;
+      req.headers["x-forwarded-for"] = randomIp(random);
+      try {
+        const answer = await send(base, req);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        const problem = judge(req, answer);
+        if (problem) failures.push({ request: req, problem, answer: answer.body.toString("utf8").slice(0, 300) });
+      } catch (err) {
+        failures.push({ request: req, problem: `no answer: ${(err as Error).message}` });
+      }
+    }
     failures.push(...(await rawRequests(base)));
     const after = await settledRss(pid, 10);
     const limit = Math.max(baseline * RSS_SLACK.ratio, baseline + RSS_SLACK.floorMiB * 1024);
-    console.log(`fuzz: ${TOTAL} requests in ${seconds.toFixed(1)} s; statuses ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ")}`);
+    console.log(`fuzz: ${TOTAL} requests in ${seconds.toFixed(1)} s, then ${fixed.length} fixed ones; statuses ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ")}`);
     console.log(`fuzz: server RSS ${(baseline / 1024).toFixed(0)} MiB after warm-up, ${(after / 1024).toFixed(0)} MiB after the run (limit ${(limit / 1024).toFixed(0)} MiB)`);
     if (after > limit) failures.push({ request: { kind: "memory", method: "-", path: "-", headers: {} }, problem: `RSS ${after} KiB did not come back near ${baseline} KiB` });
     // Hostile input is the client's problem, never ours: an error-level line (pino 50 error, 60 fatal) means a code path failed.

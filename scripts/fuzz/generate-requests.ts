@@ -7,6 +7,8 @@ import {
   HOSTILE_QUERY_VALUES,
   HOSTILE_SEGMENTS,
   METHODS,
+  OUT_OF_RANGE_TIMES,
+  forgedCursor,
   hostileRawBodies,
   type Pick,
 } from "./hostile-values";
@@ -160,6 +162,8 @@ export function restRequest(doc: OpenApiDocument, ops: Operation[], fixture: Fix
     else if (b < 0.07) body = oversized(1024 * 1024);
     else if (b < 0.85) body = json(hostileJson(doc, op, pick, random));
     headers = { ...headers, "content-type": random() < 0.8 ? "application/json" : pick(CONTENT_TYPES) };
+    // With a key the body is hashed before the schema sees it (docs/decisions.md §11): hostile bodies must pass that too.
+    if (method === "POST" && random() < 0.3) headers["idempotency-key"] = `fuzz-${Math.floor(random() * 1e9)}`;
   }
   return { kind: `rest ${op.method} ${op.path}`, method, path, headers, body };
 }
@@ -221,6 +225,7 @@ export function sessionOrBillingRequest(fixture: Fixture, pick: Pick, random: ()
   const formOrJson = () =>
     pick([
       "csrfToken=x&email=a%40b.co&password=xxxxxxxx",
+      "csrfToken=x&email=a%40b.co&password=xxxxxxxx&callbackUrl=%25",
       "email=%00&password=%00",
       "email=" + "x".repeat(5000),
       JSON.stringify({ email: "a@b.co", password: "xxxxxxxxxx", csrfToken: "x" }),
@@ -264,4 +269,37 @@ export function otherRequest(pick: Pick, random: () => number): FuzzRequest {
   const page = pick(["/", "/login", "/signup", "/dashboard", "/dashboard/numbers", "/dashboard/%00", "/docs", "/docs/scalar.js", "/api/openapi.json", "/api", "/api/", "/%", "/api/%", "/nope", "/_next/static/%00", "/_next/%zz", "//api//account", "/api/engine/voice/"]);
   const query = random() < 0.4 ? `?${pick(["callbackUrl", "a", "%00", "input"])}=${pick(HOSTILE_QUERY_VALUES)}` : "";
   return { kind: `page ${page}`, method: pick(METHODS), path: page + query, headers: {} };
+}
+
+/** 2,500 levels of `{"a":…}`: JSON.parse takes it; anything recursing over it afterwards overflows. */
+const NESTED_2500 = Buffer.from('{"a":'.repeat(2500) + "1" + "}".repeat(2500));
+
+/**
+ * Every case a past attack turned into a 5xx, sent once per run whatever the
+ * seed, so none can come back unseen (issue #22). Authorization "valid" is
+ * filled in by the runner like the generated requests'.
+ */
+export function fixedRequests(): FuzzRequest[] {
+  const list: FuzzRequest[] = [];
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+  // next-auth with a callbackUrl that is a lone `%` once decoded.
+  for (const endpoint of ["callback/credentials", "signin/credentials", "signin", "signout"]) {
+    list.push({ kind: "fixed: next-auth callbackUrl=%25", method: "POST", path: `/api/session/${endpoint}`, headers: form, body: Buffer.from("csrfToken=x&email=a%40b.co&password=xxxxxxxx&callbackUrl=%25") });
+    list.push({ kind: "fixed: next-auth callbackUrl=%25 in the query", method: "POST", path: `/api/session/${endpoint}?callbackUrl=%25`, headers: form, body: Buffer.from("csrfToken=x&email=a%40b.co&password=xxxxxxxx") });
+  }
+  // Deep JSON, with and without an Idempotency-Key, signed in and not.
+  for (const path of ["/api/api-keys", "/api/phone-numbers", "/api/auth/login", "/api/auth/register", "/api/webhook-deliveries/test", "/api/trpc/apiKeys.create"]) {
+    for (const key of ["fixed-nested", undefined]) {
+      const headers: Record<string, string> = { "content-type": "application/json", authorization: "valid" };
+      if (key) headers["idempotency-key"] = `${key}-${path}`;
+      list.push({ kind: `fixed: nested JSON${key ? " with an Idempotency-Key" : ""}`, method: "POST", path, headers, body: NESTED_2500 });
+    }
+  }
+  // Times and cursors PostgreSQL cannot store, on both keyset lists.
+  for (const time of OUT_OF_RANGE_TIMES) {
+    for (const query of [`since=${encodeURIComponent(time)}`, `until=${encodeURIComponent(time)}`]) list.push({ kind: "fixed: out-of-range time", method: "GET", path: `/api/calls?${query}`, headers: { authorization: "valid" } });
+    for (const list_ of ["/api/calls", "/api/usage"]) list.push({ kind: "fixed: out-of-range cursor", method: "GET", path: `${list_}?cursor=${forgedCursor(time)}`, headers: { authorization: "valid" } });
+  }
+  list.push({ kind: "fixed: JavaScript's earliest date as a cursor", method: "GET", path: `/api/usage?cursor=${forgedCursor(new Date(-8.64e15).toISOString())}`, headers: { authorization: "valid" } });
+  return list;
 }

@@ -27,9 +27,16 @@ export const HOSTILE_SEGMENTS = [
 ];
 
 /** Raw query values. */
+/** A keyset cursor as the API encodes one (`<ISO time>|<id>`, base64url), for any time: the forged ones PostgreSQL cannot store. */
+export const forgedCursor = (time: string) => Buffer.from(`${time}|cabc`, "utf8").toString("base64url");
+
+/** Times a Date or the ISO format admits and PostgreSQL's timestamptz does not (docs/decisions.md §3: a 400, not a 500). */
+export const OUT_OF_RANGE_TIMES = ["0000-01-01T00:00:00Z", "-271821-04-20T00:00:00.000Z", "-004714-11-24T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", "9999-12-31T23:59:59-23:59", "1969-12-31T23:59:59Z"];
+
 export const HOSTILE_QUERY_VALUES = [
   "%00", "a%00b", "%", "%zz", "%FF", "-1", "0", "1e309", "99999999999999999999", "9007199254740993", "NaN", "Infinity", "1.5", "0x10",
   "true", "null", "[]", "%7B%7D", "x".repeat(3000), "%5Cu0000", "__proto__", "%F0%9F%93%9E", "+", "%2B%2B", "2147483648", "-2147483649",
+  ...OUT_OF_RANGE_TIMES.map(encodeURIComponent), ...["-271821-04-20T00:00:00.000Z", "-004714-11-24T00:00:00.000Z", "0000-01-01T00:00:00.000Z"].map(forgedCursor),
 ];
 
 /** JSON values of every type and edge, for any field. */

@@ -75,6 +75,8 @@ export type Env = {
   dataDir: string;
   authSecret: string;
   encryptionKey: Buffer;
+  /** The HMAC key of idempotency request hashes (docs/decisions.md §20), derived from encryptionKey for that use only. */
+  idempotencyHashKey: Buffer;
   monthlyBase: number;
   perMinuteRate: number;
   /** Stripe mode when STRIPE_SECRET_KEY is set; local billing mode otherwise. */
@@ -145,6 +147,8 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       ? Buffer.from(raw.ENCRYPTION_KEY, "hex")
       : Buffer.from(raw.ENCRYPTION_KEY, "base64")
     : Buffer.from(hkdfSync("sha256", authSecret, "routekit", "encryption-key", 32));
+  // Its own key, so a hash never shares a key with a ciphertext; every instance derives the same one.
+  const idempotencyHashKey = Buffer.from(hkdfSync("sha256", encryptionKey, "routekit", "idempotency-request-hash", 32));
 
   return Object.freeze({
     nodeEnv: raw.NODE_ENV,
@@ -155,6 +159,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     dataDir,
     authSecret,
     encryptionKey,
+    idempotencyHashKey,
     monthlyBase: raw.MONTHLY_BASE,
     perMinuteRate: raw.PER_MINUTE_RATE,
     billingMode: raw.STRIPE_SECRET_KEY ? "stripe" : "local",

@@ -70,8 +70,8 @@ async function main(): Promise<void> {
     );
   });
   server.keepAliveTimeout = 65_000;
-  server.on("clientError", answerClientError);
-  server.on("connect", refuseConnect);
+  server.on("clientError", (err: Error, socket) => answerClientError(err, socket, headersForEveryAnswer));
+  server.on("connect", (req, socket) => refuseConnect(req, socket, headersForEveryAnswer));
 
   // Idle buckets are full again and carry nothing; every instance may prune, it is idempotent.
   const store = rateLimitStore();

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { simulateInboundCall } from "../../src/twilio-simulator/twilio-simulator";
 import { call, newAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
@@ -253,5 +255,42 @@ describe("Stripe mode", () => {
     const res = await fetch(acct!.checkoutUrl, { redirect: "manual" });
     expect([303, 307]).toContain(res.status);
     expect(res.headers.get("location")).toMatch(/\/c\/pay\/cs_/);
+  });
+});
+
+describe("signed but malformed Stripe events (docs/decisions.md §3: bad input is never a 500)", () => {
+  /** A payload sent exactly as written, signed with the webhook secret by the real SDK. */
+  async function sendRaw(payload: string) {
+    const header = new Stripe(STRIPE_TEST_ENV.STRIPE_SECRET_KEY).webhooks.generateTestHeaderString({ payload, secret: STRIPE_TEST_ENV.STRIPE_WEBHOOK_SECRET });
+    return call("POST", "/api/webhooks/stripe", { server: "stripe", rawBody: payload, headers: { "stripe-signature": header, "content-type": "application/json" } });
+  }
+  const envelope = (fields: Record<string, unknown>) => ({ id: `evt_${Math.random().toString(36).slice(2, 14)}`, object: "event", created: now(), livemode: false, pending_webhooks: 1, ...fields });
+  const marker = () => `payload-marker-${Math.random().toString(36).slice(2, 10)}`;
+
+  it.each([
+    ["a number for the id", (m: string) => JSON.stringify(envelope({ id: 12345, type: "invoice.paid", data: { object: { id: "in_1", customer: m } } }))],
+    ["an object for the id", (m: string) => JSON.stringify(envelope({ id: { evil: m }, type: "customer.updated", data: { object: { id: "cus_1" } } }))],
+    ["no data.object", (m: string) => JSON.stringify(envelope({ type: "invoice.paid", data: { previous: m } }))],
+    ["no data", (m: string) => JSON.stringify(envelope({ type: "checkout.session.completed", note: m }))],
+    ["a lone surrogate in the customer", (m: string) => JSON.stringify(envelope({ type: "invoice.paid", data: { object: { id: "in_1", customer: `cus_${m}` } } })).replace(`cus_${m}`, `cus_${m}\\ud800`)],
+    ["a lone low surrogate in a key of an ignored type", (m: string) => JSON.stringify(envelope({ type: "charge.succeeded", data: { object: { id: "ch_1", [`k${m}`]: 1 } } })).replace(`k${m}`, `k${m}\\udc00`)],
+    ["a number for the subscription id", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.updated", data: { object: { id: 7, status: "active", customer: m } } }))],
+    ["a subscription without a status", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.deleted", data: { object: { id: "sub_1", customer: m } } }))],
+    ["a period PostgreSQL cannot store", (m: string) => JSON.stringify(envelope({ type: "customer.subscription.updated", data: { object: { id: "sub_1", status: "active", customer: m, items: { data: [{ current_period_start: 1e15, current_period_end: 1e15 }] } } } }))],
+    ["a creation time past year 9999", (m: string) => JSON.stringify(envelope({ created: 1e14, type: "invoice.paid", data: { object: { id: "in_1", customer: m } } }))],
+    ["an array for the checkout's metadata account", (m: string) => JSON.stringify(envelope({ type: "checkout.session.completed", data: { object: { mode: "subscription", subscription: "sub_1", metadata: { accountId: [m] } } } }))],
+  ])("%s → 400 VALIDATION_FAILED, and the log never quotes the payload", async (_name, build) => {
+    const m = marker();
+    const res = await sendRaw(build(m));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_FAILED");
+    expect(JSON.stringify(res.body)).not.toContain(m);
+    expect(readFileSync(inject("stripeServerLog"), "utf8")).not.toContain(m);
+  });
+
+  it("an unknown type with a sound envelope is still acknowledged and ignored", async () => {
+    const res = await sendRaw(JSON.stringify(envelope({ type: "charge.succeeded", data: { object: { id: "ch_1", amount: 100 } } })));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, outcome: "ignored" });
   });
 });

@@ -1,4 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseEnv } from "../../src/server/env";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
@@ -10,6 +14,7 @@ import {
   beginIdempotent,
   completeIdempotent,
   pruneExpiredIdempotencyKeys,
+  canonicalJson,
   releaseIdempotent,
   requestHash,
 } from "../../src/server/services/idempotency/idempotency";
@@ -73,14 +78,14 @@ async function api(method: string, path: string, opts: { token?: string; body?: 
   return { status: res.status, body, headers: res.headers };
 }
 
-type Customer = { id: string; ip: string; as(method: string, path: string, opts?: { body?: unknown; key?: string }): Promise<Answer> };
+type Customer = { id: string; ip: string; apiKey: string; as(method: string, path: string, opts?: { body?: unknown; key?: string }): Promise<Answer> };
 
 async function customer(): Promise<Customer> {
   const ip = randomIp();
   const reg = await api("POST", "/api/auth/register", { ip, body: { email: `idem-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" } });
   expect(reg.status).toBe(201);
   await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
-  return { id: reg.body.account.id, ip, as: (method, path, o = {}) => api(method, path, { token: reg.body.apiKey, ip, ...o }) };
+  return { id: reg.body.account.id, ip, apiKey: reg.body.apiKey, as: (method, path, o = {}) => api(method, path, { token: reg.body.apiKey, ip, ...o }) };
 }
 
 const newKey = () => `key-${randomBytes(8).toString("hex")}`;
@@ -111,6 +116,53 @@ describe("Idempotency-Key", () => {
     const { rows } = await db.query(`SELECT "state", "responseStatus", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`, [`account:${c.id}`, key]);
     expect(rows[0]).toMatchObject({ state: "DONE", responseStatus: 200 });
     expect(rows[0].responseBody).not.toContain(created.body.key);
+  });
+
+  it("register and login with a key store nothing that gives back the password, the token or the API key (docs/decisions.md §20)", async () => {
+    const ip = randomIp();
+    const password = `pw-${randomBytes(6).toString("hex")}`;
+    const body = { email: `idem-hash-${randomBytes(6).toString("hex")}@example.com`, password };
+    const registered = await api("POST", "/api/auth/register", { ip, key: newKey(), body });
+    expect(registered.status).toBe(201);
+    const loginKey = newKey();
+    const login = await api("POST", "/api/auth/login", { ip, key: loginKey, body });
+    expect(login.status).toBe(200);
+    const { rows } = await db.query(`SELECT "key", "requestHash", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1`, [`ip:${ip}`]);
+    expect(rows).toHaveLength(2);
+    // A dictionary attack as the report ran it: the unkeyed digest of every candidate body, the true password among them.
+    const candidates = ["123456", "password", password, "correct horse battery"];
+    const unkeyed = new Set(
+      ["auth.register", "auth.login"].flatMap((op) => candidates.map((pw) => createHash("sha256").update(op).update("\n").update(canonicalJson({ ...body, password: pw })).digest("hex"))),
+    );
+    // The server's key, derived from its AUTH_SECRET as every instance derives it: the hash is the keyed one.
+    const serverKey = parseEnv({ AUTH_SECRET: TEST_AUTH_SECRET, DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-idem-")) }, { persistSecrets: false }).idempotencyHashKey;
+    for (const row of rows) {
+      expect(unkeyed.has(row.requestHash)).toBe(false);
+      const op = row.key === loginKey ? "auth.login" : "auth.register";
+      expect(row.requestHash).toBe(requestHash(op, body, serverKey));
+      expect(row.requestHash).not.toBe(requestHash(op, body, randomBytes(32)));
+      // The answers are sealed: neither the password, the token nor the API key reads in the table.
+      for (const secret of [password, login.body.token, registered.body.apiKey, registered.body.token].filter(Boolean)) expect(row.responseBody).not.toContain(secret);
+      expect(row.responseBody).toMatch(/^v1\./);
+    }
+    // Sealed, not lost: a retry of the login still gets its token back.
+    const again = await api("POST", "/api/auth/login", { ip, key: loginKey, body });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(login.body);
+  });
+
+  it("2,500 levels of nested JSON with a key → 400 VALIDATION_FAILED, as without the key", async () => {
+    const c = await customer();
+    // The label must be a string: the schema refuses this body, once hashing it has not overflowed the stack.
+    const deep = `{"label":${'{"a":'.repeat(2500)}1${"}".repeat(2500)}}`;
+    for (const key of [newKey(), undefined]) {
+      const headers: Record<string, string> = { "x-forwarded-for": c.ip, "content-type": "application/json", authorization: `Bearer ${c.apiKey}` };
+      if (key) headers["idempotency-key"] = key;
+      const res = await fetch(server.baseUrl + "/api/api-keys", { method: "POST", headers, body: deep });
+      const answer = await res.json();
+      expect(res.status, `key ${key ?? "none"}`).toBe(400);
+      expect(answer.error.code).toBe("VALIDATION_FAILED");
+    }
   });
 
   it("the same key with another body → 422 IDEMPOTENCY_KEY_REUSED, and the first answer still replays", async () => {

@@ -86,6 +86,72 @@ describe("malformed URLs and methods", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/"code":"VALIDATION_FAILED"/);
   });
+
+  /** Status, lower-cased headers and body of one raw answer. */
+  const parseRaw = (answer: string) => {
+    const [head, ...rest] = answer.split("\r\n\r\n");
+    const lines = head!.split("\r\n");
+    const headers = Object.fromEntries(lines.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+    return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(lines[0]!)?.[1] ?? 0), headers, body: rest.join("\r\n\r\n") };
+  };
+  const expectSecurityHeaders = (headers: Record<string, string>, what: string) => {
+    expect(headers["x-content-type-options"], what).toBe("nosniff");
+    expect(headers["x-frame-options"], what).toBe("DENY");
+    expect(headers["referrer-policy"], what).toBe("strict-origin-when-cross-origin");
+    expect(headers["content-security-policy"], what).toMatch(/^default-src 'none'/);
+    expect(headers["x-request-id"], what).toMatch(/^[0-9a-f-]{36}$/);
+  };
+
+  it("answers the parser's refusals, written raw to the socket, with the security headers and the envelope (issue #22 §15)", async () => {
+    for (const text of [
+      "GET /api/account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\0b\r\n\r\n",
+      "GET /api/health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
+      "BREW /api/health HTTP/1.1\r\nHost: x\r\n\r\n",
+      "\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
+    ]) {
+      const answer = parseRaw(await rawSocket(text));
+      expect(answer.status, JSON.stringify(text)).toBe(400);
+      expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+      expect(JSON.parse(answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1)).error.code).toBe("VALIDATION_FAILED");
+      expectSecurityHeaders(answer.headers, JSON.stringify(text));
+    }
+    const connect = parseRaw(await rawSocket("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n"));
+    expect(connect.status).toBe(405);
+    expectSecurityHeaders(connect.headers, "CONNECT");
+  });
+
+  it("a request target that is not a path (GET *, HEAD *, GET *x) is a 400 in the envelope, with the security headers (issue #22 §8)", async () => {
+    for (const line of ["GET *", "HEAD *", "GET *x", "OPTIONS *", "GET api/account"]) {
+      const answer = parseRaw(await rawSocket(`${line} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      expect(answer.status, line).toBe(400);
+      expectSecurityHeaders(answer.headers, line);
+      // The body may come chunked: the envelope is the one JSON object in it.
+      if (!line.startsWith("HEAD")) expect(JSON.parse(answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1)).error.code, line).toBe("VALIDATION_FAILED");
+    }
+    // Nothing of it reaches the log as a failure.
+    expect(serverLogLines().filter((l) => /"level":(50|60)\b/.test(l) && /Invalid URL|\*x/.test(l))).toEqual([]);
+  });
+});
+
+describe("times PostgreSQL cannot store (issue #22 §8)", () => {
+  const cursorAt = (time: string) => Buffer.from(`${time}|cabc`, "utf8").toString("base64url");
+  it("since, until and cursors outside 1970–9999 on calls and usage are 400 VALIDATION_FAILED", async () => {
+    const acct = await newActiveAccount();
+    const auth = { authorization: `Bearer ${acct.apiKey}` };
+    const paths = [
+      "/api/calls?since=0000-01-01T00:00:00Z",
+      "/api/calls?until=0000-01-01T00:00:00Z",
+      "/api/calls?since=1969-12-31T23:59:59Z",
+      `/api/calls?cursor=${cursorAt(new Date(-8.64e15).toISOString())}`,
+      `/api/calls?cursor=${cursorAt("-004714-11-24T00:00:00.000Z")}`,
+      `/api/usage?cursor=${cursorAt(new Date(-8.64e15).toISOString())}`,
+      `/api/usage?cursor=${cursorAt("-004714-11-24T00:00:00.000Z")}`,
+      `/api/usage?cursor=${cursorAt("+275760-09-13T00:00:00.000Z")}`,
+    ];
+    for (const path of paths) expectEnvelope(await rawRequest("GET", path, { headers: auth }), 400, "VALIDATION_FAILED");
+    // The bounds themselves are fine.
+    expect((await rawRequest("GET", "/api/calls?since=1970-01-01T00:00:00Z&until=9999-12-31T23:59:59Z", { headers: auth })).status).toBe(200);
+  });
 });
 
 describe("content types", () => {
@@ -199,7 +265,8 @@ describe("64 KiB on every transport, declared or streamed", () => {
   it("a body of exactly 64 KiB is read and handed on whole", async () => {
     // A Stripe webhook is verified over its raw bytes: the boundary must hand them on untouched.
     const secret = "whsec_routekit_integration_tests";
-    const event = { id: `evt_${randomUUID()}`, object: "event", type: "ping.fuzz", data: { object: {} }, pad: "" };
+    // A sound envelope (Stripe's events always carry `created`): a malformed one is refused whatever its size.
+    const event = { id: `evt_${randomUUID()}`, object: "event", type: "ping.fuzz", created: Math.floor(Date.now() / 1000), data: { object: {} }, pad: "" };
     const unpadded = Buffer.byteLength(JSON.stringify(event));
     event.pad = "é".repeat(Math.floor((64 * 1024 - unpadded) / 2));
     const payload = JSON.stringify(event);

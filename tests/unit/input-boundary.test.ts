@@ -1,7 +1,7 @@
 import { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { bufferBody, checkBody, checkHead, checkUrl, hasBody, withBody } from "../../src/server/http/input-boundary";
+import { bufferBody, checkBody, checkHead, checkUrl, hasBody, originFormOf, withBody } from "../../src/server/http/input-boundary";
 import { pageContentSecurityPolicy, securityHeaders } from "../../src/server/http/security-headers";
 
 const head = (method: string, url: string, headers: Record<string, string> = {}) => checkHead({ method, url, headers });
@@ -13,6 +13,24 @@ function request(chunks: Buffer[]): IncomingMessage {
   req.push(null);
   return req;
 }
+
+describe("checkHead: the request target", () => {
+  it.each([["GET", "*"], ["HEAD", "*"], ["GET", "*x"], ["OPTIONS", "*"], ["GET", "api/account"], ["GET", "?a=1"], ["GET", "example.com:443"]])("refuses %s %s with 400 VALIDATION_FAILED", (method, url) => {
+    expect(codeOf(head(method, url))).toBe("VALIDATION_FAILED");
+  });
+  it("takes a path and the absolute form HTTP/1.1 servers must accept", () => {
+    expect(head("GET", "/api/health")).toBeNull();
+    expect(head("GET", "http://localhost:3000/api/health")).toBeNull();
+  });
+  it("serves the absolute form as its path and query", () => {
+    expect(originFormOf("http://x/api/health?a=1")).toBe("/api/health?a=1");
+    expect(originFormOf("HTTPS://x:8080")).toBe("/");
+    expect(originFormOf("http://x?a=1")).toBe("/?a=1");
+    expect(originFormOf("/api/health")).toBe("/api/health");
+    expect(originFormOf("*")).toBe("*");
+    expect(originFormOf("http:/x")).toBe("http:/x");
+  });
+});
 
 describe("checkHead: methods", () => {
   it("refuses TRACE, CONNECT and anything unserved on every path, with Allow", () => {

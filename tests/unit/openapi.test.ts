@@ -30,6 +30,28 @@ describe("OpenAPI document", () => {
     for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) expect(served.has(`${method} ${path}`), `${method} ${path}`).toBe(true);
   });
 
+  it("lists 503 SERVICE_UNAVAILABLE with Retry-After on every operation that uses the database (docs/decisions.md §3)", () => {
+    const pure = new Set(restRoutes.filter((r) => r.database === false).map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`));
+    // Only the liveness probe touches nothing; anything else claiming so must be looked at.
+    expect([...pure]).toEqual(["get /api/health"]);
+    let walked = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        walked++;
+        const name = `${method} ${path}`;
+        const answer = op.responses["503"] as { headers?: Record<string, { schema: { type: string } }>; content?: Record<string, { example?: { error: { code: string } } }> } | undefined;
+        if (pure.has(name)) {
+          expect(answer, name).toBeUndefined();
+          continue;
+        }
+        expect(answer, `${name} lacks 503`).toBeDefined();
+        expect(answer!.headers?.["Retry-After"]?.schema.type, `${name}: 503 without Retry-After`).toBe("integer");
+        expect(answer!.content?.["application/json"]?.example?.error.code, name).toBe("SERVICE_UNAVAILABLE");
+      }
+    }
+    expect(walked).toBe(restRoutes.length);
+  });
+
   it("has the three events as webhooks", () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(["call.ended", "call.error", "call.started"]);
   });

@@ -50,14 +50,20 @@ function isPrismaKnownError(err: unknown): err is Error & { code: string } {
 /** Node's socket errors: the database (or the queue's connection to it) cannot be reached right now. */
 const TRANSIENT_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND"]);
 /**
- * PostgreSQL SQLSTATEs that mean "try again": connection exceptions (class 08),
- * serialization failure and deadlock (40001, 40P01), too many connections
- * (53300), cancelled by the statement timeout (57014), the server shutting down
- * or starting (57P01–57P03).
+ * PostgreSQL SQLSTATEs that mean "try again", one by one: serialization failure
+ * and deadlock (40001, 40P01), cancelled by the statement timeout (57014), a
+ * database not accepting connections or an object in use (55000 with
+ * ALLOW_CONNECTIONS false, 55006), a lock not available (55P03).
  */
-const TRANSIENT_SQLSTATES = new Set(["40001", "40P01", "53300", "57014", "57P01", "57P02", "57P03"]);
-/** Prisma's codes for the same: cannot reach, timed out, connection closed, pool timeout, write conflict. */
-const TRANSIENT_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2034"]);
+const TRANSIENT_SQLSTATES = new Set(["40001", "40P01", "57014", "55000", "55006", "55P03"]);
+/**
+ * And by class: connection exceptions (08xxx), insufficient resources (53xxx:
+ * disk, memory, too many connections), operator intervention that ends or
+ * refuses a session (57P01 admin shutdown … 57P05 idle session timeout).
+ */
+const TRANSIENT_SQLSTATE_PREFIXES = ["08", "53", "57P0"];
+/** Prisma's codes for the same: cannot reach, timed out, connection closed, pool timeout, write conflict, too many connections. */
+const TRANSIENT_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2034", "P2037"]);
 /** What `pg` and its pool say, in messages only, when the connection is gone or never came. */
 const TRANSIENT_MESSAGES = [
   "timeout exceeded when trying to connect",
@@ -70,26 +76,45 @@ const TRANSIENT_MESSAGES = [
   "can't reach database server",
 ];
 
+function isTransientCode(code: string): boolean {
+  if (TRANSIENT_NODE_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_PRISMA_CODES.has(code)) return true;
+  // SQLSTATEs are five characters; Prisma's P-codes and Node's E-codes never start with these.
+  return code.length === 5 && TRANSIENT_SQLSTATE_PREFIXES.some((p) => code.startsWith(p));
+}
+
+/** How many wrapped errors are looked through: more than any driver stacks, few enough that a cycle costs nothing. */
+const MAX_ERRORS_WALKED = 16;
+
 /**
  * True for an error that means the database is unreachable or busy right now,
  * not that the request is wrong: the answer is 503 "try again", never 500
- * (docs/decisions.md §3, §7). Looks through wrapped causes (Prisma's driver adapter,
- * tRPC).
+ * (docs/decisions.md §3, §7). Looks through wrapped errors: `cause` (tRPC, pg),
+ * AggregateError's `errors`, and Prisma's driver adapter, which keeps the
+ * SQLSTATE as `meta.driverAdapterError.cause.originalCode` behind a generic
+ * P2039/P2010 code and in a plain object, not an Error.
  */
 export function isTransientError(thrown: unknown): boolean {
-  let err: unknown = thrown;
-  for (let depth = 0; depth < 6 && err instanceof Error; depth++) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === "string") {
-      if (TRANSIENT_NODE_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_PRISMA_CODES.has(code) || code.startsWith("08")) return true;
+  const queue: unknown[] = [thrown];
+  const seen = new Set<unknown>();
+  while (queue.length && seen.size < MAX_ERRORS_WALKED) {
+    const err = queue.shift();
+    if (err === null || typeof err !== "object" || seen.has(err)) continue;
+    seen.add(err);
+    const fields = err as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    for (const code of [fields.code, fields.originalCode]) if (typeof code === "string" && isTransientCode(code)) return true;
+    // Messages only of errors: a plain object's message may be anything the database said.
+    if (err instanceof Error) {
+      const message = err.message.toLowerCase();
+      if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
     }
-    const message = err.message.toLowerCase();
-    if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
-    if (err instanceof AggregateError && err.errors.some((e) => isTransientError(e))) return true;
-    err = (err as { cause?: unknown }).cause;
+    if (err instanceof AggregateError) queue.push(...err.errors);
+    queue.push(fields.cause, fields.meta?.driverAdapterError);
   }
   return false;
 }
+
+/** Seconds a client waits before retrying a 503: long enough for a pool to reconnect or a failover to finish. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
 /** The one mapper from anything thrown to the error envelope (docs/decisions.md §3). */
 export function toErrorResponse(thrown: unknown): MappedError {
@@ -113,9 +138,10 @@ export function toErrorResponse(thrown: unknown): MappedError {
     code = "NOT_FOUND";
   } else if (isTransientError(err)) {
     code = "SERVICE_UNAVAILABLE";
-    headers["retry-after"] = "5";
   }
 
+  // "Try again" always says when (the reference promises Retry-After on every 503).
+  if (code === "SERVICE_UNAVAILABLE" && !headers["retry-after"]) headers["retry-after"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_S);
   const status = ERROR_STATUS[code];
   const unexpected = status >= 500 && !(err instanceof AppError);
   // 5xx bodies never carry internals (stack, SQL): the default message only.

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { DEFAULT_MESSAGE } from "../errors/error-codes";
+import { API_CONTENT_SECURITY_POLICY } from "./security-headers";
 
 /**
  * Slow clients, for a deployment with no proxy in front: the headers must
@@ -15,17 +16,41 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 type ClientError = Error & { code?: string };
 
 /**
+ * Header lines for an answer written straight to the socket: the security
+ * headers every answer carries (`securityHeaders(publicBaseUrl)`, set on
+ * ordinary answers by main.ts) with the API's policy, and a request id.
+ */
+function rawHeaderLines(headers: Record<string, string>): string {
+  const all: Record<string, string> = { ...headers, "content-security-policy": API_CONTENT_SECURITY_POLICY, "x-request-id": randomUUID() };
+  return Object.entries(all)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+}
+
+/** A complete answer with a JSON envelope body; the connection closes after it. */
+function rawJsonAnswer(statusLine: string, extraHeaders: Record<string, string>, body: object): string {
+  const text = JSON.stringify(body);
+  return (
+    `HTTP/1.1 ${statusLine}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
+    rawHeaderLines(extraHeaders) +
+    `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+  );
+}
+
+/**
  * What Node's HTTP parser refuses (a malformed request line or header, a NUL in
  * a header, more than 16 KiB of headers) never reaches a handler; answer it in
- * the envelope too. A timeout keeps Node's bodiless 408: the error table has no code for it.
+ * the envelope too, with the security headers. A timeout keeps Node's bodiless
+ * 408: the error table has no code for it. Bind `headers` to the server's
+ * `securityHeaders(publicBaseUrl)`.
  */
-export function answerClientError(err: ClientError, socket: Duplex): void {
+export function answerClientError(err: ClientError, socket: Duplex, headers: Record<string, string> = {}): void {
   if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
     return;
   }
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    socket.end(`HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nX-Request-Id: ${randomUUID()}\r\nContent-Length: 0\r\n\r\n`);
+    socket.end(`HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${rawHeaderLines(headers)}Content-Length: 0\r\n\r\n`);
     return;
   }
   if (err.code === "ECONNRESET") {
@@ -34,19 +59,12 @@ export function answerClientError(err: ClientError, socket: Duplex): void {
   }
   // Over 16 KiB of request line and headers (Node's limit) is a malformed request like any other: 400, in the envelope.
   const why = err.code === "HPE_HEADER_OVERFLOW" ? "The request line and headers are larger than 16 KiB." : "The HTTP request is malformed.";
-  const body = JSON.stringify({ error: { code: "VALIDATION_FAILED", message: `${DEFAULT_MESSAGE.VALIDATION_FAILED} ${why}` } });
-  socket.end(
-    "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n" +
-      `X-Request-Id: ${randomUUID()}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  socket.end(rawJsonAnswer("400 Bad Request", headers, { error: { code: "VALIDATION_FAILED", message: `${DEFAULT_MESSAGE.VALIDATION_FAILED} ${why}` } }));
 }
 
 /** CONNECT never reaches a request handler (Node hands it to 'connect'); we tunnel nothing. */
-export function refuseConnect(_req: unknown, socket: Duplex): void {
-  const body = JSON.stringify({ error: { code: "METHOD_NOT_ALLOWED", message: "CONNECT is not allowed; this is not a proxy." } });
+export function refuseConnect(_req: unknown, socket: Duplex, headers: Record<string, string> = {}): void {
   socket.end(
-    "HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n" +
-      `Content-Type: application/json; charset=utf-8\r\nX-Request-Id: ${randomUUID()}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    rawJsonAnswer("405 Method Not Allowed", { ...headers, allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" }, { error: { code: "METHOD_NOT_ALLOWED", message: "CONNECT is not allowed; this is not a proxy." } }),
   );
 }

@@ -101,6 +101,19 @@ export function pathOf(url: string): string {
     .join("/");
 }
 
+/** `http://host/path`: the absolute form, which HTTP/1.1 servers must accept (Node's parser keeps it as the URL). */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]+(?:[/?]|$)/i;
+
+/**
+ * `http://host/a?b` → `/a?b`, any other target unchanged. Routing reads the
+ * path only; left absolute, Next.js redirects the request to its own authority.
+ */
+export function originFormOf(url: string): string {
+  if (!ABSOLUTE_FORM.test(url)) return url;
+  const rest = url.replace(/^https?:\/\/[^/?#]+/i, "");
+  return rest.startsWith("/") ? rest : `/${rest}`;
+}
+
 /** Checks on the request line and headers, before any byte of the body is read. */
 export function checkHead(req: Pick<IncomingMessage, "method" | "url" | "headers">): Refusal | null {
   const method = (req.method ?? "").toUpperCase();
@@ -109,6 +122,8 @@ export function checkHead(req: Pick<IncomingMessage, "method" | "url" | "headers
     const allow = allowedMethodsFor(pathOf(url)) ?? SERVED_METHODS;
     return refuse(new AppError("METHOD_NOT_ALLOWED", `${method || "This method"} is not allowed; use ${allow.join(", ")}.`), { allow: allow.join(", ") });
   }
+  // `*` (OPTIONS's server-wide form) or any other target that is not a path would reach Next.js, which fails on it with a 500.
+  if (!url.startsWith("/") && !ABSOLUTE_FORM.test(url)) return refuse(invalid("The request target must be a path starting with /."));
   const badUrl = checkUrl(url);
   if (badUrl) return badUrl;
   const path = pathOf(url);
@@ -245,6 +260,7 @@ export function withBody(req: IncomingMessage, body: Buffer): IncomingMessage {
  * the request was answered here.
  */
 export async function passInputBoundary(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<IncomingMessage | null> {
+  if (req.url) req.url = originFormOf(req.url);
   const refusal = checkHead(req);
   if (refusal) {
     if (refusal.error.code === "PAYLOAD_TOO_LARGE" && Number(req.headers["content-length"]) <= DRAIN_LIMIT.bytes) await drainBody(req);

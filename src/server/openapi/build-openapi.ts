@@ -42,7 +42,8 @@ const ERROR_ENVELOPE = z.object({
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request", 401: "Missing or invalid API key or token", 402: "Payment required: complete checkout",
   403: "Forbidden: account suspended, number not owned, unverified number limit reached, or invalid signature", 404: "Not found", 409: "Conflict",
-  413: "Body over 64 KiB", 422: "Idempotency-Key reused with another request body", 429: "Rate limited (see Retry-After)", 500: "Internal error", 502: "Provider unavailable", 503: "Not ready",
+  413: "Body over 64 KiB", 422: "Idempotency-Key reused with another request body", 429: "Rate limited (see Retry-After)", 500: "Internal error", 502: "Provider unavailable",
+  503: "Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds",
 };
 
 const IDEMPOTENCY_KEY_PARAMETER = {
@@ -60,6 +61,8 @@ function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
   if (route.method !== "GET" && route.method !== "DELETE") statuses.add(413);
   if (route.auth) [401, 429].forEach((s) => statuses.add(s));
   if (route.procedure.startsWith("auth.")) statuses.add(429);
+  // docs/decisions.md §3: a route that needs the database answers 503 "try again" while it is unreachable.
+  if (route.database !== false) statuses.add(503);
   if (route.path.includes(":")) statuses.add(404);
   // Idempotency-Key (docs/decisions.md §11): still running, or reused with another body.
   if (route.method === "POST") [409, 422].forEach((s) => statuses.add(s));
@@ -108,7 +111,7 @@ function operation(route: RestRoute) {
   for (const status of errorStatuses(route, Boolean(input))) {
     responses[status] = {
       description: STATUS_TEXT[status] ?? "Error",
-      ...(status === 429 && { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait" } } }),
+      ...((status === 429 || status === 503) && { headers: { "Retry-After": { schema: { type: "integer", minimum: 1 }, description: "Seconds to wait before retrying" } } }),
       content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" }, example: errorExample(status, route) } },
     };
   }

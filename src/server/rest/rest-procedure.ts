@@ -18,8 +18,14 @@ export type RestMeta = {
   /** Whether the route takes an API key or login JWT. Default true; the security suite checks both ways. */
   auth?: boolean;
   summary: string;
-  /** Error statuses particular to this route (the generic ones are derived: 400, 401, 404, 413, 429, 500). */
+  /** Error statuses particular to this route (the generic ones are derived: 400, 401, 404, 413, 429, 500, 503). */
   errors?: number[];
+  /**
+   * Whether serving the route needs the database. Default true: such a route
+   * answers 503 with Retry-After while the database is unreachable (decisions
+   * §3), and its reference says so. False only for a route that touches nothing.
+   */
+  database?: boolean;
 };
 
 export type RestSpec<I extends z.ZodType | undefined, O extends z.ZodType> = RestMeta & { input?: I; output: O };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queryInteger, ZTimestamp } from "./common";
+import { queryInteger, ZQueryTime, ZTimestamp } from "./common";
 import { ZCallDirection, ZCallStatus, ZDeliveryStatus } from "./enums";
 import { ZEventType } from "./events";
 import { ZCostBreakdown } from "./usage";
@@ -7,7 +7,7 @@ import { ZCostBreakdown } from "./usage";
 export { ZCallStatus };
 export const ZCallAnswer = z.enum(["xml", "json-twiml", "json-actions", "fallback", "reject"]);
 
-const ZFilterTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time" });
+const ZFilterTime = ZQueryTime;
 
 export const ZListCallsInput = z.object({
   status: ZCallStatus.optional().describe("Only calls in this status"),

@@ -23,6 +23,8 @@ declare module "vitest" {
     /** The Stripe-mode server, and the port its fake Stripe must listen on. */
     stripeBaseUrl: string;
     stripeDatabaseUrl: string;
+    /** The Stripe-mode server's log file (pino JSON lines). */
+    stripeServerLog: string;
     stripeFakePort: number;
     embedded: boolean;
     /** Where the test SMTP server (SMTP_URL of the strict and Stripe servers) writes what it receives. */
@@ -72,6 +74,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("twilioSimulatorPort", twilioSimulatorPort);
   project.provide("stripeBaseUrl", stripeMode.baseUrl);
   project.provide("stripeDatabaseUrl", stripeMode.databaseUrl);
+  project.provide("stripeServerLog", stripeMode.log);
   project.provide("stripeFakePort", stripeFakePort);
   project.provide("embedded", !external);
   project.provide("smtpMailDir", smtpMailDir);

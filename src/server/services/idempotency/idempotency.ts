@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { kysely } from "../../db/kysely";
+import { env } from "../../env";
 import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
 import { AppError } from "../../errors/app-error";
 
@@ -18,20 +19,53 @@ export function validIdempotencyKey(key: string): boolean {
   return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
 }
 
-/** Key order does not matter: `{a,b}` and `{b,a}` are the same request. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+type Emit = { text: string } | { value: unknown };
+
+/**
+ * Key order does not matter: `{a,b}` and `{b,a}` are the same request. Written
+ * with its own stack, not by recursion: a body may nest thousands of levels
+ * deep (JSON.parse takes it), and hashing it must not overflow the call stack
+ * before the schema gets to refuse it.
+ */
+export function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  const stack: Emit[] = [{ value: root }];
+  while (stack.length) {
+    const item = stack.pop()!;
+    if ("text" in item) {
+      out.push(item.text);
+      continue;
+    }
+    const value = item.value;
+    const parts: Emit[] = [];
+    if (Array.isArray(value)) {
+      parts.push({ text: "[" });
+      value.forEach((v: unknown, i) => parts.push(...(i ? [{ text: "," }] : []), { value: v }));
+      parts.push({ text: "]" });
+    } else if (value !== null && typeof value === "object") {
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      parts.push({ text: "{" });
+      entries.forEach(([k, v], i) => parts.push({ text: `${i ? "," : ""}${JSON.stringify(k)}:` }, { value: v }));
+      parts.push({ text: "}" });
+    } else {
+      out.push(JSON.stringify(value) ?? "null");
+      continue;
+    }
+    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]!);
   }
-  return JSON.stringify(value) ?? "null";
+  return out.join("");
 }
 
-export function requestHash(operation: string, input: unknown): string {
-  return createHash("sha256").update(operation).update("\n").update(canonicalJson(input)).digest("hex");
+/**
+ * What identifies a request under its key: an HMAC with a server secret
+ * (docs/decisions.md §20), never a plain digest. The body may hold a password (register,
+ * login, change password); a plain SHA-256 of it is reversed by a dictionary
+ * from a database read, a keyed one is not without the server's key.
+ */
+export function requestHash(operation: string, input: unknown, key: Buffer = env().idempotencyHashKey): string {
+  return createHmac("sha256", key).update(operation).update("\n").update(canonicalJson(input)).digest("hex");
 }
 
 export type StoredAnswer = { status: number; body: unknown };

@@ -1,4 +1,5 @@
 import { AppError } from "../../errors/app-error";
+import { isQueryableTime } from "../../schemas/common";
 
 /**
  * The one keyset cursor of the API's lists (calls, usage; docs/decisions.md §11):
@@ -20,6 +21,7 @@ export function decodeKeysetCursor(cursor: string): KeysetCursor {
   const time = text.slice(0, bar);
   const id = text.slice(bar + 1);
   const createdAt = new Date(time);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== time || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw invalid();
+  // A forged cursor's time must still be one PostgreSQL can compare with (year -271821 is not).
+  if (Number.isNaN(createdAt.getTime()) || !isQueryableTime(createdAt) || createdAt.toISOString() !== time || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw invalid();
   return { createdAt, id };
 }

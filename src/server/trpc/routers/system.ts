@@ -12,6 +12,7 @@ export const system = {
     path: "/api/health",
     auth: false,
     summary: "Liveness",
+    database: false,
     output: z.object({ status: z.literal("ok").describe("The process answers") }),
   }).query(() => ({ status: "ok" as const })),
   /** Readiness: the database answers. */
@@ -20,7 +21,6 @@ export const system = {
     path: "/api/ready",
     auth: false,
     summary: "Readiness (database reachable)",
-    errors: [503],
     output: z.object({ status: z.literal("ready").describe("The database answers") }),
   }).query(async () => {
     try {

@@ -58,7 +58,7 @@ async function handler(req: Request): Promise<Response> {
       responseMeta({ errors }) {
         // tRPC leaves the type unset on errors it answers before any procedure (a malformed batch).
         const headers = new Headers({ ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...(responseMeta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }) });
-        // decisions §3: a 429 (or 503) says when to come back, on this transport as on REST; in a batch, the longest wait.
+        // docs/decisions.md §3: a 429 (or 503) says when to come back, on this transport as on REST; in a batch, the longest wait.
         const waits = errors.map((e) => Number(toErrorResponse(e).headers["retry-after"] ?? 0)).filter((s) => s > 0);
         if (waits.length) headers.set("retry-after", String(Math.max(...waits)));
         return { headers };
