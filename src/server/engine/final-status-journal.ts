@@ -47,6 +47,15 @@ export async function handleFinalStatus(req: EngineRequest, deadlineMs = FINAL_S
   } finally {
     clearTimeout(timer);
   }
+  return journalFinalStatus(req, receivedAt);
+}
+
+/**
+ * Writes a final status to the journal, to be applied once the database is
+ * back, and answers what Twilio gets: the database is known to be down (a
+ * degraded start), or it did not answer within the deadline.
+ */
+export async function journalFinalStatus(req: EngineRequest, receivedAt: Date = req.receivedAt ?? new Date()): Promise<string> {
   try {
     await finalStatusJournal().append({ ...req, params: Object.entries(req.params), receivedAt: receivedAt.toISOString() });
   } catch (err) {
