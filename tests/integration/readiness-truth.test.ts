@@ -82,6 +82,7 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
 
   it("connections the database terminates never reach stderr and never stop the process", { timeout: 60_000 }, async () => {
     // Traffic first, so the pools (requests, Prisma, Kysely, the job queue) hold idle connections.
+    const keys: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${server.baseUrl}/api/auth/register`, {
         method: "POST",
@@ -89,19 +90,39 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
         body: JSON.stringify({ email: `term-${randomBytes(6).toString("hex")}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` }),
       });
       expect(res.status).toBe(201);
+      keys.push(((await res.json()) as { apiKey: string }).apiKey);
     }
+    // And traffic during the terminations, so some connections are in use when they are cut.
+    let running = true;
+    const statuses: number[] = [];
+    const traffic = Promise.all(
+      keys.map(async (key) => {
+        while (running) {
+          const res = await fetch(`${server.baseUrl}/api/usage/current`, { headers: { authorization: `Bearer ${key}` } }).catch(() => null);
+          if (res) statuses.push(res.status);
+          await res?.arrayBuffer();
+        }
+      }),
+    );
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     try {
-      for (let round = 0; round < 2; round++) {
+      for (let round = 0; round < 3; round++) {
+        await pause(1000);
         const { rows } = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
         expect(rows[0].n).toBeGreaterThan(0);
-        await pause(2000);
       }
+      await pause(1000);
     } finally {
+      running = false;
+      await traffic;
       await admin.end();
     }
     expect(server.child.exitCode).toBeNull();
+    // A statement cut short is "try again", never a 500.
+    const failed = readFileSync(server.log, "utf8").split("\n").filter((l) => l.includes('"request failed"'));
+    expect(statuses.filter((s) => s !== 200 && s !== 503), failed.map((l) => String(JSON.parse(l).err?.message).slice(0, 300)).join("\n")).toEqual([]);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(10);
     await until("readiness after the terminations", async () => (await readiness(server)).status === 200);
     expect(strayLogLines(server.log)).toEqual([]);
     expect(readFileSync(server.log, "utf8")).not.toContain("uncaughtException");

@@ -18,6 +18,12 @@ describe("errors that mean 'try again later'", () => {
     ["connection exception class", withCode("connection failure", "08006")],
     ["Prisma cannot reach", withCode("Can't reach database server", "P1001")],
     ["wrapped in a cause", new Error("query failed", { cause: withCode("connect ECONNREFUSED", "ECONNREFUSED") })],
+    [
+      "Prisma's driver adapter, server's code in meta",
+      Object.assign(withCode("Database error. Code: `57P01`. Message: `terminating connection due to administrator command`", "P2039"), {
+        meta: { driverAdapterError: { cause: { originalCode: "57P01", kind: "postgres" } } },
+      }),
+    ],
   ])("%s → 503 SERVICE_UNAVAILABLE with Retry-After, no internals", (_name, err) => {
     expect(isTransientError(err)).toBe(true);
     const mapped = toErrorResponse(err);

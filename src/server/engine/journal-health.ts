@@ -3,7 +3,11 @@ import path from "node:path";
 import { env } from "../env";
 import { logger } from "../logger";
 import { errorSummary } from "../db/database-availability";
-import { finalStatusJournal } from "./final-status-journal";
+
+/** The journal's directory under DATA_DIR (final-status-journal.ts keeps it; this module stays free of the engine's imports, for the Next.js bundle). */
+export function finalStatusJournalDir(): string {
+  return path.join(env().dataDir, "engine-journal");
+}
 
 /**
  * The journal of final statuses is what keeps a status through a database
@@ -24,7 +28,7 @@ export type JournalHealth = {
 const MONITOR_INTERVAL_MS = 5_000;
 
 export async function journalHealth(): Promise<JournalHealth> {
-  const dir = finalStatusJournal().dir;
+  const dir = finalStatusJournalDir();
   const floor = env().journalMinFreeBytes;
   let writable = true;
   let check = "ok";
@@ -52,8 +56,7 @@ export async function journalHealth(): Promise<JournalHealth> {
   } catch (err) {
     if (writable) check = `cannot read free space: ${errorSummary(err)}`;
   }
-  const pending = writable ? await finalStatusJournal().pendingNames().catch(() => []) : await readdir(dir).catch(() => []);
-  const entries = pending.filter((n) => n.endsWith(".json") && !n.startsWith("."));
+  const entries = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith(".json") && !n.startsWith("."));
   // Entry names start with their arrival time in milliseconds (durable-journal.ts).
   const oldest = entries.length ? Number.parseInt(entries.reduce((a, b) => (a < b ? a : b)).slice(0, 15), 10) : NaN;
   return {
@@ -83,7 +86,7 @@ export function startJournalMonitor(): () => void {
     const first = last === null;
     last = now;
     if (first && now.check === "ok" && !now.waiting) return;
-    const entry = { journal: finalStatusJournal().dir, ...health };
+    const entry = { journal: finalStatusJournalDir(), ...health };
     if (now.check !== "ok") logger().error(entry, "the final-status journal cannot take statuses: an outage now would lose them");
     else if (now.waiting) logger().warn(entry, "final statuses are waiting in the journal for the database");
     else logger().info(entry, "the final-status journal is healthy and empty");

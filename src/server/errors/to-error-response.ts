@@ -68,6 +68,7 @@ const TRANSIENT_MESSAGES = [
   "cannot use a pool after calling end",
   "server closed the connection unexpectedly",
   "can't reach database server",
+  "terminating connection due to",
 ];
 
 /**
@@ -83,6 +84,9 @@ export function isTransientError(thrown: unknown): boolean {
     if (typeof code === "string") {
       if (TRANSIENT_NODE_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_PRISMA_CODES.has(code) || code.startsWith("08")) return true;
     }
+    // Prisma's driver adapter keeps the server's SQLSTATE beside its own code (P2039 "Database error"), e.g. 57P01 for a terminated connection.
+    const sqlState = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } }).meta?.driverAdapterError?.cause?.originalCode;
+    if (typeof sqlState === "string" && (TRANSIENT_SQLSTATES.has(sqlState) || sqlState.startsWith("08"))) return true;
     const message = err.message.toLowerCase();
     if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
     if (err instanceof AggregateError && err.errors.some((e) => isTransientError(e))) return true;
