@@ -31,7 +31,7 @@ export const system = {
         .describe("Each dependency, \"ok\" or what is wrong"),
       journal: z
         .object({
-          writable: z.boolean(),
+          writable: z.boolean().describe("Whether a file can be written in the journal's directory"),
           freeBytes: z.number().nullable().describe("Free space on the journal's disk"),
           depth: z.number().int().describe("Final statuses waiting in the journal for the database"),
           oldestAgeSeconds: z.number().int().nullable().describe("Age of the oldest waiting status"),
