@@ -23,7 +23,7 @@ export type Booted = {
  * a database (the configured one, or the embedded one), migrations applied.
  * A configured database that cannot be reached does not stop the start: the
  * instance serves degraded (main.ts) and migrates once the database is back,
- * so a crash or a deploy during an outage never keeps it down (decisions §7).
+ * so a crash or a deploy during an outage never keeps it down (docs/decisions.md §7).
  */
 export async function boot(): Promise<Booted> {
   const e = parseEnv();

@@ -10,7 +10,7 @@ import { startReceiver } from "./support/receiver";
 import { strayLogLines } from "./support/server-log";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-// An instance started while its database refuses connections (decisions §7):
+// An instance started while its database refuses connections (docs/decisions.md §7):
 // it listens, journals final statuses, apologises to callers, answers the rest
 // 503 with Retry-After and is not ready; once the database comes back it
 // migrates, starts its workers and applies the journal, with no restart.

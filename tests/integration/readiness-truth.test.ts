@@ -7,7 +7,7 @@ import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scrip
 import { strayLogLines } from "./support/server-log";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-// /api/ready says the truth (decisions §7): it checks the journal a final
+// /api/ready says the truth (docs/decisions.md §7): it checks the journal a final
 // status would be kept in during an outage, not only the database, and names
 // what is wrong. And a database that drops the server's connections
 // (pg_terminate_backend) shows only in the JSON log, never as a stray line on

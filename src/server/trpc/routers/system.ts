@@ -36,7 +36,7 @@ export const system = {
           depth: z.number().int().describe("Final statuses waiting in the journal for the database"),
           oldestAgeSeconds: z.number().int().nullable().describe("Age of the oldest waiting status"),
         })
-        .describe("The local journal of final statuses (decisions §7)"),
+        .describe("The local journal of final statuses"),
     }),
   }).query(async () => {
     const r = await readiness();
