@@ -32,7 +32,10 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
 
   beforeAll(async () => {
     databaseUrl = await siblingDatabase(inject("databaseUrl"), "readiness");
-    server = await startBuiltServer({ name: "it-readiness", env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl } });
+    server = await startBuiltServer({
+      name: "it-readiness",
+      env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl },
+    });
     servers.push(server);
   }, 120_000);
 
@@ -43,7 +46,11 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
   it("a journal directory that cannot be written makes the instance unready, with the reason; it is ready again once fixed", async () => {
     const ready = await readiness(server);
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: "ready", checks: { database: "ok", journal: "ok" }, journal: { writable: true, depth: 0, oldestAgeSeconds: null } });
+    expect(ready.body).toMatchObject({
+      status: "ready",
+      checks: { database: "ok", journal: "ok" },
+      journal: { writable: true, depth: 0, oldestAgeSeconds: null },
+    });
     expect(ready.body.journal.freeBytes).toBeGreaterThan(64 * 1024 * 1024);
 
     // A file where the directory should be: writes fail for root too (chmod would not stop root).
@@ -63,7 +70,9 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
       // Liveness is not readiness: the process answers.
       expect((await fetch(`${server.baseUrl}/api/health`)).status).toBe(200);
       // The monitor logs the change (within its 5 s period).
-      await until("the journal's state in the log", async () => readFileSync(server.log, "utf8").includes("the final-status journal cannot take statuses"));
+      await until("the journal's state in the log", async () =>
+        readFileSync(server.log, "utf8").includes("the final-status journal cannot take statuses"),
+      );
     } finally {
       rmSync(journal, { force: true });
     }
@@ -72,7 +81,11 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
 
   it("a disk below the free-space floor makes the instance unready", { timeout: 120_000 }, async () => {
     // A floor no disk meets (a petabyte) stands in for a full disk.
-    const starved = await startBuiltServer({ name: "it-readiness-floor", env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, JOURNAL_MIN_FREE_MB: String(1024 ** 3) }, until: "live" });
+    const starved = await startBuiltServer({
+      name: "it-readiness-floor",
+      env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, JOURNAL_MIN_FREE_MB: String(1024 ** 3) },
+      until: "live",
+    });
     servers.push(starved);
     const r = await readiness(starved);
     expect(r.status).toBe(503);
@@ -80,14 +93,19 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
     expect(r.body.journal.writable).toBe(true);
   });
 
-  it("connections the database terminates never reach stderr and never stop the process", { timeout: 60_000 }, async () => {
+  it("connections the database terminates never reach stderr and never stop the process", {
+    timeout: 60_000,
+  }, async () => {
     // Traffic first, so the pools (requests, Prisma, Kysely, the job queue) hold idle connections.
     const keys: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${server.baseUrl}/api/auth/register`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": `198.18.210.${i + 1}` },
-        body: JSON.stringify({ email: `term-${randomBytes(6).toString("hex")}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` }),
+        body: JSON.stringify({
+          email: `term-${randomBytes(6).toString("hex")}@example.com`,
+          password: `pw-${randomBytes(8).toString("hex")}`,
+        }),
       });
       expect(res.status).toBe(201);
       keys.push(((await res.json()) as { apiKey: string }).apiKey);
@@ -98,7 +116,9 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
     const traffic = Promise.all(
       keys.map(async (key) => {
         while (running) {
-          const res = await fetch(`${server.baseUrl}/api/usage/current`, { headers: { authorization: `Bearer ${key}` } }).catch(() => null);
+          const res = await fetch(`${server.baseUrl}/api/usage/current`, {
+            headers: { authorization: `Bearer ${key}` },
+          }).catch(() => null);
           if (res) statuses.push(res.status);
           await res?.arrayBuffer();
         }
@@ -109,7 +129,9 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
     try {
       for (let round = 0; round < 3; round++) {
         await pause(1000);
-        const { rows } = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+        const { rows } = await admin.query(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
         expect(rows[0].n).toBeGreaterThan(0);
       }
       await pause(1000);
@@ -120,8 +142,13 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
     }
     expect(server.child.exitCode).toBeNull();
     // A statement cut short is "try again", never a 500.
-    const failed = readFileSync(server.log, "utf8").split("\n").filter((l) => l.includes('"request failed"'));
-    expect(statuses.filter((s) => s !== 200 && s !== 503), failed.map((l) => String(JSON.parse(l).err?.message).slice(0, 300)).join("\n")).toEqual([]);
+    const failed = readFileSync(server.log, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"request failed"'));
+    expect(
+      statuses.filter((s) => s !== 200 && s !== 503),
+      failed.map((l) => String(JSON.parse(l).err?.message).slice(0, 300)).join("\n"),
+    ).toEqual([]);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(10);
     await until("readiness after the terminations", async () => (await readiness(server)).status === 200);
     expect(strayLogLines(server.log)).toEqual([]);

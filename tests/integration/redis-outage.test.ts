@@ -13,7 +13,11 @@ import { TEST_AUTH_SECRET } from "./support/test-secrets";
 // The test runs its own redis-server, so it can freeze and kill it.
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("redis-server did not start")), 10_000);
     child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
@@ -47,7 +51,10 @@ describe.skipIf(inject("embedded"))("a Redis outage under API traffic", () => {
     redisPort = await freePort();
     redis = await startRedis(redisPort);
     const databaseUrl = await siblingDatabase(inject("databaseUrl"), "redis_outage");
-    server = await startBuiltServer({ name: "it-redis-outage", env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}` } });
+    server = await startBuiltServer({
+      name: "it-redis-outage",
+      env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -55,7 +62,9 @@ describe.skipIf(inject("embedded"))("a Redis outage under API traffic", () => {
     await stopRedis(redis);
   });
 
-  it("stopped and frozen: only 2xx, 429 and 503, none over 1 s, no burst of 429 when it returns, nothing printed outside the log", { timeout: 120_000 }, async () => {
+  it("stopped and frozen: only 2xx, 429 and 503, none over 1 s, no burst of 429 when it returns, nothing printed outside the log", {
+    timeout: 120_000,
+  }, async () => {
     const email = `redis-${randomBytes(6).toString("hex")}@example.com`;
     const password = `pw-${randomBytes(8).toString("hex")}`;
     const register = await fetch(`${server.baseUrl}/api/auth/register`, {
@@ -80,7 +89,11 @@ describe.skipIf(inject("embedded"))("a Redis outage under API traffic", () => {
     // About 30 reads a second, under the API's 50/s: any 429 would be spurious.
     const reader = async () => {
       while (running) {
-        await timed("read", () => fetch(`${server.baseUrl}/api/phone-numbers`, { headers: { authorization: `Bearer ${apiKey}`, "x-forwarded-for": "198.18.203.2" } }));
+        await timed("read", () =>
+          fetch(`${server.baseUrl}/api/phone-numbers`, {
+            headers: { authorization: `Bearer ${apiKey}`, "x-forwarded-for": "198.18.203.2" },
+          }),
+        );
         await pause(100);
       }
     };
@@ -91,7 +104,10 @@ describe.skipIf(inject("embedded"))("a Redis outage under API traffic", () => {
         await timed("login", () =>
           fetch(`${server.baseUrl}/api/auth/login`, {
             method: "POST",
-            headers: { "content-type": "application/json", "x-forwarded-for": `198.18.${204 + Math.floor(ip / 250)}.${(ip % 250) + 1}` },
+            headers: {
+              "content-type": "application/json",
+              "x-forwarded-for": `198.18.${204 + Math.floor(ip / 250)}.${(ip % 250) + 1}`,
+            },
             body: JSON.stringify({ email, password }),
           }),
         );
@@ -99,7 +115,11 @@ describe.skipIf(inject("embedded"))("a Redis outage under API traffic", () => {
       }
     };
     const traffic = Promise.all([reader(), reader(), reader(), loginLoop()]);
-    const readiness = async () => (await fetch(`${server.baseUrl}/api/ready`).then(async (r) => ({ status: r.status, body: (await r.json()) as any })));
+    const readiness = async () =>
+      await fetch(`${server.baseUrl}/api/ready`).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as any,
+      }));
 
     await pause(2000);
     phase = "frozen";

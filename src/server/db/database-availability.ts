@@ -26,7 +26,8 @@ export function markDatabaseWaiting(reason: string): void {
 export function errorSummary(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as { code?: unknown }).code;
-  const message = err.message || (err instanceof AggregateError ? err.errors.map((e) => errorSummary(e)).join("; ") : err.name);
+  const message =
+    err.message || (err instanceof AggregateError ? err.errors.map((e) => errorSummary(e)).join("; ") : err.name);
   return typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
@@ -40,7 +41,11 @@ const MAX_DELAY_MS = 10_000;
  * lines, not thousands. `stopped` ends the loop (the process is shutting down);
  * `failedWith` is the failure of an attempt the caller made (and logged) itself.
  */
-export async function retryUntilDone(what: string, attempt: () => Promise<void>, opts: { stopped?: () => boolean; failedWith?: string } = {}): Promise<boolean> {
+export async function retryUntilDone(
+  what: string,
+  attempt: () => Promise<void>,
+  opts: { stopped?: () => boolean; failedWith?: string } = {},
+): Promise<boolean> {
   const stopped = opts.stopped ?? (() => false);
   let delay = FIRST_DELAY_MS;
   let lastFailure: string | null = opts.failedWith ?? null;
@@ -53,7 +58,8 @@ export async function retryUntilDone(what: string, attempt: () => Promise<void>,
       return true;
     } catch (err) {
       const failure = errorSummary(err);
-      if (failure !== lastFailure) logger().warn({ what, err: failure, retryEveryMs: MAX_DELAY_MS }, `${what}: failed; retrying with backoff`);
+      if (failure !== lastFailure)
+        logger().warn({ what, err: failure, retryEveryMs: MAX_DELAY_MS }, `${what}: failed; retrying with backoff`);
       lastFailure = failure;
     }
     await new Promise((r) => setTimeout(r, delay).unref());

@@ -52,11 +52,14 @@ export async function journalHealth(): Promise<JournalHealth> {
   try {
     const fs = await statfs(writable ? dir : path.dirname(dir));
     freeBytes = Number(fs.bavail) * Number(fs.bsize);
-    if (writable && freeBytes < floor) check = `low on space: ${mib(freeBytes)} free, below the ${mib(floor)} floor (JOURNAL_MIN_FREE_MB)`;
+    if (writable && freeBytes < floor)
+      check = `low on space: ${mib(freeBytes)} free, below the ${mib(floor)} floor (JOURNAL_MIN_FREE_MB)`;
   } catch (err) {
     if (writable) check = `cannot read free space: ${errorSummary(err)}`;
   }
-  const entries = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith(".json") && !n.startsWith("."));
+  const entries = (await readdir(dir).catch(() => [] as string[])).filter(
+    (n) => n.endsWith(".json") && !n.startsWith("."),
+  );
   // Entry names start with their arrival time in milliseconds (durable-journal.ts).
   const oldest = entries.length ? Number.parseInt(entries.reduce((a, b) => (a < b ? a : b)).slice(0, 15), 10) : NaN;
   return {
@@ -87,11 +90,13 @@ export function startJournalMonitor(): () => void {
     last = now;
     if (first && now.check === "ok" && !now.waiting) return;
     const entry = { journal: finalStatusJournalDir(), ...health };
-    if (now.check !== "ok") logger().error(entry, "the final-status journal cannot take statuses: an outage now would lose them");
+    if (now.check !== "ok")
+      logger().error(entry, "the final-status journal cannot take statuses: an outage now would lose them");
     else if (now.waiting) logger().warn(entry, "final statuses are waiting in the journal for the database");
     else logger().info(entry, "the final-status journal is healthy and empty");
   };
-  const tick = () => void run().catch((err: unknown) => logger().error({ err: errorSummary(err) }, "the journal check failed"));
+  const tick = () =>
+    void run().catch((err: unknown) => logger().error({ err: errorSummary(err) }, "the journal check failed"));
   tick();
   const timer = setInterval(tick, MONITOR_INTERVAL_MS);
   timer.unref();

@@ -37,7 +37,10 @@ async function databaseCheck(): Promise<string> {
   try {
     await Promise.race([
       sql`SELECT 1`.execute(kysely()),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS))),
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS)),
+      ),
     ]);
     return "ok";
   } catch (err) {

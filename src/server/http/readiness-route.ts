@@ -10,7 +10,10 @@ const RETRY_AFTER_SECONDS = 5;
 
 /** True for the paths the custom server answers itself, whatever the database's state. */
 export function isReadinessRequest(req: IncomingMessage): boolean {
-  return (req.method === "GET" || req.method === "HEAD") && (req.url === "/api/ready" || req.url?.startsWith("/api/ready?") === true);
+  return (
+    (req.method === "GET" || req.method === "HEAD") &&
+    (req.url === "/api/ready" || req.url?.startsWith("/api/ready?") === true)
+  );
 }
 
 /**
@@ -23,7 +26,12 @@ export async function serveReadiness(req: IncomingMessage, res: ServerResponse, 
   const r = await readiness();
   const body = r.ready
     ? { status: "ready", checks: r.checks, journal: r.journal }
-    : { error: { code: "SERVICE_UNAVAILABLE", message: notReadyMessage(r) }, status: "not-ready", checks: r.checks, journal: r.journal };
+    : {
+        error: { code: "SERVICE_UNAVAILABLE", message: notReadyMessage(r) },
+        status: "not-ready",
+        checks: r.checks,
+        journal: r.journal,
+      };
   const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId };
   if (!r.ready) headers["retry-after"] = String(RETRY_AFTER_SECONDS);
   res.writeHead(r.ready ? 200 : 503, headers);
@@ -46,10 +54,17 @@ export function serveWhileDatabaseDown(req: IncomingMessage, res: ServerResponse
     return;
   }
   if (pathOnly.startsWith("/api/") || pathOnly === "/api") {
-    const err = new AppError("SERVICE_UNAVAILABLE", "The database is not reachable yet; try again shortly.", { retryAfter: RETRY_AFTER_SECONDS });
+    const err = new AppError("SERVICE_UNAVAILABLE", "The database is not reachable yet; try again shortly.", {
+      retryAfter: RETRY_AFTER_SECONDS,
+    });
     writeErrorResponse(err, req, res, requestId);
     return;
   }
-  res.writeHead(503, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": String(RETRY_AFTER_SECONDS), [REQUEST_ID_HEADER]: requestId });
+  res.writeHead(503, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "retry-after": String(RETRY_AFTER_SECONDS),
+    [REQUEST_ID_HEADER]: requestId,
+  });
   res.end(req.method === "HEAD" ? undefined : DOWN_PAGE);
 }
