@@ -121,6 +121,7 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
           }).catch(() => null);
           if (res) statuses.push(res.status);
           await res?.arrayBuffer();
+          await pause(25);
         }
       }),
     );
@@ -141,12 +142,12 @@ describe.skipIf(inject("embedded"))("readiness and health say the truth", () => 
       await admin.end();
     }
     expect(server.child.exitCode).toBeNull();
-    // A statement cut short is "try again", never a 500.
+    // A statement cut short is "try again", never a 500 (a 429 is the API's own limit, 50 a second per key).
     const failed = readFileSync(server.log, "utf8")
       .split("\n")
       .filter((l) => l.includes('"request failed"'));
     expect(
-      statuses.filter((s) => s !== 200 && s !== 503),
+      statuses.filter((s) => s !== 200 && s !== 429 && s !== 503),
       failed.map((l) => String(JSON.parse(l).err?.message).slice(0, 300)).join("\n"),
     ).toEqual([]);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(10);
