@@ -10,7 +10,9 @@ import pg from "pg";
  * Starts the built service (`dist/server.mjs`; run `npm run build` first) the
  * way the integration tests and the benchmarks need it: its own DATA_DIR and
  * free port, production mode, client IPs from X-Forwarded-For, and waits until
- * /api/ready answers.
+ * /api/ready answers (or, with `until: "live"`, until /api/health does: an
+ * instance started without its database, or with a broken journal, listens
+ * but is not ready).
  */
 export type BuiltServer = {
   baseUrl: string;
@@ -41,6 +43,7 @@ export async function startBuiltServer(opts: {
   env?: Record<string, string | undefined>;
   nodeArgs?: string[];
   readyTimeoutMs?: number;
+  until?: "ready" | "live";
 }): Promise<BuiltServer> {
   if (!existsSync("dist/server.mjs") || !existsSync(".next/BUILD_ID")) {
     throw new Error("The app is not built: run `npm run build` (npm test does it for you).");
@@ -62,7 +65,7 @@ async function spawnOnce(
   port: number,
   dataDir: string,
   log: string,
-  opts: { env?: Record<string, string | undefined>; nodeArgs?: string[]; readyTimeoutMs?: number },
+  opts: { env?: Record<string, string | undefined>; nodeArgs?: string[]; readyTimeoutMs?: number; until?: "ready" | "live" },
 ): Promise<{ kind: "ready"; server: BuiltServer } | { kind: "port-taken" | "failed"; message: string }> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -90,7 +93,7 @@ async function spawnOnce(
       const tail = readFileSync(log).subarray(from).toString("utf8").slice(-4000);
       return { kind: tail.includes('"code":"EADDRINUSE"') ? "port-taken" : "failed", message: `server exited with ${child.exitCode}:\n${tail}` };
     }
-    const ready = await fetch(`${baseUrl}/api/ready`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${baseUrl}${opts.until === "live" ? "/api/health" : "/api/ready"}`).then((r) => r.status === 200, () => false);
     if (ready && child.exitCode === null) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");

@@ -57,6 +57,7 @@ const rawSchema = z.object({
     .refine((v) => /^rediss?:\/\//.test(v), { message: "must be a redis:// or rediss:// URL" })
     .optional(),
   TRUST_PROXY: bool.default(false),
+  JOURNAL_MIN_FREE_MB: z.coerce.number().int().min(0).default(64),
   SMTP_URL: z
     .string()
     .refine((v) => /^smtps?:\/\/[^/]/.test(v), { message: "must be an smtp:// or smtps:// URL" })
@@ -73,6 +74,8 @@ export type Env = {
   /** Set when an external PostgreSQL is configured; otherwise the embedded one is used. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Free space the final-status journal's disk must keep for the instance to be ready (bytes). */
+  journalMinFreeBytes: number;
   authSecret: string;
   encryptionKey: Buffer;
   /** The HMAC key of idempotency request hashes (docs/decisions.md §20), derived from encryptionKey for that use only. */
@@ -157,6 +160,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     publicBaseUrl: (raw.PUBLIC_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     databaseUrl: raw.DATABASE_URL,
     dataDir,
+    journalMinFreeBytes: raw.JOURNAL_MIN_FREE_MB * 1024 * 1024,
     authSecret,
     encryptionKey,
     idempotencyHashKey,

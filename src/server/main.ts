@@ -14,6 +14,9 @@ import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
 import { logger } from "./logger";
 import { rateLimitStore } from "./rate-limit/rate-limiter";
 import { drainCallLogWrites } from "./engine/call-log";
+import { startJournalMonitor } from "./engine/journal-health";
+import { databaseAvailability, retryUntilDone } from "./db/database-availability";
+import { isReadinessRequest, serveReadiness, serveWhileDatabaseDown } from "./http/readiness-route";
 
 /**
  * Why a custom server around Next.js: the engine answers Twilio straight from
@@ -38,9 +41,32 @@ async function main(): Promise<void> {
   const { env: e } = booted;
   const log = logger();
 
-  await startJobWorkers();
-  // Final statuses an outage left in this instance's journal (docs/decisions.md §7).
-  startFinalStatusReplay();
+  let stopping = false;
+  // The job workers and the journal's replay need the database: at once when it is there, else when it comes back (a degraded start).
+  const startDatabaseWork = async () => {
+    await startJobWorkers();
+    // Final statuses an outage left in this instance's journal (docs/decisions.md §7).
+    startFinalStatusReplay();
+  };
+  const database = databaseAvailability();
+  if (database.up) await startDatabaseWork();
+  else {
+    void booted.databaseUp.then(
+      (up) =>
+        up &&
+        retryUntilDone(
+          "job workers' start",
+          () =>
+            startDatabaseWork().catch(async (err: unknown) => {
+              // A queue half started is stopped, so the next attempt starts it whole.
+              await stopJobQueue().catch(() => undefined);
+              throw err;
+            }),
+          { stopped: () => stopping },
+        ),
+    );
+  }
+  startJournalMonitor();
 
   const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: e.host ?? "0.0.0.0" });
   await app.prepare();
@@ -64,6 +90,9 @@ async function main(): Promise<void> {
         if (!passed) return;
         // The engine is Twilio's, answered within its budget: it skips Next.js.
         if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);
+        else if (isReadinessRequest(passed)) void serveReadiness(passed, res, requestId).catch((err: unknown) => writeErrorResponse(err, passed, res, requestId));
+        // Until the database is first reached, nothing else can be served (a degraded start): 503, liveness aside.
+        else if (!database.up) serveWhileDatabaseDown(passed, res, requestId);
         else void handle(passed, res);
       },
       (err: unknown) => writeErrorResponse(err, req, res, requestId),
@@ -92,7 +121,6 @@ async function main(): Promise<void> {
   if (e.host) server.listen(e.port, e.host, listening);
   else server.listen(e.port, listening);
 
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;

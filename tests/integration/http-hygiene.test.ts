@@ -11,7 +11,7 @@ describe("HTTP hygiene", () => {
     expect(health.body).toEqual({ status: "ok" });
     const ready = await call("GET", "/api/ready");
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: "ready" });
+    expect(ready.body).toMatchObject({ status: "ready", checks: { database: "ok", journal: "ok" }, journal: { writable: true, depth: 0 } });
   });
 
   it("x-request-id on every response, API, page and error alike; a sane incoming id is kept", async () => {

@@ -58,6 +58,12 @@ describe("errors that mean 'try again later'", () => {
     ["Prisma P2024 pool timeout", prismaCode("P2024")],
     ["Prisma P2037 too many connections", prismaCode("P2037")],
     ["in an AggregateError (pg tries every address)", new AggregateError([withCode("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")], "connect failed")],
+    [
+      "Prisma's driver adapter, server's code in meta",
+      Object.assign(withCode("Database error. Code: `57P01`. Message: `terminating connection due to administrator command`", "P2039"), {
+        meta: { driverAdapterError: { cause: { originalCode: "57P01", kind: "postgres" } } },
+      }),
+    ],
   ])("%s → 503 SERVICE_UNAVAILABLE with Retry-After, no internals", (_name, err) => {
     expect(isTransientError(err)).toBe(true);
     const mapped = toErrorResponse(err);

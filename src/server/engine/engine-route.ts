@@ -5,7 +5,9 @@ import { writeErrorResponse } from "../http/error-response";
 import { REQUEST_ID_HEADER } from "../http/request-id";
 import { isTerminal } from "./call-status";
 import { parseEngineParams, validateEngineParams } from "./engine-params";
-import { handleFinalStatus } from "./final-status-journal";
+import { handleFinalStatus, journalFinalStatus } from "./final-status-journal";
+import { databaseAvailability, type DatabaseAvailability } from "../db/database-availability";
+import { fallbackTwiml } from "./answer/fixed-twiml";
 import { handleEngineRequest, type EngineRequest } from "./handle-engine-request";
 
 export const ENGINE_PATH_PREFIX = "/api/engine/voice/";
@@ -22,6 +24,8 @@ export function engineToken(url: string | undefined): string | null {
     return null; // bad percent-encoding: no account has such a token
   }
 }
+
+let database: DatabaseAvailability | undefined;
 
 /**
  * Twilio's side of the engine, served straight from the HTTP server rather
@@ -49,7 +53,15 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
       signature: typeof signature === "string" ? signature : null,
     };
     // Twilio never retries a final status: it is applied or journaled, never lost to an outage.
-    const twiml = isTerminal(params.CallStatus!) ? await handleFinalStatus(request) : await handleEngineRequest(request);
+    // Before the database was ever reached (a degraded start), no account or number can be looked up:
+    // a final status goes straight to the journal, and a caller hears the built-in apology instead of
+    // Twilio's "application error" (a 503 here would be that).
+    const up = (database ??= databaseAvailability()).up;
+    const twiml = isTerminal(params.CallStatus!)
+      ? await (up ? handleFinalStatus(request) : journalFinalStatus({ ...request, receivedAt: new Date() }))
+      : up
+        ? await handleEngineRequest(request)
+        : fallbackTwiml();
     res.writeHead(200, { "content-type": "text/xml; charset=utf-8", [REQUEST_ID_HEADER]: requestId });
     res.end(twiml);
   } catch (err) {

@@ -1,10 +1,9 @@
-import path from "node:path";
 import { AppError } from "../errors/app-error";
 import { ERROR_STATUS } from "../errors/error-codes";
 import { isTransientError } from "../errors/to-error-response";
-import { env } from "../env";
 import { logger } from "../logger";
 import { DurableJournal } from "./durable-journal";
+import { finalStatusJournalDir } from "./journal-health";
 import type { EngineParams } from "./engine-params";
 import { EMPTY_TWIML, handleEngineRequest, type EngineRequest } from "./handle-engine-request";
 
@@ -24,7 +23,7 @@ let instance: DurableJournal<JournaledRequest> | undefined;
 
 /** The journal of final statuses the database could not take, under DATA_DIR. */
 export function finalStatusJournal(): DurableJournal<JournaledRequest> {
-  return (instance ??= new DurableJournal(path.join(env().dataDir, "engine-journal"), { maxEntries: MAX_JOURNALED }));
+  return (instance ??= new DurableJournal(finalStatusJournalDir(), { maxEntries: MAX_JOURNALED }));
 }
 
 /**
@@ -47,6 +46,15 @@ export async function handleFinalStatus(req: EngineRequest, deadlineMs = FINAL_S
   } finally {
     clearTimeout(timer);
   }
+  return journalFinalStatus(req, receivedAt);
+}
+
+/**
+ * Writes a final status to the journal, to be applied once the database is
+ * back, and answers what Twilio gets: the database is known to be down (a
+ * degraded start), or it did not answer within the deadline.
+ */
+export async function journalFinalStatus(req: EngineRequest, receivedAt: Date = req.receivedAt ?? new Date()): Promise<string> {
   try {
     await finalStatusJournal().append({ ...req, params: Object.entries(req.params), receivedAt: receivedAt.toISOString() });
   } catch (err) {

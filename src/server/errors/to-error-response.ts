@@ -74,6 +74,7 @@ const TRANSIENT_MESSAGES = [
   "cannot use a pool after calling end",
   "server closed the connection unexpectedly",
   "can't reach database server",
+  "terminating connection due to",
 ];
 
 function isTransientCode(code: string): boolean {

@@ -78,7 +78,13 @@ function callExample(decided: { answer: string; error: { code: string; message: 
 
 export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
   "GET /api/health": { response: { status: "ok" } },
-  "GET /api/ready": { response: { status: "ready" } },
+  "GET /api/ready": {
+    response: {
+      status: "ready",
+      checks: { database: "ok", journal: "ok", redis: "ok" },
+      journal: { writable: true, freeBytes: 41_231_872_000, depth: 0, oldestAgeSeconds: null },
+    },
+  },
   "POST /api/auth/register": {
     request: { email: "you@example.com", password: "correct horse", companyName: "Acme" },
     response: {

@@ -6,6 +6,8 @@ export interface RateLimitStore {
   take(key: string, policy: BucketPolicy): Promise<TakeResult>;
   /** Housekeeping of a store that keeps buckets in PostgreSQL. */
   prune?(): Promise<number>;
+  /** "ok", or what is wrong, for a store with a dependency readiness should name (Redis). */
+  health?(): string;
 }
 
 /** Whole seconds until the bucket holds a token again (at least 1, for Retry-After). */

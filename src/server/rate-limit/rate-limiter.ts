@@ -1,15 +1,19 @@
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import { AppError } from "../errors/app-error";
 import { env } from "../env";
 import { retryAfter, type BucketPolicy, type RateLimitStore, type TakeResult } from "./bucket-policy";
 import { LeasedRateLimitStore } from "./leased-rate-limit-store";
 import { pruneBuckets, takeTokens } from "./postgres-bucket-sql";
 import { remember } from "../runtime/remember";
+import { errorSummary } from "../db/database-availability";
+import { logger } from "../logger";
 
 /**
  * Token buckets kept where every instance sees them, never only in process
  * memory: Redis when REDIS_URL is set (one script call per request), otherwise
  * PostgreSQL, taken a lease of tokens at a time (leased-rate-limit-store.ts).
+ * Redis is never a single point of failure: while it cannot answer within
+ * tens of milliseconds, the PostgreSQL buckets take over (FailoverRateLimitStore).
  */
 export type { BucketPolicy, RateLimitStore, TakeResult };
 
@@ -86,10 +90,108 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
+/**
+ * Every Redis command gets this long, then fails: a Redis that is stopped or
+ * frozen costs a request at most this, once, before the fallback takes over.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 50;
+/** How often Redis is tried again while the fallback serves. */
+const REDIS_PROBE_INTERVAL_MS = 1_000;
+
+/**
+ * Bounded everything: no offline queue (a command sent while Redis is away
+ * fails at once and is never replayed later, so a returning Redis sees no
+ * burst of stale takes), no retries, a time-out on every command and on connecting.
+ */
+export function redisOptions(): RedisOptions {
+  return {
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 1_000,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  };
+}
+
+/**
+ * Redis buckets while Redis answers; the PostgreSQL buckets (leased, as
+ * without Redis) from the first failure until a probe finds Redis answering
+ * again. Each switch is logged once and shown in readiness. The two stores
+ * keep separate buckets, so a switch starts the clients' buckets afresh in
+ * the other store: at worst one extra burst per switch, never a burst of 429.
+ */
+export class FailoverRateLimitStore implements RateLimitStore {
+  private readonly primary: RedisRateLimitStore;
+  private up = false;
+  private logged = false;
+  private reason = "not connected yet";
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probing = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly fallback: RateLimitStore = new LeasedPostgresRateLimitStore(),
+  ) {
+    this.primary = new RedisRateLimitStore(redis);
+    // ioredis prints "[ioredis] Unhandled error event" to stderr for an error nobody listens to.
+    redis.on("error", (err: Error) => this.down(err));
+    redis.on("close", () => this.down(new Error("connection closed")));
+    redis.on("ready", () => void this.probe());
+  }
+
+  async take(key: string, policy: BucketPolicy): Promise<TakeResult> {
+    if (this.up) {
+      try {
+        return await this.primary.take(key, policy);
+      } catch (err) {
+        this.down(err);
+      }
+    }
+    return this.fallback.take(key, policy);
+  }
+
+  prune(): Promise<number> {
+    return this.fallback.prune?.() ?? Promise.resolve(0);
+  }
+
+  health(): string {
+    return this.up ? "ok" : `unreachable (${this.reason}), rate limits on PostgreSQL`;
+  }
+
+  private down(err: unknown): void {
+    this.reason = errorSummary(err);
+    if (this.up || !this.logged) {
+      logger().warn({ err: this.reason }, "Redis unreachable: rate limits on PostgreSQL until it answers again");
+      this.logged = true;
+    }
+    this.up = false;
+    this.probeTimer ??= setInterval(() => void this.probe(), REDIS_PROBE_INTERVAL_MS);
+    this.probeTimer.unref();
+  }
+
+  /** One PING at a time, and only on a connection that is open (a frozen Redis keeps it open and times out). */
+  private async probe(): Promise<void> {
+    if (this.up || this.probing || this.redis.status !== "ready") return;
+    this.probing = true;
+    try {
+      await this.redis.ping();
+      this.up = true;
+      if (this.probeTimer) clearInterval(this.probeTimer);
+      this.probeTimer = null;
+      logger().info(this.logged ? "Redis answers again: rate limits back on Redis" : "Redis reachable: rate limits on Redis");
+      this.logged = true;
+    } catch (err) {
+      this.down(err);
+    } finally {
+      this.probing = false;
+    }
+  }
+}
+
 export function rateLimitStore(): RateLimitStore {
   return remember("rateLimitStore", () => {
     const url = env().redisUrl;
-    return url ? new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true })) : new LeasedPostgresRateLimitStore();
+    return url ? new FailoverRateLimitStore(new Redis(url, redisOptions())) : new LeasedPostgresRateLimitStore();
   });
 }
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { AppError } from "../../errors/app-error";
-import { sql } from "kysely";
-import { kysely } from "../../db/kysely";
+import { notReadyMessage, readiness } from "../../health/readiness";
 import { restProcedure } from "../../rest/rest-procedure";
 import { publicProcedure } from "../init";
 
@@ -15,19 +14,34 @@ export const system = {
     database: false,
     output: z.object({ status: z.literal("ok").describe("The process answers") }),
   }).query(() => ({ status: "ok" as const })),
-  /** Readiness: the database answers. */
+  /** Readiness: the database answers, the journal can take a final status; Redis named when configured. Served by the custom server (http/readiness-route.ts) on REST. */
   ready: restProcedure(publicProcedure, {
     method: "GET",
     path: "/api/ready",
     auth: false,
-    summary: "Readiness (database reachable)",
-    output: z.object({ status: z.literal("ready").describe("The database answers") }),
+    summary: "Readiness: database reachable, journal writable with free space (503 names what is wrong; Redis is named, never unready)",
+    errors: [503],
+    output: z.object({
+      status: z.literal("ready").describe("The instance can serve"),
+      checks: z
+        .object({
+          database: z.string().describe('"ok" or what is wrong'),
+          journal: z.string().describe('"ok" or what is wrong: "read-only: EROFS…", "low on space: …"'),
+          redis: z.string().optional().describe('Only when REDIS_URL is set: "ok", or "unreachable (…), rate limits on PostgreSQL"'),
+        })
+        .describe("Each dependency, \"ok\" or what is wrong"),
+      journal: z
+        .object({
+          writable: z.boolean().describe("Whether a file can be written in the journal's directory"),
+          freeBytes: z.number().nullable().describe("Free space on the journal's disk"),
+          depth: z.number().int().describe("Final statuses waiting in the journal for the database"),
+          oldestAgeSeconds: z.number().int().nullable().describe("Age of the oldest waiting status"),
+        })
+        .describe("The local journal of final statuses"),
+    }),
   }).query(async () => {
-    try {
-      await sql`SELECT 1`.execute(kysely());
-    } catch (err) {
-      throw new AppError("SERVICE_UNAVAILABLE", "The database is not reachable.", { cause: err });
-    }
-    return { status: "ready" as const };
+    const r = await readiness();
+    if (!r.ready) throw new AppError("SERVICE_UNAVAILABLE", notReadyMessage(r), { retryAfter: 5 });
+    return { status: "ready" as const, checks: r.checks, journal: r.journal };
   }),
 };
