@@ -22,12 +22,14 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let proxy: Awaited<ReturnType<typeof startPgProxy>>;
 const workers: ChildProcess[] = [];
 let answeredAt = 0;
+let answers = 0;
 
 beforeAll(async () => {
   if (embedded) return;
   inProcess = await startInProcess({ deliveryLeaseSeconds: 2, maintenanceIntervalSeconds: 1 });
   receiver = await startReceiver((_r, res) => {
     answeredAt = Date.now();
+    answers++;
     res.end("ok");
   });
   const url = new URL(inject("permissiveDatabaseUrl"));
@@ -81,5 +83,36 @@ describe.skipIf(embedded)("a 2xx is recorded first", () => {
     expect(delivery.status).toBe("DELIVERED");
     expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
     expect(receiver.received).toHaveLength(1);
+  }, 60_000);
+
+  it("a connection lost at the record is tried again: the 2xx is recorded once and the event is not sent again", async () => {
+    // Only the worker behind the proxy runs this one.
+    await Promise.all(workers.filter((w) => w.exitCode === null && w.signalCode === null).map((w) => new Promise((r) => w.once("exit", r).kill("SIGKILL"))));
+    const account = await newActiveAccount({ server: "permissive" });
+    const url = receiver.url("/record-retried");
+    const event = buildEvent("call.ended", { callSid: "CA-record-retried", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed" });
+    const deliveryId = await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url, event }));
+    answeredAt = 0;
+    answers = 0;
+    let dropped = 0;
+    proxy.watch((s) => {
+      // The first try of the record never reaches the database: its connection is cut as it is sent.
+      if (answeredAt && !dropped && /insert into "WebhookAttempt"/.test(s.sql)) {
+        dropped++;
+        s.drop = true;
+      }
+    });
+    const proxied = new URL(inject("permissiveDatabaseUrl"));
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(proxy.port);
+    await startWorkerProcess(inProcess.schema, workers, { WORKER_DATABASE_URL: proxied.toString(), WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
+    await until(async () => (await db().webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).status === "DELIVERED", "the delivery to be recorded", 15_000);
+    expect(dropped).toBe(1);
+    // Well past pg-boss's own retry of a failed job (1-2 s): nothing was sent again.
+    await new Promise((r) => setTimeout(r, 4_000));
+    proxy.watch(null);
+    expect(answers).toBe(1);
+    const delivery = await db().webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { attempts: true } });
+    expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
   }, 60_000);
 });

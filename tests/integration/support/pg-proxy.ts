@@ -3,9 +3,11 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 /**
  * One statement a client ran through the proxy: its text, when it was sent,
  * and `answered`, which a watcher may set: it runs synchronously when the
- * server's answer arrives, before the answer is passed on to the client.
+ * server's answer arrives, before the answer is passed on to the client. A
+ * watcher that sets `drop` cuts the connection instead: the statement never
+ * reaches the server, and the client sees its connection lost.
  */
-export type SeenStatement = { sql: string; connection: number; sentAt: number; answered?: () => void };
+export type SeenStatement = { sql: string; connection: number; sentAt: number; answered?: () => void; drop?: boolean };
 
 /**
  * A TCP proxy in front of PostgreSQL that reads the wire protocol as it
@@ -62,6 +64,7 @@ export async function startPgProxy(target: { host: string; port: number }) {
           pending.push(seen);
           statements.push(seen);
           onStatement?.(seen);
+          if (seen.drop) return close();
         }
       }
       upstream.write(chunk);
