@@ -75,7 +75,7 @@ test("send a test event from a number, then replay the failed ones once the endp
       await expect(page.locator('[data-testid="delivery-row"][data-status="DELIVERED"]')).toHaveCount(2);
       await screenshots(page, "deliveries-replay");
 
-      // A second replay within the minute is refused (once a minute per account, decisions §20) and sends nothing.
+      // A second replay within the minute is refused (once a minute per account, docs/decisions.md §20) and sends nothing.
       await replay.getByRole("button", { name: "Replay failed…" }).click();
       await dialog.getByRole("button", { name: "Replay" }).click();
       await expect(page.getByTestId("replay-error")).toBeVisible();

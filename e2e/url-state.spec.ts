@@ -75,7 +75,7 @@ test("calls: the page, the filters and the open call survive a refresh and Back"
   await expect(page).not.toHaveURL(/after=/);
 });
 
-/** POST /api/webhook-deliveries/test, waiting out its limit of 10 a minute per account (decisions §20). */
+/** POST /api/webhook-deliveries/test, waiting out its limit of 10 a minute per account (docs/decisions.md §20). */
 async function sendTestEvent(apiKey: string, phoneNumberId: string): Promise<void> {
   for (;;) {
     const res = await fetch(`${BASE}/api/webhook-deliveries/test`, {

@@ -41,7 +41,7 @@ export async function formFields(req: Request): Promise<Record<string, string>> 
 
 /** A 303 to a path of this site (with query), the way a form post moves on. */
 export function seeOther(pathWithQuery: string, setCookie?: string): Response {
-  // Through the one redirect guard, whatever built the path (decisions §20).
+  // Through the one redirect guard, whatever built the path (docs/decisions.md §20).
   const headers = new Headers({ location: safeRedirectPath(pathWithQuery), "cache-control": "no-store" });
   if (setCookie) headers.append("set-cookie", setCookie);
   return new Response(null, { status: 303, headers });

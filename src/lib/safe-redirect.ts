@@ -20,7 +20,7 @@ function decodedOnce(value: string): string | null {
 }
 
 /**
- * The one redirect guard (decisions §20): every place that redirects after a
+ * The one redirect guard (docs/decisions.md §20): every place that redirects after a
  * form or takes `callbackUrl`/`next` sends the browser to what this returns.
  * It answers a path of this service, normalised the way a browser would
  * resolve it (dot segments removed), or `/dashboard` for anything a browser

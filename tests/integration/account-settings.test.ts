@@ -131,7 +131,7 @@ describe("close the account", () => {
   });
 });
 
-describe("password checks inside a session share log-in's limits (decisions §20)", () => {
+describe("password checks inside a session share log-in's limits (docs/decisions.md §20)", () => {
   /** One tRPC mutation from one address, with the answer's headers. */
   async function fromAddress(ip: string, cookie: string, path: string, input: unknown) {
     const res = await fetch(`${baseUrlOf()}/api/trpc/${path}`, {

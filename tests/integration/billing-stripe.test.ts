@@ -132,7 +132,7 @@ describe("Stripe mode", () => {
     expect(await status(acct)).toBe("ACTIVE");
   });
 
-  it("a closed account never comes back: a new checkout, a paid invoice or a new active subscription leaves it closed (decisions §20)", async () => {
+  it("a closed account never comes back: a new checkout, a paid invoice or a new active subscription leaves it closed (docs/decisions.md §20)", async () => {
     const { acct, customer, sub } = await paidAccount();
     await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 10 });
     const closed = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { server: "stripe", cookie: await sessionCookie(acct.email, acct.password, { server: "stripe" }) });

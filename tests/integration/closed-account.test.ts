@@ -7,7 +7,7 @@ import { TEST_AUTH_SECRET } from "./support/test-secrets";
 import { sessionCookie, trpc } from "./support/trpc";
 
 /**
- * decisions §20: a closed account is closed for good. Its alias and password
+ * docs/decisions.md §20: a closed account is closed for good. Its alias and password
  * never log in again (401, exactly as wrong credentials), its login tokens,
  * dashboard sessions and keys are dead, and no link issued before the
  * closing acts on it (404). Each test is the attack of issue #22, replayed.
@@ -91,7 +91,7 @@ describe("a closed account's credentials", () => {
   });
 });
 
-describe("links issued before the closing (decisions §20: 404, and nothing changes)", () => {
+describe("links issued before the closing (docs/decisions.md §20: 404, and nothing changes)", () => {
   const post = (url: string) => fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" });
 
   it("the checkout link (7 days) and the portal's resume are 404 and leave the account SUSPENDED", async () => {

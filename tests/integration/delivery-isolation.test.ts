@@ -87,7 +87,7 @@ describe.skipIf(embedded)("delivery isolation", () => {
     expect(latencies.at(-1)!).toBeLessThan(1_000);
     // Each hanging customer held at most its cap of this instance's slots.
     for (let i = 0; i < 3; i++) expect(maxOpen.get(`/hang/${i}`)).toBeLessThanOrEqual(ACCOUNT_IN_FLIGHT_CAP);
-    // Jobs over the cap were put back, not attempted: before the first attempts' 10 s timeout, only the capped ones reached their endpoints.
+    // Jobs over the cap waited in the queue, not attempted: before the first attempts' 10 s timeout, only the capped ones reached their endpoints.
     const early = hits.filter((h) => h.path.startsWith("/hang/") && h.at < firstHang + 9_000);
     expect(early.length).toBe(3 * ACCOUNT_IN_FLIGHT_CAP);
   }, 60_000);

@@ -10,7 +10,7 @@ import { TEST_AUTH_SECRET } from "./support/test-secrets";
 /**
  * Without SMTP_URL (the permissive server) mail lands in DATA_DIR/outbox, one
  * JSON file per message, listed by /dev/outbox to a browser on the box only:
- * decisions §20, a connection whose socket is loopback and whose Host is
+ * docs/decisions.md §20, a connection whose socket is loopback and whose Host is
  * localhost, 127.0.0.1 or [::1], whatever X-Forwarded-For says (the test
  * servers run with TRUST_PROXY=true, as the attack of issue #22 did).
  */

@@ -155,7 +155,7 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
       proxy.restore();
     })();
     const inFlight: Promise<Answer>[] = [];
-    // Unsigned (no Twilio connection), so each lasts at most the seconds since its ringing plus 60 (decisions §20): 30–59 s.
+    // Unsigned (no Twilio connection), so each lasts at most the seconds since its ringing plus 60 (docs/decisions.md §20): 30–59 s.
     const duration = (i: number) => 30 + (i % 30);
     for (let i = 0; i < CALLS; i++) {
       inFlight.push(post(sids[i]!, "completed", { CallStatus: "completed", CallDuration: String(duration(i)), CallbackSource: "call-progress-events" }));

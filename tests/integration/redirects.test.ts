@@ -3,7 +3,7 @@ import { baseUrlOf, newAccount, randomIp } from "./support/api";
 import { sessionCookie } from "./support/trpc";
 
 /**
- * decisions §20: every redirect after a form, or taking `callbackUrl`, stays
+ * docs/decisions.md §20: every redirect after a form, or taking `callbackUrl`, stays
  * on this service; anything a browser could read as another origin becomes
  * /dashboard. The guard itself is tests/unit/safe-redirect.test.ts; these are
  * the attacks of issue #22 against the built server.

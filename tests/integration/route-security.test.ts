@@ -52,7 +52,7 @@ describe("route security, for every route of the table", () => {
       expectEnvelope(await call(route.method, path, { token: await revokedKey(), body: noBody(route) }), 401, "UNAUTHORIZED", "revoked key");
     });
 
-    it("refuses a closed account's key and its login tokens from before and after the closing with 401 (decisions §20)", async () => {
+    it("refuses a closed account's key and its login tokens from before and after the closing with 401 (docs/decisions.md §20)", async () => {
       const closed = await closedAccount();
       for (const [what, token] of Object.entries(closed)) expectEnvelope(await call(route.method, path, { token, body: noBody(route) }), 401, "UNAUTHORIZED", what);
     });
@@ -237,8 +237,8 @@ describe("account standing (docs/decisions.md §4)", () => {
   });
 });
 
-/** The non-REST surfaces of issue #22 (decisions §20); the full cases are in closed-account, redirects, account-settings, dev-outbox and account-mail. */
-describe("closed accounts, redirects and the outbox (decisions §20)", () => {
+/** The non-REST surfaces of issue #22 (docs/decisions.md §20); the full cases are in closed-account, redirects, account-settings, dev-outbox and account-mail. */
+describe("closed accounts, redirects and the outbox (docs/decisions.md §20)", () => {
   it("a closed account's checkout and portal links are 404 and bring nothing back", async () => {
     const acct = await newAccount();
     const portal = (await acct.as("POST", "/api/billing/portal")).body.url as string;

@@ -89,7 +89,7 @@ describe("durable, signed delivery", () => {
     const jobs = await jobsFor(id);
     expect(jobs).toHaveLength(2);
     expect(new Date(jobs[1].start_after).toISOString()).toBe("2026-11-22T12:00:05.000Z");
-    expect(jobs[1].data).toEqual({ deliveryId: id, expectedAttempt: 1 });
+    expect(jobs[1].data).toEqual({ deliveryId: id, expectedAttempt: 1, accountId: account.id });
     clock.advance(5_000);
     expect(await attemptDelivery(jobs[1].data, deps())).toBe("delivered");
     const done = await deliveryRow(id);

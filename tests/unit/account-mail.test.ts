@@ -72,7 +72,7 @@ describe("the outbox", () => {
     expect(local("127.0.0.1")).toBe(false);
   });
 
-  it("the socket rule: loopback addresses only, as a socket reports them (decisions §20)", () => {
+  it("the socket rule: loopback addresses only, as a socket reports them (docs/decisions.md §20)", () => {
     for (const a of ["127.0.0.1", "127.255.0.9", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::ffff:7f00:1"]) expect(isLoopbackSocketAddress(a), a).toBe(true);
     // What X-Forwarded-For tricks used to pass never reaches this rule, but none of it is loopback either.
     for (const a of ["203.0.113.9, 127.0.0.1", "192.0.2.2", "10.0.0.1", "::", "0.0.0.0", "fe80::1", "localhost", "", null, undefined]) expect(isLoopbackSocketAddress(a), String(a)).toBe(false);

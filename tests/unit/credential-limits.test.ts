@@ -51,7 +51,7 @@ describe("credentialLimits", () => {
   });
 });
 
-describe("session password checks (decisions §20)", () => {
+describe("session password checks (docs/decisions.md §20)", () => {
   it("take from log-in's own (email, address) and per-email buckets, so the two paths share one budget", () => {
     const login = credentialLimits({ procedure: LOGIN_PROCEDURE, ip: "2001:db8:1:2::9", email: "Owner@Example.com", stage: "credentials" });
     expect(sessionPasswordCheckLimits({ ip: "2001:db8:1:2::77", email: "owner@example.com" })).toEqual(login);

@@ -17,6 +17,9 @@ describe("job definitions", () => {
 
   it("check payloads when sent: a malformed job is refused before it reaches the queue", () => {
     expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0 }).success).toBe(true);
+    // The account rides along so the worker can pass over capped accounts in SQL; jobs sent before it existed have none.
+    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "acc1" }).success).toBe(true);
+    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "" }).success).toBe(false);
     expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "", expectedAttempt: 0 }).success).toBe(false);
     expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: -1 }).success).toBe(false);
     expect(stripeMeterEventJob.payload.safeParse({ stripeCustomerId: "cus_1", callSid: "CA1", minutes: 0, timestamp: 1 }).success).toBe(false);

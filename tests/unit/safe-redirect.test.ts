@@ -4,7 +4,7 @@ import { DEFAULT_REDIRECT, safeRedirectPath } from "@/lib/safe-redirect";
 /** What a browser does with a Location header: resolve it against the page it is on. */
 const browserOrigin = (location: string) => new URL(location, "https://routekit.example/login").origin;
 
-describe("the one redirect guard (decisions §20)", () => {
+describe("the one redirect guard (docs/decisions.md §20)", () => {
   it("keeps a path of this service, with its query and fragment", () => {
     expect(safeRedirectPath("/dashboard/numbers?x=1")).toBe("/dashboard/numbers?x=1");
     expect(safeRedirectPath("/dashboard/calls?status=failed#top")).toBe("/dashboard/calls?status=failed#top");

@@ -46,7 +46,7 @@ export async function authenticate(authorization: string | null, opts: { readAcc
   if (!claims) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
   // The session version comes with the account in the one read: a token issued
   // before the last sign-out (or password change) is refused without another round trip.
-  // A closed account's tokens are dead whatever their version (decisions §20).
+  // A closed account's tokens are dead whatever their version (docs/decisions.md §20).
   const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { id: true, email: true, status: true, sessionVersion: true, deletedAt: true } });
   if (!account || account.deletedAt || claims.sessionVersion < account.sessionVersion) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
   return { account: { id: account.id, email: account.email, status: account.status }, via: "jwt", apiKeyId: null };

@@ -21,7 +21,7 @@ const isLoopbackHostname = (host: string) => host === "localhost" || host === "[
 
 /**
  * Who may read the outbox: it holds one-time links (password resets) for
- * every account, so it is a development tool only (decisions §20). It exists
+ * every account, so it is a development tool only (docs/decisions.md §20). It exists
  * only without SMTP_URL and when the service's public address is this
  * machine; then it answers only a connection whose socket is loopback (never
  * X-Forwarded-For, which anyone can write) and whose `Host` is a local name

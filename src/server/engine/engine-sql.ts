@@ -186,7 +186,7 @@ export async function advanceCall(opts: {
  * Closes a call once: false when it was already closed (a duplicate, a late
  * callback, or reconciliation and a callback racing). The provider token goes with it.
  */
-/** decisions §20: an unverifiable final status bills at most the call's lifetime so far plus this. */
+/** docs/decisions.md §20: an unverifiable final status bills at most the call's lifetime so far plus this. */
 export const UNVERIFIED_DURATION_SLACK_SECONDS = 60;
 
 /**

@@ -34,7 +34,7 @@ export type FinishCall = {
   sequenceNumber?: number | null;
   /**
    * Nothing proved the status is Twilio's (no connection, not an outbound call
-   * of ours): it bills at most the call's lifetime plus 60 s (decisions §20).
+   * of ours): it bills at most the call's lifetime plus 60 s (docs/decisions.md §20).
    */
   unverified?: boolean;
 };

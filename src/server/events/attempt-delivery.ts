@@ -92,8 +92,10 @@ export type AttemptTarget = {
   /** A fresh cycle after earlier attempts: the customer asked (redeliver, replay), so it probes even a backed-off endpoint. */
   requested: boolean;
 };
-/** Run now (and say when the attempt is over), or not now: the worker defers the job. */
-export type Admission = { release(): void } | null;
+/** How an attempt went for its endpoint, for the worker's share of slots. */
+export type AttemptResult = { endpointFailed: boolean; latencyMs: number };
+/** Run now (and say when the attempt is over, and how it went), or not now: the worker defers the job. */
+export type Admission = { release(result?: AttemptResult): void } | null;
 
 export type AttemptDeps = {
   client: CallbackClient;
@@ -125,14 +127,19 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
       })
     : undefined;
   if (admission === null) return "deferred";
+  let result: AttemptResult | undefined;
   try {
-    return await attempt(delivery, deps, now);
+    return await attempt(delivery, deps, now, (r) => {
+      result = r;
+      // The slot is free once the attempt is recorded; the endpoint's health is written outside it.
+      admission?.release(r);
+    });
   } finally {
-    admission?.release();
+    admission?.release(result);
   }
 }
 
-async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date): Promise<AttemptOutcome> {
+async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date, answered: (r: AttemptResult) => void): Promise<AttemptOutcome> {
   const startedAt = now();
   const headers = webhookHeaders({ id: delivery.eventId, body: delivery.payload, secrets: signingSecrets(delivery, startedAt), now: startedAt });
   let statusCode: number | null = null;
@@ -161,39 +168,85 @@ async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date
     }
   }
 
+  // From the answer to its record, nothing but arithmetic: the record is the
+  // first statement after the answer, so an instance that dies (or a database
+  // that stops) after a 2xx has as short a window as can be to send it again.
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  // The endpoint's health is advice to the scheduler: losing one update must not fail the attempt.
-  await recordEndpointResult({
-    accountId: delivery.accountId,
-    url: delivery.url,
-    failed: isEndpointFailure({ statusCode, errorKind }),
-    knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
-  }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
+  const endpointFailed = isEndpointFailure({ statusCode, errorKind });
   const cycleAttempts = delivery.cycleAttempts + 1;
   const decision = ok ? null : retryable ? nextRetry({ attempt: cycleAttempts, status: statusCode, retryAfterSeconds: retryAfter, random: deps.random }) : { retry: false as const, reason: "not retryable" };
   const finishedAt = now();
-
   const outcome: AttemptOutcome = ok ? "delivered" : decision?.retry ? "retry-scheduled" : "failed";
   const nextAttemptAt = decision?.retry ? new Date(finishedAt.getTime() + decision.delayMs) : null;
-  const record = (db: Kysely<DB>) =>
-    recordAttempt(db, {
-      delivery,
-      cycleAttempts,
-      startedAt,
-      nextAttemptAt,
-      status: outcome === "delivered" ? "DELIVERED" : outcome === "failed" ? "FAILED" : "PENDING",
-      deliveredAt: outcome === "delivered" ? finishedAt : null,
-      statusCode,
-      latencyMs,
-      excerpt,
-      error,
-    });
+  const entry: AttemptRecord = {
+    delivery,
+    cycleAttempts,
+    startedAt,
+    nextAttemptAt,
+    status: outcome === "delivered" ? "DELIVERED" : outcome === "failed" ? "FAILED" : "PENDING",
+    deliveredAt: outcome === "delivered" ? finishedAt : null,
+    statusCode,
+    latencyMs,
+    excerpt,
+    error,
+  };
 
   // Delivered or given up: one statement. A retry: that statement and the next attempt's job, in one transaction.
-  if (!nextAttemptAt) return (await record(kysely())) ? outcome : "skipped";
-  return sqlTransaction(async (trx) => {
-    if (!(await record(trx))) return "skipped" as const;
-    await scheduleAttempt(onTransaction(trx), { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1 }, nextAttemptAt);
-    return outcome;
+  const recorded = await recordSurely(entry, async () => {
+    if (!nextAttemptAt) return (await recordAttempt(kysely(), entry)) ? outcome : "skipped";
+    return sqlTransaction(async (trx) => {
+      if (!(await recordAttempt(trx, entry))) return "skipped" as const;
+      await scheduleAttempt(onTransaction(trx), { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1, accountId: delivery.accountId }, nextAttemptAt);
+      return outcome;
+    });
   });
+  answered({ endpointFailed, latencyMs });
+
+  // The endpoint's health is advice to the scheduler, written after the record: losing one update must not fail the attempt.
+  await recordEndpointResult({
+    accountId: delivery.accountId,
+    url: delivery.url,
+    failed: endpointFailed,
+    knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
+  }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
+  return recorded;
+}
+
+/** Waits between tries of recording an attempt while the database is away: about 8 s in all, inside the job's 12 s lease. */
+export const RECORD_RETRY_MS = [250, 500, 1_000, 2_000, 4_000];
+
+/**
+ * Records an attempt, trying again while the database is away: a record lost
+ * after a 2xx means the event is sent again. A try after an error first looks
+ * whether the one before did land (its answer lost, not its work), so the log
+ * never holds the same attempt twice.
+ */
+async function recordSurely(entry: AttemptRecord, record: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+  for (let tries = 0; ; tries++) {
+    try {
+      if (tries > 0) {
+        const landed = await attemptLanded(entry);
+        if (landed) return landed === "moved" ? (entry.status === "DELIVERED" ? "delivered" : entry.status === "FAILED" ? "failed" : "retry-scheduled") : "skipped";
+      }
+      return await record();
+    } catch (err) {
+      const wait = RECORD_RETRY_MS[tries];
+      if (wait === undefined) throw err;
+      logger().warn({ err, deliveryId: entry.delivery.id }, "delivery attempt could not be recorded yet; trying again");
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+/** Whether an attempt's record is in: "moved" when it moved the delivery, "logged" when only logged, null when not there. */
+async function attemptLanded(entry: AttemptRecord): Promise<"moved" | "logged" | null> {
+  const row = await kysely()
+    .selectFrom("WebhookAttempt as a")
+    .innerJoin("WebhookDelivery as d", "d.id", "a.deliveryId")
+    .select(["d.attemptCount", "d.lastAttemptAt"])
+    .where("a.deliveryId", "=", entry.delivery.id)
+    .where("a.attemptedAt", "=", entry.startedAt)
+    .executeTakeFirst();
+  if (!row) return null;
+  return row.attemptCount === entry.delivery.attemptCount + 1 && row.lastAttemptAt?.getTime() === entry.startedAt.getTime() ? "moved" : "logged";
 }

@@ -30,7 +30,7 @@ export async function transactionWithEvents<T>(work: (trx: SqlTransaction, emit:
         .values({ accountId, eventId: event.id, eventType: event.type, callSid: event.data.callSid, url, payload: JSON.stringify(event), nextAttemptAt: now() })
         .returning("id")
         .executeTakeFirstOrThrow();
-      await scheduleAttempt(onTransaction(trx), { deliveryId: id, expectedAttempt: 0 });
+      await scheduleAttempt(onTransaction(trx), { deliveryId: id, expectedAttempt: 0, accountId });
       emitted++;
       return id;
     };

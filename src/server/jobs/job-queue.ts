@@ -142,6 +142,81 @@ export async function deliveryLease(): Promise<{ seconds: number; renew(queue: s
   };
 }
 
+/** What the delivery worker asks of one fetch (delivery-worker.ts decides the numbers). */
+export type ClaimRequest = {
+  /** At most this many jobs. */
+  limit: number;
+  /** Accounts whose jobs stay in the queue this time (at their cap). */
+  skip: string[];
+  /** When set, only these accounts' jobs (the rest may not take a slot now). */
+  only: string[] | null;
+  /** Jobs one account may get in this fetch, by account; others get `room`. */
+  rooms: Map<string, number>;
+  room: number;
+};
+
+/**
+ * The delivery worker's own claim and put-back on pg-boss's job table
+ * (pg-boss 10 fetches first-come-first-served and knows nothing of
+ * accounts). A claim passes over the jobs of accounts at their cap inside the
+ * query, so those jobs wait in the queue, untouched, until a slot frees;
+ * earliest due first (`start_after`, the order of pg-boss's own index). A
+ * put-back moves a claimed job's own row to a later time: no new job, its
+ * retry count kept (pg-boss counts a retry only when `started_on` is set).
+ */
+export async function deliveryClaims(queue: string): Promise<{
+  claim(req: ClaimRequest): Promise<PgBoss.Job<object>[]>;
+  putBack(jobs: { id: string; until: Date }[]): Promise<void>;
+}> {
+  const s = state();
+  const boss = await s.ready;
+  const schema = `"${s.schema.replaceAll('"', '""')}"`;
+  // The candidates are locked (SKIP LOCKED: another instance takes others), cut
+  // to each account's room, and only the chosen are claimed; the rest are free
+  // again when the statement ends.
+  const claimSql = `WITH next AS (
+      SELECT id, start_after, COALESCE(data->>'accountId', '') AS account
+      FROM ${schema}.job
+      WHERE name = $1 AND state < 'active' AND start_after < now()
+        AND COALESCE(data->>'accountId', '') <> ALL($3::text[])
+        AND ($4::text[] IS NULL OR data->>'accountId' = ANY($4::text[]))
+      ORDER BY start_after
+      LIMIT $5
+      FOR UPDATE SKIP LOCKED
+    ), ranked AS (
+      SELECT id, account, start_after, row_number() OVER (PARTITION BY account ORDER BY start_after) AS n FROM next
+    ), chosen AS (
+      SELECT r.id FROM ranked r LEFT JOIN unnest($6::text[], $7::int[]) AS room(account, free) ON room.account = r.account
+      WHERE r.account = '' OR r.n <= COALESCE(room.free, $8)
+      ORDER BY r.start_after
+      LIMIT $2
+    )
+    UPDATE ${schema}.job j SET state = 'active', started_on = now(),
+      retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+    FROM chosen WHERE j.name = $1 AND j.id = chosen.id
+    RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds"`;
+  const putBackSql = `UPDATE ${schema}.job j SET state = 'created', started_on = NULL, start_after = t.until,
+      keep_until = GREATEST(j.keep_until, t.until + (j.keep_until - j.start_after))
+    FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, until)
+    WHERE j.name = $1 AND j.id = t.id AND j.state = 'active'`;
+  return {
+    async claim(req) {
+      if (req.limit <= 0) return [];
+      const rooms = [...req.rooms];
+      // A few more candidates than wanted, so one account's run at the head does not leave the fetch short.
+      const candidates = Math.min(req.limit * 4, 400);
+      const { rows } = await boss
+        .getDb()
+        .executeSql(claimSql, [queue, req.limit, req.skip, req.only, candidates, rooms.map(([a]) => a), rooms.map(([, n]) => n), req.room]);
+      return rows as PgBoss.Job<object>[];
+    },
+    async putBack(jobs) {
+      if (!jobs.length) return;
+      await boss.getDb().executeSql(putBackSql, [queue, jobs.map((j) => j.id), jobs.map((j) => j.until.toISOString())]);
+    },
+  };
+}
+
 /** Wakes that arrive this close together share their workers' fetches. */
 export const WAKE_COALESCE_MS = 20;
 

@@ -41,7 +41,7 @@ export function credentialLimits(opts: { procedure: string; ip: string; email?: 
 export const LOGIN_PROCEDURE = "auth.login";
 
 /**
- * decisions §20: a password checked inside a session (change password, change
+ * docs/decisions.md §20: a password checked inside a session (change password, change
  * email, close account) takes from log-in's own (email, address) and per-email
  * buckets, so a stolen session guesses no faster than a stranger at the log-in
  * form, and the two cannot be alternated to double the rate.

@@ -28,9 +28,9 @@ export const POLICIES = {
   api: { capacity: 100, refillPerSecond: 50 },
   /** Unauthenticated tRPC requests (the dashboard's log-in and sign-up), per IP: a person never comes close. */
   publicIp: { capacity: 30, refillPerSecond: 5 },
-  /** decisions §20: POST /api/webhook-deliveries/test, 10 a minute per account. */
+  /** docs/decisions.md §20: POST /api/webhook-deliveries/test, 10 a minute per account. */
   webhookTest: { capacity: 10, refillPerSecond: 10 / 60 },
-  /** decisions §20: POST /api/webhook-deliveries/replay, once a minute per account. */
+  /** docs/decisions.md §20: POST /api/webhook-deliveries/replay, once a minute per account. */
   webhookReplay: { capacity: 1, refillPerSecond: 1 / 60 },
 } as const satisfies Record<string, BucketPolicy>;
 

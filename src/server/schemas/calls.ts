@@ -81,7 +81,7 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
     attemptCount: z.number().int().describe("Attempts so far"),
   }),
   z.object({
-    type: z.literal("duration-clamped").describe("A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (decisions §20)"),
+    type: z.literal("duration-clamped").describe("A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)"),
     at: ZTimestamp.describe("When the final status arrived"),
     reportedSeconds: z.number().int().describe("The CallDuration the status reported"),
     billedSeconds: z.number().int().describe("The seconds billed: the time since Routekit first saw the call, plus 60"),

@@ -10,10 +10,16 @@ import { defineJob } from "../job-definition";
  */
 export const DELIVERY_LEASE_SECONDS = 12;
 
-/** One attempt of one event delivery; `expectedAttempt` makes a stale or repeated job skip. */
+/**
+ * One attempt of one event delivery; `expectedAttempt` makes a stale or
+ * repeated job skip. `accountId` lets the worker's fetch pass over the jobs of
+ * an account at its cap in SQL (delivery-worker.ts), so they wait in the
+ * queue instead of being fetched and put back; a job without it (sent before
+ * it existed) is fetched like any other and capped after.
+ */
 export const webhookDeliveryJob = defineJob({
   name: "webhook-delivery",
-  payload: z.object({ deliveryId: z.string().min(1), expectedAttempt: z.number().int().nonnegative() }),
+  payload: z.object({ deliveryId: z.string().min(1), expectedAttempt: z.number().int().nonnegative(), accountId: z.string().min(1).optional() }),
   // Our retry schedule makes new jobs; these retries only cover our own
   // failures and crashes, so the first comes soon (1-2 s), then backs off.
   queue: (tuning) => ({ retryLimit: 10, retryDelay: 1, retryBackoff: true, expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS }),

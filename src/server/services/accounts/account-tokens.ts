@@ -40,7 +40,7 @@ export const INVALID_LINK_MESSAGE = "This link is invalid, already used or expir
 /**
  * Uses the link once: the conditional update is the claim, so two clicks at
  * once cannot both succeed. Unknown, used and expired links are one answer;
- * a link of a closed account is 404 and acts on nothing (decisions §20).
+ * a link of a closed account is 404 and acts on nothing (docs/decisions.md §20).
  */
 export async function consumeAccountToken(purpose: AccountTokenPurpose, token: string): Promise<{ accountId: string; email: string }> {
   const tokenHash = hashAccountToken(token);

@@ -10,7 +10,7 @@ export const WRONG_CURRENT_PASSWORD = "is not your current password";
 /**
  * Checks the account's password; a wrong one is a 400 naming the field, so a
  * form can show it there. Every check counts against log-in's limits for the
- * account's address and the client's (decisions §20), before the hash is tried.
+ * account's address and the client's (docs/decisions.md §20), before the hash is tried.
  */
 export async function requireCurrentPassword(opts: { accountId: string; password: string; ip: string; field?: string }): Promise<void> {
   const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, passwordHash: true } });

@@ -17,7 +17,7 @@ const CLOSED_PASSWORD_HASH = "!closed";
  * history; the address is freed for a new sign-up (the old one is kept in
  * `deletedEmail`).
  *
- * Closed is for good (decisions §20): the password hash is destroyed, so
+ * Closed is for good (docs/decisions.md §20): the password hash is destroyed, so
  * neither the alias nor the old password can log in again, and `deletedAt`
  * is what every credential and link check refuses. Mailed links are retired,
  * not deleted, so a late click is recognised as belonging to a closed account.

@@ -6,7 +6,7 @@ import { signToken } from "../../auth/tokens";
 
 /**
  * One message, and the same work, for "no such email", "wrong password" and
- * "closed account" (decisions §20: a closed account's alias never logs in).
+ * "closed account" (docs/decisions.md §20: a closed account's alias never logs in).
  */
 export async function logIn(input: TLoginInput) {
   const found = await db().account.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true, sessionVersion: true, deletedAt: true } });

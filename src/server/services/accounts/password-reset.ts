@@ -11,7 +11,7 @@ import { enforceMailLimits } from "./mail-rate-limits";
  * address has an account. The answer waits only for the mail limits, which
  * take the same buckets for every address; looking the address up, issuing
  * the link and sending the mail all happen after it, so the time to answer
- * cannot tell whether the address has an account (decisions §20).
+ * cannot tell whether the address has an account (docs/decisions.md §20).
  */
 export async function requestPasswordReset(opts: { email: string; ip: string }): Promise<{ requested: true }> {
   await enforceMailLimits({ kind: "reset", email: opts.email, ip: opts.ip });

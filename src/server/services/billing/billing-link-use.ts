@@ -6,7 +6,7 @@ import { verifyToken, type TokenClaims } from "../../auth/tokens";
  * Local billing links act once (docs/decisions.md §4): the token's `jti` is recorded in
  * the transaction of the action, so two POSTs of one link (a double click, a
  * replay) act once and a used link is gone. A link of a closed account is
- * gone too (decisions §20): it was issued before the closing, since a closed
+ * gone too (docs/decisions.md §20): it was issued before the closing, since a closed
  * account can no longer ask for one.
  */
 export class LinkUsedError extends Error {}

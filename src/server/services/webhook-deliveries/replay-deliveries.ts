@@ -12,7 +12,7 @@ export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 /**
  * Queues again the deliveries of the account with `status` created since
  * `since` (Svix's "recover"), at most 1,000 a call and one call a minute per
- * account (decisions §20), so a replay cannot be turned into a flood of any
+ * account (docs/decisions.md §20), so a replay cannot be turned into a flood of any
  * URL. Each gets one new cycle: a delivery still queued is left as it is, so
  * a second replay (or a redeliver) neither resets nor adds attempts.
  */

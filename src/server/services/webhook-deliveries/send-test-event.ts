@@ -17,7 +17,7 @@ import { EVENT_URL_FIELD as URL_FIELD } from "../../schemas/events";
  * outbound client and its URL policy, the delivery log), and answers the
  * delivery with its attempt. A test is sent once: a failure is recorded as
  * FAILED rather than retried for a day, since the customer is watching.
- * At most 10 a minute per account (decisions §20): the URL is the
+ * At most 10 a minute per account (docs/decisions.md §20): the URL is the
  * customer's to choose, so tests must not become a way to flood one.
  */
 export async function sendTestEvent(opts: { accountId: string; phoneNumberId: string; type: EventType; now?: Date }) {

@@ -92,9 +92,9 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
   return { delivery: { ...deliveryDto(d, backoffs), payload: JSON.parse(d.payload) as Record<string, unknown>, attempts: d.attempts.map(attemptDto) } };
 }
 
-/** decisions §8: a redeliver within this long of the one that restarted a delivery sends nothing more. */
+/** docs/decisions.md §8: a redeliver within this long of the one that restarted a delivery sends nothing more. */
 export const REDELIVER_WINDOW_SECONDS = 5;
-/** decisions §20: one replay queues at most this many deliveries. */
+/** docs/decisions.md §20: one replay queues at most this many deliveries. */
 export const REPLAY_MAX_DELIVERIES = 1000;
 
 type Restarted = { id: string; attemptCount: number };
@@ -137,7 +137,7 @@ export async function redeliverOne(trx: SqlTransaction, opts: { accountId: strin
  * One replay: restarts the account's deliveries with `status` created since
  * `since`, oldest first, at most REPLAY_MAX_DELIVERIES of them. A delivery
  * still queued (PENDING) is never restarted by a replay, so replaying it again
- * neither resets its schedule nor adds attempts (decisions §20).
+ * neither resets its schedule nor adds attempts (docs/decisions.md §20).
  */
 export async function replayMatching(
   trx: SqlTransaction,

@@ -8,7 +8,7 @@ export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, ev
 /**
  * The open account a Stripe object belongs to: by our id when Stripe carries
  * it, else by customer. A closed account is never found, so no event (a late
- * checkout, an invoice paid) can bring it back (decisions §20).
+ * checkout, an invoice paid) can bring it back (docs/decisions.md §20).
  */
 export async function findAccountId(tx: Prisma.TransactionClient, ref: { accountId?: string | null; customer?: string | null }): Promise<string | null> {
   if (ref.accountId) {
