@@ -2,16 +2,19 @@ import { describe, expect, it } from "vitest";
 import { JOB_DEFINITIONS } from "../../src/server/jobs/definitions";
 import { stripeMeterEventJob } from "../../src/server/jobs/definitions/stripe-meter-event";
 import { DELIVERY_LEASE_SECONDS, webhookDeliveryJob } from "../../src/server/jobs/definitions/webhook-delivery";
+import { JOB_WORKERS } from "../../src/server/jobs/job-workers";
 
 describe("job definitions", () => {
   it("keep the queue names jobs already wait in on existing databases, one definition each", () => {
     expect(JOB_DEFINITIONS.map((j) => j.name)).toEqual(["webhook-delivery", "webhook-attempt-prune", "stripe-meter-event", "twilio-reconcile"]);
   });
 
-  it("each has something that runs it: a handler, its own loop, or a schedule with a handler", () => {
+  it("each has exactly one worker that runs it: a handler, its own loop, or a schedule with a handler", () => {
+    expect(Object.keys(JOB_WORKERS).sort()).toEqual(JOB_DEFINITIONS.map((j) => j.name).sort());
     for (const job of JOB_DEFINITIONS) {
-      expect(Boolean(job.handler) !== Boolean(job.run), job.name).toBe(true);
-      if (job.cron) expect(job.handler, job.name).toBeTypeOf("function");
+      const worker = JOB_WORKERS[job.name] as { handler?: unknown; run?: unknown };
+      expect(Boolean(worker.handler) !== Boolean(worker.run), job.name).toBe(true);
+      if (job.cron) expect(worker.handler, job.name).toBeTypeOf("function");
     }
   });
 

@@ -12,11 +12,12 @@ export type QueueTuning = {
 };
 
 /**
- * One durable job: its queue, what a job carries, the queue's policy, and
- * what runs it. Each lives in a file of its own under `definitions/` and is
- * registered in `definitions/index.ts`; the queue is created from it on first
- * use and the workers are started from it (`start-job-workers.ts`). Handlers
- * are imported when they run, so a definition pulls in none of their modules.
+ * One durable job: its queue, what a job carries and the queue's policy. Each
+ * lives in a file of its own under `definitions/` and is registered in
+ * `definitions/index.ts`; the queue is created from it on first use. A
+ * definition is a leaf (it imports no service), so anything may send a job
+ * without an import cycle; what runs it is its `*.handler.ts` beside it,
+ * reached only from `job-workers.ts` when workers start.
  */
 export type JobDefinition<P extends object> = {
   name: string;
@@ -26,15 +27,16 @@ export type JobDefinition<P extends object> = {
   queue: (tuning: QueueTuning) => Omit<PgBoss.Queue, "name">;
   /** A cron schedule, sent once per tick across all instances. */
   cron?: string;
-  /** Whether this instance runs the queue's worker (absent: always). */
-  enabled?: () => boolean;
-  /** pg-boss runs the handler on batches it fetches, polling at `work`'s pace. */
-  handler?: (payloads: P[]) => Promise<void>;
+  /** How pg-boss polls for the handler's batches. */
   work?: PgBoss.WorkOptions;
-  /** A worker that fetches its own jobs (the delivery loop), started instead of `handler`. */
-  run?: () => Promise<void>;
 };
 
 export function defineJob<P extends object>(definition: JobDefinition<P>): JobDefinition<P> {
   return definition;
 }
+
+/** What runs a job: pg-boss runs `handler` on batches it fetches; `run` starts a worker that fetches its own jobs (the delivery loop). */
+export type JobWorker<P extends object> = {
+  /** Whether this instance runs the queue's worker (absent: always). */
+  enabled?: () => boolean;
+} & ({ handler: (payloads: P[]) => Promise<void>; run?: never } | { run: () => Promise<void>; handler?: never });

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { logger } from "../../logger";
 import { defineJob } from "../job-definition";
 
 /**
@@ -12,9 +11,4 @@ export const twilioReconcileJob = defineJob({
   payload: z.object({}),
   queue: () => ({ policy: "stately", retryLimit: 0, expireInSeconds: 300 }),
   cron: "* * * * *",
-  handler: async () => {
-    const { reconcileTwilioCalls } = await import("../../services/reconciliation/reconcile-twilio-calls");
-    const result = await reconcileTwilioCalls();
-    if (result.closed || result.recorded || result.errors) logger().info(result, "reconciled calls with Twilio");
-  },
 });

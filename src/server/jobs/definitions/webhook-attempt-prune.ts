@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { logger } from "../../logger";
 import { defineJob } from "../job-definition";
 
 /** Daily, once across all instances: attempts older than the retention leave the delivery log. */
@@ -8,9 +7,4 @@ export const webhookAttemptPruneJob = defineJob({
   payload: z.object({}),
   queue: () => ({}),
   cron: "17 3 * * *",
-  handler: async () => {
-    const { pruneOldAttempts } = await import("../../events/delivery-worker");
-    const deleted = await pruneOldAttempts();
-    logger().info({ deleted }, "pruned old webhook attempts");
-  },
 });

@@ -23,7 +23,6 @@ export const webhookDeliveryJob = defineJob({
   // Our retry schedule makes new jobs; these retries only cover our own
   // failures and crashes, so the first comes soon (1-2 s), then backs off.
   queue: (tuning) => ({ retryLimit: 10, retryDelay: 1, retryBackoff: true, expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS }),
-  run: async () => (await import("../../events/delivery-worker")).startDeliveryWorker(),
 });
 
 export type DeliveryJob = z.infer<typeof webhookDeliveryJob.payload>;

@@ -4,7 +4,7 @@ import { findTwilioNumber } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
-import { notOwnedOrMissing, toPhoneNumberDto } from "./phone-numbers";
+import { notOwnedOrMissing, toPhoneNumberDto } from "./phone-number-dto";
 import { pointNumberAtEngine } from "./twilio-number-setup";
 
 /**

@@ -1,22 +1,7 @@
-import type { PhoneNumber } from "@/generated/prisma/client";
-import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import type { TUpdatePhoneNumberInput } from "../../schemas/phone-numbers";
 import { configurePhoneNumberAtTwilio } from "./configure-phone-number";
-
-export function toPhoneNumberDto(n: PhoneNumber) {
-  return {
-    id: n.id,
-    phoneNumber: n.phoneNumber,
-    onCallStartUrl: n.onCallStartUrl,
-    onCallEndUrl: n.onCallEndUrl,
-    onErrorUrl: n.onErrorUrl,
-    isActive: n.isActive,
-    verified: n.verified,
-    twilioConfigured: n.twilioConfigured,
-    createdAt: n.createdAt.toISOString(),
-  };
-}
+import { notOwnedOrMissing, toPhoneNumberDto } from "./phone-number-dto";
 
 export async function listPhoneNumbers(opts: { accountId: string }) {
   const numbers = await db().phoneNumber.findMany({
@@ -24,12 +9,6 @@ export async function listPhoneNumbers(opts: { accountId: string }) {
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return { phoneNumbers: numbers.map(toPhoneNumberDto) };
-}
-
-/** docs/decisions.md §6: another account's number is 403 NUMBER_NOT_OWNED, an unknown id 404. */
-export async function notOwnedOrMissing(id: string): Promise<never> {
-  const exists = await db().phoneNumber.findUnique({ where: { id }, select: { id: true } });
-  throw exists ? new AppError("NUMBER_NOT_OWNED") : new AppError("NOT_FOUND", "No such phone number.");
 }
 
 export async function getPhoneNumber(opts: { accountId: string; id: string }) {

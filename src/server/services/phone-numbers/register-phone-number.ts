@@ -7,7 +7,7 @@ import { logger } from "../../logger";
 import type { TCreatePhoneNumberInput } from "../../schemas/phone-numbers";
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
-import { toPhoneNumberDto } from "./phone-numbers";
+import { toPhoneNumberDto } from "./phone-number-dto";
 import { pointNumberAtEngine } from "./twilio-number-setup";
 
 /** docs/decisions.md §10: numbers nobody has proven are first-come, so an account may hold only so many. */

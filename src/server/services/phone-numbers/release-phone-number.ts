@@ -1,6 +1,6 @@
 import { db } from "../../db/client";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
-import { notOwnedOrMissing } from "./phone-numbers";
+import { notOwnedOrMissing } from "./phone-number-dto";
 import { clearNumberIfStillOurs } from "./twilio-number-setup";
 
 /**

@@ -5,7 +5,7 @@ import { attemptDelivery } from "../../events/attempt-delivery";
 import type { EventType } from "../../events/event-envelope";
 import { billingPlan } from "../billing/billing-plan";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
-import { notOwnedOrMissing } from "../phone-numbers/phone-numbers";
+import { notOwnedOrMissing } from "../phone-numbers/phone-number-dto";
 import { sampleEvent } from "./sample-event";
 import { getDelivery } from "./webhook-deliveries";
 

@@ -1,0 +1,20 @@
+import type { JobWorker } from "./job-definition";
+import type { JOB_DEFINITIONS } from "./definitions";
+import { stripeMeterEventWorker } from "./definitions/stripe-meter-event.handler";
+import { twilioReconcileWorker } from "./definitions/twilio-reconcile.handler";
+import { webhookAttemptPruneWorker } from "./definitions/webhook-attempt-prune.handler";
+import { webhookDeliveryWorker } from "./definitions/webhook-delivery.handler";
+
+type JobName = (typeof JOB_DEFINITIONS)[number]["name"];
+
+/**
+ * What runs each job, by queue name. Only start-job-workers.ts imports this:
+ * the handlers reach into services that themselves send jobs, so the
+ * definitions stay leaves and this table is the one place that closes the loop.
+ */
+export const JOB_WORKERS: Record<JobName, JobWorker<never>> = {
+  "webhook-delivery": webhookDeliveryWorker,
+  "webhook-attempt-prune": webhookAttemptPruneWorker,
+  "stripe-meter-event": stripeMeterEventWorker,
+  "twilio-reconcile": twilioReconcileWorker,
+} as Record<JobName, JobWorker<never>>;
