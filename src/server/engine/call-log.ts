@@ -33,6 +33,8 @@ const cap = (s: string | null, n: number) => (s === null ? null : s.length > n ?
 export type StartAttempt = {
   url: string;
   event: EventEnvelope;
+  /** The event as sent: its JSON, signed. */
+  payload: string;
   /** When the POST began. */
   at: Date;
   latencyMs: number;
@@ -173,7 +175,7 @@ export function recordAnswerLater(rec: AnswerRecord): void {
     eventId: a.event.id,
     callSid: rec.callSid,
     url: a.url,
-    payload: JSON.stringify(a.event),
+    payload: a.payload,
     status: delivered ? "DELIVERED" : "FAILED",
     at: a.at,
     deliveredAt: delivered ? a.at : null,
