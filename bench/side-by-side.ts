@@ -72,17 +72,27 @@ const dropDatabases = () => admin(async (c) => {
   for (const n of Object.values(names)) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
 });
 
-/** CPU (ms) of a database's backends so far: PostgreSQL's share of the work, when it runs on this host. */
-async function databaseCpuMs(db: pg.Client, datname: string): Promise<number> {
+/** CPU (ms) used so far by each of a database's backends: PostgreSQL's share of the work, when it runs on this host. */
+async function databaseCpu(db: pg.Client, datname: string): Promise<Map<number, number>> {
   const { rows } = await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [datname]);
-  let total = 0;
+  const cpu = new Map<number, number>();
   for (const { pid } of rows) {
     try {
-      total += processCpuMs(pid);
+      cpu.set(pid, processCpuMs(pid));
     } catch {
-      return NaN; // another host, or a backend gone: no figure rather than a wrong one
+      // gone meanwhile, or on another host
     }
   }
+  return cpu;
+}
+
+/**
+ * What the backends alive at the end used since the start (a backend opened meanwhile: all of it).
+ * A backend that closed meanwhile (the pool's idle timeout) takes its share with it: a little low, never negative.
+ */
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -185,25 +195,25 @@ try {
   try {
     // What each side burns doing nothing (the product's job-queue polling, timers), taken off its per-request figures.
     const idleSeconds = 3;
-    const idle0 = await Promise.all(sides.map(async (s) => [processCpuMs(s.pid), await databaseCpuMs(monitor, s.database)] as const));
+    const idle0 = await Promise.all(sides.map(async (s) => [processCpuMs(s.pid), await databaseCpu(monitor, s.database)] as const));
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleRate = await Promise.all(
-      sides.map(async (s, i) => [(processCpuMs(s.pid) - idle0[i]![0]) / idleSeconds, ((await databaseCpuMs(monitor, s.database)) - idle0[i]![1]) / idleSeconds] as const),
+      sides.map(async (s, i) => [(processCpuMs(s.pid) - idle0[i]![0]) / idleSeconds, cpuSince(idle0[i]![1], await databaseCpu(monitor, s.database)) / idleSeconds] as const),
     );
     for (let round = 0; round <= rounds; round++) {
       loads.push(loadavg()[0]!);
       for (const measure of only) {
         const order = round % 2 ? [...sides].reverse() : sides;
         for (const side of order) {
-          const [cpu0, db0, t0] = [processCpuMs(side.pid), await databaseCpuMs(monitor, side.database), performance.now()];
+          const [cpu0, db0, t0] = [processCpuMs(side.pid), await databaseCpu(monitor, side.database), performance.now()];
           const r = await run(measure, side);
-          const [cpu1, db1, t1] = [processCpuMs(side.pid), await databaseCpuMs(monitor, side.database), performance.now()];
+          const [cpu1, db1, t1] = [processCpuMs(side.pid), await databaseCpu(monitor, side.database), performance.now()];
           if (round === 0) continue;
           const [idleCpu, idleDb] = idleRate[sides.indexOf(side)]!.map((perSecond) => (perSecond * (t1 - t0)) / 1000);
           const s = latencyStats(r.ms);
           const key = `${measure}/${side.name}`;
           samples.set(key, [...(samples.get(key) ?? []), {
-            rps: r.rps, p99: s.p99, p50: s.p50, cpuMs: (cpu1 - cpu0 - idleCpu!) / r.requests, dbCpuMs: (db1 - db0 - idleDb!) / r.requests,
+            rps: r.rps, p99: s.p99, p50: s.p50, cpuMs: (cpu1 - cpu0 - idleCpu!) / r.requests, dbCpuMs: Math.max(0, cpuSince(db0, db1) - idleDb!) / r.requests,
             failures: r.requests - r.ms.length, ms: r.ms,
           }]);
         }

@@ -1,10 +1,11 @@
 /**
  * What a call's timeline needs that the engine learns only once it has its
  * answer: how the call was decided, the TwiML returned, the `call.started`
- * attempt (decisions §8, §11). Written in one statement after the TwiML is on
- * its way to Twilio, so the voice request gains no round trip before its
- * answer; a write that fails is tried again for a while, since Twilio does not
- * ask twice and the timeline would otherwise miss the call's decisive step.
+ * attempt (decisions §8, §11). Written after the TwiML is on its way to
+ * Twilio, so the voice request gains no round trip before its answer, and in
+ * batches: one statement for every call answered meanwhile. A write that fails
+ * is tried again for a while, since Twilio does not ask twice and the timeline
+ * would otherwise miss the call's decisive step.
  */
 import { sql } from "kysely";
 import { executeCompiled, kysely, now, precompiled } from "../db/kysely";
