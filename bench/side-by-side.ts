@@ -13,7 +13,10 @@
 // of each ratio alike; the per-round ratios and their median are printed. Round 0 warms up and is not
 // counted. Besides req/s, each side's own CPU per request (its process, and its PostgreSQL backends)
 // is printed: a proportion that depends far less on what else the machine is doing.
-// --ci: 3 rounds of 4 s, voice-max only; exits 1 when the median ratio is more than 25 % below the
+// The load generator is node:http in this process (bench/support/load-loop.ts), the same for both
+// sides; unlike autocannon's rate mode, which sends each second's share in a burst, voice-p99 spaces
+// its requests evenly, as calls arrive one by one.
+// --ci: 5 rounds of 3 s, voice-max only; exits 1 when the median ratio is more than 25 % below the
 // baseline's `voiceThroughputRatio` (bench/engine-ratio-baseline.json).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
@@ -32,8 +35,8 @@ const option = (name: string, fallback: string) => {
   return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
 };
 const ci = flag("ci");
-const rounds = Number(option("rounds", ci ? "3" : "5"));
-const seconds = Number(option("seconds", ci ? "4" : "5"));
+const rounds = Number(option("rounds", "5"));
+const seconds = Number(option("seconds", ci ? "3" : "5"));
 const MEASURES = ["voice-max", "voice-p99", "account"] as const;
 type Measure = (typeof MEASURES)[number];
 const only = option("only", ci ? "voice-max" : MEASURES.join(",")).split(",") as Measure[];
