@@ -47,6 +47,18 @@ async function connect(url: string): Promise<SqlDriverAdapter> {
     });
     return result;
   };
+  // The adapter runs a script by splitting it at every semicolon, even inside a function's body
+  // (a PL/pgSQL function cannot be written without them); PostgreSQL takes the whole script in one
+  // simple query, as the runtime applier (src/server/db/apply-migrations.ts) sends it.
+  adapter.executeScript = async (script) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(script);
+    } finally {
+      await client.end();
+    }
+  };
   return adapter;
 }
 

@@ -40,3 +40,14 @@ export function logger(): pino.Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   }));
 }
+
+/**
+ * The one line per request (custom server): fixed fields of our own making
+ * (request id, method, the path with its token masked, status, time, client
+ * address), so nothing in it can carry a secret. It skips the redaction pass,
+ * which with wildcard paths costs more than writing the line (about 20–40 µs
+ * of a voice request's few hundred).
+ */
+export function requestLogger(): pino.Logger {
+  return remember("logger.requests", () => logger().child({}, { redact: [] }));
+}

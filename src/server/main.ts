@@ -11,7 +11,7 @@ import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS, answ
 import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
 import { startFinalStatusReplay } from "./engine/final-status-journal";
 import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
-import { logger } from "./logger";
+import { logger, requestLogger } from "./logger";
 import { rateLimitStore } from "./rate-limit/rate-limiter";
 import { drainCallLogWrites } from "./engine/call-log";
 import { startJournalMonitor } from "./engine/journal-health";
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   }
   const { env: e } = booted;
   const log = logger();
+  const requestLog = requestLogger();
 
   let stopping = false;
   // The job workers and the journal's replay need the database: at once when it is there, else when it comes back (a degraded start).
@@ -82,8 +83,8 @@ async function main(): Promise<void> {
     res.on("finish", () => {
       const path = loggablePath(req.url);
       const entry = { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ip };
-      if (path.startsWith("/api/")) log.info(entry, "request");
-      else log.debug(entry, "request");
+      if (path.startsWith("/api/")) requestLog.info(entry, "request");
+      else requestLog.debug(entry, "request");
     });
     passInputBoundary(req, res, requestId).then(
       (passed) => {

@@ -1,10 +1,11 @@
 /**
  * What a call's timeline needs that the engine learns only once it has its
  * answer: how the call was decided, the TwiML returned, the `call.started`
- * attempt (docs/decisions.md §8, §11). Written in one statement after the TwiML is on
- * its way to Twilio, so the voice request gains no round trip before its
- * answer; a write that fails is tried again for a while, since Twilio does not
- * ask twice and the timeline would otherwise miss the call's decisive step.
+ * attempt (docs/decisions.md §8, §11). Written after the TwiML is on its way to
+ * Twilio, so the voice request gains no round trip before its answer, and in
+ * batches: one statement for every call answered meanwhile. A write that fails
+ * is tried again for a while, since Twilio does not ask twice and the timeline
+ * would otherwise miss the call's decisive step.
  */
 import { sql } from "kysely";
 import { executeCompiled, kysely, now, precompiled } from "../db/kysely";
@@ -33,6 +34,8 @@ const cap = (s: string | null, n: number) => (s === null ? null : s.length > n ?
 export type StartAttempt = {
   url: string;
   event: EventEnvelope;
+  /** The event as sent: its JSON, signed. */
+  payload: string;
   /** When the POST began. */
   at: Date;
   latencyMs: number;
@@ -55,87 +58,135 @@ export type AnswerRecord = {
   attempt: StartAttempt;
 };
 
-// The call's answer, the voice request on its timeline, and the `call.started` delivery with its one attempt: one statement.
-const recordAnswer = precompiled(
-  (
-    callId: string, answer: string, errorCode: string | null, errorMessage: string | null, twiml: string, requestAt: Date, requestStatus: string,
-    accountId: string, eventId: string, callSid: string, url: string, payload: string, status: "DELIVERED" | "FAILED", at: Date, deliveredAt: Date | null,
-    answerUse: string, statusCode: number | null, latencyMs: number, responseExcerpt: string | null, error: string | null,
-  ) =>
-    kysely()
-      .with("c", (q) => q.updateTable("Call").set({ answer, errorCode, errorMessage, twiml, updatedAt: now() }).where("id", "=", callId).returning("id"))
-      .with("r", (q) =>
-        q
-          .insertInto("CallRequest")
-          .columns(["callId", "at", "kind", "callStatus"])
-          .expression((eb) => eb.selectFrom("c").select((s) => ["c.id", s.val(requestAt).as("at"), s.val("voice").as("kind"), s.val(requestStatus).as("callStatus")])),
-      )
-      .with("d", (q) =>
-        q
-          .insertInto("WebhookDelivery")
-          .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "synchronous", "answerUse"])
-          .expression((eb) =>
-            eb.selectFrom("c").select((s) => [
-              s.val(accountId).as("accountId"),
-              s.val(eventId).as("eventId"),
-              s.val("call.started").as("eventType"),
-              s.val(callSid).as("callSid"),
-              s.val(url).as("url"),
-              s.val(payload).as("payload"),
-              sql<"DELIVERED" | "FAILED">`${status}::"DeliveryStatus"`.as("status"),
-              s.val(1).as("attemptCount"),
-              s.val(1).as("cycleAttempts"),
-              s.val(at).as("lastAttemptAt"),
-              s.val(deliveredAt).as("deliveredAt"),
-              s.val(at).as("createdAt"),
-              s.val(true).as("synchronous"),
-              s.val(answerUse).as("answerUse"),
+/** One call's answer as the batched statement takes it: a column each, unnested together. */
+const ANSWER_COLUMNS = {
+  callId: "text", answer: "text", errorCode: "text", errorMessage: "text", twiml: "text", requestAt: "timestamptz", requestStatus: "text",
+  accountId: "text", eventId: "text", callSid: "text", url: "text", payload: "text", status: '"DeliveryStatus"', at: "timestamptz",
+  deliveredAt: "timestamptz", answerUse: "text", statusCode: "int4", latencyMs: "int4", responseExcerpt: "text", error: "text",
+} as const;
+type AnswerRow = {
+  callId: string; answer: string; errorCode: string | null; errorMessage: string | null; twiml: string; requestAt: Date; requestStatus: string;
+  accountId: string; eventId: string; callSid: string; url: string; payload: string; status: "DELIVERED" | "FAILED"; at: Date;
+  deliveredAt: Date | null; answerUse: string; statusCode: number | null; latencyMs: number; responseExcerpt: string | null; error: string | null;
+};
+const ANSWER_COLUMN_NAMES = Object.keys(ANSWER_COLUMNS) as (keyof AnswerRow)[];
+
+/**
+ * Calls' answers, their voice requests on their timelines, and each call's `call.started` delivery with its
+ * one attempt: one statement for any number of calls (one array per column, so its text never changes and
+ * it is prepared once per connection).
+ */
+const recordAnswers = precompiled((...columns: unknown[][]) =>
+  kysely()
+    .with("v", () =>
+      // Kysely writes a raw CTE body without the parentheses PostgreSQL needs.
+      sql<AnswerRow>`(select * from unnest(${sql.join(ANSWER_COLUMN_NAMES.map((c, i) => sql`${columns[i]}::${sql.raw(ANSWER_COLUMNS[c])}[]`))}) as v(${sql.join(ANSWER_COLUMN_NAMES.map((c) => sql.ref(c)))}))`,
+    )
+    .with("c", (q) =>
+      q
+        .updateTable("Call")
+        .from("v")
+        .set((eb) => ({ answer: eb.ref("v.answer"), errorCode: eb.ref("v.errorCode"), errorMessage: eb.ref("v.errorMessage"), twiml: eb.ref("v.twiml"), updatedAt: now() }))
+        .whereRef("Call.id", "=", "v.callId")
+        .returning("Call.id"),
+    )
+    .with("r", (q) =>
+      q
+        .insertInto("CallRequest")
+        .columns(["callId", "at", "kind", "callStatus"])
+        .expression((eb) => eb.selectFrom("v").innerJoin("c", "c.id", "v.callId").select((s) => ["v.callId", "v.requestAt", s.val("voice").as("kind"), "v.requestStatus"])),
+    )
+    .with("d", (q) =>
+      q
+        .insertInto("WebhookDelivery")
+        .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "synchronous", "answerUse"])
+        .expression((eb) =>
+          eb
+            .selectFrom("v")
+            .innerJoin("c", "c.id", "v.callId")
+            .select((s) => [
+              "v.accountId", "v.eventId", s.val("call.started").as("eventType"), "v.callSid", "v.url", "v.payload", "v.status",
+              s.val(1).as("attemptCount"), s.val(1).as("cycleAttempts"), "v.at as lastAttemptAt", "v.deliveredAt", "v.at as createdAt",
+              s.val(true).as("synchronous"), "v.answerUse",
             ]),
-          )
-          .returning("id"),
-      )
-      .insertInto("WebhookAttempt")
-      .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
-      .expression((eb) =>
-        eb.selectFrom("d").select((s) => [
-          "d.id",
-          s.val(at).as("attemptedAt"),
-          s.val(url).as("url"),
-          s.val(statusCode).as("statusCode"),
-          s.val(latencyMs).as("latencyMs"),
-          s.val(responseExcerpt).as("responseExcerpt"),
-          s.val(error).as("error"),
-        ]),
-      ),
+        )
+        .returning(["id", "eventId"]),
+    )
+    .insertInto("WebhookAttempt")
+    .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
+    .expression((eb) =>
+      eb.selectFrom("d").innerJoin("v", "v.eventId", "d.eventId").select(["d.id", "v.at", "v.url", "v.statusCode", "v.latencyMs", "v.responseExcerpt", "v.error"]),
+    ),
 );
+
+const runAnswers = (rows: AnswerRow[]) => executeCompiled(recordAnswers(...ANSWER_COLUMN_NAMES.map((c) => rows.map((r) => r[c]))));
+
+/**
+ * Answers go out in batches: one statement in flight, and what arrives while it
+ * runs goes in the next one. A quiet engine writes each answer at once, as
+ * before; a busy one writes many per statement (one round trip and one commit
+ * for all, not one each), which is most of what the call log costs the database.
+ */
+const BATCH_MAX = 100;
+const IN_FLIGHT_MAX = 2;
+let queued: AnswerRow[] = [];
+let inFlight = 0;
+
+function flushAnswers(): void {
+  // A second statement only when a full batch waits: the first is then behind.
+  while (queued.length && (inFlight === 0 || (inFlight < IN_FLIGHT_MAX && queued.length >= BATCH_MAX))) {
+    // A call answered twice (Twilio retrying) goes in separate statements, so the later answer is the one kept.
+    const seen = new Set<string>();
+    let n = 0;
+    while (n < queued.length && n < BATCH_MAX && !seen.has(queued[n]!.callId)) seen.add(queued[n++]!.callId);
+    const batch = queued.slice(0, n);
+    queued = queued.slice(n);
+    inFlight++;
+    runAnswers(batch)
+      .then(
+        () => void (pending -= batch.length),
+        (err: unknown) => {
+          logger().warn({ err: err instanceof Error ? err.message : String(err), calls: batch.length }, "could not record a batch of call answers; trying each alone");
+          // Each answer is then tried again alone, on the usual schedule, so one that cannot be written holds back no other.
+          pending -= batch.length;
+          for (const row of batch) writeLater("call answer", row.callSid, () => runAnswers([row]), 1);
+        },
+      )
+      .finally(() => {
+        inFlight--;
+        flushAnswers();
+      });
+  }
+}
 
 /** Records the answer after the response; never throws, never delays the caller. */
 export function recordAnswerLater(rec: AnswerRecord): void {
   const a = rec.attempt;
   const delivered = a.statusCode !== null && a.statusCode >= 200 && a.statusCode <= 299 && rec.answer !== "fallback";
-  const query = recordAnswer(
-    rec.callId,
-    rec.answer,
-    rec.error?.code ?? null,
-    cap(rec.error?.message ?? null, 1024),
-    cap(rec.twiml, TWIML_MAX_CHARS)!,
-    rec.requestAt,
-    rec.requestStatus,
-    rec.accountId,
-    a.event.id,
-    rec.callSid,
-    a.url,
-    JSON.stringify(a.event),
-    delivered ? "DELIVERED" : "FAILED",
-    a.at,
-    delivered ? a.at : null,
-    rec.answer === "fallback" ? (rec.error?.code ?? "START_CALLBACK_INVALID") : rec.answer,
-    a.statusCode,
-    Math.max(0, Math.round(a.latencyMs)),
-    cap(a.responseBody, START_EXCERPT_MAX_CHARS),
-    cap(a.error, 1024),
-  );
-  writeLater("call answer", rec.callSid, () => executeCompiled(query));
+  pending++;
+  queued.push({
+    callId: rec.callId,
+    answer: rec.answer,
+    errorCode: rec.error?.code ?? null,
+    errorMessage: cap(rec.error?.message ?? null, 1024),
+    twiml: cap(rec.twiml, TWIML_MAX_CHARS)!,
+    requestAt: rec.requestAt,
+    requestStatus: rec.requestStatus,
+    accountId: rec.accountId,
+    eventId: a.event.id,
+    callSid: rec.callSid,
+    url: a.url,
+    payload: a.payload,
+    status: delivered ? "DELIVERED" : "FAILED",
+    at: a.at,
+    deliveredAt: delivered ? a.at : null,
+    answerUse: rec.answer === "fallback" ? (rec.error?.code ?? "START_CALLBACK_INVALID") : rec.answer,
+    statusCode: a.statusCode,
+    latencyMs: Math.max(0, Math.round(a.latencyMs)),
+    responseExcerpt: cap(a.responseBody, START_EXCERPT_MAX_CHARS),
+    error: cap(a.error, 1024),
+  });
+  flushAnswers();
 }
 
 export type RejectedCall = {
@@ -216,7 +267,8 @@ export async function drainCallLogWrites(timeoutMs: number): Promise<void> {
   while (pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
 }
 
-function writeLater(what: string, callSid: string, write: () => Promise<unknown>): void {
+/** `tried`: attempts already made (a failed batch counts as the first), so the schedule goes on from there. */
+function writeLater(what: string, callSid: string, write: () => Promise<unknown>, tried = 0): void {
   pending++;
   const attempt = (n: number): void => {
     write().then(
@@ -232,5 +284,6 @@ function writeLater(what: string, callSid: string, write: () => Promise<unknown>
       },
     );
   };
-  attempt(0);
+  if (tried === 0) attempt(0);
+  else setTimeout(() => attempt(tried), RETRY_DELAYS_MS[tried - 1]).unref();
 }

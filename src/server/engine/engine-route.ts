@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError } from "../errors/app-error";
 import { readNodeBody } from "../http/body";
+import { checkedBodyOf } from "../http/input-boundary";
 import { writeErrorResponse } from "../http/error-response";
 import { REQUEST_ID_HEADER } from "../http/request-id";
 import { isTerminal } from "./call-status";
@@ -41,7 +42,7 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
     const token = engineToken(pathAndQuery);
     if (!token) throw new AppError("NOT_FOUND", "Unknown engine URL.");
     const query = pathAndQuery.includes("?") ? new URLSearchParams(pathAndQuery.slice(pathAndQuery.indexOf("?") + 1)) : null;
-    const params = parseEngineParams(await readNodeBody(req));
+    const params = parseEngineParams(checkedBodyOf(req)?.toString("utf8") ?? (await readNodeBody(req)));
     validateEngineParams(params);
     const signature = req.headers["x-twilio-signature"];
     const request: EngineRequest = {

@@ -108,7 +108,8 @@ const insertInbound = (reconciled: boolean) =>
         .values({ callSid, accountId, phoneNumberId, direction: "inbound", fromNumber, toNumber, status, statusRank, onCallStartUrl, onCallEndUrl, onErrorUrl,
           reconciledAt: reconciled ? now() : null })
         .onConflict((oc) => oc.column("callSid").doNothing())
-        .returning(CALL_COLUMNS),
+        // Only the id: the rest of a new row is what was just sent, so it is not read back (15 columns decoded per call otherwise).
+        .returning("id"),
   );
 const insertLive = insertInbound(false);
 const insertReconciled = insertInbound(true);
@@ -117,7 +118,14 @@ export async function insertInboundCallOnce(call: NewInboundCall): Promise<{ cal
   const insert = call.reconciled ? insertReconciled : insertLive;
   const query = insert(call.callSid, call.accountId, call.phoneNumberId, call.fromNumber, call.toNumber, call.status, call.statusRank, call.onCallStartUrl, call.onCallEndUrl, call.onErrorUrl);
   const [inserted] = await executeCompiled(query);
-  if (inserted) return { call: inserted, inserted: true };
+  if (inserted) {
+    const { callSid, accountId, phoneNumberId, fromNumber, toNumber, statusRank, onCallStartUrl, onCallEndUrl, onErrorUrl } = call;
+    const made: EngineCall = {
+      id: inserted.id, accountId, callSid, direction: "inbound", fromNumber, toNumber, phoneNumberId, metadata: null, statusRank, answeredBy: null,
+      onCallStartUrl, onCallEndUrl, onErrorUrl, providerAccountSid: null, providerAuthTokenEnc: null,
+    };
+    return { call: made, inserted: true };
+  }
   const existing = await kysely().selectFrom("Call").select(CALL_COLUMNS).where("callSid", "=", call.callSid).executeTakeFirst();
   return { call: existing && existing.accountId === call.accountId ? existing : null, inserted: false };
 }

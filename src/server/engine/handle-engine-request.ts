@@ -168,7 +168,8 @@ async function answerKnownCall(account: EngineAccount, call: EngineCall, params:
 async function askBackend(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<string> {
   const event = buildEvent("call.started", eventData(call, { status: params.CallStatus }));
   const started = new Date();
-  const attempt: StartAttempt = { url: call.onCallStartUrl, event, at: started, latencyMs: 0, statusCode: null, responseBody: null, error: null };
+  const payload = JSON.stringify(event);
+  const attempt: StartAttempt = { url: call.onCallStartUrl, event, payload, at: started, latencyMs: 0, statusCode: null, responseBody: null, error: null };
   const log = (answer: "xml" | "json-twiml" | "json-actions" | "fallback", twiml: string, error: { code: string; message: string } | null) =>
     recordAnswerLater({
       callId: call.id,
@@ -184,7 +185,7 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
 
   let failure: { code: string; message: string };
   try {
-    const res = await postCallStarted({ url: call.onCallStartUrl, event, secrets: signingSecrets(account) });
+    const res = await postCallStarted({ url: call.onCallStartUrl, event, body: payload, secrets: signingSecrets(account) });
     attempt.statusCode = res.status;
     attempt.responseBody = res.body;
     const answer = interpretStartAnswer({ status: res.status, contentType: res.headers["content-type"] ?? null, body: res.body });

@@ -12,8 +12,14 @@ export const START_RESPONSE_MAX_BYTES = 64 * 1024;
  * decide the call. Same envelope, signing and outbound client as the queued
  * events, with the CALLBACK_START_TIMEOUT_MS budget instead of retries.
  */
-export function postCallStarted(opts: { url: string; event: EventEnvelope; secrets: string[] }): Promise<CallbackResponse> {
-  const body = JSON.stringify(opts.event);
+export function postCallStarted(opts: {
+  url: string;
+  event: EventEnvelope;
+  secrets: string[];
+  /** The event as JSON when the caller made it already (the call log keeps these bytes): made once, not twice. */
+  body?: string;
+}): Promise<CallbackResponse> {
+  const body = opts.body ?? JSON.stringify(opts.event);
   return callbackClient().send({
     url: opts.url,
     headers: webhookHeaders({ id: opts.event.id, body, secrets: opts.secrets }),

@@ -231,6 +231,16 @@ export function drainBody(req: IncomingMessage, limit = DRAIN_LIMIT): Promise<vo
   });
 }
 
+const bodies = new WeakMap<IncomingMessage, Buffer>();
+
+/**
+ * The body the boundary read and checked, for a route served straight from
+ * node:http (the engine): taken as it is rather than streamed a second time.
+ */
+export function checkedBodyOf(req: IncomingMessage): Buffer | undefined {
+  return bodies.get(req);
+}
+
 /**
  * The request again, body included, for Next.js and the engine to read as if
  * untouched: a fresh message on the same socket with the same request line and
@@ -238,6 +248,7 @@ export function drainBody(req: IncomingMessage, limit = DRAIN_LIMIT): Promise<vo
  */
 export function withBody(req: IncomingMessage, body: Buffer): IncomingMessage {
   const again = new IncomingMessage(req.socket);
+  bodies.set(again, body);
   again.method = req.method;
   again.url = req.url;
   again.headers = req.headers;
