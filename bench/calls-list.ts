@@ -7,7 +7,15 @@
 // Starts the BUILT server (`npm run build`).
 import { loadavg } from "node:os";
 import { encodeKeysetCursor } from "../src/server/services/pagination/keyset-cursor";
-import { latencyStats as stats, newPaidAccount, scratchDatabase, seededAccounts, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
+import {
+  latencyStats as stats,
+  newPaidAccount,
+  scratchDatabase,
+  seededAccounts,
+  sequentialGetter,
+  sleep,
+  startBenchServer,
+} from "./support/api-bench";
 import { seedCalls } from "./calls-seed";
 
 const requests = Number(process.argv[2] ?? 1000);
@@ -40,8 +48,7 @@ async function measure(targets: Target[], count: number, warm: number) {
       if (r.status !== 200) {
         errors[t.name]!++;
         if (errors[t.name] === 1) console.error(`${t.name}: HTTP ${r.status} ${r.body.slice(0, 200)}`);
-      }
-      else if (i >= warm) ms[t.name]!.push(r.ms);
+      } else if (i >= warm) ms[t.name]!.push(r.ms);
       last[t.name] = r.body;
     }
   }
@@ -78,7 +85,8 @@ try {
   ]);
   const run = await measure(targets, requests, 100);
   const correct =
-    Object.values(run.errors).every((e) => e === 0) && targets.every((t) => (JSON.parse(run.last[t.name]!) as { calls: unknown[] }).calls.length === 50);
+    Object.values(run.errors).every((e) => e === 0) &&
+    targets.every((t) => (JSON.parse(run.last[t.name]!) as { calls: unknown[] }).calls.length === 50);
   const f = { small: stats(run.ms.smallFirst!), large: stats(run.ms.largeFirst!) };
   const d = { small: stats(run.ms.smallDeep!), large: stats(run.ms.largeDeep!) };
   const all = [f.small.p95, f.large.p95, d.small.p95, d.large.p95];

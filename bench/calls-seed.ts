@@ -46,7 +46,8 @@ export async function seedCalls(client: pg.ClientBase, accountId: string, count:
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const [url, accountId, count] = process.argv.slice(2);
-  if (!url || !accountId || !count) throw new Error("usage: npx tsx bench/calls-seed.ts <databaseUrl> <accountId> <count>");
+  if (!url || !accountId || !count)
+    throw new Error("usage: npx tsx bench/calls-seed.ts <databaseUrl> <accountId> <count>");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await seedCalls(client, accountId, Number(count));

@@ -70,8 +70,16 @@ const server = await startBuiltServer({
 const { baseUrl, dataDir } = server;
 
 async function api(method: string, p: string, opts: { body?: unknown; key?: string; ip: string }) {
-  const headers = { "content-type": "application/json", "x-forwarded-for": opts.ip, ...(opts.key && { authorization: `Bearer ${opts.key}` }) };
-  const res = await fetch(baseUrl + p, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const headers = {
+    "content-type": "application/json",
+    "x-forwarded-for": opts.ip,
+    ...(opts.key && { authorization: `Bearer ${opts.key}` }),
+  };
+  const res = await fetch(baseUrl + p, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, any>;
 }
@@ -81,14 +89,27 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 512 }); // room for 
 type Result = { ms: number; ok: boolean; status: number }; // status 0: no HTTP answer
 function post(url: URL, params: Record<string, string>, expect: string): Promise<Result> {
   const body = new URLSearchParams(params).toString();
-  const headers = { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), "user-agent": "TwilioProxy/1.1" };
+  const headers = {
+    "content-type": "application/x-www-form-urlencoded",
+    "content-length": Buffer.byteLength(body),
+    "user-agent": "TwilioProxy/1.1",
+  };
   return new Promise((resolve) => {
     const started = performance.now();
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ ms: performance.now() - started, ok: res.statusCode === 200 && text.includes(expect), status: res.statusCode ?? 0 }));
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (c: string) => (text += c));
+        res.on("end", () =>
+          resolve({
+            ms: performance.now() - started,
+            ok: res.statusCode === 200 && text.includes(expect),
+            status: res.statusCode ?? 0,
+          }),
+        );
+      },
+    );
     req.on("error", () => resolve({ ms: performance.now() - started, ok: false, status: 0 }));
     req.end(body);
   });
@@ -102,7 +123,8 @@ async function drive(url: URL, total: number, plan: (i: number) => Planned[]) {
     const due = t0 + (i * 1000) / rate;
     if (due > performance.now()) await sleep(due - performance.now());
     maxLagMs = Math.max(maxLagMs, performance.now() - due); // the driver itself falling behind
-    for (const { params, expect, kind } of plan(i)) pending.push(post(url, params, expect).then((r) => ({ ...r, callSid: params.CallSid!, i, kind })));
+    for (const { params, expect, kind } of plan(i))
+      pending.push(post(url, params, expect).then((r) => ({ ...r, callSid: params.CallSid!, i, kind })));
   }
   const samples = await Promise.all(pending);
   const [wall, cpu, host] = [(performance.now() - t0) / 1000, cpuMs(server.child.pid!) - cpu0, hostTicks()];
@@ -137,28 +159,57 @@ function summarize(run: Awaited<ReturnType<typeof drive>>, warm: number, withBac
 try {
   // ---- an active account with one number pointing at the backend
   const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`; // its own client address (TRUST_PROXY)
-  const reg = await api("POST", "/api/auth/register", { ip, body: { email: `bench-${Date.now()}@example.com`, password: "benchmark-password" } });
+  const reg = await api("POST", "/api/auth/register", {
+    ip,
+    body: { email: `bench-${Date.now()}@example.com`, password: "benchmark-password" },
+  });
   await (await fetch(reg.checkoutUrl as string, { method: "POST", redirect: "manual" })).text(); // local billing: the Pay button POSTs
   const number = `+1${randomInt(200, 1000)}${randomInt(200, 1000)}${String(randomInt(0, 10000)).padStart(4, "0")}`;
-  await api("POST", "/api/phone-numbers", { ip, key: reg.apiKey, body: { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` } });
+  await api("POST", "/api/phone-numbers", {
+    ip,
+    key: reg.apiKey,
+    body: { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` },
+  });
   const engine = new URL(reg.engineVoiceUrl as string);
 
   const total = Math.round(rate * (seconds + warmupSeconds));
   const warm = Math.round(rate * warmupSeconds);
-  const calls = Array.from({ length: 2 * total }, () => ({ CallSid: newCallSid(), From: `+1415555${String(randomInt(0, 10000)).padStart(4, "0")}` }));
-  const base = (i: number) => ({ ...calls[i]!, AccountSid: SIMULATOR_ACCOUNT_SID, To: number, Direction: "inbound", ApiVersion: "2010-04-01" });
+  const calls = Array.from({ length: 2 * total }, () => ({
+    CallSid: newCallSid(),
+    From: `+1415555${String(randomInt(0, 10000)).padStart(4, "0")}`,
+  }));
+  const base = (i: number) => ({
+    ...calls[i]!,
+    AccountSid: SIMULATOR_ACCOUNT_SID,
+    To: number,
+    Direction: "inbound",
+    ApiVersion: "2010-04-01",
+  });
   const loadBefore = round(loadavg()[0]!);
 
-  const voicePlan = (i: number): Planned => ({ params: { ...base(i), CallStatus: "ringing" }, expect: "<Say>hi</Say>", kind: "voice" });
+  const voicePlan = (i: number): Planned => ({
+    params: { ...base(i), CallStatus: "ringing" },
+    expect: "<Say>hi</Say>",
+    kind: "voice",
+  });
   const completedPlan = (i: number): Planned => ({
-    params: { ...base(i), CallStatus: "completed", CallbackSource: "call-progress-events", SequenceNumber: "0", CallDuration: String(1 + (i % 300)) },
+    params: {
+      ...base(i),
+      CallStatus: "completed",
+      CallbackSource: "call-progress-events",
+      SequenceNumber: "0",
+      CallDuration: String(1 + (i % 300)),
+    },
     expect: "<Response",
     kind: "completed",
   });
   const voice = await drive(engine, total, (i) => [voicePlan(i)]);
   const completed = await drive(engine, total, (i) => [completedPlan(i)]);
   // The steady state: calls [total, 2·total) start while each one's predecessor by one second ends.
-  const steady = await drive(engine, total, (i) => [voicePlan(total + i), ...(i >= rate ? [completedPlan(total + i - rate)] : [])]);
+  const steady = await drive(engine, total, (i) => [
+    voicePlan(total + i),
+    ...(i >= rate ? [completedPlan(total + i - rate)] : []),
+  ]);
   const ended = 2 * total - rate; // every call but the steady state's last second of starts
   for (let t = 0; endedEvents < ended && t < 100; t++) await sleep(100); // call.ended deliveries: a sanity check only
   const usage = await api("GET", "/api/usage/current", { ip, key: reg.apiKey });

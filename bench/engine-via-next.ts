@@ -46,7 +46,8 @@ export async function POST(req: Request): Promise<Response> {
   }
 }
 `;
-const SHORT_CUT = "if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);\n        else void handle(passed, res);";
+const SHORT_CUT =
+  "if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);\n        else void handle(passed, res);";
 
 async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
@@ -63,7 +64,8 @@ function buildVariant(): string {
   execFileSync("cp", ["-al", path.join(here, "node_modules"), path.join(dir, "node_modules")]);
   const main = path.join(dir, "src/server/main.ts");
   const source = readFileSync(main, "utf8");
-  if (!source.includes(SHORT_CUT)) throw new Error("src/server/main.ts no longer has the engine's short cut this bench removes: update the bench");
+  if (!source.includes(SHORT_CUT))
+    throw new Error("src/server/main.ts no longer has the engine's short cut this bench removes: update the bench");
   writeFileSync(main, source.replace(SHORT_CUT, "void handle(passed, res);"));
   const routeDir = path.join(dir, "src/app/api/engine/voice/[token]");
   mkdirSync(routeDir, { recursive: true });
@@ -82,18 +84,37 @@ async function runOnce(cwd: string, n: number): Promise<Result> {
   await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${db}`);
   try {
-    const out = spawnSync(process.execPath, [path.join(here, "node_modules/tsx/dist/cli.mjs"), path.join(here, "bench/engine-overhead.ts"), rate, seconds], {
-      cwd,
-      env: { ...process.env, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/${db}` },
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const out = spawnSync(
+      process.execPath,
+      [path.join(here, "node_modules/tsx/dist/cli.mjs"), path.join(here, "bench/engine-overhead.ts"), rate, seconds],
+      {
+        cwd,
+        env: { ...process.env, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/${db}` },
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     const line = out.stdout.split("\n").find((l) => l.startsWith('{"bench":"engine-overhead"'));
-    if (out.status !== 0 || !line) throw new Error(`engine-overhead failed in ${cwd}:\n${out.stdout.slice(-2000)}\n${out.stderr.slice(-2000)}`);
-    type Phase = { latencyMs: { p50: number; p99: number }; overheadMs?: { p50: number; p99: number }; serverCpuMsPerRequest: number; errors: number };
+    if (out.status !== 0 || !line)
+      throw new Error(`engine-overhead failed in ${cwd}:\n${out.stdout.slice(-2000)}\n${out.stderr.slice(-2000)}`);
+    type Phase = {
+      latencyMs: { p50: number; p99: number };
+      overheadMs?: { p50: number; p99: number };
+      serverCpuMsPerRequest: number;
+      errors: number;
+    };
     const r = JSON.parse(line) as { voice: Phase; completed: Phase; steadyState: { voice: Phase } };
-    const of = (p: Phase): Summary => ({ p50: (p.overheadMs ?? p.latencyMs).p50, p99: (p.overheadMs ?? p.latencyMs).p99, cpu: p.serverCpuMsPerRequest });
-    return { voice: of(r.voice), completed: of(r.completed), steady: of(r.steadyState.voice), errors: r.voice.errors + r.completed.errors + r.steadyState.voice.errors };
+    const of = (p: Phase): Summary => ({
+      p50: (p.overheadMs ?? p.latencyMs).p50,
+      p99: (p.overheadMs ?? p.latencyMs).p99,
+      cpu: p.serverCpuMsPerRequest,
+    });
+    return {
+      voice: of(r.voice),
+      completed: of(r.completed),
+      steady: of(r.steadyState.voice),
+      errors: r.voice.errors + r.completed.errors + r.steadyState.voice.errors,
+    };
   } finally {
     await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
   }
@@ -103,15 +124,22 @@ const variant = buildVariant();
 try {
   const rows: { build: string; r: Result }[] = [];
   for (let i = 0; i < runs; i++) {
-    for (const [build, cwd] of [["custom server (engine outside Next.js)", here], ["engine as a Next.js route handler", variant]] as const) {
+    for (const [build, cwd] of [
+      ["custom server (engine outside Next.js)", here],
+      ["engine as a Next.js route handler", variant],
+    ] as const) {
       console.log(`run ${i + 1}: ${build} …`);
       rows.push({ build, r: await runOnce(cwd, rows.length) });
     }
   }
   console.log(`\n${rate} calls/s for ${seconds} s per phase; overhead = our latency less the backend's own handling`);
-  console.log("| build | voice p50 / p99 | completed p50 / p99 | steady-state voice p50 / p99 | server CPU: voice / completed / steady | errors |\n|---|---|---|---|---|---|");
+  console.log(
+    "| build | voice p50 / p99 | completed p50 / p99 | steady-state voice p50 / p99 | server CPU: voice / completed / steady | errors |\n|---|---|---|---|---|---|",
+  );
   for (const { build, r } of rows) {
-    console.log(`| ${build} | ${r.voice.p50} / ${r.voice.p99} ms | ${r.completed.p50} / ${r.completed.p99} ms | ${r.steady.p50} / ${r.steady.p99} ms | ${r.voice.cpu} / ${r.completed.cpu} / ${r.steady.cpu} ms | ${r.errors} |`);
+    console.log(
+      `| ${build} | ${r.voice.p50} / ${r.voice.p99} ms | ${r.completed.p50} / ${r.completed.p99} ms | ${r.steady.p50} / ${r.steady.p99} ms | ${r.voice.cpu} / ${r.completed.cpu} / ${r.steady.cpu} ms | ${r.errors} |`,
+    );
   }
 } finally {
   rmSync(variant, { recursive: true, force: true });

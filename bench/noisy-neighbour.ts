@@ -6,7 +6,8 @@
 import { createServer } from "node:http";
 import { bootDeliveryBench } from "./support/in-process-delivery";
 
-const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue } = await bootDeliveryBench();
+const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue } =
+  await bootDeliveryBench();
 
 const seconds = Number(process.argv[2] ?? 60);
 const hangingCount = Number(process.argv[3] ?? 3);
@@ -40,7 +41,13 @@ await startDeliveryWorker();
 
 let seq = 0;
 async function send(accountId: string, url: string, track: boolean): Promise<void> {
-  const event = buildEvent("call.ended", { callSid: `CA${seq++}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null });
+  const event = buildEvent("call.ended", {
+    callSid: `CA${seq++}`,
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: null,
+  });
   const t = performance.now();
   if (track) enqueuedAt.set(event.id, t);
   await transactionWithEvents((_tx, emit) => emit({ accountId, url, event }));
@@ -61,10 +68,22 @@ await new Promise((r) => setTimeout(r, 2000));
 
 // Every job the run made (a put-back moves a job; a retry or a re-queue makes one), against the events sent.
 const jobsMade = async (table: string) =>
-  Number(((await boss.getDb().executeSql(`SELECT count(*)::int AS n FROM pgboss.${table} WHERE name = 'webhook-delivery' AND created_on >= $1`, [startedAt.toISOString()])).rows[0] as { n: number }).n);
+  Number(
+    (
+      (
+        await boss
+          .getDb()
+          .executeSql(
+            `SELECT count(*)::int AS n FROM pgboss.${table} WHERE name = 'webhook-delivery' AND created_on >= $1`,
+            [startedAt.toISOString()],
+          )
+      ).rows[0] as { n: number }
+    ).n,
+  );
 const jobsPerEvent = ((await jobsMade("job")) + (await jobsMade("archive"))) / eventsSent;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0));
+const pct = (p: number) =>
+  Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0));
 console.log(
   JSON.stringify({
     database: booted.embedded ? "embedded (PGlite)" : "PostgreSQL",

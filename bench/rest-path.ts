@@ -26,7 +26,9 @@ const accountCount = Number(process.env.BENCH_ACCOUNTS ?? 30);
 
 const database = await scratchDatabase("rk_bench_rest");
 const server = await startBenchServer("bench-rest", database.url);
-const bare = spawn(process.execPath, ["bench/support/bare-account-server.mjs", database.url], { stdio: ["ignore", "pipe", "inherit"] });
+const bare = spawn(process.execPath, ["bench/support/bare-account-server.mjs", database.url], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
 let passed = false;
 try {
   const [portLine] = (await once(bare.stdout!, "data")) as [Buffer];
@@ -34,14 +36,21 @@ try {
 
   const keys: string[] = [];
   for (let i = 0; i < accountCount; i += 4) {
-    const batch = await Promise.all(Array.from({ length: Math.min(4, accountCount - i) }, (_, j) => newPaidAccount(server.baseUrl, `rest-${i + j}`)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(4, accountCount - i) }, (_, j) => newPaidAccount(server.baseUrl, `rest-${i + j}`)),
+    );
     keys.push(...batch.map((a) => a.apiKey));
   }
   const withKey = (i: number) => ({ authorization: `Bearer ${keys[i % keys.length]}` });
   const targets = [
     { name: "bare node:http + pg, same read", url: `${bareUrl}/api/account`, pid: bare.pid!, headersOf: withKey },
     { name: "GET /api/health (no database)", url: `${server.baseUrl}/api/health`, pid: server.child.pid! },
-    { name: "GET /api/account (API key)", url: `${server.baseUrl}/api/account`, pid: server.child.pid!, headersOf: withKey },
+    {
+      name: "GET /api/account (API key)",
+      url: `${server.baseUrl}/api/account`,
+      pid: server.child.pid!,
+      headersOf: withKey,
+    },
   ];
   const totals = targets.map(() => ({ ms: [] as number[], statuses: {} as Record<number, number>, cpuMs: 0 }));
   // Each round's account ÷ health, by throughput and by CPU: paired within a round, so a machine whose
@@ -68,7 +77,8 @@ try {
       thisRound.push({ n: r.ms.length, cpuMs });
       totals[i]!.cpuMs += cpuMs;
       totals[i]!.ms.push(...r.ms);
-      for (const [status, n] of Object.entries(r.statuses)) totals[i]!.statuses[Number(status)] = (totals[i]!.statuses[Number(status)] ?? 0) + n;
+      for (const [status, n] of Object.entries(r.statuses))
+        totals[i]!.statuses[Number(status)] = (totals[i]!.statuses[Number(status)] ?? 0) + n;
     }
     if (round > 0) {
       const [health, account] = [thisRound[1]!, thisRound[2]!];
@@ -77,7 +87,9 @@ try {
   }
 
   const load = loads.map((l) => l.toFixed(1)).join(", ");
-  console.log(`\n${connections} connections; ${rounds} rounds of ${seconds} s per route, taking turns; ${accountCount} accounts; load average at each round: ${load}`);
+  console.log(
+    `\n${connections} connections; ${rounds} rounds of ${seconds} s per route, taking turns; ${accountCount} accounts; load average at each round: ${load}`,
+  );
   console.log(`server CPU when idle: ${idleCpuPerSecond[1]!.toFixed(0)} ms/s`);
   console.log("| route | req/s | p50 ms | p99 ms | server CPU per request | statuses |\n|---|---|---|---|---|---|");
   const rps: number[] = [];
@@ -85,15 +97,21 @@ try {
     const { ms, statuses, cpuMs } = totals[i]!;
     const s = latencyStats(ms);
     rps.push(s.n / (rounds * seconds));
-    console.log(`| ${t.name} | ${Math.round(rps[i]!)} | ${s.p50} | ${s.p99} | ${(cpuMs / s.n).toFixed(2)} ms | ${JSON.stringify(statuses)} |`);
+    console.log(
+      `| ${t.name} | ${Math.round(rps[i]!)} | ${s.p50} | ${s.p99} | ${(cpuMs / s.n).toFixed(2)} ms | ${JSON.stringify(statuses)} |`,
+    );
   }
   const cpu = totals.map((t) => t.cpuMs / t.ms.length);
-  console.log(`\nGET /api/account ÷ GET /api/health: throughput ${(rps[2]! / rps[1]!).toFixed(2)} (target ≥ 0.8); by server CPU per request ${(cpu[1]! / cpu[2]!).toFixed(2)}`);
+  console.log(
+    `\nGET /api/account ÷ GET /api/health: throughput ${(rps[2]! / rps[1]!).toFixed(2)} (target ≥ 0.8); by server CPU per request ${(cpu[1]! / cpu[2]!).toFixed(2)}`,
+  );
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
   const byRps = roundRatios.map((r) => r.rps);
   const byCpu = roundRatios.map((r) => r.cpu);
-  console.log(`round by round (paired): throughput median ${median(byRps).toFixed(2)} (${range(byRps)}); by CPU median ${median(byCpu).toFixed(2)} (${range(byCpu)})`);
+  console.log(
+    `round by round (paired): throughput median ${median(byRps).toFixed(2)} (${range(byRps)}); by CPU median ${median(byCpu).toFixed(2)} (${range(byCpu)})`,
+  );
   passed = totals.every((t) => Object.keys(t.statuses).every((s) => s === "200"));
   if (!passed) console.log("FAIL: a response other than 200");
 } finally {

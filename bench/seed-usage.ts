@@ -6,7 +6,12 @@
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 
-export async function seedUsage(client: pg.ClientBase, accountId: string, count: number, perMinuteRate = 0.02): Promise<void> {
+export async function seedUsage(
+  client: pg.ClientBase,
+  accountId: string,
+  count: number,
+  perMinuteRate = 0.02,
+): Promise<void> {
   await client.query("BEGIN");
   try {
     // Durations cycle over 0–899 s (0 bills 0 minutes); the cost is billedMinutes × rate, as
@@ -55,7 +60,8 @@ export async function recordSums(client: pg.ClientBase, accountId: string): Prom
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const [url, accountId, count, rate] = process.argv.slice(2);
-  if (!url || !accountId || !count) throw new Error("usage: npx tsx bench/seed-usage.ts <databaseUrl> <accountId> <count> [perMinuteRate]");
+  if (!url || !accountId || !count)
+    throw new Error("usage: npx tsx bench/seed-usage.ts <databaseUrl> <accountId> <count> [perMinuteRate]");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await seedUsage(client, accountId, Number(count), rate ? Number(rate) : undefined);

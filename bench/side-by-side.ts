@@ -71,13 +71,17 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 await admin(async (c) => {
   for (const n of Object.values(names)) await c.query(`CREATE DATABASE "${n}"`);
 });
-const dropDatabases = () => admin(async (c) => {
-  for (const n of Object.values(names)) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
-});
+const dropDatabases = () =>
+  admin(async (c) => {
+    for (const n of Object.values(names)) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
+  });
 
 /** CPU (ms) used so far by each of a database's backends: PostgreSQL's share of the work, when it runs on this host. */
 async function databaseCpu(db: pg.Client, datname: string): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [datname]);
+  const { rows } = await db.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+    [datname],
+  );
   const cpu = new Map<number, number>();
   for (const { pid } of rows) {
     try {
@@ -100,14 +104,24 @@ function cpuSince(before: Map<number, number>, after: Map<number, number>): numb
 }
 
 const children: ChildProcess[] = [];
-async function startScript(file: string, env: Record<string, string>, readyPath: string): Promise<{ url: string; child: ChildProcess }> {
+async function startScript(
+  file: string,
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [file], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, [file], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   children.push(child);
   const url = `http://127.0.0.1:${port}`;
   for (let t = 0; ; t++) {
     if (child.exitCode !== null) throw new Error(`${file} exited with ${child.exitCode}`);
-    const status = await fetch(url + readyPath, { method: readyPath === "/" ? "POST" : "GET" }).then((r) => r.status, () => 0);
+    const status = await fetch(url + readyPath, { method: readyPath === "/" ? "POST" : "GET" }).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status) break;
     if (t > 100) throw new Error(`${file} did not start`);
     await new Promise((r) => setTimeout(r, 100));
@@ -132,14 +146,22 @@ try {
   const onCallStartUrl = `${backend.url}/call-start`;
 
   const ref = await startScript("bench/reference/ref-server.mjs", { DATABASE_URL: dbUrl(names.ref) }, "/health");
-  const seeded = (await (await fetch(`${ref.url}/seed`, { method: "POST", body: JSON.stringify({ onCallStartUrl }) })).json()) as {
-    apiKey: string; routingToken: string; phoneNumber: string;
+  const seeded = (await (
+    await fetch(`${ref.url}/seed`, { method: "POST", body: JSON.stringify({ onCallStartUrl }) })
+  ).json()) as {
+    apiKey: string;
+    routingToken: string;
+    phoneNumber: string;
   };
 
   product = await startBuiltServer({
     name: "bench-side-by-side",
     // Production's log level: the request log line is part of the cost.
-    env: { DATABASE_URL: dbUrl(names.product), CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: process.env.LOG_LEVEL ?? "info" },
+    env: {
+      DATABASE_URL: dbUrl(names.product),
+      CALLBACK_ALLOW_PRIVATE: "true",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    },
     nodeArgs: (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean),
   });
   const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
@@ -161,36 +183,82 @@ try {
   const productKeys = [reg.apiKey];
   if (only.includes("account")) {
     for (let i = 1; i < ACCOUNTS; i += 5) {
-      const batch = await Promise.all(Array.from({ length: Math.min(5, ACCOUNTS - i) }, (_, j) => newPaidAccount(product!.baseUrl, `sbs-${i + j}`)));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(5, ACCOUNTS - i) }, (_, j) => newPaidAccount(product!.baseUrl, `sbs-${i + j}`)),
+      );
       productKeys.push(...batch.map((a) => a.apiKey));
     }
   }
 
   const sides: Side[] = [
-    { name: "reference", baseUrl: ref.url, pid: ref.child.pid!, database: names.ref, voicePath: `/api/engine/voice/${seeded.routingToken}`, to: seeded.phoneNumber, apiKeys: [seeded.apiKey] },
-    { name: "product", baseUrl: product.baseUrl, pid: product.child.pid!, database: names.product, voicePath: new URL(reg.engineVoiceUrl).pathname, to: productNumber, apiKeys: productKeys },
+    {
+      name: "reference",
+      baseUrl: ref.url,
+      pid: ref.child.pid!,
+      database: names.ref,
+      voicePath: `/api/engine/voice/${seeded.routingToken}`,
+      to: seeded.phoneNumber,
+      apiKeys: [seeded.apiKey],
+    },
+    {
+      name: "product",
+      baseUrl: product.baseUrl,
+      pid: product.child.pid!,
+      database: names.product,
+      voicePath: new URL(reg.engineVoiceUrl).pathname,
+      to: productNumber,
+      apiKeys: productKeys,
+    },
   ];
 
   let calls = 0;
   const voiceRequest = (side: Side) => (): LoadRequest => {
-    const callSid = `CA${(++calls).toString(16).padStart(8, "0")}${process.pid.toString(16).padStart(8, "0")}${randomInt(2 ** 40).toString(16).padStart(16, "0")}`;
+    const callSid = `CA${(++calls).toString(16).padStart(8, "0")}${process.pid.toString(16).padStart(8, "0")}${randomInt(
+      2 ** 40,
+    )
+      .toString(16)
+      .padStart(16, "0")}`;
     const body = new URLSearchParams({
-      CallSid: callSid, AccountSid: "AC5170000000000000000000000000000a", From: "+14155550100", To: side.to,
-      CallStatus: "ringing", Direction: "inbound", ApiVersion: "2010-04-01",
+      CallSid: callSid,
+      AccountSid: "AC5170000000000000000000000000000a",
+      From: "+14155550100",
+      To: side.to,
+      CallStatus: "ringing",
+      Direction: "inbound",
+      ApiVersion: "2010-04-01",
     }).toString();
-    return { method: "POST", path: side.voicePath, headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "TwilioProxy/1.1" }, body };
+    return {
+      method: "POST",
+      path: side.voicePath,
+      headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "TwilioProxy/1.1" },
+      body,
+    };
   };
-  const accountRequest = (side: Side) => (i: number): LoadRequest => ({
-    method: "GET", path: "/api/account", headers: { authorization: `Bearer ${side.apiKeys[i % side.apiKeys.length]}` },
-  });
+  const accountRequest =
+    (side: Side) =>
+    (i: number): LoadRequest => ({
+      method: "GET",
+      path: "/api/account",
+      headers: { authorization: `Bearer ${side.apiKeys[i % side.apiKeys.length]}` },
+    });
   const run = (measure: Measure, side: Side): Promise<LoadResult> => {
     const common = { url: side.baseUrl, seconds };
-    if (measure === "voice-max") return closedLoad({ ...common, connections: CONNECTIONS, request: voiceRequest(side), expect: "<Say>hi</Say>" });
-    if (measure === "voice-p99") return pacedLoad({ ...common, rate: RATE, request: voiceRequest(side), expect: "<Say>hi</Say>" });
+    if (measure === "voice-max")
+      return closedLoad({ ...common, connections: CONNECTIONS, request: voiceRequest(side), expect: "<Say>hi</Say>" });
+    if (measure === "voice-p99")
+      return pacedLoad({ ...common, rate: RATE, request: voiceRequest(side), expect: "<Say>hi</Say>" });
     return closedLoad({ ...common, connections: CONNECTIONS, request: accountRequest(side) });
   };
 
-  type Sample = { rps: number; p99: number; p50: number; cpuMs: number; dbCpuMs: number; failures: number; ms: number[] };
+  type Sample = {
+    rps: number;
+    p99: number;
+    p50: number;
+    cpuMs: number;
+    dbCpuMs: number;
+    failures: number;
+    ms: number[];
+  };
   const samples = new Map<string, Sample[]>(); // `${measure}/${side}` → one per counted round
   const loads: number[] = [];
   const monitor = new pg.Client({ connectionString: adminUrl });
@@ -198,27 +266,51 @@ try {
   try {
     // What each side burns doing nothing (the product's job-queue polling, timers), taken off its per-request figures.
     const idleSeconds = 3;
-    const idle0 = await Promise.all(sides.map(async (s) => [processCpuMs(s.pid), await databaseCpu(monitor, s.database)] as const));
+    const idle0 = await Promise.all(
+      sides.map(async (s) => [processCpuMs(s.pid), await databaseCpu(monitor, s.database)] as const),
+    );
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleRate = await Promise.all(
-      sides.map(async (s, i) => [(processCpuMs(s.pid) - idle0[i]![0]) / idleSeconds, cpuSince(idle0[i]![1], await databaseCpu(monitor, s.database)) / idleSeconds] as const),
+      sides.map(
+        async (s, i) =>
+          [
+            (processCpuMs(s.pid) - idle0[i]![0]) / idleSeconds,
+            cpuSince(idle0[i]![1], await databaseCpu(monitor, s.database)) / idleSeconds,
+          ] as const,
+      ),
     );
     for (let round = 0; round <= rounds; round++) {
       loads.push(loadavg()[0]!);
       for (const measure of only) {
         const order = round % 2 ? [...sides].reverse() : sides;
         for (const side of order) {
-          const [cpu0, db0, t0] = [processCpuMs(side.pid), await databaseCpu(monitor, side.database), performance.now()];
+          const [cpu0, db0, t0] = [
+            processCpuMs(side.pid),
+            await databaseCpu(monitor, side.database),
+            performance.now(),
+          ];
           const r = await run(measure, side);
-          const [cpu1, db1, t1] = [processCpuMs(side.pid), await databaseCpu(monitor, side.database), performance.now()];
+          const [cpu1, db1, t1] = [
+            processCpuMs(side.pid),
+            await databaseCpu(monitor, side.database),
+            performance.now(),
+          ];
           if (round === 0) continue;
           const [idleCpu, idleDb] = idleRate[sides.indexOf(side)]!.map((perSecond) => (perSecond * (t1 - t0)) / 1000);
           const s = latencyStats(r.ms);
           const key = `${measure}/${side.name}`;
-          samples.set(key, [...(samples.get(key) ?? []), {
-            rps: r.rps, p99: s.p99, p50: s.p50, cpuMs: (cpu1 - cpu0 - idleCpu!) / r.requests, dbCpuMs: Math.max(0, cpuSince(db0, db1) - idleDb!) / r.requests,
-            failures: r.requests - r.ms.length, ms: r.ms,
-          }]);
+          samples.set(key, [
+            ...(samples.get(key) ?? []),
+            {
+              rps: r.rps,
+              p99: s.p99,
+              p50: s.p50,
+              cpuMs: (cpu1 - cpu0 - idleCpu!) / r.requests,
+              dbCpuMs: Math.max(0, cpuSince(db0, db1) - idleDb!) / r.requests,
+              failures: r.requests - r.ms.length,
+              ms: r.ms,
+            },
+          ]);
         }
       }
       if (round > 0) process.stderr.write(`round ${round}/${rounds} done (load ${loadavg()[0]!.toFixed(2)})\n`);
@@ -228,16 +320,26 @@ try {
   }
 
   const at = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  console.log(`\nside by side, ${at}; ${rounds} rounds of ${seconds} s per measure and side (after a warm-up round); Node ${process.version}`);
-  console.log(`load average (1 min) at each round: ${loads.map((l) => l.toFixed(2)).join(", ")}; at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log("\n| measure | side | req/s | p50 ms | p99 ms | CPU ms/req (process) | CPU ms/req (PostgreSQL) | failures |\n|---|---|---|---|---|---|---|---|");
+  console.log(
+    `\nside by side, ${at}; ${rounds} rounds of ${seconds} s per measure and side (after a warm-up round); Node ${process.version}`,
+  );
+  console.log(
+    `load average (1 min) at each round: ${loads.map((l) => l.toFixed(2)).join(", ")}; at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    "\n| measure | side | req/s | p50 ms | p99 ms | CPU ms/req (process) | CPU ms/req (PostgreSQL) | failures |\n|---|---|---|---|---|---|---|---|",
+  );
   const ratios: Record<string, number[]> = {};
   for (const measure of only) {
     for (const side of sides) {
       const list = samples.get(`${measure}/${side.name}`)!;
       const s = latencyStats(list.flatMap((x) => x.ms));
       const rps = list.reduce((a, x) => a + x.rps, 0) / list.length;
-      console.log(`| ${measure} | ${side.name} | ${Math.round(rps)} | ${s.p50} | ${s.p99} | ${fixed(median(list.map((x) => x.cpuMs)))} | ${fixed(median(list.map((x) => x.dbCpuMs)))} | ${list.reduce((a, x) => a + x.failures, 0)} |`);
+      console.log(
+        `| ${measure} | ${side.name} | ${Math.round(rps)} | ${s.p50} | ${s.p99} | ${fixed(median(list.map((x) => x.cpuMs)))} | ${fixed(median(list.map((x) => x.dbCpuMs)))} | ${list.reduce((a, x) => a + x.failures, 0)} |`,
+      );
     }
     const [r, p] = [samples.get(`${measure}/reference`)!, samples.get(`${measure}/product`)!];
     // Throughput for the closed loops; p99 for the paced one (product ÷ reference: lower is better there).
@@ -248,7 +350,9 @@ try {
   for (const [name, list] of Object.entries(ratios)) {
     const label = name.endsWith(" CPU")
       ? `${name.replace(" CPU", "")}: reference CPU ÷ product CPU per request`
-      : name === "voice-p99" ? "voice-p99: p99 (lower is better)" : `${name}: req/s`;
+      : name === "voice-p99"
+        ? "voice-p99: p99 (lower is better)"
+        : `${name}: req/s`;
     console.log(`| ${label} | ${list.map((x) => fixed(x)).join(", ")} | **${fixed(median(list))}** |`);
   }
   const failures = [...samples.values()].flat().reduce((a, x) => a + x.failures, 0);
@@ -260,7 +364,9 @@ try {
     const floor = baseline.voiceThroughputRatio * (1 - ALLOWED_DROP);
     const got = median(ratios["voice-max"]!);
     const ok = got >= floor;
-    console.log(`\nCI guard: voice req/s ratio ${fixed(got)} against baseline ${fixed(baseline.voiceThroughputRatio)} (floor ${fixed(floor)}): ${ok ? "ok" : "FAIL"}`);
+    console.log(
+      `\nCI guard: voice req/s ratio ${fixed(got)} against baseline ${fixed(baseline.voiceThroughputRatio)} (floor ${fixed(floor)}): ${ok ? "ok" : "FAIL"}`,
+    );
     passed &&= ok;
   }
 } finally {

@@ -22,11 +22,18 @@ const dbName = new URL(databaseUrl).pathname.slice(1);
 
 const backend = http.createServer((req, res) => {
   req.resume();
-  req.on("end", () => (req.url === "/start" ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>hi</Say></Response>") : res.writeHead(200).end()));
+  req.on("end", () =>
+    req.url === "/start"
+      ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>hi</Say></Response>")
+      : res.writeHead(200).end(),
+  );
 });
 await new Promise<void>((r) => backend.listen(0, "127.0.0.1", r));
 const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
-const server = await startBuiltServer({ name: "bench-statements", env: { DATABASE_URL: databaseUrl, CALLBACK_ALLOW_PRIVATE: "true" } });
+const server = await startBuiltServer({
+  name: "bench-statements",
+  env: { DATABASE_URL: databaseUrl, CALLBACK_ALLOW_PRIVATE: "true" },
+});
 const stats = new pg.Client({ connectionString: statsUrl });
 await stats.connect();
 
@@ -44,19 +51,41 @@ try {
   const added = await fetch(`${server.baseUrl}/api/phone-numbers`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${reg.apiKey}`, "x-forwarded-for": ip },
-    body: JSON.stringify({ phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` }),
+    body: JSON.stringify({
+      phoneNumber: number,
+      onCallStartUrl: `${backendUrl}/start`,
+      onCallEndUrl: `${backendUrl}/end`,
+    }),
   });
   if (added.status !== 201) throw new Error(`adding the number: ${added.status}`);
 
   const post = async (params: Record<string, string>) => {
-    const res = await fetch(reg.engineVoiceUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });
+    const res = await fetch(reg.engineVoiceUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(params),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`engine: ${res.status} ${text}`);
     return text;
   };
-  const base = (sid: string) => ({ CallSid: sid, AccountSid: SIMULATOR_ACCOUNT_SID, From: "+14155550100", To: number, Direction: "inbound", ApiVersion: "2010-04-01" });
+  const base = (sid: string) => ({
+    CallSid: sid,
+    AccountSid: SIMULATOR_ACCOUNT_SID,
+    From: "+14155550100",
+    To: number,
+    Direction: "inbound",
+    ApiVersion: "2010-04-01",
+  });
   const voice = (sid: string) => post({ ...base(sid), CallStatus: "ringing" });
-  const completed = (sid: string) => post({ ...base(sid), CallStatus: "completed", CallbackSource: "call-progress-events", SequenceNumber: "0", CallDuration: "42" });
+  const completed = (sid: string) =>
+    post({
+      ...base(sid),
+      CallStatus: "completed",
+      CallbackSource: "call-progress-events",
+      SequenceNumber: "0",
+      CallDuration: "42",
+    });
 
   // Warm-up: every statement prepared, the pool full.
   for (let i = 0; i < 20; i++) {
@@ -79,9 +108,14 @@ try {
       [dbName],
     );
     const total = rows.reduce((a, r) => a + Number(r.calls), 0);
-    console.log(`\n## ${name}: ${calls} requests in ${Math.round(ms)} ms (${(ms / calls).toFixed(2)} ms each, one at a time); ${(total / calls).toFixed(2)} statements per request (all, incl. background)`);
+    console.log(
+      `\n## ${name}: ${calls} requests in ${Math.round(ms)} ms (${(ms / calls).toFixed(2)} ms each, one at a time); ${(total / calls).toFixed(2)} statements per request (all, incl. background)`,
+    );
     console.log("| per request | mean ms | statement |\n|---|---|---|");
-    for (const r of rows) console.log(`| ${(Number(r.calls) / calls).toFixed(2)} | ${r.mean.toFixed(3)} | ${r.query.replace(/\s+/g, " ").slice(0, 160)} |`);
+    for (const r of rows)
+      console.log(
+        `| ${(Number(r.calls) / calls).toFixed(2)} | ${r.mean.toFixed(3)} | ${r.query.replace(/\s+/g, " ").slice(0, 160)} |`,
+      );
   };
   const sids = Array.from({ length: calls }, () => newCallSid());
   await phase("voice request (ringing)", async () => {

@@ -9,7 +9,7 @@ import { checkResponseDocument } from "../src/server/engine/answer/check-twiml";
 const runs = Number(process.argv[2] ?? 20_000);
 const typical =
   '<?xml version="1.0" encoding="UTF-8"?><Response><Gather action="https://api.example.com/menu" method="POST" numDigits="1">' +
-  "<Say>Press 1 for sales.</Say><Pause length=\"1\"/><Say>Press 2 for support.</Say></Gather><Say>Goodbye &amp; thanks</Say><Hangup/></Response>";
+  '<Say>Press 1 for sales.</Say><Pause length="1"/><Say>Press 2 for support.</Say></Gather><Say>Goodbye &amp; thanks</Say><Hangup/></Response>';
 const large = `<Response>${'<Say voice="alice">Your order number 12345 has shipped and will arrive tomorrow.</Say>'.repeat(100)}</Response>`;
 
 function measure(label: string, xml: string): void {
@@ -25,6 +25,10 @@ function measure(label: string, xml: string): void {
   console.log(`${label} (${Buffer.byteLength(xml)} bytes): median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
 }
 
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}, ${runs} runs each`);
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}, ${runs} runs each`,
+);
 measure("typical answer", typical);
 measure("large answer", large);

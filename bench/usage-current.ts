@@ -5,7 +5,15 @@
 // DATABASE_URL when set (a scratch database: it gets a million rows), else creates rk_bench_usage on
 // postgresql://postgres@127.0.0.1:5432 and drops it at the end. Starts the BUILT server (`npm run build`).
 import { loadavg } from "node:os";
-import { latencyStats as stats, newPaidAccount, scratchDatabase, seededAccounts, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
+import {
+  latencyStats as stats,
+  newPaidAccount,
+  scratchDatabase,
+  seededAccounts,
+  sequentialGetter,
+  sleep,
+  startBenchServer,
+} from "./support/api-bench";
 import { recordSums, seedUsage } from "./seed-usage";
 
 const requests = Number(process.argv[2] ?? 2000);
@@ -50,7 +58,10 @@ try {
     sizes,
     seed: seedUsage,
     tables: ["UsageRecord", "UsageTotal"],
-    inspect: async (sql) => ({ small: await recordSums(sql, accounts.small.id), large: await recordSums(sql, accounts.large.id) }),
+    inspect: async (sql) => ({
+      small: await recordSums(sql, accounts.small.id),
+      large: await recordSums(sql, accounts.large.id),
+    }),
   });
 
   const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
@@ -60,7 +71,10 @@ try {
   // The figures only count if the answers are right: the totals match what the records sum to.
   const answered = { small: JSON.parse(current.last.small), large: JSON.parse(current.last.large) };
   const correct = (["small", "large"] as const).every(
-    (n) => answered[n].allTime.calls === expected[n].all && answered[n].currentMonth.calls === expected[n].month && JSON.parse(list.last[n]).records.length === 50,
+    (n) =>
+      answered[n].allTime.calls === expected[n].all &&
+      answered[n].currentMonth.calls === expected[n].month &&
+      JSON.parse(list.last[n]).records.length === 50,
   );
   const c = { small: stats(current.ms.small), large: stats(current.ms.large) };
   const ratio = Math.round((c.large.p95 / c.small.p95) * 1000) / 1000;

@@ -8,7 +8,14 @@ import { loadavg } from "node:os";
 import pg from "pg";
 import { encodeKeysetCursor } from "../src/server/services/pagination/keyset-cursor";
 import { seedUsage } from "./seed-usage";
-import { latencyStats, newPaidAccount, scratchDatabase, sequentialGetter, sleep, startBenchServer } from "./support/api-bench";
+import {
+  latencyStats,
+  newPaidAccount,
+  scratchDatabase,
+  sequentialGetter,
+  sleep,
+  startBenchServer,
+} from "./support/api-bench";
 
 const requests = Number(process.argv[2] ?? 400);
 const records = Number(process.argv[3] ?? 1_000_000);
@@ -79,7 +86,20 @@ try {
   const { last: _f, ...firstStats } = first;
   const { last: _d, ...deepStats } = deep;
   const { last: _o, ...offsetStats } = byOffset;
-  console.log(JSON.stringify({ bench: "usage-paging", records, depth, seedSeconds, loadAverage1m, correct, firstPage: firstStats, cursorAtDepth: deepStats, offsetAtDepth: offsetStats, cursorToFirstP95: ratio }));
+  console.log(
+    JSON.stringify({
+      bench: "usage-paging",
+      records,
+      depth,
+      seedSeconds,
+      loadAverage1m,
+      correct,
+      firstPage: firstStats,
+      cursorAtDepth: deepStats,
+      offsetAtDepth: offsetStats,
+      cursorToFirstP95: ratio,
+    }),
+  );
   console.log(
     `GET /api/usage?limit=50 p95 with ${records} records: first page ${first.p95} ms, cursor ${depth} deep ${deep.p95} ms (×${ratio}), offset ${depth} ${byOffset.p95} ms; pages ${correct ? "correct" : "WRONG"}`,
   );

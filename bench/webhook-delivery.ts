@@ -11,7 +11,8 @@
 import { spawn } from "node:child_process";
 import { bootDeliveryBench } from "./support/in-process-delivery";
 
-const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue } = await bootDeliveryBench();
+const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue } =
+  await bootDeliveryBench();
 
 const total = Number(process.argv[2] ?? 20000);
 const rate = Number(process.argv[3] ?? 0);
@@ -54,12 +55,18 @@ const port = await new Promise<number>((resolve) => {
   });
 });
 
-const accounts = await Promise.all(
-  Array.from({ length: accountCount }, (_, i) => register(String(i))),
-);
+const accounts = await Promise.all(Array.from({ length: accountCount }, (_, i) => register(String(i))));
 
 async function enqueue(i: number): Promise<void> {
-  const event = buildEvent("call.ended", { callSid: `CA${i}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, durationSeconds: 61, billedMinutes: 2 });
+  const event = buildEvent("call.ended", {
+    callSid: `CA${i}`,
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: null,
+    durationSeconds: 61,
+    billedMinutes: 2,
+  });
   const account = accounts[i % accounts.length]!;
   await transactionWithEvents(async (_tx, emit) => {
     await emit({ accountId: account.id, url: `http://127.0.0.1:${port}/hook`, event });
@@ -101,7 +108,8 @@ if (rate > 0) {
 await done;
 const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0);
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0);
 console.log(
   JSON.stringify({
     database: booted.embedded ? "embedded (PGlite)" : "PostgreSQL",

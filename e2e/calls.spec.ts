@@ -19,10 +19,15 @@ async function rest(path: string, key: string, init: { method?: string; body?: u
   return res.json();
 }
 
-test("the call log: every ending listed, filters in the URL, a failed call's timeline, CSV export, new calls without reload", async ({ page }) => {
+test("the call log: every ending listed, filters in the URL, a failed call's timeline, CSV export, new calls without reload", async ({
+  page,
+}) => {
   const backend = await startReceiver();
   backend.answer((req, res) => {
-    if (req.path === "/ok/start") return res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hello from the e2e backend</Say></Response>");
+    if (req.path === "/ok/start")
+      return res
+        .writeHead(200, { "content-type": "text/xml" })
+        .end("<Response><Say>Hello from the e2e backend</Say></Response>");
     if (req.path === "/broken/start") return res.writeHead(500).end("backend exploded");
     return res.writeHead(200).end("ok");
   });
@@ -35,17 +40,43 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     const engineUrl: string = (await rest("/api/account", key)).account.engineVoiceUrl;
     const register = async (tag: string) => {
       const phoneNumber = uniqueNumber();
-      const body = { phoneNumber, onCallStartUrl: backend.url(`/${tag}/start`), onCallEndUrl: backend.url(`/${tag}/end`), onErrorUrl: backend.url(`/${tag}/error`) };
-      return { phoneNumber, id: (await rest("/api/phone-numbers", key, { method: "POST", body })).phoneNumber.id as string };
+      const body = {
+        phoneNumber,
+        onCallStartUrl: backend.url(`/${tag}/start`),
+        onCallEndUrl: backend.url(`/${tag}/end`),
+        onErrorUrl: backend.url(`/${tag}/error`),
+      };
+      return {
+        phoneNumber,
+        id: (await rest("/api/phone-numbers", key, { method: "POST", body })).phoneNumber.id as string,
+      };
     };
     const ok = await register("ok");
     const broken = await register("broken");
 
-    const completed = await simulateInboundCall({ engineUrl, from: "+14155550100", to: ok.phoneNumber, durationSeconds: 61, stepDelayMs: 10 });
-    const fellBack = await simulateInboundCall({ engineUrl, from: "+14155550101", to: broken.phoneNumber, durationSeconds: 4, stepDelayMs: 10 });
+    const completed = await simulateInboundCall({
+      engineUrl,
+      from: "+14155550100",
+      to: ok.phoneNumber,
+      durationSeconds: 61,
+      stepDelayMs: 10,
+    });
+    const fellBack = await simulateInboundCall({
+      engineUrl,
+      from: "+14155550101",
+      to: broken.phoneNumber,
+      durationSeconds: 4,
+      stepDelayMs: 10,
+    });
     expect(fellBack.answer?.body).toContain("<Hangup/>");
     const busySid = newCallSid();
-    const base = { CallSid: busySid, AccountSid: "AC" + "3".repeat(32), From: "+14155550102", To: ok.phoneNumber, Direction: "inbound" };
+    const base = {
+      CallSid: busySid,
+      AccountSid: "AC" + "3".repeat(32),
+      From: "+14155550102",
+      To: ok.phoneNumber,
+      Direction: "inbound",
+    };
     await postSigned(engineUrl, { ...base, CallStatus: "ringing" }, "unused");
     await postSigned(engineUrl, { ...base, CallStatus: "busy", CallbackSource: "call-progress-events" }, "unused");
 
@@ -110,8 +141,12 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await expect(started).toContainText("backend exploded");
       await expect(started.getByTestId("answer-use")).toHaveText("Answer used: START_CALLBACK_STATUS");
       await expect(detail.locator('[data-testid="timeline-entry"][data-type="twiml"]')).toContainText("<Hangup/>");
-      await expect(detail.locator('[data-testid="timeline-entry"][data-type="request"]').first()).toContainText("Twilio voice request");
-      await expect(detail.locator('[data-testid="timeline-entry"][data-type="event"]').filter({ hasText: "call.error" })).toBeVisible();
+      await expect(detail.locator('[data-testid="timeline-entry"][data-type="request"]').first()).toContainText(
+        "Twilio voice request",
+      );
+      await expect(
+        detail.locator('[data-testid="timeline-entry"][data-type="event"]').filter({ hasText: "call.error" }),
+      ).toBeVisible();
       await expect(detail.locator('[data-testid="timeline-entry"][data-type="usage"]')).toContainText("Billed 1 min");
       // A shared link opens the same call.
       await page.reload();
@@ -123,8 +158,12 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await page.goto("/dashboard/calls?status=completed");
       await expect(page.getByTestId("call-row")).toHaveCount(2);
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
-      const csv = readFileSync((await download.path())!, "utf8").trim().split("\r\n");
-      expect(csv[0]).toBe("callSid,direction,from,to,phoneNumberId,status,startedAt,endedAt,durationSeconds,billedMinutes,totalCost,answeredBy,answer,errorCode,errorMessage");
+      const csv = readFileSync((await download.path())!, "utf8")
+        .trim()
+        .split("\r\n");
+      expect(csv[0]).toBe(
+        "callSid,direction,from,to,phoneNumberId,status,startedAt,endedAt,durationSeconds,billedMinutes,totalCost,answeredBy,answer,errorCode,errorMessage",
+      );
       expect(csv).toHaveLength(3);
       const bySid = new Map(csv.slice(1).map((line) => [line.split(",")[0], line]));
       expect(bySid.get(completed.callSid)).toContain(",completed,");
@@ -136,7 +175,13 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     await test.step("a new call appears without a reload", async () => {
       await page.goto("/dashboard/calls");
       await expect(page.getByTestId("call-row")).toHaveCount(3);
-      const fresh = await simulateInboundCall({ engineUrl, from: "+14155550103", to: ok.phoneNumber, durationSeconds: 2, stepDelayMs: 10 });
+      const fresh = await simulateInboundCall({
+        engineUrl,
+        from: "+14155550103",
+        to: ok.phoneNumber,
+        durationSeconds: 2,
+        stepDelayMs: 10,
+      });
       await expect(row(fresh.callSid)).toBeVisible({ timeout: 15_000 });
       await expect(page.getByTestId("call-row")).toHaveCount(4);
     });
@@ -149,7 +194,9 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await row(fellBack.callSid).getByRole("button", { name: "Timeline" }).scrollIntoViewIfNeeded();
       await row(fellBack.callSid).getByRole("button", { name: "Timeline" }).click();
       await expect(page.getByTestId("call-detail").getByTestId("call-detail-answer")).toHaveText("fallback");
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBeLessThanOrEqual(0);
       await page.setViewportSize({ width: 1280, height: 800 });
     });
 

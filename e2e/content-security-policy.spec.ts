@@ -15,7 +15,9 @@ async function watchViolations(page: Page): Promise<string[]> {
   await page.exposeFunction("__reportViolation", (v: string) => violations.push(v));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) =>
-      (window as unknown as { __reportViolation(v: string): void }).__reportViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+      (window as unknown as { __reportViolation(v: string): void }).__reportViolation(
+        `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`,
+      ),
     );
   });
   page.on("console", (msg) => {

@@ -27,13 +27,18 @@ test("an unauthenticated visit goes to log-in; a wrong password gets one plain s
   await expect(page.getByTestId("login-error")).toHaveText("Invalid email or password.");
 });
 
-test("a customer signs up, pays, sets up a number and a key, takes a call and debugs its delivery", async ({ page }) => {
+test("a customer signs up, pays, sets up a number and a key, takes a call and debugs its delivery", async ({
+  page,
+}) => {
   const backend = await startReceiver();
   // call.ended fails until the "fix" below (automatic retries included), so there is something to redeliver.
   let endFails = true;
   const endAnswers: number[] = [];
   backend.answer((req, res) => {
-    if (req.path === "/start") return res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hello from the e2e backend</Say></Response>");
+    if (req.path === "/start")
+      return res
+        .writeHead(200, { "content-type": "text/xml" })
+        .end("<Response><Say>Hello from the e2e backend</Say></Response>");
     if (req.path === "/end") {
       endAnswers.push(endFails ? 500 : 200);
       return endFails ? res.writeHead(500).end("backend hiccup") : res.writeHead(200).end("ok");
@@ -115,7 +120,13 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await expect(page.getByTestId("simulator-command")).toContainText(first.engineUrl);
       await screenshots(page, "setup");
 
-      const played = await simulateInboundCall({ engineUrl: first.engineUrl, from: "+14155550100", to: first.number, durationSeconds: 61, stepDelayMs: 10 });
+      const played = await simulateInboundCall({
+        engineUrl: first.engineUrl,
+        from: "+14155550100",
+        to: first.number,
+        durationSeconds: 61,
+        stepDelayMs: 10,
+      });
       first.callSid = played.callSid;
       expect(played.answer?.body).toContain("Hello from the e2e backend");
       expect(played.statusCallbacks.every((s) => s.httpStatus === 200)).toBe(true);
@@ -128,7 +139,8 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await row.getByRole("button", { name: "Timeline" }).click();
       // Each value sits with its own label.
       const breakdown = page.getByTestId("cost-breakdown");
-      const valueOf = (label: string) => breakdown.locator("div", { has: page.getByText(label, { exact: true }) }).locator("dd");
+      const valueOf = (label: string) =>
+        breakdown.locator("div", { has: page.getByText(label, { exact: true }) }).locator("dd");
       await expect(valueOf("Duration")).toHaveText("61 s");
       await expect(valueOf("Billed minutes")).toHaveText("2 (rounded up)");
       await expect(valueOf("Total")).toHaveText("$0.04 USD");
@@ -224,7 +236,9 @@ test("a second account sees none of the first account's data", async ({ page }) 
 
   // And over the dashboard's own transport: the first account's calls are not there either.
   const viaTrpc = await page.evaluate(async () => {
-    const res = await fetch(`/api/trpc/usage.list?input=${encodeURIComponent(JSON.stringify({ limit: 100, offset: 0 }))}`);
+    const res = await fetch(
+      `/api/trpc/usage.list?input=${encodeURIComponent(JSON.stringify({ limit: 100, offset: 0 }))}`,
+    );
     return (await res.json()) as { result: { data: { records: { callSid: string }[]; total: number } } };
   });
   expect(viaTrpc.result.data.total).toBe(0);

@@ -11,7 +11,8 @@ test("send a test event from a number, then replay the failed ones once the endp
   const backend = await startReceiver();
   let endFails = false;
   backend.answer((req, res) => {
-    if (req.path === "/tools-end") return endFails ? res.writeHead(503).end("down for maintenance") : res.writeHead(200).end("signature verified");
+    if (req.path === "/tools-end")
+      return endFails ? res.writeHead(503).end("down for maintenance") : res.writeHead(200).end("signature verified");
     return res.writeHead(200).end("ok");
   });
   const ended = () => backend.received.filter((r) => r.path === "/tools-end");

@@ -11,7 +11,9 @@ import { SCREENSHOT_DIR } from "./support/helpers";
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
 
-test("/docs loads only from this origin, without Scalar's AI, MCP or deploy controls, with a way back to the dashboard", async ({ page }) => {
+test("/docs loads only from this origin, without Scalar's AI, MCP or deploy controls, with a way back to the dashboard", async ({
+  page,
+}) => {
   const origin = new URL(BASE).origin;
   const foreign: string[] = [];
   page.on("request", (req) => {
@@ -19,7 +21,10 @@ test("/docs loads only from this origin, without Scalar's AI, MCP or deploy cont
     if (!/^(data|blob|about):/.test(url) && new URL(url).origin !== origin) foreign.push(url);
   });
   // Nothing may leave the machine either way; refusing keeps a stray request from waiting on a network that is not there.
-  await page.route((url) => url.origin !== origin, (route) => route.abort());
+  await page.route(
+    (url) => url.origin !== origin,
+    (route) => route.abort(),
+  );
 
   await page.goto("/docs");
   await expect(page.getByRole("link", { name: /Liveness/ }).first()).toBeVisible({ timeout: 30_000 });
@@ -32,7 +37,9 @@ test("/docs loads only from this origin, without Scalar's AI, MCP or deploy cont
   await page.goto("/docs#tag/phone-numbers/POST/api/phone-numbers");
   const operation = page.locator("section[id$='tag/phone-numbers/POST/api/phone-numbers']");
   await expect(operation.getByRole("heading", { name: /Register a phone number/ })).toBeVisible({ timeout: 30_000 });
-  const fields = await operation.locator("[id*='POST/api/phone-numbers.body.']").evaluateAll((els) => els.map((e) => e.id.split(".body.")[1]));
+  const fields = await operation
+    .locator("[id*='POST/api/phone-numbers.body.']")
+    .evaluateAll((els) => els.map((e) => e.id.split(".body.")[1]));
   expect(fields).toEqual(["phoneNumber", "onCallStartUrl", "onCallEndUrl", "onErrorUrl", "configureTwilio"]);
   await expect(operation.getByText(/Public HTTPS, checked again at delivery/).first()).toBeVisible();
 

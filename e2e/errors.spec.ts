@@ -37,7 +37,10 @@ test("a validation error shows once, inline under its field: no toast, no banner
 test("a failed action shows once: one alert by the form, no toast on top", async ({ page }) => {
   const owner = await createAccount("taken-owner", { paid: true });
   const taken = uniqueNumber();
-  await api(owner.apiKey, "/api/phone-numbers", { method: "POST", body: { phoneNumber: taken, onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e" } });
+  await api(owner.apiKey, "/api/phone-numbers", {
+    method: "POST",
+    body: { phoneNumber: taken, onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e" },
+  });
 
   const account = await createAccount("taken", { paid: true });
   await logIn(page, account);
@@ -65,7 +68,10 @@ test("an action whose session has ended goes to log-in, with no error shown on t
   await page.goto("/dashboard/keys");
   await expect(page.getByRole("button", { name: "Create key" })).toBeEnabled();
   // Every session of the account ends (as "log out" elsewhere does); this tab still shows the page.
-  await fetch(`${BASE}/api/auth/logout`, { method: "POST", headers: { authorization: `Bearer ${account.apiKey}` } }).then((r) => expect(r.status).toBe(200));
+  await fetch(`${BASE}/api/auth/logout`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${account.apiKey}` },
+  }).then((r) => expect(r.status).toBe(200));
   await page.getByRole("button", { name: "Create key" }).click();
   await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fdashboard%2Fkeys$/);
   await expect(page.getByTestId("toast")).toHaveCount(0);

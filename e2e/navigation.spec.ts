@@ -6,7 +6,9 @@ import { screenshot, screenshots } from "./support/helpers";
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
 
-test("a signed-in visitor to /, /login or /signup goes to the dashboard (or where log-in was to return)", async ({ page }) => {
+test("a signed-in visitor to /, /login or /signup goes to the dashboard (or where log-in was to return)", async ({
+  page,
+}) => {
   const account = await createAccount("signed-in", { paid: false });
   // Signed out, the three pages are there.
   await page.goto("/");
@@ -33,7 +35,9 @@ test("a signed-in visitor to /, /login or /signup goes to the dashboard (or wher
   await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
 });
 
-test("an unknown dashboard path is a 404 inside the dashboard's shell, at desktop and phone width", async ({ page }) => {
+test("an unknown dashboard path is a 404 inside the dashboard's shell, at desktop and phone width", async ({
+  page,
+}) => {
   const account = await createAccount("not-found", { paid: false });
   await logIn(page, account);
   const res = await page.goto("/dashboard/no-such-page/deeper");

@@ -1,5 +1,11 @@
 import { expect, test, type Page } from "@playwright/test";
-import { newCallSid, postSigned, simulateInboundCall, startTwilioSimulator, type TwilioSimulator } from "../src/twilio-simulator/twilio-simulator";
+import {
+  newCallSid,
+  postSigned,
+  simulateInboundCall,
+  startTwilioSimulator,
+  type TwilioSimulator,
+} from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
 import { api, createAccount, expectWithinViewport, logIn, type TestAccount } from "./support/accounts";
 import { screenshot, uniqueNumber } from "./support/helpers";
@@ -10,7 +16,8 @@ const PHONE = { width: 390, height: 844 };
 test.use({ baseURL: BASE, viewport: PHONE });
 test.describe.configure({ mode: "serial" });
 
-const LONG_LABEL = "A key label that runs to the limit of one hundred characters, to see that the table still holds up!!";
+const LONG_LABEL =
+  "A key label that runs to the limit of one hundred characters, to see that the table still holds up!!";
 
 let twilio: TwilioSimulator;
 let account: TestAccount;
@@ -21,26 +28,51 @@ test.beforeAll(async () => {
   expect(LONG_LABEL).toHaveLength(100);
   twilio = await startTwilioSimulator({ accounts: {}, port: Number(process.env.E2E_TWILIO_PORT), host: "127.0.0.1" });
   backend = await startReceiver((r, res) =>
-    r.path === "/start" ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>") : res.writeHead(r.path === "/end" ? 500 : 200).end("ok"),
+    r.path === "/start"
+      ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>")
+      : res.writeHead(r.path === "/end" ? 500 : 200).end("ok"),
   );
   account = await createAccount("phone", { paid: true });
   const key = account.apiKey;
   seeded.number = uniqueNumber();
   await api(key, "/api/phone-numbers", {
     method: "POST",
-    body: { phoneNumber: seeded.number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end"), onErrorUrl: backend.url("/error") },
+    body: {
+      phoneNumber: seeded.number,
+      onCallStartUrl: backend.url("/start"),
+      onCallEndUrl: backend.url("/end"),
+      onErrorUrl: backend.url("/error"),
+    },
   });
   await api(key, "/api/api-keys", { method: "POST", body: { label: LONG_LABEL } });
-  const played = await simulateInboundCall({ engineUrl: account.engineVoiceUrl, from: "+14155550100", to: seeded.number, durationSeconds: 61, stepDelayMs: 10 });
+  const played = await simulateInboundCall({
+    engineUrl: account.engineVoiceUrl,
+    from: "+14155550100",
+    to: seeded.number,
+    durationSeconds: 61,
+    stepDelayMs: 10,
+  });
   seeded.completedSid = played.callSid;
   seeded.busySid = newCallSid();
-  const base = { CallSid: seeded.busySid, AccountSid: "AC" + "3".repeat(32), From: "+14155550102", To: seeded.number, Direction: "inbound" };
+  const base = {
+    CallSid: seeded.busySid,
+    AccountSid: "AC" + "3".repeat(32),
+    From: "+14155550102",
+    To: seeded.number,
+    Direction: "inbound",
+  };
   await postSigned(account.engineVoiceUrl, { ...base, CallStatus: "ringing" }, "unused");
-  await postSigned(account.engineVoiceUrl, { ...base, CallStatus: "busy", CallbackSource: "call-progress-events" }, "unused");
+  await postSigned(
+    account.engineVoiceUrl,
+    { ...base, CallStatus: "busy", CallbackSource: "call-progress-events" },
+    "unused",
+  );
   // Twilio connected last: from then on the engine checks signatures.
   const tw = twilio.addAccount({ friendlyName: "Phone Co" });
   seeded.twilioNumber = uniqueNumber();
-  twilio.addIncomingNumber(tw.sid, seeded.twilioNumber, { friendlyName: "A friendly name long enough to crowd a phone's screen" });
+  twilio.addIncomingNumber(tw.sid, seeded.twilioNumber, {
+    friendlyName: "A friendly name long enough to crowd a phone's screen",
+  });
   await api(key, "/api/twilio-connection", { method: "PUT", body: { accountSid: tw.sid, authToken: tw.authToken } });
 });
 test.afterAll(async () => {
@@ -53,7 +85,9 @@ async function open(page: Page, path: string) {
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
 }
 
-test("calls, deliveries and the overview's latest calls: status and the detail button on screen at 390 px", async ({ page }) => {
+test("calls, deliveries and the overview's latest calls: status and the detail button on screen at 390 px", async ({
+  page,
+}) => {
   await logIn(page, account);
 
   const latest = page.locator(`[data-testid="call-row"][data-call-sid="${seeded.completedSid}"]`);
@@ -77,7 +111,9 @@ test("calls, deliveries and the overview's latest calls: status and the detail b
   await screenshot(page, "phone-calls");
 
   await open(page, "/dashboard/deliveries");
-  const delivery = page.locator('[data-testid="delivery-row"][data-event-type="call.ended"]').filter({ hasText: seeded.completedSid });
+  const delivery = page
+    .locator('[data-testid="delivery-row"][data-event-type="call.ended"]')
+    .filter({ hasText: seeded.completedSid });
   await expect(delivery).toBeVisible();
   await expectWithinViewport(page, delivery.getByText(/^(PENDING|FAILED|DELIVERED)$/), "the delivery's status");
   await expectWithinViewport(page, delivery.getByRole("button", { name: "Details" }), "the delivery's Details button");
@@ -86,7 +122,9 @@ test("calls, deliveries and the overview's latest calls: status and the detail b
   await screenshot(page, "phone-deliveries");
 });
 
-test("keys, numbers, Twilio numbers and billing: every column and action on screen at 390 px, a 100-character label cut short with its title", async ({ page }) => {
+test("keys, numbers, Twilio numbers and billing: every column and action on screen at 390 px, a 100-character label cut short with its title", async ({
+  page,
+}) => {
   await logIn(page, account);
 
   await open(page, "/dashboard/keys");
@@ -101,7 +139,8 @@ test("keys, numbers, Twilio numbers and billing: every column and action on scre
 
   await open(page, "/dashboard/numbers");
   const number = page.locator(`[data-testid="number-row"][data-phone-number="${seeded.number}"]`);
-  for (const name of ["Edit", "Send test event", "Delete"]) await expectWithinViewport(page, number.getByRole("button", { name }), `the number's ${name} button`);
+  for (const name of ["Edit", "Send test event", "Delete"])
+    await expectWithinViewport(page, number.getByRole("button", { name }), `the number's ${name} button`);
   await expectWithinViewport(page, number.getByTestId("number-start-url"), "the number's start URL");
   await screenshot(page, "phone-numbers");
 
@@ -109,7 +148,11 @@ test("keys, numbers, Twilio numbers and billing: every column and action on scre
   const twilioRow = page.locator(`[data-testid="twilio-number-row"][data-phone-number="${seeded.twilioNumber}"]`);
   await expectWithinViewport(page, twilioRow.getByText("not registered"), "the Twilio number's state");
   await expectWithinViewport(page, twilioRow.getByText("no voice URL"), "the Twilio number's configuration");
-  await expectWithinViewport(page, twilioRow.getByRole("button", { name: "Register and configure" }), "its Register button");
+  await expectWithinViewport(
+    page,
+    twilioRow.getByRole("button", { name: "Register and configure" }),
+    "its Register button",
+  );
   await screenshot(page, "phone-twilio");
 
   await open(page, "/dashboard/billing");

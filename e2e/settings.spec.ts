@@ -23,7 +23,10 @@ test("the banner asks to confirm the address until the mailed link is confirmed"
   await expect(page.getByTestId("unverified-banner")).toHaveCount(0);
 });
 
-test("change password: a wrong current one is refused; the right one keeps this browser in and signs out others", async ({ page, browser }) => {
+test("change password: a wrong current one is refused; the right one keeps this browser in and signs out others", async ({
+  page,
+  browser,
+}) => {
   const email = uniqueEmail("settings");
   await signUp(page, email, "correct horse battery");
   // A second browser signed in to the same account.
@@ -65,7 +68,10 @@ test("sign out everywhere ends this session", async ({ page }) => {
   await expect(page).toHaveURL(/\/login/);
 });
 
-test("close the account: confirmed by address and password, then the address is free again", async ({ page, context }) => {
+test("close the account: confirmed by address and password, then the address is free again", async ({
+  page,
+  context,
+}) => {
   const email = uniqueEmail("close");
   await signUp(page, email, "correct horse battery");
   await page.goto("/dashboard/settings");

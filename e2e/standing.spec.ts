@@ -8,7 +8,9 @@ test.use({ baseURL: BASE });
 
 const addButton = (page: Page) => page.getByTestId("number-form").getByRole("button", { name: "Add number" });
 
-test("an unpaid account cannot register a number: the form is disabled and says why; keys still work", async ({ page }) => {
+test("an unpaid account cannot register a number: the form is disabled and says why; keys still work", async ({
+  page,
+}) => {
   const account = await createAccount("unpaid", { paid: false });
   await logIn(page, account);
   await page.goto("/dashboard/numbers");
@@ -27,10 +29,15 @@ test("an unpaid account cannot register a number: the form is disabled and says 
   await expect(page.getByTestId("new-api-key")).toContainText("rtk_");
 });
 
-test("cancelling in the local billing portal suspends the account and disables every change to numbers; resuming enables them again", async ({ page }) => {
+test("cancelling in the local billing portal suspends the account and disables every change to numbers; resuming enables them again", async ({
+  page,
+}) => {
   const account = await createAccount("suspend", { paid: true });
   const phoneNumber = uniqueNumber();
-  await api(account.apiKey, "/api/phone-numbers", { method: "POST", body: { phoneNumber, onCallStartUrl: "https://example.com/start", onCallEndUrl: "https://example.com/end" } });
+  await api(account.apiKey, "/api/phone-numbers", {
+    method: "POST",
+    body: { phoneNumber, onCallStartUrl: "https://example.com/start", onCallEndUrl: "https://example.com/end" },
+  });
   await logIn(page, account);
   const row = page.locator(`[data-testid="number-row"][data-phone-number="${phoneNumber}"]`);
 
@@ -61,7 +68,9 @@ test("cancelling in the local billing portal suspends the account and disables e
     await expect(addButton(page)).toBeDisabled();
     await expect(row.getByRole("button", { name: "Edit" })).toBeDisabled();
     await expect(row.getByRole("button", { name: "Delete" })).toBeDisabled();
-    await expect(page.getByTestId("forbidden-reason").first()).toHaveText("Your account is suspended: resume your plan in billing first.");
+    await expect(page.getByTestId("forbidden-reason").first()).toHaveText(
+      "Your account is suspended: resume your plan in billing first.",
+    );
     await expect(page.getByTestId("forbidden-reason")).toHaveCount(2);
     // Reading and testing still work while the customer sorts out payment.
     await expect(row.getByRole("button", { name: "Send test event" })).toBeEnabled();
@@ -70,7 +79,11 @@ test("cancelling in the local billing portal suspends the account and disables e
     const res = await fetch(`${BASE}/api/phone-numbers`, {
       method: "POST",
       headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ phoneNumber: uniqueNumber(), onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e" }),
+      body: JSON.stringify({
+        phoneNumber: uniqueNumber(),
+        onCallStartUrl: "https://example.com/s",
+        onCallEndUrl: "https://example.com/e",
+      }),
     });
     expect(res.status).toBe(403);
   });

@@ -32,16 +32,26 @@ async function pay(page: Page) {
   await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
 }
 
-const row = (page: Page, phoneNumber: string) => page.locator(`[data-testid="twilio-number-row"][data-phone-number="${phoneNumber}"]`);
+const row = (page: Page, phoneNumber: string) =>
+  page.locator(`[data-testid="twilio-number-row"][data-phone-number="${phoneNumber}"]`);
 
-test("connect Twilio, list its numbers, register and configure one in a click, rotate the engine URL, disconnect", async ({ page }) => {
+test("connect Twilio, list its numbers, register and configure one in a click, rotate the engine URL, disconnect", async ({
+  page,
+}) => {
   const backend = await startReceiver((r, res) =>
-    r.path === "/start" ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hello from the Twilio page</Say></Response>") : res.end("ok"),
+    r.path === "/start"
+      ? res
+          .writeHead(200, { "content-type": "text/xml" })
+          .end("<Response><Say>Hello from the Twilio page</Say></Response>")
+      : res.end("ok"),
   );
   const tw = twilio.addAccount({ friendlyName: "Acme Voice" });
   const numbers = [uniqueNumber(), uniqueNumber(), uniqueNumber()];
   twilio.addIncomingNumber(tw.sid, numbers[0]!, { friendlyName: "Main line" });
-  twilio.addIncomingNumber(tw.sid, numbers[1]!, { friendlyName: "Support", voiceUrl: "https://demo.twilio.com/welcome/voice/" });
+  twilio.addIncomingNumber(tw.sid, numbers[1]!, {
+    friendlyName: "Support",
+    voiceUrl: "https://demo.twilio.com/welcome/voice/",
+  });
   twilio.addIncomingNumber(tw.sid, numbers[2]!);
   twilio.addAccount({ parentSid: tw.sid, friendlyName: "EU numbers" });
   let engineUrl = "";
@@ -97,7 +107,10 @@ test("connect Twilio, list its numbers, register and configure one in a click, r
       await expect(row(page, numbers[0]!)).toContainText("registered");
       await expect(row(page, numbers[0]!)).toContainText("configured");
       await expect(row(page, numbers[0]!).getByRole("button")).toHaveCount(0);
-      expect(twilio.twilioAccounts.byPhoneNumber(numbers[0]!)).toMatchObject({ voiceUrl: engineUrl, statusCallback: engineUrl });
+      expect(twilio.twilioAccounts.byPhoneNumber(numbers[0]!)).toMatchObject({
+        voiceUrl: engineUrl,
+        statusCallback: engineUrl,
+      });
       // Untouched numbers stay as they were at Twilio.
       expect(twilio.twilioAccounts.byPhoneNumber(numbers[1]!)!.voiceUrl).toBe("https://demo.twilio.com/welcome/voice/");
       // The sticky sidebar would be drawn mid-page in a full-page capture of a scrolled page.
@@ -106,7 +119,12 @@ test("connect Twilio, list its numbers, register and configure one in a click, r
     });
 
     await test.step("a call to the number reaches the backend, signed by Twilio", async () => {
-      const played = await twilio.inboundCall({ to: numbers[0]!, from: "+14155550100", durationSeconds: 30, stepDelayMs: 10 });
+      const played = await twilio.inboundCall({
+        to: numbers[0]!,
+        from: "+14155550100",
+        durationSeconds: 30,
+        stepDelayMs: 10,
+      });
       expect(played.answer?.body).toContain("Hello from the Twilio page");
     });
 
@@ -129,7 +147,10 @@ test("connect Twilio, list its numbers, register and configure one in a click, r
       await expect(rotated).not.toHaveText(engineUrl);
       const newUrl = (await rotated.textContent())!.trim();
       expect(newUrl).toMatch(/\/api\/engine\/voice\/rt_/);
-      expect(twilio.twilioAccounts.byPhoneNumber(numbers[0]!)).toMatchObject({ voiceUrl: newUrl, statusCallback: newUrl });
+      expect(twilio.twilioAccounts.byPhoneNumber(numbers[0]!)).toMatchObject({
+        voiceUrl: newUrl,
+        statusCallback: newUrl,
+      });
       // The sticky sidebar would be drawn mid-page in a full-page capture of a scrolled page.
       await page.evaluate(() => window.scrollTo(0, 0));
       await screenshots(page, "twilio-rotated");
@@ -140,7 +161,9 @@ test("connect Twilio, list its numbers, register and configure one in a click, r
       await page.getByRole("dialog").getByRole("button", { name: "Disconnect" }).click();
       await expect(page.getByTestId("twilio-not-connected")).toBeVisible();
       await page.goto("/dashboard/numbers");
-      await expect(page.locator(`[data-testid="number-row"][data-phone-number="${numbers[0]}"]`).getByTestId("number-unverified")).toBeVisible();
+      await expect(
+        page.locator(`[data-testid="number-row"][data-phone-number="${numbers[0]}"]`).getByTestId("number-unverified"),
+      ).toBeVisible();
     });
   } finally {
     await backend.close();

@@ -25,9 +25,13 @@ const pageLabel = (page: Page) => page.getByTestId("calls-page");
 test("calls: the page, the filters and the open call survive a refresh and Back", async ({ page }) => {
   const account = await createAccount("calls-url", { paid: true });
   const to = uniqueNumber();
-  await api(account.apiKey, "/api/phone-numbers", { method: "POST", body: { phoneNumber: to, onCallStartUrl: "http://127.0.0.1:9/start", onCallEndUrl: "http://127.0.0.1:9/end" } });
+  await api(account.apiKey, "/api/phone-numbers", {
+    method: "POST",
+    body: { phoneNumber: to, onCallStartUrl: "http://127.0.0.1:9/start", onCallEndUrl: "http://127.0.0.1:9/end" },
+  });
   const sids: string[] = [];
-  for (let i = 0; i < CALLS_PAGE_SIZE + 2; i++) sids.push(await endedCall(account.engineVoiceUrl, to, i % 9 === 0 ? "no-answer" : "busy"));
+  for (let i = 0; i < CALLS_PAGE_SIZE + 2; i++)
+    sids.push(await endedCall(account.engineVoiceUrl, to, i % 9 === 0 ? "no-answer" : "busy"));
 
   await logIn(page, account);
   await page.goto("/dashboard/calls");
@@ -46,7 +50,10 @@ test("calls: the page, the filters and the open call survive a refresh and Back"
   await expect(page.getByTestId("call-row").first()).toHaveAttribute("data-call-sid", older);
 
   // Open a call: in the URL, and there after a refresh.
-  await page.locator(`[data-testid="call-row"][data-call-sid="${older}"]`).getByRole("button", { name: "Timeline" }).click();
+  await page
+    .locator(`[data-testid="call-row"][data-call-sid="${older}"]`)
+    .getByRole("button", { name: "Timeline" })
+    .click();
   await expect(page).toHaveURL(new RegExp(`[?&]call=${older}`));
   await page.reload();
   await expect(page.getByTestId("call-detail")).toContainText(older);
@@ -57,7 +64,8 @@ test("calls: the page, the filters and the open call survive a refresh and Back"
   await expect(page).not.toHaveURL(/[?&]after=/);
   await expect(pageLabel(page)).toHaveText("Page 1");
   await expect(page.getByTestId("call-row")).toHaveCount(sids.filter((_, i) => i % 9 === 0).length);
-  for (const row of await page.getByTestId("call-row").all()) await expect(row).toHaveAttribute("data-status", "no-answer");
+  for (const row of await page.getByTestId("call-row").all())
+    await expect(row).toHaveAttribute("data-status", "no-answer");
   await page.reload();
   await expect(page.getByTestId("filter-status")).toHaveValue("no-answer");
   await screenshots(page, "calls-filtered");
@@ -91,10 +99,14 @@ async function sendTestEvent(apiKey: string, phoneNumberId: string): Promise<voi
   }
 }
 
-test("deliveries: ?status=FAILED is honoured; the page and the open delivery survive a refresh and Back", async ({ page }) => {
+test("deliveries: ?status=FAILED is honoured; the page and the open delivery survive a refresh and Back", async ({
+  page,
+}) => {
   // 22 test events at 10 a minute per account: about 75 s of them.
   test.setTimeout(180_000);
-  const backend = await startReceiver((r, res) => res.writeHead(r.path === "/fails" ? 500 : 200).end(r.path === "/fails" ? "down" : "ok"));
+  const backend = await startReceiver((r, res) =>
+    res.writeHead(r.path === "/fails" ? 500 : 200).end(r.path === "/fails" ? "down" : "ok"),
+  );
   try {
     const account = await createAccount("deliveries-url", { paid: true });
     const failing = await api(account.apiKey, "/api/phone-numbers", {
@@ -113,14 +125,21 @@ test("deliveries: ?status=FAILED is honoured; the page and the open delivery sur
     await page.goto("/dashboard/deliveries?status=FAILED");
     await expect(page.getByTestId("delivery-status-filter")).toHaveValue("FAILED");
     await expect(page.getByTestId("delivery-row")).toHaveCount(DELIVERIES_PAGE_SIZE);
-    for (const row of await page.getByTestId("delivery-row").all()) await expect(row).toHaveAttribute("data-status", "FAILED");
-    await expect(page.getByTestId("deliveries-range")).toHaveText(`Showing 1–${DELIVERIES_PAGE_SIZE} of ${DELIVERIES_PAGE_SIZE + 1}`);
+    for (const row of await page.getByTestId("delivery-row").all())
+      await expect(row).toHaveAttribute("data-status", "FAILED");
+    await expect(page.getByTestId("deliveries-range")).toHaveText(
+      `Showing 1–${DELIVERIES_PAGE_SIZE} of ${DELIVERIES_PAGE_SIZE + 1}`,
+    );
 
     await page.getByRole("button", { name: "Next" }).click();
     await expect(page).toHaveURL(/[?&]page=2/);
-    await expect(page.getByTestId("deliveries-range")).toHaveText(`Showing ${DELIVERIES_PAGE_SIZE + 1}–${DELIVERIES_PAGE_SIZE + 1} of ${DELIVERIES_PAGE_SIZE + 1}`);
+    await expect(page.getByTestId("deliveries-range")).toHaveText(
+      `Showing ${DELIVERIES_PAGE_SIZE + 1}–${DELIVERIES_PAGE_SIZE + 1} of ${DELIVERIES_PAGE_SIZE + 1}`,
+    );
     await page.reload();
-    await expect(page.getByTestId("deliveries-range")).toHaveText(`Showing ${DELIVERIES_PAGE_SIZE + 1}–${DELIVERIES_PAGE_SIZE + 1} of ${DELIVERIES_PAGE_SIZE + 1}`);
+    await expect(page.getByTestId("deliveries-range")).toHaveText(
+      `Showing ${DELIVERIES_PAGE_SIZE + 1}–${DELIVERIES_PAGE_SIZE + 1} of ${DELIVERIES_PAGE_SIZE + 1}`,
+    );
     await expect(page.getByTestId("delivery-status-filter")).toHaveValue("FAILED");
 
     // The open delivery is in the URL too.
@@ -134,7 +153,9 @@ test("deliveries: ?status=FAILED is honoured; the page and the open delivery sur
     await page.goBack();
     await expect(page.getByTestId("delivery-detail")).toHaveCount(0);
     await page.goBack();
-    await expect(page.getByTestId("deliveries-range")).toHaveText(`Showing 1–${DELIVERIES_PAGE_SIZE} of ${DELIVERIES_PAGE_SIZE + 1}`);
+    await expect(page.getByTestId("deliveries-range")).toHaveText(
+      `Showing 1–${DELIVERIES_PAGE_SIZE} of ${DELIVERIES_PAGE_SIZE + 1}`,
+    );
 
     // All statuses: the DELIVERED one is there too.
     await page.getByTestId("delivery-status-filter").selectOption("");

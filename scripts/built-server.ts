@@ -65,7 +65,12 @@ async function spawnOnce(
   port: number,
   dataDir: string,
   log: string,
-  opts: { env?: Record<string, string | undefined>; nodeArgs?: string[]; readyTimeoutMs?: number; until?: "ready" | "live" },
+  opts: {
+    env?: Record<string, string | undefined>;
+    nodeArgs?: string[];
+    readyTimeoutMs?: number;
+    until?: "ready" | "live";
+  },
 ): Promise<{ kind: "ready"; server: BuiltServer } | { kind: "port-taken" | "failed"; message: string }> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -85,15 +90,24 @@ async function spawnOnce(
   // This attempt's own lines: an earlier attempt's EADDRINUSE is not this one's.
   const from = existsSync(log) ? statSync(log).size : 0;
   const logFd = openSync(log, "a");
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--enable-source-maps", "dist/server.mjs"], { env, stdio: ["ignore", logFd, logFd] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--enable-source-maps", "dist/server.mjs"], {
+    env,
+    stdio: ["ignore", logFd, logFd],
+  });
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
   for (;;) {
     if (child.exitCode !== null) {
       const tail = readFileSync(log).subarray(from).toString("utf8").slice(-4000);
-      return { kind: tail.includes('"code":"EADDRINUSE"') ? "port-taken" : "failed", message: `server exited with ${child.exitCode}:\n${tail}` };
+      return {
+        kind: tail.includes('"code":"EADDRINUSE"') ? "port-taken" : "failed",
+        message: `server exited with ${child.exitCode}:\n${tail}`,
+      };
     }
-    const ready = await fetch(`${baseUrl}${opts.until === "live" ? "/api/health" : "/api/ready"}`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${baseUrl}${opts.until === "live" ? "/api/health" : "/api/ready"}`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready && child.exitCode === null) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");

@@ -33,7 +33,11 @@ export function deriveTwimlRules(): TwimlRules {
     if (methods === undefined) throw new Error(`no typings for class ${kind}`);
     const rule: ElementRule = { children: {}, attributes: {} };
     for (const [method, attributesInterface] of methods) {
-      const child = (node as unknown as Record<string, (a: object, b?: string) => BuilderNode>)[method]!.call(node, {}, "x");
+      const child = (node as unknown as Record<string, (a: object, b?: string) => BuilderNode>)[method]!.call(
+        node,
+        {},
+        "x",
+      );
       const childKind = child.constructor.name;
       const tag = child._getXml().name;
       if (rule.children[tag] !== undefined && rule.children[tag] !== childKind) {
@@ -60,7 +64,12 @@ export function deriveTwimlRules(): TwimlRules {
   }
   const enums: Record<string, string[]> = {};
   for (const name of [...used].sort()) enums[name] = typings.enums.get(name)!;
-  return { source: `twilio@${version} lib/twiml/VoiceResponse`, root: "VoiceResponse", elements: sortKeys(elements), enums };
+  return {
+    source: `twilio@${version} lib/twiml/VoiceResponse`,
+    root: "VoiceResponse",
+    elements: sortKeys(elements),
+    enums,
+  };
 }
 
 type BuilderNode = { constructor: { name: string }; _getXml(): { name: string } };
@@ -78,7 +87,8 @@ type Typings = {
 const CLASS = /^(?:declare |    export )class (\w+) extends TwiML \{$/;
 const INTERFACE = /^    export interface (\w+) \{$/;
 const ENUM = /^    type (\w+) = (.*);$/;
-const METHOD = /^ {4,8}(\w+)\(attributes\??: (?:VoiceResponse\.(\w+)|object)(?:, \w+\??: string)?\): VoiceResponse\.\w+;$/;
+const METHOD =
+  /^ {4,8}(\w+)\(attributes\??: (?:VoiceResponse\.(\w+)|object)(?:, \w+\??: string)?\): VoiceResponse\.\w+;$/;
 const PROPERTY = /^        (?:(\w+)|"([\w:-]+)")\?: ([\w[\]]+);$/;
 
 function readTypings(dtsPath: string): Typings {
@@ -100,7 +110,10 @@ function readTypings(dtsPath: string): Typings {
       interfaces.set(m[1]!, inInterface);
       inClass = null;
     } else if ((m = line.match(ENUM))) {
-      enums.set(m[1]!, m[2]!.split(" | ").map((v) => JSON.parse(v) as string));
+      enums.set(
+        m[1]!,
+        m[2]!.split(" | ").map((v) => JSON.parse(v) as string),
+      );
     } else if (trimmed === "}") {
       inClass = null;
       inInterface = null;

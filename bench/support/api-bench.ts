@@ -41,7 +41,10 @@ export function startBenchServer(name: string, databaseUrl: string): Promise<Bui
 export async function newPaidAccount(baseUrl: string, tag: string): Promise<{ id: string; apiKey: string }> {
   const res = await fetch(`${baseUrl}/api/auth/register`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-forwarded-for": `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}` },
+    headers: {
+      "content-type": "application/json",
+      "x-forwarded-for": `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`,
+    },
     body: JSON.stringify({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" }),
   });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
@@ -96,7 +99,8 @@ export function sequentialGetter(baseUrl: string): { get: TimedGet; close(): voi
   return { get, close: () => agent.destroy() };
 }
 
-const pct = (sorted: number[], p: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN) * 100) / 100;
+const pct = (sorted: number[], p: number) =>
+  Math.round((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN) * 100) / 100;
 
 /** Count and percentiles (ms, two decimals) of a sample. */
 export function latencyStats(xs: number[]): { n: number; p50: number; p95: number; p99: number; max: number } {

@@ -22,7 +22,8 @@ const server = http.createServer(async (req, res) => {
   try {
     const { rows } = await pool.query({ ...READ, values: [createHash("sha256").update(key).digest("hex")] });
     const row = rows[0];
-    if (!row) return res.writeHead(401, { "content-type": "application/json" }).end('{"error":{"code":"UNAUTHORIZED"}}');
+    if (!row)
+      return res.writeHead(401, { "content-type": "application/json" }).end('{"error":{"code":"UNAUTHORIZED"}}');
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ account: row }));
   } catch {
     res.writeHead(500).end();

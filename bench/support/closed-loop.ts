@@ -1,7 +1,14 @@
 import http from "node:http";
 import { latencyStats } from "./api-bench";
 
-export type LoopResult = { requests: number; rps: number; p50: number; p99: number; statuses: Record<number, number>; ms: number[] };
+export type LoopResult = {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<number, number>;
+  ms: number[];
+};
 
 /**
  * A closed loop of `connections` keep-alive connections, each sending its next
@@ -28,17 +35,20 @@ export async function closedLoop(opts: {
       const started = performance.now();
       const headers = opts.headersOf?.(sent++) ?? {};
       http
-        .get({ host: target.hostname, port: target.port, path: target.pathname + target.search, agent, headers }, (res) => {
-          res.resume();
-          res.on("end", () => {
-            const done = performance.now();
-            if (started >= warmEnds && done <= ends) {
-              ms.push(done - started);
-              statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
-            }
-            resolve();
-          });
-        })
+        .get(
+          { host: target.hostname, port: target.port, path: target.pathname + target.search, agent, headers },
+          (res) => {
+            res.resume();
+            res.on("end", () => {
+              const done = performance.now();
+              if (started >= warmEnds && done <= ends) {
+                ms.push(done - started);
+                statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+              }
+              resolve();
+            });
+          },
+        )
         .on("error", reject);
     });
 

@@ -14,7 +14,14 @@ export async function bootDeliveryBench() {
   process.env.CALLBACK_ALLOW_PRIVATE = "true";
   process.env.LOG_LEVEL = "warn";
   Object.assign(process.env, { NODE_ENV: "development" });
-  const [{ boot }, { registerAccount }, { startDeliveryWorker }, { transactionWithEvents }, { buildEvent }, { jobQueue, stopJobQueue }] = await Promise.all([
+  const [
+    { boot },
+    { registerAccount },
+    { startDeliveryWorker },
+    { transactionWithEvents },
+    { buildEvent },
+    { jobQueue, stopJobQueue },
+  ] = await Promise.all([
     import("../../src/server/boot"),
     import("../../src/server/services/accounts/register-account"),
     import("../../src/server/events/delivery-worker"),
@@ -24,6 +31,8 @@ export async function bootDeliveryBench() {
   ]);
   const booted = await boot();
   /** A new account by a tag, for one customer of the benchmark. */
-  const register = async (tag: string) => (await registerAccount({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" })).account;
+  const register = async (tag: string) =>
+    (await registerAccount({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" }))
+      .account;
   return { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue };
 }

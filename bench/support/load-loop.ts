@@ -34,12 +34,15 @@ function send(base: URL, agent: http.Agent, r: LoadRequest): Promise<{ ms: numbe
     const headers: Record<string, string | number> = { ...r.headers };
     if (r.body !== undefined) headers["content-length"] = Buffer.byteLength(r.body);
     const started = performance.now();
-    const req = http.request({ host: base.hostname, port: base.port, path: r.path, method: r.method, agent, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, body }));
-      res.on("error", () => resolve({ ms: performance.now() - started, status: 0, body: "" }));
-    });
+    const req = http.request(
+      { host: base.hostname, port: base.port, path: r.path, method: r.method, agent, headers },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, body }));
+        res.on("error", () => resolve({ ms: performance.now() - started, status: 0, body: "" }));
+      },
+    );
     req.on("error", () => resolve({ ms: performance.now() - started, status: 0, body: "" }));
     req.end(r.body);
   });

@@ -17,10 +17,18 @@ export function randomIp(): string {
 export type TestAccount = { email: string; apiKey: string; engineVoiceUrl: string };
 
 /** Calls the REST API with the account's key; fails the test on anything but 2xx. */
-export async function api<T = any>(key: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function api<T = any>(
+  key: string,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
   const res = await fetch(`${BASE()}${path}`, {
     method: init.method ?? "GET",
-    headers: { authorization: `Bearer ${key}`, "x-forwarded-for": randomIp(), ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "x-forwarded-for": randomIp(),
+      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   expect(res.status, `${init.method ?? "GET"} ${path}: ${res.status}`).toBeLessThan(300);
@@ -38,7 +46,11 @@ export async function createAccount(tag: string, opts: { paid: boolean }): Promi
   expect(res.status).toBe(201);
   const body = (await res.json()) as { apiKey: string; checkoutUrl: string; engineVoiceUrl: string };
   if (opts.paid) {
-    const pay = await fetch(body.checkoutUrl, { method: "POST", redirect: "manual", headers: { "x-forwarded-for": randomIp() } });
+    const pay = await fetch(body.checkoutUrl, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "x-forwarded-for": randomIp() },
+    });
     expect(pay.status).toBeLessThan(400);
   }
   return { email, apiKey: body.apiKey, engineVoiceUrl: body.engineVoiceUrl };
@@ -55,7 +67,11 @@ export async function logIn(page: Page, account: TestAccount): Promise<void> {
 }
 
 /** Everything in `locator`'s box lies within the page's width: on screen at a phone's width without scrolling sideways. */
-export async function expectWithinViewport(page: Page, locator: ReturnType<Page["locator"]>, what: string): Promise<void> {
+export async function expectWithinViewport(
+  page: Page,
+  locator: ReturnType<Page["locator"]>,
+  what: string,
+): Promise<void> {
   const width = page.viewportSize()!.width;
   await expect(locator, what).toBeVisible();
   const box = (await locator.boundingBox())!;

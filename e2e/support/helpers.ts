@@ -11,7 +11,12 @@ const PHONE = { width: 390, height: 844 };
  */
 async function shoot(page: Page, path: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await page.evaluate(() => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))), new Promise((r) => setTimeout(r, 1000))]));
+    await page.evaluate(() =>
+      Promise.race([
+        new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+        new Promise((r) => setTimeout(r, 1000)),
+      ]),
+    );
     try {
       await page.screenshot({ path, fullPage: true, animations: "disabled", timeout: 15_000 });
       return;
@@ -30,7 +35,10 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
   // Polled: a chart follows a resize on the next ResizeObserver round, not at once.
   await expect
-    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: `${name} is wider than a phone`, timeout: 5_000 })
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), {
+      message: `${name} is wider than a phone`,
+      timeout: 5_000,
+    })
     .toBeLessThanOrEqual(0);
   await shoot(page, `${SCREENSHOT_DIR}/${name}-phone.png`);
   await page.setViewportSize(desktop);

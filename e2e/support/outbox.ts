@@ -10,7 +10,11 @@ export async function linkFromOutbox(page: Page, to: string, subject: RegExp, pa
     .poll(
       async () => {
         await page.goto("/dev/outbox");
-        const mail = page.getByTestId("outbox-mail").filter({ hasText: to }).filter({ has: page.getByRole("heading", { name: subject }) }).first();
+        const mail = page
+          .getByTestId("outbox-mail")
+          .filter({ hasText: to })
+          .filter({ has: page.getByRole("heading", { name: subject }) })
+          .first();
         if (!(await mail.count())) return null;
         href = await mail.locator(`a[href*="${pathname}?token="]`).first().getAttribute("href");
         return href;

@@ -23,7 +23,18 @@ import { siblingDatabase, startBuiltServer, type BuiltServer } from "../built-se
 import { startTwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { ERROR_STATUS } from "../../src/server/errors/error-codes";
 import { MAX_BODY_BYTES } from "../../src/server/http/body";
-import { engineRequest, fixedRequests, operationsOf, otherRequest, restRequest, sessionOrBillingRequest, trpcRequest, type Fixture, type FuzzRequest, type OpenApiDocument } from "./generate-requests";
+import {
+  engineRequest,
+  fixedRequests,
+  operationsOf,
+  otherRequest,
+  restRequest,
+  sessionOrBillingRequest,
+  trpcRequest,
+  type Fixture,
+  type FuzzRequest,
+  type OpenApiDocument,
+} from "./generate-requests";
 import { picker, rng } from "./hostile-values";
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 12_000);
@@ -46,16 +57,24 @@ function randomIp(random: () => number): string {
   return `198.18.${Math.floor(random() * 256)}.${1 + Math.floor(random() * 254)}`;
 }
 
-function send(base: URL, req: { method: string; path: string; headers: Record<string, string>; body?: Buffer }): Promise<Answer> {
+function send(
+  base: URL,
+  req: { method: string; path: string; headers: Record<string, string>; body?: Buffer },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.body) headers["content-length"] = req.body.length;
-    const r = http.request({ host: base.hostname, port: base.port, method: req.method, path: req.path, headers, agent, timeout: 20_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
+    const r = http.request(
+      { host: base.hostname, port: base.port, method: req.method, path: req.path, headers, agent, timeout: 20_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
     r.on("timeout", () => r.destroy(new Error("no answer within 20 s")));
     r.on("error", reject);
     r.end(req.body);
@@ -65,7 +84,8 @@ function send(base: URL, req: { method: string; path: string; headers: Record<st
 /** `{ error: { code, message, details? } }` with the status the error table gives the code. */
 function envelopeProblem(status: number, value: unknown): string | null {
   const error = (value as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  if (!error || typeof error.code !== "string" || typeof error.message !== "string") return "error body is not the envelope";
+  if (!error || typeof error.code !== "string" || typeof error.message !== "string")
+    return "error body is not the envelope";
   const expected = ERROR_STATUS[error.code as keyof typeof ERROR_STATUS];
   if (expected === undefined) return `unknown error code ${error.code}`;
   if (expected !== status) return `code ${error.code} answered with ${status}, the table says ${expected}`;
@@ -99,7 +119,9 @@ function judge(req: FuzzRequest, answer: Answer): string | null {
     } catch {
       return "JSON error body does not parse";
     }
-    const isTrpcShape = path.startsWith("/api/trpc/") && (Array.isArray(parsed) || (parsed as { error?: { data?: unknown } })?.error?.data !== undefined);
+    const isTrpcShape =
+      path.startsWith("/api/trpc/") &&
+      (Array.isArray(parsed) || (parsed as { error?: { data?: unknown } })?.error?.data !== undefined);
     return isTrpcShape ? trpcProblem(answer.status, parsed) : envelopeProblem(answer.status, parsed);
   }
   // Pages and the portal's form answer people (a not-found page, an expired billing link); /api speaks the envelope.
@@ -127,7 +149,8 @@ async function startBackend(): Promise<{ url: string; close(): Promise<void> }> 
   const server = http.createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      if (req.url?.startsWith("/start")) res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>fuzz</Say></Response>");
+      if (req.url?.startsWith("/start"))
+        res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>fuzz</Say></Response>");
       else res.writeHead(200).end("ok");
     });
   });
@@ -138,20 +161,41 @@ async function startBackend(): Promise<{ url: string; close(): Promise<void> }> 
 
 type Account = { apiKey: string };
 
-async function setUp(base: URL, backendUrl: string, random: () => number): Promise<{ accounts: Account[]; fixture: Fixture }> {
-  const fixture: Fixture = { ids: [], engineVoicePaths: [], phoneNumbers: [], billingTokens: { checkout: [], portal: [] } };
+async function setUp(
+  base: URL,
+  backendUrl: string,
+  random: () => number,
+): Promise<{ accounts: Account[]; fixture: Fixture }> {
+  const fixture: Fixture = {
+    ids: [],
+    engineVoicePaths: [],
+    phoneNumbers: [],
+    billingTokens: { checkout: [], portal: [] },
+  };
   const accounts: Account[] = [];
   const call = async (method: string, path: string, body: unknown, auth: string | null, ip: string) => {
     const headers: Record<string, string> = { "x-forwarded-for": ip, "content-type": "application/json" };
     if (auth) headers.authorization = `Bearer ${auth}`;
-    const res = await send(base, { method, path, headers, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
+    const res = await send(base, {
+      method,
+      path,
+      headers,
+      body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+    });
     const parsed = res.body.length ? JSON.parse(res.body.toString("utf8")) : undefined;
-    if (res.status >= 300) throw new Error(`set-up ${method} ${path}: ${res.status} ${res.body.toString("utf8").slice(0, 300)}`);
+    if (res.status >= 300)
+      throw new Error(`set-up ${method} ${path}: ${res.status} ${res.body.toString("utf8").slice(0, 300)}`);
     return parsed;
   };
   for (let i = 0; i < 6; i++) {
     const ip = randomIp(random);
-    const reg = await call("POST", "/api/auth/register", { email: `fuzz-${randomBytes(5).toString("hex")}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` }, null, ip);
+    const reg = await call(
+      "POST",
+      "/api/auth/register",
+      { email: `fuzz-${randomBytes(5).toString("hex")}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` },
+      null,
+      ip,
+    );
     accounts.push({ apiKey: reg.apiKey });
     fixture.engineVoicePaths.push(new URL(reg.engineVoiceUrl).pathname);
     fixture.billingTokens.checkout.push(new URL(reg.checkoutUrl).pathname.split("/").pop()!);
@@ -161,7 +205,13 @@ async function setUp(base: URL, backendUrl: string, random: () => number): Promi
       if (paid.status !== 303) throw new Error(`checkout failed: ${paid.status}`);
       for (let n = 0; n < 2; n++) {
         const number = `+1${200 + Math.floor(random() * 800)}${200 + Math.floor(random() * 800)}${String(Math.floor(random() * 10000)).padStart(4, "0")}`;
-        const created = await call("POST", "/api/phone-numbers", { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` }, reg.apiKey, ip);
+        const created = await call(
+          "POST",
+          "/api/phone-numbers",
+          { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` },
+          reg.apiKey,
+          ip,
+        );
         fixture.ids.push(created.phoneNumber.id);
         fixture.phoneNumbers.push(number);
       }
@@ -219,9 +269,25 @@ async function rawRequests(base: URL): Promise<Failure[]> {
     if (!status) failures.push({ request, problem: "no HTTP answer" });
     else if (status >= 500) failures.push({ request, problem: `HTTP ${status}`, answer: answer.slice(0, 300) });
     // An error answers in the envelope; a HEAD answer has no body to hold it, so its status and headers are checked.
-    else if (method !== "HEAD" && status >= 400 && status !== 408 && status !== 431 && !/\r\n\r\n(?:[0-9a-f]+\r\n)?\{"error":\{"code":"[A-Z_]+"/.test(answer)) failures.push({ request, problem: "not the envelope", answer: answer.slice(0, 300) });
+    else if (
+      method !== "HEAD" &&
+      status >= 400 &&
+      status !== 408 &&
+      status !== 431 &&
+      !/\r\n\r\n(?:[0-9a-f]+\r\n)?\{"error":\{"code":"[A-Z_]+"/.test(answer)
+    )
+      failures.push({ request, problem: "not the envelope", answer: answer.slice(0, 300) });
     // Answers written straight to the socket carry the same headers as any other (issue #22).
-    else if (!/\r\nx-content-type-options: nosniff\r?$/m.test(head) || !/\r\nx-request-id: /.test(head) || !/\r\ncontent-security-policy: /.test(head)) failures.push({ request, problem: "raw answer without the security headers or x-request-id", answer: answer.slice(0, 300) });
+    else if (
+      !/\r\nx-content-type-options: nosniff\r?$/m.test(head) ||
+      !/\r\nx-request-id: /.test(head) ||
+      !/\r\ncontent-security-policy: /.test(head)
+    )
+      failures.push({
+        request,
+        problem: "raw answer without the security headers or x-request-id",
+        answer: answer.slice(0, 300),
+      });
   }
   return failures;
 }
@@ -271,7 +337,9 @@ async function main(): Promise<void> {
     const { accounts, fixture } = await setUp(base, backend.url, random);
     const doc = (await (await fetch(`${server.baseUrl}/api/openapi.json`)).json()) as OpenApiDocument;
     const ops = operationsOf(doc);
-    console.log(`fuzz: ${ops.length} operations from /api/openapi.json and the route table; ${accounts.length} accounts`);
+    console.log(
+      `fuzz: ${ops.length} operations from /api/openapi.json and the route table; ${accounts.length} accounts`,
+    );
 
     const families = { rest: 0.45, trpc: 0.65, engine: 0.8, session: 0.9, other: 1 } as const;
     const generate = (): FuzzRequest => {
@@ -280,11 +348,15 @@ async function main(): Promise<void> {
       const lower = band === null ? 0 : ([0, ...Object.values(families)].filter((b) => b < band).pop() ?? 0);
       const roll = band === null ? random() : lower + random() * (band - lower) * 0.999;
       const req =
-        roll < 0.45 ? restRequest(doc, ops, fixture, pick, random)
-        : roll < 0.65 ? trpcRequest(doc, ops, pick, random)
-        : roll < 0.8 ? engineRequest(fixture, pick, random)
-        : roll < 0.9 ? sessionOrBillingRequest(fixture, pick, random)
-        : otherRequest(pick, random);
+        roll < 0.45
+          ? restRequest(doc, ops, fixture, pick, random)
+          : roll < 0.65
+            ? trpcRequest(doc, ops, pick, random)
+            : roll < 0.8
+              ? engineRequest(fixture, pick, random)
+              : roll < 0.9
+                ? sessionOrBillingRequest(fixture, pick, random)
+                : otherRequest(pick, random);
       if (req.headers.authorization === "valid") req.headers.authorization = `Bearer ${pick(accounts).apiKey}`;
       if (req.headers.authorization === "bearer valid") req.headers.authorization = `bearer ${pick(accounts).apiKey}`;
       // Per-IP limits would otherwise answer most of the run with 429 before the input is looked at.
@@ -303,7 +375,8 @@ async function main(): Promise<void> {
             const answer = await send(base, req);
             statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
             const problem = judge(req, answer);
-            if (problem && record) failures.push({ request: req, problem, answer: answer.body.toString("utf8").slice(0, 300) });
+            if (problem && record)
+              failures.push({ request: req, problem, answer: answer.body.toString("utf8").slice(0, 300) });
           } catch (err) {
             // An oversized body (or request line) may be cut off mid-upload after its refusal: that is the point.
             if ((req.body?.length ?? 0) > MAX_BODY_BYTES || req.path.length > MAX_HEADER_BYTES) continue;
@@ -337,12 +410,29 @@ async function main(): Promise<void> {
     failures.push(...(await rawRequests(base)));
     const after = await settledRss(pid, 10);
     const limit = Math.max(baseline * RSS_SLACK.ratio, baseline + RSS_SLACK.floorMiB * 1024);
-    console.log(`fuzz: ${TOTAL} requests in ${seconds.toFixed(1)} s, then ${fixed.length} fixed ones; statuses ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ")}`);
-    console.log(`fuzz: server RSS ${(baseline / 1024).toFixed(0)} MiB after warm-up, ${(after / 1024).toFixed(0)} MiB after the run (limit ${(limit / 1024).toFixed(0)} MiB)`);
-    if (after > limit) failures.push({ request: { kind: "memory", method: "-", path: "-", headers: {} }, problem: `RSS ${after} KiB did not come back near ${baseline} KiB` });
+    console.log(
+      `fuzz: ${TOTAL} requests in ${seconds.toFixed(1)} s, then ${fixed.length} fixed ones; statuses ${[...statuses]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}×${n}`)
+        .join(" ")}`,
+    );
+    console.log(
+      `fuzz: server RSS ${(baseline / 1024).toFixed(0)} MiB after warm-up, ${(after / 1024).toFixed(0)} MiB after the run (limit ${(limit / 1024).toFixed(0)} MiB)`,
+    );
+    if (after > limit)
+      failures.push({
+        request: { kind: "memory", method: "-", path: "-", headers: {} },
+        problem: `RSS ${after} KiB did not come back near ${baseline} KiB`,
+      });
     // Hostile input is the client's problem, never ours: an error-level line (pino 50 error, 60 fatal) means a code path failed.
-    const errorLines = readFileSync(server.log, "utf8").split("\n").filter((l) => /"level":(50|60)\b/.test(l));
-    for (const line of errorLines) failures.push({ request: { kind: "server log", method: "-", path: "-", headers: {} }, problem: `error-level log line: ${line.slice(0, 600)}` });
+    const errorLines = readFileSync(server.log, "utf8")
+      .split("\n")
+      .filter((l) => /"level":(50|60)\b/.test(l));
+    for (const line of errorLines)
+      failures.push({
+        request: { kind: "server log", method: "-", path: "-", headers: {} },
+        problem: `error-level log line: ${line.slice(0, 600)}`,
+      });
   } finally {
     await server?.stop({ keepData: failures.length > 0 });
     if (database && !failures.length) await dropDatabase(database);
@@ -361,7 +451,9 @@ async function main(): Promise<void> {
     for (const [key, list] of byProblem) {
       const f = list[0]!;
       const { authorization, ...headers } = f.request.headers;
-      console.error(`\n  ${list.length}× ${key}\n    ${f.request.method} ${f.request.path.slice(0, 200)}\n    headers ${JSON.stringify({ ...headers, ...(authorization ? { authorization: "[redacted]" } : {}) })}\n    body ${JSON.stringify(f.request.body?.toString("utf8").slice(0, 200) ?? null)}\n    answer ${JSON.stringify(f.answer ?? "")}`);
+      console.error(
+        `\n  ${list.length}× ${key}\n    ${f.request.method} ${f.request.path.slice(0, 200)}\n    headers ${JSON.stringify({ ...headers, ...(authorization ? { authorization: "[redacted]" } : {}) })}\n    body ${JSON.stringify(f.request.body?.toString("utf8").slice(0, 200) ?? null)}\n    answer ${JSON.stringify(f.answer ?? "")}`,
+      );
     }
     process.exit(1);
   }

@@ -39,10 +39,42 @@ export type Fixture = {
   billingTokens: { checkout: string[]; portal: string[] };
 };
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; required?: string[]; anyOf?: Schema[]; oneOf?: Schema[]; enum?: unknown[]; $ref?: string; example?: unknown; pattern?: string; format?: string; minimum?: number; maximum?: number };
-type Operation = { method: string; path: string; params: { name: string; in: string; schema?: Schema }[]; body?: Schema; example?: unknown };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  required?: string[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  enum?: unknown[];
+  $ref?: string;
+  example?: unknown;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+};
+type Operation = {
+  method: string;
+  path: string;
+  params: { name: string; in: string; schema?: Schema }[];
+  body?: Schema;
+  example?: unknown;
+};
 
-export type OpenApiDocument = { paths: Record<string, Record<string, { parameters?: Operation["params"]; requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown }> } }>>; components?: { schemas?: Record<string, Schema> } };
+export type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Operation["params"];
+        requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown }> };
+      }
+    >
+  >;
+  components?: { schemas?: Record<string, Schema> };
+};
 
 function resolve(doc: OpenApiDocument, schema: Schema | undefined): Schema | undefined {
   if (!schema?.$ref) return schema;
@@ -55,13 +87,23 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const content = op.requestBody?.content?.["application/json"];
-      ops.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: resolve(doc, content?.schema), example: content?.example });
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        params: op.parameters ?? [],
+        body: resolve(doc, content?.schema),
+        example: content?.example,
+      });
     }
   }
   for (const route of restRoutes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
     if (!ops.some((o) => o.path === path && o.method === route.method)) {
-      ops.push({ method: route.method, path, params: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: "path" })) });
+      ops.push({
+        method: route.method,
+        path,
+        params: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: "path" })),
+      });
     }
   }
   return ops;
@@ -126,14 +168,19 @@ function hostileJson(doc: OpenApiDocument, op: Operation, pick: Pick, random: ()
 }
 
 function fillPath(template: string, fixture: Fixture, pick: Pick, random: () => number): string {
-  return template.replace(/\{\w+\}/g, () => (random() < 0.35 && fixture.ids.length ? pick(fixture.ids) : pick(HOSTILE_SEGMENTS)));
+  return template.replace(/\{\w+\}/g, () =>
+    random() < 0.35 && fixture.ids.length ? pick(fixture.ids) : pick(HOSTILE_SEGMENTS),
+  );
 }
 
 function hostileQuery(op: Operation, pick: Pick, random: () => number): string {
   const names = op.params.filter((p) => p.in === "query").map((p) => p.name);
   const parts: string[] = [];
   for (const name of names) if (random() < 0.7) parts.push(`${name}=${pick(HOSTILE_QUERY_VALUES)}`);
-  if (random() < 0.2) parts.push(`${pick(["__proto__[x]", "constructor[prototype][y]", "%00", "%", "a%ZZ"])}=${pick(HOSTILE_QUERY_VALUES)}`);
+  if (random() < 0.2)
+    parts.push(
+      `${pick(["__proto__[x]", "constructor[prototype][y]", "%00", "%", "a%ZZ"])}=${pick(HOSTILE_QUERY_VALUES)}`,
+    );
   if (random() < 0.15 && names.length) parts.push(`${names[0]}=1&${names[0]}=2`);
   return parts.length ? `?${parts.join("&")}` : "";
 }
@@ -148,12 +195,20 @@ const json = (text: string) => Buffer.from(text, "utf8");
 const oversized = (bytes: number) => Buffer.from(JSON.stringify({ label: "x".repeat(bytes) }));
 
 /** A REST request from the published document. */
-export function restRequest(doc: OpenApiDocument, ops: Operation[], fixture: Fixture, pick: Pick, random: () => number): FuzzRequest {
+export function restRequest(
+  doc: OpenApiDocument,
+  ops: Operation[],
+  fixture: Fixture,
+  pick: Pick,
+  random: () => number,
+): FuzzRequest {
   const op = pick(ops);
   const roll = random();
   let method = op.method;
   if (roll < 0.12) method = pick(METHODS);
-  const path = fillPath(op.path, fixture, pick, random) + (op.method === "GET" || random() < 0.2 ? hostileQuery(op, pick, random) : "");
+  const path =
+    fillPath(op.path, fixture, pick, random) +
+    (op.method === "GET" || random() < 0.2 ? hostileQuery(op, pick, random) : "");
   let headers = withAuth({}, pick);
   let body: Buffer | undefined;
   if (method !== "GET" && method !== "HEAD") {
@@ -180,39 +235,73 @@ export function trpcRequest(doc: OpenApiDocument, ops: Operation[], pick: Pick, 
     const op = route && ops.find((o) => o.method === route.method && o.path === route.path.replace(/:(\w+)/g, "{$1}"));
     return op ? hostileJson(doc, op, pick, random) : JSON.stringify(pick(HOSTILE_JSON_VALUES));
   };
-  const input = batched ? `{${names.map((_, i) => `"${i}":${random() < 0.8 ? inputFor() : "null"}`).join(",")}}` : inputFor();
+  const input = batched
+    ? `{${names.map((_, i) => `"${i}":${random() < 0.8 ? inputFor() : "null"}`).join(",")}}`
+    : inputFor();
   const headers: Record<string, string> = random() < 0.2 ? { cookie: "next-auth.session-token=forged.jwt.value" } : {};
   if (random() < 0.45) {
     const query = `${batched ? "batch=1&" : ""}input=${random() < 0.9 ? encodeURIComponent(input) : pick(HOSTILE_QUERY_VALUES)}`;
-    return { kind: "trpc GET", method: pick(["GET", "GET", "GET", "HEAD", "PUT", "TRACE"]), path: `${path}?${query}`, headers };
+    return {
+      kind: "trpc GET",
+      method: pick(["GET", "GET", "GET", "HEAD", "PUT", "TRACE"]),
+      path: `${path}?${query}`,
+      headers,
+    };
   }
   const body = random() < 0.06 ? oversized(70 * 1024) : json(input);
-  return { kind: "trpc POST", method: "POST", path: batched ? `${path}?batch=1` : path, headers: { ...headers, "content-type": random() < 0.7 ? "application/json" : pick(CONTENT_TYPES) }, body };
+  return {
+    kind: "trpc POST",
+    method: "POST",
+    path: batched ? `${path}?batch=1` : path,
+    headers: { ...headers, "content-type": random() < 0.7 ? "application/json" : pick(CONTENT_TYPES) },
+    body,
+  };
 }
 
 /** Twilio's side: well-formed CallStatus and CallDuration (their ranges are the engine's own), everything else hostile. */
 export function engineRequest(fixture: Fixture, pick: Pick, random: () => number): FuzzRequest {
-  const base = fixture.engineVoicePaths.length && random() < 0.8 ? pick(fixture.engineVoicePaths) : `/api/engine/voice/${pick(HOSTILE_SEGMENTS)}`;
+  const base =
+    fixture.engineVoicePaths.length && random() < 0.8
+      ? pick(fixture.engineVoicePaths)
+      : `/api/engine/voice/${pick(HOSTILE_SEGMENTS)}`;
   const query = random() < 0.25 ? `?call=${pick([...HOSTILE_QUERY_VALUES, ...fixture.ids])}` : "";
   const sid = () => `CA${Array.from({ length: 32 }, () => "0123456789abcdef"[Math.floor(random() * 16)]).join("")}`;
   const params: [string, string][] = [
     ["CallSid", random() < 0.7 ? sid() : pick(["", "\u0000", "CA\u0000", "x".repeat(5000), "😀", "CA%00"])],
     ["From", random() < 0.6 ? "+14155550100" : pick(["", "\u0000", "anonymous", "x".repeat(3000), "+1%00", "<Say>"])],
-    ["To", random() < 0.7 && fixture.phoneNumbers.length ? pick(fixture.phoneNumbers) : pick(["", "\u0000", "+19999999999", "x".repeat(3000)])],
+    [
+      "To",
+      random() < 0.7 && fixture.phoneNumbers.length
+        ? pick(fixture.phoneNumbers)
+        : pick(["", "\u0000", "+19999999999", "x".repeat(3000)]),
+    ],
     ["AccountSid", pick(["AC" + "0".repeat(32), "", "\u0000"])],
   ];
   // Twilio's own values mostly; the rest are what a forger sends (docs/decisions.md §7: 400, nothing recorded).
   const statuses = ["ringing", "in-progress", "completed", "busy", "failed", "no-answer", "canceled", "queued"];
   const hostileStatuses = ["__proto__", "constructor", "toString", "COMPLETED", "", "completed\u0000", "x".repeat(300)];
   const durations = ["0", "1", "59", "60", "61", "3600", "86400"];
-  const hostileDurations = ["86401", "2147483648", "99999999999999999999", "-1", "1e20", "1.5", "abc", "", "0x10", " 60"];
+  const hostileDurations = [
+    "86401",
+    "2147483648",
+    "99999999999999999999",
+    "-1",
+    "1e20",
+    "1.5",
+    "abc",
+    "",
+    "0x10",
+    " 60",
+  ];
   if (random() < 0.5) params.push(["CallStatus", random() < 0.8 ? pick(statuses) : pick(hostileStatuses)]);
   if (random() < 0.4) params.push(["CallDuration", random() < 0.7 ? pick(durations) : pick(hostileDurations)]);
   if (random() < 0.3) params.push([pick(HOSTILE_KEYS), pick(["1", "\u0000", "x".repeat(2000)])]);
   if (random() < 0.2) params.push(["CallSid", sid()]);
   let text = new URLSearchParams(params).toString();
   if (random() < 0.1) text = pick(["%", "a=%zz", "=&=&", "CallSid", JSON.stringify({ CallSid: sid() }), "CallSid=%00"]);
-  const headers: Record<string, string> = { "content-type": random() < 0.85 ? "application/x-www-form-urlencoded" : pick(CONTENT_TYPES) };
+  const headers: Record<string, string> = {
+    "content-type": random() < 0.85 ? "application/x-www-form-urlencoded" : pick(CONTENT_TYPES),
+  };
   if (random() < 0.5) headers["x-twilio-signature"] = pick(["", "bogus", "x".repeat(500), "AAAA="]);
   const body = random() < 0.05 ? Buffer.from("CallSid=" + "x".repeat(70 * 1024)) : Buffer.from(text);
   return { kind: "engine", method: random() < 0.93 ? "POST" : pick(METHODS), path: base + query, headers, body };
@@ -236,12 +325,37 @@ export function sessionOrBillingRequest(fixture: Fixture, pick: Pick, random: ()
       ...hostileRawBodies().slice(0, 12),
     ]);
   if (roll < 0.5) {
-    const endpoint = pick(["csrf", "session", "providers", "signin", "signin/credentials", "callback/credentials", "signout", "error", "nope", "%00", "%", "callback/%zz", "_log"]);
+    const endpoint = pick([
+      "csrf",
+      "session",
+      "providers",
+      "signin",
+      "signin/credentials",
+      "callback/credentials",
+      "signout",
+      "error",
+      "nope",
+      "%00",
+      "%",
+      "callback/%zz",
+      "_log",
+    ]);
     const method = pick(["GET", "POST", "POST", "PUT", "TRACE"]);
-    const query = random() < 0.3 ? `?callbackUrl=${pick(["%2Fdashboard", "https%3A%2F%2Fevil.example", "%00", "%", "javascript:alert(1)"])}` : "";
-    const body = method === "POST" ? (random() < 0.05 ? Buffer.alloc(70 * 1024, 0x61) : Buffer.from(formOrJson())) : undefined;
+    const query =
+      random() < 0.3
+        ? `?callbackUrl=${pick(["%2Fdashboard", "https%3A%2F%2Fevil.example", "%00", "%", "javascript:alert(1)"])}`
+        : "";
+    const body =
+      method === "POST" ? (random() < 0.05 ? Buffer.alloc(70 * 1024, 0x61) : Buffer.from(formOrJson())) : undefined;
     const headers: Record<string, string> = body ? { "content-type": contentType } : {};
-    if (random() < 0.2) headers.cookie = pick(["next-auth.callback-url=javascript%3Aalert(1)", "next-auth.callback-url=%", "next-auth.csrf-token=%00", "next-auth.session-token=a.b.c", "__Secure-next-auth.callback-url=x"]);
+    if (random() < 0.2)
+      headers.cookie = pick([
+        "next-auth.callback-url=javascript%3Aalert(1)",
+        "next-auth.callback-url=%",
+        "next-auth.csrf-token=%00",
+        "next-auth.session-token=a.b.c",
+        "__Secure-next-auth.callback-url=x",
+      ]);
     return { kind: `session ${endpoint}`, method, path: `/api/session/${endpoint}${query}`, headers, body };
   }
   const tokens = [...fixture.billingTokens.checkout, ...fixture.billingTokens.portal];
@@ -250,11 +364,25 @@ export function sessionOrBillingRequest(fixture: Fixture, pick: Pick, random: ()
     // The local billing pages' buttons: a POST with any body acts (docs/decisions.md §4).
     const body = random() < 0.05 ? Buffer.alloc(70 * 1024, 0x61) : Buffer.from(formOrJson());
     const action = pick(["checkout", "portal/cancel", "portal/resume"]);
-    const path = action === "checkout" ? `/billing/checkout/${token}` : `/billing/portal/${token}/${action.slice("portal/".length)}`;
-    return { kind: `billing ${action} button`, method: random() < 0.9 ? "POST" : pick(METHODS), path, headers: { "content-type": contentType }, body };
+    const path =
+      action === "checkout"
+        ? `/billing/checkout/${token}`
+        : `/billing/portal/${token}/${action.slice("portal/".length)}`;
+    return {
+      kind: `billing ${action} button`,
+      method: random() < 0.9 ? "POST" : pick(METHODS),
+      path,
+      headers: { "content-type": contentType },
+      body,
+    };
   }
   const page = pick(["checkout", "portal", "done"]);
-  return { kind: `billing ${page}`, method: pick(["GET", "GET", "HEAD", "POST", "TRACE"]), path: page === "done" ? `/billing/done?${pick(HOSTILE_QUERY_VALUES)}` : `/billing/${page}/${token}`, headers: {} };
+  return {
+    kind: `billing ${page}`,
+    method: pick(["GET", "GET", "HEAD", "POST", "TRACE"]),
+    path: page === "done" ? `/billing/done?${pick(HOSTILE_QUERY_VALUES)}` : `/billing/${page}/${token}`,
+    headers: {},
+  };
 }
 
 /** Stripe's webhook, pages and unknown paths. */
@@ -263,10 +391,42 @@ export function otherRequest(pick: Pick, random: () => number): FuzzRequest {
   if (roll < 0.4) {
     const body = random() < 0.08 ? Buffer.alloc(70 * 1024, 0x7b) : Buffer.from(pick(hostileRawBodies()));
     const headers: Record<string, string> = { "content-type": pick(CONTENT_TYPES) || "application/json" };
-    if (random() < 0.7) headers["stripe-signature"] = pick(["t=1,v1=abc", "", "t=%00", "x".repeat(3000), `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`]);
-    return { kind: "stripe webhook", method: random() < 0.9 ? "POST" : pick(METHODS), path: "/api/webhooks/stripe", headers, body };
+    if (random() < 0.7)
+      headers["stripe-signature"] = pick([
+        "t=1,v1=abc",
+        "",
+        "t=%00",
+        "x".repeat(3000),
+        `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`,
+      ]);
+    return {
+      kind: "stripe webhook",
+      method: random() < 0.9 ? "POST" : pick(METHODS),
+      path: "/api/webhooks/stripe",
+      headers,
+      body,
+    };
   }
-  const page = pick(["/", "/login", "/signup", "/dashboard", "/dashboard/numbers", "/dashboard/%00", "/docs", "/docs/scalar.js", "/api/openapi.json", "/api", "/api/", "/%", "/api/%", "/nope", "/_next/static/%00", "/_next/%zz", "//api//account", "/api/engine/voice/"]);
+  const page = pick([
+    "/",
+    "/login",
+    "/signup",
+    "/dashboard",
+    "/dashboard/numbers",
+    "/dashboard/%00",
+    "/docs",
+    "/docs/scalar.js",
+    "/api/openapi.json",
+    "/api",
+    "/api/",
+    "/%",
+    "/api/%",
+    "/nope",
+    "/_next/static/%00",
+    "/_next/%zz",
+    "//api//account",
+    "/api/engine/voice/",
+  ]);
   const query = random() < 0.4 ? `?${pick(["callbackUrl", "a", "%00", "input"])}=${pick(HOSTILE_QUERY_VALUES)}` : "";
   return { kind: `page ${page}`, method: pick(METHODS), path: page + query, headers: {} };
 }
@@ -284,22 +444,64 @@ export function fixedRequests(): FuzzRequest[] {
   const form = { "content-type": "application/x-www-form-urlencoded" };
   // next-auth with a callbackUrl that is a lone `%` once decoded.
   for (const endpoint of ["callback/credentials", "signin/credentials", "signin", "signout"]) {
-    list.push({ kind: "fixed: next-auth callbackUrl=%25", method: "POST", path: `/api/session/${endpoint}`, headers: form, body: Buffer.from("csrfToken=x&email=a%40b.co&password=xxxxxxxx&callbackUrl=%25") });
-    list.push({ kind: "fixed: next-auth callbackUrl=%25 in the query", method: "POST", path: `/api/session/${endpoint}?callbackUrl=%25`, headers: form, body: Buffer.from("csrfToken=x&email=a%40b.co&password=xxxxxxxx") });
+    list.push({
+      kind: "fixed: next-auth callbackUrl=%25",
+      method: "POST",
+      path: `/api/session/${endpoint}`,
+      headers: form,
+      body: Buffer.from("csrfToken=x&email=a%40b.co&password=xxxxxxxx&callbackUrl=%25"),
+    });
+    list.push({
+      kind: "fixed: next-auth callbackUrl=%25 in the query",
+      method: "POST",
+      path: `/api/session/${endpoint}?callbackUrl=%25`,
+      headers: form,
+      body: Buffer.from("csrfToken=x&email=a%40b.co&password=xxxxxxxx"),
+    });
   }
   // Deep JSON, with and without an Idempotency-Key, signed in and not.
-  for (const path of ["/api/api-keys", "/api/phone-numbers", "/api/auth/login", "/api/auth/register", "/api/webhook-deliveries/test", "/api/trpc/apiKeys.create"]) {
+  for (const path of [
+    "/api/api-keys",
+    "/api/phone-numbers",
+    "/api/auth/login",
+    "/api/auth/register",
+    "/api/webhook-deliveries/test",
+    "/api/trpc/apiKeys.create",
+  ]) {
     for (const key of ["fixed-nested", undefined]) {
       const headers: Record<string, string> = { "content-type": "application/json", authorization: "valid" };
       if (key) headers["idempotency-key"] = `${key}-${path}`;
-      list.push({ kind: `fixed: nested JSON${key ? " with an Idempotency-Key" : ""}`, method: "POST", path, headers, body: NESTED_2500 });
+      list.push({
+        kind: `fixed: nested JSON${key ? " with an Idempotency-Key" : ""}`,
+        method: "POST",
+        path,
+        headers,
+        body: NESTED_2500,
+      });
     }
   }
   // Times and cursors PostgreSQL cannot store, on both keyset lists.
   for (const time of OUT_OF_RANGE_TIMES) {
-    for (const query of [`since=${encodeURIComponent(time)}`, `until=${encodeURIComponent(time)}`]) list.push({ kind: "fixed: out-of-range time", method: "GET", path: `/api/calls?${query}`, headers: { authorization: "valid" } });
-    for (const list_ of ["/api/calls", "/api/usage"]) list.push({ kind: "fixed: out-of-range cursor", method: "GET", path: `${list_}?cursor=${forgedCursor(time)}`, headers: { authorization: "valid" } });
+    for (const query of [`since=${encodeURIComponent(time)}`, `until=${encodeURIComponent(time)}`])
+      list.push({
+        kind: "fixed: out-of-range time",
+        method: "GET",
+        path: `/api/calls?${query}`,
+        headers: { authorization: "valid" },
+      });
+    for (const list_ of ["/api/calls", "/api/usage"])
+      list.push({
+        kind: "fixed: out-of-range cursor",
+        method: "GET",
+        path: `${list_}?cursor=${forgedCursor(time)}`,
+        headers: { authorization: "valid" },
+      });
   }
-  list.push({ kind: "fixed: JavaScript's earliest date as a cursor", method: "GET", path: `/api/usage?cursor=${forgedCursor(new Date(-8.64e15).toISOString())}`, headers: { authorization: "valid" } });
+  list.push({
+    kind: "fixed: JavaScript's earliest date as a cursor",
+    method: "GET",
+    path: `/api/usage?cursor=${forgedCursor(new Date(-8.64e15).toISOString())}`,
+    headers: { authorization: "valid" },
+  });
   return list;
 }

@@ -10,6 +10,7 @@ const NEEDS_PAYMENT: ReadonlySet<StandingAction> = new Set(["registerNumber", "o
 
 export function forbiddenReason(status: string | undefined, action: StandingAction): string | null {
   if (status === "SUSPENDED") return "Your account is suspended: resume your plan in billing first.";
-  if (status === "INACTIVE" && NEEDS_PAYMENT.has(action)) return "Your account is not active yet: complete checkout first.";
+  if (status === "INACTIVE" && NEEDS_PAYMENT.has(action))
+    return "Your account is not active yet: complete checkout first.";
   return null;
 }

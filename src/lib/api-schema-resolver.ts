@@ -8,7 +8,10 @@ import { fieldSentence } from "@/lib/field-errors";
  * says what the API would; the schemas' messages are predicates ("must use
  * https"), so each becomes a sentence starting with its field's label.
  */
-export function apiSchemaResolver<Values extends FieldValues, Output>(schema: z.ZodType<Output, Values>, names: Record<string, string>): Resolver<Values, unknown, Output> {
+export function apiSchemaResolver<Values extends FieldValues, Output>(
+  schema: z.ZodType<Output, Values>,
+  names: Record<string, string>,
+): Resolver<Values, unknown, Output> {
   const base = zodResolver(schema as never) as unknown as Resolver<Values, unknown, Output>;
   return async (values, context, options) => {
     const result = await base(values, context, options);

@@ -26,13 +26,18 @@ export function sameOrigin(req: Request): boolean {
 
 /** The procedure context of a form post: the same address and request id as every other request. */
 export function formContext(req: Request): Context {
-  return { requestId: requestIdFrom(req.headers.get(REQUEST_ID_HEADER)), ip: req.headers.get(CLIENT_IP_HEADER) ?? "unknown", authorization: null };
+  return {
+    requestId: requestIdFrom(req.headers.get(REQUEST_ID_HEADER)),
+    ip: req.headers.get(CLIENT_IP_HEADER) ?? "unknown",
+    authorization: null,
+  };
 }
 
 /** The form's fields as strings (a file or a missing field is ""). Bodies are small: the input boundary caps them at 64 KiB. */
 export async function formFields(req: Request): Promise<Record<string, string>> {
   const type = req.headers.get("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\b|^multipart\/form-data\b/i.test(type)) throw new AppError("VALIDATION_FAILED", "Send the form.");
+  if (!/^application\/x-www-form-urlencoded\b|^multipart\/form-data\b/i.test(type))
+    throw new AppError("VALIDATION_FAILED", "Send the form.");
   const form = await req.formData();
   const out: Record<string, string> = {};
   for (const [k, v] of form.entries()) if (typeof v === "string") out[k] = v;
@@ -50,7 +55,8 @@ export function seeOther(pathWithQuery: string, setCookie?: string): Response {
 /** What a person reads when a form post fails: the API's sentence, with the first field's problem. */
 export function errorSentence(err: unknown, requestId: string): string {
   const { body, status } = toErrorResponse(err);
-  if (status >= 500) logger().error({ requestId, err: err instanceof Error ? err.message : String(err) }, "form post failed");
+  if (status >= 500)
+    logger().error({ requestId, err: err instanceof Error ? err.message : String(err) }, "form post failed");
   const detail = body.error.details?.[0];
   return detail ? `${body.error.message} ${detail.path}: ${detail.message}.` : body.error.message;
 }

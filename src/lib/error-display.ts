@@ -9,7 +9,10 @@ import { appErrorOf, messageOf } from "@/lib/trpc/app-error";
  * - any other failed action: one inline alert by the action when it has one, else one toast.
  * A failed page load is the page's own error state (ErrorState), never a toast.
  */
-export type ErrorDisplay = { kind: "auth" } | { kind: "fields"; fields: Record<string, string> } | { kind: "action"; message: string };
+export type ErrorDisplay =
+  | { kind: "auth" }
+  | { kind: "fields"; fields: Record<string, string> }
+  | { kind: "action"; message: string };
 
 export function errorDisplay(err: unknown, fieldNames?: Record<string, string>): ErrorDisplay {
   const appError = appErrorOf(err);

@@ -20,12 +20,21 @@ function collect<F extends string>(names: Record<F, string>, pairs: Pair[]): Fie
 }
 
 /** Issues of a client-side `safeParse` with the API's schema. */
-export function errorsFromIssues<F extends string>(names: Record<F, string>, issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldErrors<F> {
-  return collect(names, issues.map((i) => ({ path: String(i.path[0] ?? ""), message: i.message })));
+export function errorsFromIssues<F extends string>(
+  names: Record<F, string>,
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): FieldErrors<F> {
+  return collect(
+    names,
+    issues.map((i) => ({ path: String(i.path[0] ?? ""), message: i.message })),
+  );
 }
 
 /** `details` of the API's VALIDATION_FAILED error. */
-export function errorsFromDetails<F extends string>(names: Record<F, string>, details: Pair[] | undefined): FieldErrors<F> {
+export function errorsFromDetails<F extends string>(
+  names: Record<F, string>,
+  details: Pair[] | undefined,
+): FieldErrors<F> {
   return collect(names, details ?? []);
 }
 

@@ -1,16 +1,27 @@
 /** How the dashboard writes money, times and durations: one place, so every page agrees. */
 export function usd(amount: number, opts: { precise?: boolean } = {}): string {
   const digits = opts.precise ? 4 : 2;
-  return new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: digits }).format(amount);
+  return new Intl.NumberFormat("en-US", {
+    style: "currency",
+    currency: "USD",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: digits,
+  }).format(amount);
 }
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
-  return new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(new Date(iso)) + " UTC";
+  return (
+    new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(
+      new Date(iso),
+    ) + " UTC"
+  );
 }
 
 export function day(iso: string): string {
-  return new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" }).format(new Date(`${iso.slice(0, 10)}T00:00:00Z`));
+  return new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" }).format(
+    new Date(`${iso.slice(0, 10)}T00:00:00Z`),
+  );
 }
 
 /** A UTC calendar month key ("2026-11") as people say it ("November 2026"). */

@@ -37,7 +37,10 @@ export async function boot(): Promise<Booted> {
   if (!url) {
     embedded = await startEmbeddedPostgres(e.dataDir);
     url = embedded.url;
-    log.info({ dataDir: e.dataDir }, "embedded PostgreSQL (PGlite) started; set DATABASE_URL to use a PostgreSQL server");
+    log.info(
+      { dataDir: e.dataDir },
+      "embedded PostgreSQL (PGlite) started; set DATABASE_URL to use a PostgreSQL server",
+    );
   }
   setConnectionUrl(url);
 
@@ -56,7 +59,10 @@ export async function boot(): Promise<Booted> {
       { err: failure },
       "the database cannot be reached: serving degraded (final statuses journaled, voice requests apologised to, everything else 503) until it is back",
     );
-    databaseUp = retryUntilDone("database start-up (migrations)", () => prepareDatabase(url), { stopped: () => stopping, failedWith: failure }).then((up) => {
+    databaseUp = retryUntilDone("database start-up (migrations)", () => prepareDatabase(url), {
+      stopped: () => stopping,
+      failedWith: failure,
+    }).then((up) => {
       if (up) {
         markDatabaseUp();
         log.info("the database is reachable: migrations applied, leaving degraded mode");
@@ -66,7 +72,9 @@ export async function boot(): Promise<Booted> {
   }
 
   if (e.callbackAllowPrivate) {
-    log.warn("CALLBACK_ALLOW_PRIVATE=true: callback URLs may use http and private or loopback addresses. Never enable this in production.");
+    log.warn(
+      "CALLBACK_ALLOW_PRIVATE=true: callback URLs may use http and private or loopback addresses. Never enable this in production.",
+    );
   }
 
   return {

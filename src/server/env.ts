@@ -121,7 +121,10 @@ function withoutEmpty(source: Record<string, string | undefined>): Record<string
  * unset, unless this is a production deployment on an external database, where a
  * per-machine secret would break sessions across instances.
  */
-export function parseEnv(source: Record<string, string | undefined> = process.env, opts: { persistSecrets?: boolean } = {}): Env {
+export function parseEnv(
+  source: Record<string, string | undefined> = process.env,
+  opts: { persistSecrets?: boolean } = {},
+): Env {
   const parsed = rawSchema.safeParse(withoutEmpty(source));
   if (!parsed.success) {
     throw new EnvError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
@@ -140,9 +143,17 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   }
 
   if (raw.STRIPE_SECRET_KEY) {
-    const required = ["STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_BASE", "STRIPE_PRICE_PER_MINUTE", "STRIPE_METER_EVENT_NAME"] as const;
+    const required = [
+      "STRIPE_WEBHOOK_SECRET",
+      "STRIPE_PRICE_BASE",
+      "STRIPE_PRICE_PER_MINUTE",
+      "STRIPE_METER_EVENT_NAME",
+    ] as const;
     const missing = required.filter((name) => !raw[name]);
-    if (missing.length) throw new EnvError(missing.map((name) => `${name}: required when STRIPE_SECRET_KEY is set (Stripe billing mode)`));
+    if (missing.length)
+      throw new EnvError(
+        missing.map((name) => `${name}: required when STRIPE_SECRET_KEY is set (Stripe billing mode)`),
+      );
   }
 
   const encryptionKey = raw.ENCRYPTION_KEY

@@ -33,12 +33,14 @@ const REDACT = [
 ];
 
 export function logger(): pino.Logger {
-  return remember("logger", () => pino({
-    level: env().logLevel,
-    base: { service: "routekit" },
-    redact: { paths: REDACT, censor: "[redacted]" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  }));
+  return remember("logger", () =>
+    pino({
+      level: env().logLevel,
+      base: { service: "routekit" },
+      redact: { paths: REDACT, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    }),
+  );
 }
 
 /**

@@ -7,7 +7,13 @@ import { EnvError } from "./env";
 import { loggablePath, writeErrorResponse } from "./http/error-response";
 import { passInputBoundary } from "./http/input-boundary";
 import { applySecurityHeaders, securityHeaders } from "./http/security-headers";
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS, answerClientError, refuseConnect } from "./http/client-error";
+import {
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  TIMEOUT_CHECK_INTERVAL_MS,
+  answerClientError,
+  refuseConnect,
+} from "./http/client-error";
 import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
 import { startFinalStatusReplay } from "./engine/final-status-journal";
 import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
@@ -69,36 +75,58 @@ async function main(): Promise<void> {
   }
   startJournalMonitor();
 
-  const app = next({ dev: e.nodeEnv === "development", dir: process.cwd(), port: e.port, hostname: e.host ?? "0.0.0.0" });
+  const app = next({
+    dev: e.nodeEnv === "development",
+    dir: process.cwd(),
+    port: e.port,
+    hostname: e.host ?? "0.0.0.0",
+  });
   await app.prepare();
   const handle = app.getRequestHandler();
 
   const headersForEveryAnswer = securityHeaders(e.publicBaseUrl);
   // Node checks both timeouts only every connectionsCheckingInterval (30 s by default).
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
-    const started = performance.now();
-    const { requestId, ip } = stampRequestContext(req, e.trustProxy);
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    applySecurityHeaders(res, headersForEveryAnswer);
-    res.on("finish", () => {
-      const path = loggablePath(req.url);
-      const entry = { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ip };
-      if (path.startsWith("/api/")) requestLog.info(entry, "request");
-      else requestLog.debug(entry, "request");
-    });
-    passInputBoundary(req, res, requestId).then(
-      (passed) => {
-        if (!passed) return;
-        // The engine is Twilio's, answered within its budget: it skips Next.js.
-        if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);
-        else if (isReadinessRequest(passed)) void serveReadiness(passed, res, requestId).catch((err: unknown) => writeErrorResponse(err, passed, res, requestId));
-        // Until the database is first reached, nothing else can be served (a degraded start): 503, liveness aside.
-        else if (!database.up) serveWhileDatabaseDown(passed, res, requestId);
-        else void handle(passed, res);
-      },
-      (err: unknown) => writeErrorResponse(err, req, res, requestId),
-    );
-  });
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    (req, res) => {
+      const started = performance.now();
+      const { requestId, ip } = stampRequestContext(req, e.trustProxy);
+      res.setHeader(REQUEST_ID_HEADER, requestId);
+      applySecurityHeaders(res, headersForEveryAnswer);
+      res.on("finish", () => {
+        const path = loggablePath(req.url);
+        const entry = {
+          requestId,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          ip,
+        };
+        if (path.startsWith("/api/")) requestLog.info(entry, "request");
+        else requestLog.debug(entry, "request");
+      });
+      passInputBoundary(req, res, requestId).then(
+        (passed) => {
+          if (!passed) return;
+          // The engine is Twilio's, answered within its budget: it skips Next.js.
+          if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);
+          else if (isReadinessRequest(passed))
+            void serveReadiness(passed, res, requestId).catch((err: unknown) =>
+              writeErrorResponse(err, passed, res, requestId),
+            );
+          // Until the database is first reached, nothing else can be served (a degraded start): 503, liveness aside.
+          else if (!database.up) serveWhileDatabaseDown(passed, res, requestId);
+          else void handle(passed, res);
+        },
+        (err: unknown) => writeErrorResponse(err, req, res, requestId),
+      );
+    },
+  );
   server.keepAliveTimeout = 65_000;
   server.on("clientError", (err: Error, socket) => answerClientError(err, socket, headersForEveryAnswer));
   server.on("connect", (req, socket) => refuseConnect(req, socket, headersForEveryAnswer));
@@ -114,11 +142,17 @@ async function main(): Promise<void> {
     log.fatal({ code: err.code, port: e.port }, "Routekit could not listen");
     const exit = () => process.exit(1);
     setTimeout(exit, 15_000).unref();
-    void stopJobQueue().then(() => booted.shutdown()).finally(exit);
+    void stopJobQueue()
+      .then(() => booted.shutdown())
+      .finally(exit);
   });
   // The Node.js version is in the line so a deployment shows which runtime it really got (package.json pins 24).
   // HOST=127.0.0.1 keeps a development box off the network; unset, every interface (a container behind its load balancer).
-  const listening = () => log.info({ url: e.publicBaseUrl, host: e.host ?? "*", port: e.port, node: process.version }, "Routekit is listening");
+  const listening = () =>
+    log.info(
+      { url: e.publicBaseUrl, host: e.host ?? "*", port: e.port, node: process.version },
+      "Routekit is listening",
+    );
   if (e.host) server.listen(e.port, e.host, listening);
   else server.listen(e.port, listening);
 
@@ -127,7 +161,13 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "shutting down");
     // The call log's writes after each answer (engine/call-log.ts) land before the pool closes.
-    server.close(() => void drainCallLogWrites(5_000).then(stopJobQueue).then(() => booted.shutdown()).finally(() => process.exit(0)));
+    server.close(
+      () =>
+        void drainCallLogWrites(5_000)
+          .then(stopJobQueue)
+          .then(() => booted.shutdown())
+          .finally(() => process.exit(0)),
+    );
     setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.on("SIGINT", () => stop("SIGINT"));

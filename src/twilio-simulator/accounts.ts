@@ -92,7 +92,15 @@ export class SimulatorAccounts {
     for (const [sid, authToken] of Object.entries(initial)) this.addAccount({ sid, authToken });
   }
 
-  addAccount(opts: { sid?: string; authToken?: string; friendlyName?: string; status?: SimulatorAccount["status"]; parentSid?: string } = {}): SimulatorAccount {
+  addAccount(
+    opts: {
+      sid?: string;
+      authToken?: string;
+      friendlyName?: string;
+      status?: SimulatorAccount["status"];
+      parentSid?: string;
+    } = {},
+  ): SimulatorAccount {
     const sid = opts.sid ?? newAccountSid();
     if (this.accounts.has(sid)) throw new Error(`account ${sid} exists already`);
     if (opts.parentSid && !this.accounts.has(opts.parentSid)) throw new Error(`no parent account ${opts.parentSid}`);
@@ -118,7 +126,11 @@ export class SimulatorAccounts {
   }
 
   /** A number belongs to one Twilio account at a time, as at Twilio. */
-  addIncomingNumber(accountSid: string, phoneNumber: string, opts: { friendlyName?: string; voiceUrl?: string; statusCallback?: string } = {}): IncomingNumber {
+  addIncomingNumber(
+    accountSid: string,
+    phoneNumber: string,
+    opts: { friendlyName?: string; voiceUrl?: string; statusCallback?: string } = {},
+  ): IncomingNumber {
     if (!this.accounts.has(accountSid)) throw new Error(`no account ${accountSid}`);
     if (!E164.test(phoneNumber)) throw new Error(`not E.164: ${phoneNumber}`);
     if (this.byPhoneNumber(phoneNumber)) throw new Error(`${phoneNumber} belongs to an account already`);
@@ -154,9 +166,17 @@ export class SimulatorAccounts {
     let m: RegExpExecArray | null;
     if (ACCOUNTS_PATH.test(path)) {
       // The credentials' own account and its subaccounts, as Twilio lists them.
-      const user = Buffer.from(/^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "", "base64").toString("utf8").split(":")[0] ?? "";
+      const user =
+        Buffer.from(/^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "", "base64")
+          .toString("utf8")
+          .split(":")[0] ?? "";
       this.authorize(req, user, tools);
-      if (req.method !== "GET") throw tools.fail({ status: 405, code: 20004, message: "Method not allowed (this simulator does not create subaccounts)" });
+      if (req.method !== "GET")
+        throw tools.fail({
+          status: 405,
+          code: 20004,
+          message: "Method not allowed (this simulator does not create subaccounts)",
+        });
       const visible = [...this.accounts.values()].filter((a) => a.sid === user || a.parentSid === user);
       tools.sendJson(res, 200, {
         accounts: visible.map((a) => this.accountResource(a)),
@@ -181,7 +201,12 @@ export class SimulatorAccounts {
     if ((m = NUMBERS_PATH.exec(path))) {
       const sid = decodeURIComponent(m[1]!);
       this.authorize(req, sid, tools);
-      if (req.method !== "GET") throw tools.fail({ status: 405, code: 20004, message: "Method not allowed (this simulator does not buy numbers)" });
+      if (req.method !== "GET")
+        throw tools.fail({
+          status: 405,
+          code: 20004,
+          message: "Method not allowed (this simulator does not buy numbers)",
+        });
       tools.sendJson(res, 200, this.numbersPage(sid, url.searchParams, tools));
       return true;
     }
@@ -189,7 +214,8 @@ export class SimulatorAccounts {
       const sid = decodeURIComponent(m[1]!);
       this.authorize(req, sid, tools);
       const number = this.numbers.get(decodeURIComponent(m[2]!));
-      if (!number || number.accountSid !== sid) throw tools.fail({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
+      if (!number || number.accountSid !== sid)
+        throw tools.fail({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
       if (req.method === "POST") this.update(number, new URLSearchParams(await tools.readBody(req)), tools);
       else if (req.method !== "GET") throw tools.fail({ status: 405, code: 20004, message: "Method not allowed" });
       tools.sendJson(res, 200, this.numberResource(number));
@@ -207,7 +233,14 @@ export class SimulatorAccounts {
 
   /** With acceptAnyCredentials an unknown account is still answered (local development only). */
   private implicitAccount(sid: string): SimulatorAccount {
-    return { sid, authToken: "", friendlyName: `Simulated account ${sid.slice(-6)}`, status: "active", parentSid: null, createdAt: new Date(0) };
+    return {
+      sid,
+      authToken: "",
+      friendlyName: `Simulated account ${sid.slice(-6)}`,
+      status: "active",
+      parentSid: null,
+      createdAt: new Date(0),
+    };
   }
 
   private update(number: IncomingNumber, form: URLSearchParams, tools: RestTools): void {
@@ -215,14 +248,16 @@ export class SimulatorAccounts {
       const v = form.get(name);
       if (v === null) return undefined;
       // An empty value clears the field.
-      if (v !== "" && !isHttpUrl(v)) throw tools.fail({ status: 400, code: 21502, message: `${name} is not a valid URL: ${v}` });
+      if (v !== "" && !isHttpUrl(v))
+        throw tools.fail({ status: 400, code: 21502, message: `${name} is not a valid URL: ${v}` });
       return v === "" ? null : v;
     };
     const method = (name: "VoiceMethod" | "StatusCallbackMethod") => {
       const v = form.get(name);
       if (v === null || v === "") return undefined;
       const upper = v.toUpperCase();
-      if (upper !== "GET" && upper !== "POST") throw tools.fail({ status: 400, code: 21503, message: `${name} must be GET or POST` });
+      if (upper !== "GET" && upper !== "POST")
+        throw tools.fail({ status: 400, code: 21503, message: `${name} must be GET or POST` });
       return upper;
     };
     const voiceUrl = url("VoiceUrl");
@@ -244,7 +279,8 @@ export class SimulatorAccounts {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       throw tools.fail({ status: 400, code: 20001, message: `PageSize must be between 1 and ${MAX_PAGE_SIZE}` });
     }
-    if (!Number.isInteger(page) || page < 0) throw tools.fail({ status: 400, code: 20001, message: "Page must be a whole number" });
+    if (!Number.isInteger(page) || page < 0)
+      throw tools.fail({ status: 400, code: 20001, message: "Page must be a whole number" });
     const filter = query.get("PhoneNumber");
     const all = this.numbersOf(accountSid).filter((n) => !filter || n.phoneNumber.includes(filter));
     pageSize = Math.min(pageSize, this.maxPageSize);

@@ -25,7 +25,8 @@ export type CallRecord = {
   dateCreated: Date;
 };
 
-export type NewCallRecord = Partial<Omit<CallRecord, "accountSid" | "from" | "to">> & Pick<CallRecord, "accountSid" | "from" | "to">;
+export type NewCallRecord = Partial<Omit<CallRecord, "accountSid" | "from" | "to">> &
+  Pick<CallRecord, "accountSid" | "from" | "to">;
 
 const API_VERSION = "2010-04-01";
 const DEFAULT_PAGE_SIZE = 50;
@@ -95,7 +96,11 @@ export function matchCallRecordsPath(pathname: string): { accountSid: string; ca
 export type RecordsAnswer = { status: number; body: unknown };
 
 /** Answers a GET of a call record or the call list, as Twilio's REST API would. */
-export function serveCallRecords(store: CallRecordStore, target: { accountSid: string; callSid: string | null }, query: URLSearchParams): RecordsAnswer {
+export function serveCallRecords(
+  store: CallRecordStore,
+  target: { accountSid: string; callSid: string | null },
+  query: URLSearchParams,
+): RecordsAnswer {
   if (target.callSid !== null) {
     const record = store.get(target.accountSid, target.callSid);
     if (!record) return notFound(`/${API_VERSION}/Accounts/${target.accountSid}/Calls/${target.callSid}.json`);
@@ -103,7 +108,11 @@ export function serveCallRecords(store: CallRecordStore, target: { accountSid: s
   }
 
   const filters = parseFilters(query);
-  if ("error" in filters) return { status: 400, body: { code: 20001, message: filters.error, more_info: "https://www.twilio.com/docs/errors/20001", status: 400 } };
+  if ("error" in filters)
+    return {
+      status: 400,
+      body: { code: 20001, message: filters.error, more_info: "https://www.twilio.com/docs/errors/20001", status: 400 },
+    };
   const matching = store
     .all(target.accountSid)
     .filter((r) => filters.keep(r))
@@ -159,7 +168,8 @@ function parseFilters(query: URLSearchParams): Filters {
       else if (op === ">=") keep((r) => (start(r) ?? -Infinity) >= bound.getTime());
       else if (op === "<") keep((r) => (start(r) ?? Infinity) < bound.getTime());
       else if (op === "<=") keep((r) => (start(r) ?? Infinity) <= bound.getTime());
-      else if (op === "") keep((r) => (dayOnly ? r.startTime?.toISOString().slice(0, 10) === value : start(r) === bound.getTime()));
+      else if (op === "")
+        keep((r) => (dayOnly ? r.startTime?.toISOString().slice(0, 10) === value : start(r) === bound.getTime()));
     }
   }
   return { keep: (r) => tests.every((t) => t(r)), echo };
@@ -212,7 +222,15 @@ function callRecordResource(r: CallRecord) {
 }
 
 function notFound(path: string): RecordsAnswer {
-  return { status: 404, body: { code: 20404, message: `The requested resource ${path} was not found`, more_info: "https://www.twilio.com/docs/errors/20404", status: 404 } };
+  return {
+    status: 404,
+    body: {
+      code: 20404,
+      message: `The requested resource ${path} was not found`,
+      more_info: "https://www.twilio.com/docs/errors/20404",
+      status: 404,
+    },
+  };
 }
 
 function time(r: CallRecord): number {

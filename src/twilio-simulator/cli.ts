@@ -73,7 +73,12 @@ function intOption(name: string, value: string | undefined): number | undefined 
   return n;
 }
 
-function planFrom(values: { duration?: string; outcome?: string; "answered-by"?: string; "step-delay"?: string }): SimulatedCallPlan {
+function planFrom(values: {
+  duration?: string;
+  outcome?: string;
+  "answered-by"?: string;
+  "step-delay"?: string;
+}): SimulatedCallPlan {
   const plan: SimulatedCallPlan = {};
   const duration = intOption("duration", values.duration);
   const stepDelay = intOption("step-delay", values["step-delay"]);
@@ -108,7 +113,9 @@ function describeRequest(e: Extract<SimulatorEvent, { type: "request" }>): strin
         ? `answer request (CallStatus=in-progress${e.params["AnsweredBy"] ? `, AnsweredBy=${e.params["AnsweredBy"]}` : ""})`
         : `status callback #${e.params["SequenceNumber"]} CallStatus=${e.params["CallStatus"]}` +
           (e.params["CallDuration"] !== undefined ? ` CallDuration=${e.params["CallDuration"]}` : "");
-  const outcome = e.error ? `no answer (${e.error})` : `HTTP ${e.status} in ${e.ms} ms${e.contentType ? ` (${e.contentType})` : ""}`;
+  const outcome = e.error
+    ? `no answer (${e.error})`
+    : `HTTP ${e.status} in ${e.ms} ms${e.contentType ? ` (${e.contentType})` : ""}`;
   const lines = [`  → ${label} to ${e.url}`, `    ← ${outcome}`];
   if (e.kind !== "status" && e.body) lines.push(indent(e.body));
   else if (e.status >= 300 && e.body) lines.push(indent(e.body.slice(0, 500)));
@@ -166,7 +173,8 @@ async function serve(args: string[]): Promise<void> {
   const numbers: [string, string][] = [];
   for (const pair of values.number ?? []) {
     const m = /^(AC[0-9a-fA-F]{32}):(.+)$/.exec(pair);
-    if (!m?.[1] || !m[2] || !E164.test(m[2])) throw new UsageError(`--number must look like AC<32 hex>:+1…, got "${pair}"`);
+    if (!m?.[1] || !m[2] || !E164.test(m[2]))
+      throw new UsageError(`--number must look like AC<32 hex>:+1…, got "${pair}"`);
     if (!accounts[m[1]]) throw new UsageError(`--number ${pair}: give its account with --account ${m[1]}:<authToken>`);
     numbers.push([m[1], m[2]]);
   }
@@ -186,9 +194,12 @@ async function serve(args: string[]): Promise<void> {
     acceptAnyCredentials
       ? "  Credentials: ANY AccountSid/AuthToken pair is accepted (nothing is authenticated; local use only).\n" +
           "  Callbacks are signed with the auth token each call was created with. Pass --account AC…:token to check credentials."
-      : `  Accounts: ${Object.keys(accounts).join(", ")}` + (numbers.length ? `\n  Numbers: ${numbers.map(([a, n]) => `${n} (${a})`).join(", ")}` : ""),
+      : `  Accounts: ${Object.keys(accounts).join(", ")}` +
+          (numbers.length ? `\n  Numbers: ${numbers.map(([a, n]) => `${n} (${a})`).join(", ")}` : ""),
   );
-  console.log(`\nStart Routekit against it:\n  TWILIO_API_BASE_URL=${publicUrl} npm run dev\n\nWaiting for calls… (Ctrl-C to stop)`);
+  console.log(
+    `\nStart Routekit against it:\n  TWILIO_API_BASE_URL=${publicUrl} npm run dev\n\nWaiting for calls… (Ctrl-C to stop)`,
+  );
 
   const stop = () => {
     console.log("\nStopping…");
@@ -210,9 +221,13 @@ function summarize(played: PlayedCall): boolean {
   }
   for (const cb of played.statusCallbacks) ok &&= cb.httpStatus >= 200 && cb.httpStatus < 300;
   const final = played.statusCallbacks.at(-1)?.status ?? "(no status callback)";
-  console.log(`Result: call ${played.callSid} ended ${final}; Routekit ${ok ? "answered every request with 2xx" : "did NOT answer every request with 2xx"}.`);
+  console.log(
+    `Result: call ${played.callSid} ended ${final}; Routekit ${ok ? "answered every request with 2xx" : "did NOT answer every request with 2xx"}.`,
+  );
   if (answer && answer.status === 403) {
-    console.log("Hint: a 403 means the signature did not verify: Routekit holds a token for this call (an outbound call); pass it with --token.");
+    console.log(
+      "Hint: a 403 means the signature did not verify: Routekit holds a token for this call (an outbound call); pass it with --token.",
+    );
   }
   return ok;
 }
@@ -233,7 +248,8 @@ async function inbound(args: string[]): Promise<boolean> {
     },
   });
   const [engineUrl, ...extra] = positionals;
-  if (!engineUrl) throw new UsageError("inbound needs the engine voice URL, e.g. http://localhost:3000/api/engine/voice/<token>");
+  if (!engineUrl)
+    throw new UsageError("inbound needs the engine voice URL, e.g. http://localhost:3000/api/engine/voice/<token>");
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
   try {
     new URL(engineUrl);
@@ -260,7 +276,14 @@ async function inbound(args: string[]): Promise<boolean> {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "--help" || command === "-h" || command === "help" || rest.includes("--help") || rest.includes("-h")) {
+  if (
+    command === undefined ||
+    command === "--help" ||
+    command === "-h" ||
+    command === "help" ||
+    rest.includes("--help") ||
+    rest.includes("-h")
+  ) {
     console.log(HELP);
     return command === undefined ? 2 : 0;
   }
@@ -273,7 +296,8 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command "${command}"`);
   } catch (err) {
     // parseArgs reports unknown or malformed options with a TypeError carrying an ERR_PARSE_ARGS_* code.
-    const parseError = err instanceof TypeError && String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS");
+    const parseError =
+      err instanceof TypeError && String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS");
     if (err instanceof UsageError || parseError) {
       console.error(`error: ${(err as Error).message}\nRun with --help for usage.`);
       return 2;

@@ -21,7 +21,11 @@ export type SimulatedCallPlan = {
   stepDelayMs?: number;
 };
 export type TwimlFetch = { status: number; body: string; contentType: string | null; ms: number };
-export type PlayedCall = { callSid: string; answer: TwimlFetch | null; statusCallbacks: { status: string; httpStatus: number }[] };
+export type PlayedCall = {
+  callSid: string;
+  answer: TwimlFetch | null;
+  statusCallbacks: { status: string; httpStatus: number }[];
+};
 
 export type SimulatedCall = {
   accountSid: string;
@@ -32,7 +36,13 @@ export type SimulatedCall = {
 
 /** What happens inside the simulator, for logs (the CLI prints these). */
 export type SimulatorEvent =
-  | { type: "call-created"; accountSid: string; callSid: string; params: Record<string, string | string[]>; plan: SimulatedCallPlan }
+  | {
+      type: "call-created";
+      accountSid: string;
+      callSid: string;
+      params: Record<string, string | string[]>;
+      plan: SimulatedCallPlan;
+    }
   | { type: "api-error"; method: string; path: string; status: number; code: number; message: string }
   | {
       type: "request";
@@ -59,14 +69,26 @@ export type TwilioSimulator = {
   /** Twilio accounts (those of `accounts` in the options, and any added) and their incoming numbers. */
   twilioAccounts: SimulatorAccounts;
   /** Adds an account the REST API accepts (random SID and token unless given). */
-  addAccount(opts?: { sid?: string; authToken?: string; friendlyName?: string; status?: SimulatorAccount["status"]; parentSid?: string }): SimulatorAccount;
+  addAccount(opts?: {
+    sid?: string;
+    authToken?: string;
+    friendlyName?: string;
+    status?: SimulatorAccount["status"];
+    parentSid?: string;
+  }): SimulatorAccount;
   /** Gives an account an incoming number, as if bought in the Twilio console. */
-  addIncomingNumber(accountSid: string, phoneNumber: string, opts?: { friendlyName?: string; voiceUrl?: string; statusCallback?: string }): IncomingNumber;
+  addIncomingNumber(
+    accountSid: string,
+    phoneNumber: string,
+    opts?: { friendlyName?: string; voiceUrl?: string; statusCallback?: string },
+  ): IncomingNumber;
   /**
    * A call comes in to one of the simulator's numbers: Twilio posts to the number's voice URL and
    * status callback, signed with the owning account's auth token and carrying its AccountSid.
    */
-  inboundCall(opts: { to: string; from: string; callSid?: string; onEvent?: (event: SimulatorEvent) => void } & SimulatedCallPlan): Promise<PlayedCall>;
+  inboundCall(
+    opts: { to: string; from: string; callSid?: string; onEvent?: (event: SimulatorEvent) => void } & SimulatedCallPlan,
+  ): Promise<PlayedCall>;
   /** Twilio's record of calls (GET Calls.json, Calls/{Sid}.json); `add` a call that never reached the service. */
   callRecords: CallRecordStore;
   close(): Promise<void>;
@@ -172,10 +194,13 @@ type Playback = {
 function resolvePlan(plan: SimulatedCallPlan, fallback: SimulatedCallPlan = {}): Playback["plan"] {
   const merged = { ...fallback, ...definedOnly(plan) };
   const outcome = merged.outcome ?? "completed";
-  if (!OUTCOMES.includes(outcome)) throw new Error(`unknown outcome ${String(outcome)}; expected one of ${OUTCOMES.join(", ")}`);
+  if (!OUTCOMES.includes(outcome))
+    throw new Error(`unknown outcome ${String(outcome)}; expected one of ${OUTCOMES.join(", ")}`);
   const durationSeconds = Math.max(0, Math.round(merged.durationSeconds ?? 5));
   const stepDelayMs = Math.max(0, merged.stepDelayMs ?? 20);
-  return merged.answeredBy === undefined ? { durationSeconds, outcome, stepDelayMs } : { durationSeconds, outcome, stepDelayMs, answeredBy: merged.answeredBy };
+  return merged.answeredBy === undefined
+    ? { durationSeconds, outcome, stepDelayMs }
+    : { durationSeconds, outcome, stepDelayMs, answeredBy: merged.answeredBy };
 }
 
 /** Spreading `{ durationSeconds: undefined }` would otherwise erase the fallback's value. */
@@ -197,15 +222,33 @@ async function send(
     const res = await postSigned(url, params, p.authToken, { signal: p.signal });
     result = { ...res, ms: Math.round(performance.now() - started) };
   } catch (err) {
-    error = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    error =
+      err instanceof Error
+        ? err.cause instanceof Error
+          ? `${err.message}: ${err.cause.message}`
+          : err.message
+        : String(err);
     result = { status: 0, body: "", contentType: null, ms: Math.round(performance.now() - started) };
   }
-  p.onEvent?.({ type: "request", callSid: p.callSid, kind, url, params, ...result, ...(error === undefined ? {} : { error }) });
+  p.onEvent?.({
+    type: "request",
+    callSid: p.callSid,
+    kind,
+    url,
+    params,
+    ...result,
+    ...(error === undefined ? {} : { error }),
+  });
   return result;
 }
 
 /** Status callbacks share one counter per call: SequenceNumber lets the service order what may arrive out of order. */
-function statusCallbackSender(p: Playback, url: string | undefined, events: ReadonlySet<StatusEvent>, played: PlayedCall) {
+function statusCallbackSender(
+  p: Playback,
+  url: string | undefined,
+  events: ReadonlySet<StatusEvent>,
+  played: PlayedCall,
+) {
   let sequence = 0;
   return async (event: StatusEvent, callStatus: string, extra: Record<string, string> = {}) => {
     if (!url || !events.has(event)) return;
@@ -264,7 +307,12 @@ async function playOutbound(p: Playback, spec: OutboundSpec): Promise<PlayedCall
   await step(() => status("answered", "in-progress", amd));
   // The call's length is reported, not waited for.
   await step(async () => {
-    p.records.update(p.callSid, { status: "completed", duration: p.plan.durationSeconds, endTime: new Date(), answeredBy: answeredBy ?? null });
+    p.records.update(p.callSid, {
+      status: "completed",
+      duration: p.plan.durationSeconds,
+      endTime: new Date(),
+      answeredBy: answeredBy ?? null,
+    });
     await status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) });
   });
   return played;
@@ -332,13 +380,30 @@ export async function simulateInboundCall(
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     records: opts.callRecords ?? sharedCallRecords,
   };
-  playback.records.add({ sid: callSid, accountSid, from: opts.from, to: opts.to, direction: "inbound", status: "ringing" });
-  const played = await playInbound(playback, opts.engineUrl, opts.statusCallbackUrl === null ? undefined : (opts.statusCallbackUrl ?? opts.engineUrl));
+  playback.records.add({
+    sid: callSid,
+    accountSid,
+    from: opts.from,
+    to: opts.to,
+    direction: "inbound",
+    status: "ringing",
+  });
+  const played = await playInbound(
+    playback,
+    opts.engineUrl,
+    opts.statusCallbackUrl === null ? undefined : (opts.statusCallbackUrl ?? opts.engineUrl),
+  );
   opts.onEvent?.({ type: "call-ended", played });
   return played;
 }
 
-function callParams(c: { callSid: string; accountSid: string; from: string; to: string; direction: string }): Record<string, string> {
+function callParams(c: {
+  callSid: string;
+  accountSid: string;
+  from: string;
+  to: string;
+  direction: string;
+}): Record<string, string> {
   // Called/Caller are legacy duplicates Twilio still sends; kept so the service sees a realistic request.
   return {
     CallSid: c.callSid,
@@ -374,7 +439,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function twilioErrorBody(e: TwilioError) {
-  return { code: e.code, message: e.message, more_info: `https://www.twilio.com/docs/errors/${e.code}`, status: e.status };
+  return {
+    code: e.code,
+    message: e.message,
+    more_info: `https://www.twilio.com/docs/errors/${e.code}`,
+    status: e.status,
+  };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -441,17 +511,31 @@ function validateCreate(params: Record<string, string | string[]>): OutboundSpec
   const inlineTwiml = single(params, "Twiml");
   const statusCallback = single(params, "StatusCallback");
   if (!to) throw new ApiError({ status: 400, code: 21201, message: "No 'To' number is specified" });
-  if (!E164.test(to)) throw new ApiError({ status: 400, code: 21211, message: `The 'To' number ${to} is not a valid phone number.` });
+  if (!E164.test(to))
+    throw new ApiError({ status: 400, code: 21211, message: `The 'To' number ${to} is not a valid phone number.` });
   if (!from) throw new ApiError({ status: 400, code: 21603, message: "A 'From' phone number is required." });
   if (!E164.test(from)) {
-    throw new ApiError({ status: 400, code: 21212, message: `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.` });
+    throw new ApiError({
+      status: 400,
+      code: 21212,
+      message: `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.`,
+    });
   }
   if (!url && !inlineTwiml) {
-    throw new ApiError({ status: 400, code: 21205, message: "A 'Url' or 'Twiml' parameter is required (this simulator does not resolve ApplicationSid)." });
+    throw new ApiError({
+      status: 400,
+      code: 21205,
+      message: "A 'Url' or 'Twiml' parameter is required (this simulator does not resolve ApplicationSid).",
+    });
   }
-  if (url && !isHttpUrl(url)) throw new ApiError({ status: 400, code: 21205, message: `Url is not a valid URL: ${url}` });
+  if (url && !isHttpUrl(url))
+    throw new ApiError({ status: 400, code: 21205, message: `Url is not a valid URL: ${url}` });
   if (statusCallback && !isHttpUrl(statusCallback)) {
-    throw new ApiError({ status: 400, code: 21609, message: `The StatusCallback URL ${statusCallback} is not a valid URL.` });
+    throw new ApiError({
+      status: 400,
+      code: 21609,
+      message: `The StatusCallback URL ${statusCallback} is not a valid URL.`,
+    });
   }
   const rawEvents = params["StatusCallbackEvent"];
   const listed = (Array.isArray(rawEvents) ? rawEvents : rawEvents === undefined ? [] : [rawEvents])
@@ -532,7 +616,12 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
     return creds.password;
   }
 
-  const restTools: RestTools = { authenticate, fail: (fault) => new ApiError(fault), readBody, sendJson: (res, status, body) => sendJson(res, status, body) };
+  const restTools: RestTools = {
+    authenticate,
+    fail: (fault) => new ApiError(fault),
+    readBody,
+    sendJson: (res, status, body) => sendJson(res, status, body),
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestUrl = new URL(req.url ?? "/", "http://simulator");
@@ -559,7 +648,14 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
     const callSid = newCallSid();
     const plan = resolvePlan(planQueue.shift() ?? {}, opts.defaultPlan);
     sendJson(res, 201, callResource({ accountSid, callSid, to: spec.to, from: spec.from, now: new Date() }));
-    records.add({ sid: callSid, accountSid, from: spec.from, to: spec.to, direction: "outbound-api", status: "queued" });
+    records.add({
+      sid: callSid,
+      accountSid,
+      from: spec.from,
+      to: spec.to,
+      direction: "outbound-api",
+      status: "queued",
+    });
     emit?.({ type: "call-created", accountSid, callSid, params, plan });
 
     const playback: Playback = {
@@ -580,11 +676,17 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      const error: TwilioError = err instanceof ApiError ? err.error : { status: 500, code: 20500, message: "Internal Server Error" };
+      const error: TwilioError =
+        err instanceof ApiError ? err.error : { status: 500, code: 20500, message: "Internal Server Error" };
       if (!(err instanceof ApiError)) console.error("twilio-simulator: unexpected error", err);
       emit?.({ type: "api-error", method: req.method ?? "?", path: req.url ?? "/", ...error });
       if (res.headersSent) return;
-      sendJson(res, error.status, twilioErrorBody(error), error.status === 401 ? { "WWW-Authenticate": 'Basic realm="Twilio API"' } : {});
+      sendJson(
+        res,
+        error.status,
+        twilioErrorBody(error),
+        error.status === 401 ? { "WWW-Authenticate": 'Basic realm="Twilio API"' } : {},
+      );
     });
   });
 
@@ -626,7 +728,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
         signal: closing.signal,
         callRecords: records,
         ...(callSid ? { callSid } : {}),
-        ...(onEvent ?? emit ? { onEvent: onEvent ?? emit } : {}),
+        ...((onEvent ?? emit) ? { onEvent: onEvent ?? emit } : {}),
         ...resolvePlan(plan, opts.defaultPlan),
       });
     },

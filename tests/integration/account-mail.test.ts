@@ -19,7 +19,10 @@ describe("email verification", () => {
     const token = tokenIn(mail!, "/verify-email");
     const cookie = await sessionCookie(acct.email, acct.password);
 
-    expect((await trpc("query", "settings.get", undefined, { cookie })).data).toMatchObject({ email: acct.email, emailVerified: false });
+    expect((await trpc("query", "settings.get", undefined, { cookie })).data).toMatchObject({
+      email: acct.email,
+      emailVerified: false,
+    });
     // Only a hash is stored.
     const stored = await sql().query(`SELECT "tokenHash" FROM "AccountToken" WHERE "accountId" = $1`, [acct.id]);
     expect(stored.rows.map((r) => r.tokenHash)).not.toContain(token);
@@ -43,15 +46,23 @@ describe("email verification", () => {
     expect(resent.data).toEqual({ sent: true, alreadyVerified: false });
     const mails = await waitForMail(acct.email, VERIFY, { count: 2 });
     const newer = tokenIn(mails[1]!, "/verify-email");
-    expect((await trpc("mutation", "settings.verifyEmail", { token: tokenIn(first!, "/verify-email") })).status).toBe(400);
+    expect((await trpc("mutation", "settings.verifyEmail", { token: tokenIn(first!, "/verify-email") })).status).toBe(
+      400,
+    );
     expect((await trpc("mutation", "settings.verifyEmail", { token: newer })).status).toBe(200);
     // Verified now: nothing more to send.
-    expect((await trpc("mutation", "settings.resendVerification", {}, { cookie, ip })).data).toEqual({ sent: false, alreadyVerified: true });
+    expect((await trpc("mutation", "settings.resendVerification", {}, { cookie, ip })).data).toEqual({
+      sent: false,
+      alreadyVerified: true,
+    });
 
     const other = await newAccount();
     const otherCookie = await sessionCookie(other.email, other.password);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await trpc("mutation", "settings.resendVerification", {}, { cookie: otherCookie, ip: randomIp() })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await trpc("mutation", "settings.resendVerification", {}, { cookie: otherCookie, ip: randomIp() })).status,
+      );
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses[5]).toBe(429);
   });
@@ -93,7 +104,10 @@ describe("password reset", () => {
     const client = await sql().connect();
     try {
       await client.query("BEGIN");
-      const locked = await client.query(`SELECT id FROM "AccountToken" WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD' AND "usedAt" IS NULL FOR UPDATE`, [acct.id]);
+      const locked = await client.query(
+        `SELECT id FROM "AccountToken" WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD' AND "usedAt" IS NULL FOR UPDATE`,
+        [acct.id],
+      );
       expect(locked.rowCount).toBe(1);
       const release = new Promise((r) => setTimeout(r, 3000)).then(() => client.query("COMMIT"));
       const answer = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() });
@@ -114,7 +128,9 @@ describe("password reset", () => {
     const unknown: number[] = [];
     // Interleaved, so a burst of load on the shared machine hits both series alike; 5 of each stays within the per-address mail limit.
     for (let i = 0; i < 5; i++) {
-      known.push((await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() })).ms);
+      known.push(
+        (await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() })).ms,
+      );
       unknown.push((await trpc("mutation", "settings.requestPasswordReset", { email: nobody }, { ip: randomIp() })).ms);
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[2]!;
@@ -135,8 +151,12 @@ describe("password reset", () => {
     // The login token issued at registration ended with the reset; the API key did not.
     expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
     expect((await acct.as("GET", "/api/account")).status).toBe(200);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: "a brand new password" } })).status).toBe(200);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(401);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: "a brand new password" } })).status,
+    ).toBe(200);
 
     const reused = await trpc("mutation", "settings.resetPassword", { token, password: "another new password" });
     expect(reused.status).toBe(400);
@@ -147,17 +167,26 @@ describe("password reset", () => {
     const acct = await newAccount();
     await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
     const token = tokenIn((await waitForMail(acct.email, RESET))[0]!, "/reset-password");
-    await sql().query(`UPDATE "AccountToken" SET "expiresAt" = now() - interval '1 second' WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD'`, [acct.id]);
+    await sql().query(
+      `UPDATE "AccountToken" SET "expiresAt" = now() - interval '1 second' WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD'`,
+      [acct.id],
+    );
     const res = await trpc("mutation", "settings.resetPassword", { token, password: "a brand new password" });
     expect(res.status).toBe(400);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(200);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(200);
   });
 
   it("a made-up token is refused, and requests are rate limited per address", async () => {
-    expect((await trpc("mutation", "settings.resetPassword", { token: "x".repeat(43), password: "a brand new password" })).status).toBe(400);
+    expect(
+      (await trpc("mutation", "settings.resetPassword", { token: "x".repeat(43), password: "a brand new password" }))
+        .status,
+    ).toBe(400);
     const email = uniqueEmail("flood");
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await trpc("mutation", "settings.requestPasswordReset", { email }, { ip: randomIp() })).status);
     expect(statuses.slice(0, 5).every((s) => s === 200)).toBe(true);
     expect(statuses[5]).toBe(429);
   });

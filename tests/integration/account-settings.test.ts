@@ -18,9 +18,17 @@ async function login(email: string, password: string): Promise<string> {
 describe("change password", () => {
   it("refuses a wrong current password, naming the field, and changes nothing", async () => {
     const acct = await newAccount();
-    const res = await trpc("mutation", "settings.changePassword", { currentPassword: "not it at all", newPassword: "a brand new password" }, { cookie: await session(acct) });
+    const res = await trpc(
+      "mutation",
+      "settings.changePassword",
+      { currentPassword: "not it at all", newPassword: "a brand new password" },
+      { cookie: await session(acct) },
+    );
     expect(res.status).toBe(400);
-    expect(res.error).toMatchObject({ code: "VALIDATION_FAILED", details: [{ path: "currentPassword", message: "is not your current password" }] });
+    expect(res.error).toMatchObject({
+      code: "VALIDATION_FAILED",
+      details: [{ path: "currentPassword", message: "is not your current password" }],
+    });
     expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(200);
     await login(acct.email, acct.password);
   });
@@ -29,11 +37,18 @@ describe("change password", () => {
     const acct = await newAccount();
     const other = await login(acct.email, acct.password);
     const otherBrowser = await session(acct);
-    const res = await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { cookie: await session(acct) });
+    const res = await trpc(
+      "mutation",
+      "settings.changePassword",
+      { currentPassword: acct.password, newPassword: "a brand new password" },
+      { cookie: await session(acct) },
+    );
     expect(res.data).toEqual({ changed: true });
     for (const token of [acct.token, other]) expect((await call("GET", "/api/account", { token })).status).toBe(401);
     expect((await trpc("query", "account.get", undefined, { cookie: otherBrowser })).status).toBe(401);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(401);
     const fresh = await login(acct.email, "a brand new password");
     expect((await call("GET", "/api/account", { token: fresh })).status).toBe(200);
   });
@@ -45,30 +60,57 @@ describe("change email", () => {
   it("changes the address only when the link mailed to the new one is opened; sessions end; the old address is told", async () => {
     const acct = await newAccount();
     const newEmail = uniqueEmail("moved");
-    const wrong = await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: "nope nope" }, { cookie: await session(acct) });
+    const wrong = await trpc(
+      "mutation",
+      "settings.requestEmailChange",
+      { newEmail, currentPassword: "nope nope" },
+      { cookie: await session(acct) },
+    );
     expect(wrong.status).toBe(400);
 
-    const req = await trpc("mutation", "settings.requestEmailChange", { newEmail: newEmail.toUpperCase(), currentPassword: acct.password }, { cookie: await session(acct) });
+    const req = await trpc(
+      "mutation",
+      "settings.requestEmailChange",
+      { newEmail: newEmail.toUpperCase(), currentPassword: acct.password },
+      { cookie: await session(acct) },
+    );
     expect(req.data).toEqual({ pendingEmail: newEmail });
-    expect((await trpc("query", "settings.get", undefined, { cookie: await session(acct) })).data).toMatchObject({ email: acct.email, pendingEmail: newEmail });
+    expect((await trpc("query", "settings.get", undefined, { cookie: await session(acct) })).data).toMatchObject({
+      email: acct.email,
+      pendingEmail: newEmail,
+    });
     const [mail] = await waitForMail(newEmail, CHANGE);
     expect(mail!.text).toMatch(/If you did not ask for this/);
     await waitForMail(acct.email, /about to change/);
     // Not yet: the old address still logs in.
     await login(acct.email, acct.password);
 
-    const done = await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") });
+    const done = await trpc("mutation", "settings.confirmEmailChange", {
+      token: tokenIn(mail!, "/verify-email/new-address"),
+    });
     expect(done.data).toEqual({ email: newEmail });
     expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
-    expect((await trpc("query", "settings.get", undefined, { cookie: await sessionCookie(newEmail, acct.password) })).data).toMatchObject({ email: newEmail, emailVerified: true, pendingEmail: null });
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(401);
+    expect(
+      (await trpc("query", "settings.get", undefined, { cookie: await sessionCookie(newEmail, acct.password) })).data,
+    ).toMatchObject({ email: newEmail, emailVerified: true, pendingEmail: null });
     // Used once.
-    expect((await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") })).status).toBe(400);
+    expect(
+      (await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") }))
+        .status,
+    ).toBe(400);
   });
 
   it("refuses an address another account has", async () => {
     const [a, b] = [await newAccount(), await newAccount()];
-    const res = await trpc("mutation", "settings.requestEmailChange", { newEmail: b.email, currentPassword: a.password }, { cookie: await session(a) });
+    const res = await trpc(
+      "mutation",
+      "settings.requestEmailChange",
+      { newEmail: b.email, currentPassword: a.password },
+      { cookie: await session(a) },
+    );
     expect(res.status).toBe(409);
     expect(res.error?.code).toBe("EMAIL_TAKEN");
   });
@@ -76,19 +118,42 @@ describe("change email", () => {
   it("a password change retires a pending change of address", async () => {
     const acct = await newAccount();
     const newEmail = uniqueEmail("pending");
-    await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: acct.password }, { cookie: await session(acct) });
+    await trpc(
+      "mutation",
+      "settings.requestEmailChange",
+      { newEmail, currentPassword: acct.password },
+      { cookie: await session(acct) },
+    );
     const [mail] = await waitForMail(newEmail, CHANGE);
-    await trpc("mutation", "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" }, { cookie: await session(acct) });
-    expect((await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") })).status).toBe(400);
+    await trpc(
+      "mutation",
+      "settings.changePassword",
+      { currentPassword: acct.password, newPassword: "a brand new password" },
+      { cookie: await session(acct) },
+    );
+    expect(
+      (await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(mail!, "/verify-email/new-address") }))
+        .status,
+    ).toBe(400);
   });
 });
 
 describe("close the account", () => {
   it("needs the address typed and the password", async () => {
     const acct = await newAccount();
-    const noEmail = await trpc("mutation", "settings.delete", { confirmEmail: "someone@else.com", password: acct.password }, { cookie: await session(acct) });
+    const noEmail = await trpc(
+      "mutation",
+      "settings.delete",
+      { confirmEmail: "someone@else.com", password: acct.password },
+      { cookie: await session(acct) },
+    );
     expect(noEmail.error?.details?.[0]?.path).toBe("confirmEmail");
-    const noPassword = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: "wrong one" }, { cookie: await session(acct) });
+    const noPassword = await trpc(
+      "mutation",
+      "settings.delete",
+      { confirmEmail: acct.email, password: "wrong one" },
+      { cookie: await session(acct) },
+    );
     expect(noPassword.error?.details?.[0]?.path).toBe("password");
     expect((await acct.as("GET", "/api/account")).status).toBe(200);
   });
@@ -104,29 +169,49 @@ describe("close the account", () => {
        VALUES ('ur_' || md5(random()::text), $1, 'CA' || md5(random()::text), $2, 'inbound', '+14155550000', $3, 60, 1, 0.02, '{}'::jsonb)`,
       [acct.id, number.body.phoneNumber.id, phone],
     );
-    const usageBefore = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [acct.id]);
+    const usageBefore = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [
+      acct.id,
+    ]);
 
-    const res = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { cookie: await session(acct) });
+    const res = await trpc(
+      "mutation",
+      "settings.delete",
+      { confirmEmail: acct.email, password: acct.password },
+      { cookie: await session(acct) },
+    );
     expect(res.data).toEqual({ deleted: true });
 
     expect((await acct.as("GET", "/api/account")).status).toBe(401);
     expect((await call("GET", "/api/account", { token: acct.token })).status).toBe(401);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(401);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(401);
 
-    const row = await sql().query(`SELECT email, "deletedEmail", "deletedAt", status FROM "Account" WHERE id = $1`, [acct.id]);
+    const row = await sql().query(`SELECT email, "deletedEmail", "deletedAt", status FROM "Account" WHERE id = $1`, [
+      acct.id,
+    ]);
     expect(row.rows[0]).toMatchObject({ deletedEmail: acct.email, status: "SUSPENDED" });
     expect(row.rows[0].deletedAt).not.toBeNull();
-    const usageAfter = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [acct.id]);
+    const usageAfter = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [
+      acct.id,
+    ]);
     expect(usageBefore.rows[0].n).toBe(1);
     expect(usageAfter.rows[0].n).toBe(1);
     // Its keys are revoked at rest too, not just refused.
-    const keys = await sql().query(`SELECT count(*)::int AS n FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL`, [acct.id]);
+    const keys = await sql().query(
+      `SELECT count(*)::int AS n FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL`,
+      [acct.id],
+    );
     expect(keys.rows[0].n).toBe(0);
 
     // The number and the address are free again.
     const again = await newActiveAccount();
-    expect((await again.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: phone }) })).status).toBe(201);
-    const reused = await call("POST", "/api/auth/register", { body: { email: acct.email, password: "a new owner's password" } });
+    expect((await again.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: phone }) })).status).toBe(
+      201,
+    );
+    const reused = await call("POST", "/api/auth/register", {
+      body: { email: acct.email, password: "a new owner's password" },
+    });
     expect(reused.status).toBe(201);
   });
 });
@@ -140,7 +225,11 @@ describe("password checks inside a session share log-in's limits (docs/decisions
       body: JSON.stringify(input),
     });
     const body = await res.json();
-    return { status: res.status, retryAfter: res.headers.get("retry-after"), code: body.error?.data?.appError?.code as string | undefined };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      code: body.error?.data?.appError?.code as string | undefined,
+    };
   }
 
   it("40 wrong current passwords from one session: 400 for the first ten, then 429 RATE_LIMITED with Retry-After, on every check", async () => {
@@ -148,16 +237,45 @@ describe("password checks inside a session share log-in's limits (docs/decisions
     const cookie = await session(acct);
     const ip = randomIp();
     const answers = [];
-    for (let i = 0; i < 40; i++) answers.push(await fromAddress(ip, cookie, "settings.changePassword", { currentPassword: `guess number ${i}`, newPassword: "a brand new password" }));
+    for (let i = 0; i < 40; i++)
+      answers.push(
+        await fromAddress(ip, cookie, "settings.changePassword", {
+          currentPassword: `guess number ${i}`,
+          newPassword: "a brand new password",
+        }),
+      );
     expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(400));
-    expect(answers.slice(10).every((a) => a.status === 429 && a.code === "RATE_LIMITED" && Number(a.retryAfter) > 0), JSON.stringify(answers.slice(10, 12))).toBe(true);
+    expect(
+      answers.slice(10).every((a) => a.status === 429 && a.code === "RATE_LIMITED" && Number(a.retryAfter) > 0),
+      JSON.stringify(answers.slice(10, 12)),
+    ).toBe(true);
     // Even the right password waits now, on all three checks: the guesser cannot tell a hit from a miss.
-    expect((await fromAddress(ip, cookie, "settings.changePassword", { currentPassword: acct.password, newPassword: "a brand new password" })).status).toBe(429);
-    expect((await fromAddress(ip, cookie, "settings.requestEmailChange", { newEmail: uniqueEmail("x"), currentPassword: acct.password })).status).toBe(429);
-    expect((await fromAddress(ip, cookie, "settings.delete", { confirmEmail: acct.email, password: acct.password })).status).toBe(429);
+    expect(
+      (
+        await fromAddress(ip, cookie, "settings.changePassword", {
+          currentPassword: acct.password,
+          newPassword: "a brand new password",
+        })
+      ).status,
+    ).toBe(429);
+    expect(
+      (
+        await fromAddress(ip, cookie, "settings.requestEmailChange", {
+          newEmail: uniqueEmail("x"),
+          currentPassword: acct.password,
+        })
+      ).status,
+    ).toBe(429);
+    expect(
+      (await fromAddress(ip, cookie, "settings.delete", { confirmEmail: acct.email, password: acct.password })).status,
+    ).toBe(429);
     // The same budget as log-in for this account and address; the owner elsewhere is not locked out.
-    expect((await call("POST", "/api/auth/login", { ip, body: { email: acct.email, password: acct.password } })).status).toBe(429);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(200);
+    expect(
+      (await call("POST", "/api/auth/login", { ip, body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(429);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(200);
     expect((await acct.as("GET", "/api/account")).status).toBe(200);
   });
 
@@ -167,10 +285,23 @@ describe("password checks inside a session share log-in's limits (docs/decisions
     const ip = randomIp();
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      statuses.push((await call("POST", "/api/auth/login", { ip, body: { email: acct.email, password: `login guess ${i}` } })).status);
-      statuses.push((await fromAddress(ip, cookie, "settings.requestEmailChange", { newEmail: uniqueEmail("x"), currentPassword: `session guess ${i}` })).status);
+      statuses.push(
+        (await call("POST", "/api/auth/login", { ip, body: { email: acct.email, password: `login guess ${i}` } }))
+          .status,
+      );
+      statuses.push(
+        (
+          await fromAddress(ip, cookie, "settings.requestEmailChange", {
+            newEmail: uniqueEmail("x"),
+            currentPassword: `session guess ${i}`,
+          })
+        ).status,
+      );
     }
-    expect(statuses.slice(0, 10).every((s) => s === 401 || s === 400), statuses.join()).toBe(true);
+    expect(
+      statuses.slice(0, 10).every((s) => s === 401 || s === 400),
+      statuses.join(),
+    ).toBe(true);
     expect(statuses.slice(10)).toEqual([429, 429]);
   });
 });

@@ -33,12 +33,19 @@ describe("GET /api/account", () => {
   describe("security", () => {
     it("401 without a key, with garbage, with a key that fails its checksum", async () => {
       const acct = await newAccount();
-      for (const token of [null, "garbage", "rtk_" + "a".repeat(49), acct.apiKey.slice(0, -1) + (acct.apiKey.endsWith("a") ? "b" : "a")]) {
+      for (const token of [
+        null,
+        "garbage",
+        "rtk_" + "a".repeat(49),
+        acct.apiKey.slice(0, -1) + (acct.apiKey.endsWith("a") ? "b" : "a"),
+      ]) {
         const res = await call("GET", "/api/account", { token });
         expect(res.status, String(token)).toBe(401);
         expect(res.body.error.code).toBe("UNAUTHORIZED");
       }
-      const basic = await call("GET", "/api/account", { headers: { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } });
+      const basic = await call("GET", "/api/account", {
+        headers: { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` },
+      });
       expect(basic.status).toBe(401);
     });
 
@@ -46,7 +53,9 @@ describe("GET /api/account", () => {
       const acct = await newAccount();
       const [h, p, s] = acct.token.split(".");
       const claims = JSON.parse(Buffer.from(p!, "base64url").toString());
-      const forged = [h, Buffer.from(JSON.stringify({ ...claims, sub: "someone-else" })).toString("base64url"), s].join(".");
+      const forged = [h, Buffer.from(JSON.stringify({ ...claims, sub: "someone-else" })).toString("base64url"), s].join(
+        ".",
+      );
       expect((await call("GET", "/api/account", { token: forged })).status).toBe(401);
       const none = [Buffer.from('{"alg":"none","typ":"JWT"}').toString("base64url"), p, ""].join(".");
       expect((await call("GET", "/api/account", { token: none })).status).toBe(401);

@@ -56,14 +56,19 @@ describe("GET /api/api-keys", () => {
   it("writes lastUsedAt at most once a minute", async () => {
     const acct = await newAccount();
     await acct.as("GET", "/api/account");
-    const first = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0].lastUsedAt;
+    const first = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
+      .lastUsedAt;
     for (let i = 0; i < 3; i++) await acct.as("GET", "/api/account");
-    const after = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0].lastUsedAt;
+    const after = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
+      .lastUsedAt;
     expect(after.getTime()).toBe(first.getTime());
     // Pretend the last write was two minutes ago: the next use writes again.
-    await sql().query(`UPDATE "ApiKey" SET "lastUsedAt" = now() - interval '2 minutes' WHERE "accountId" = $1`, [acct.id]);
+    await sql().query(`UPDATE "ApiKey" SET "lastUsedAt" = now() - interval '2 minutes' WHERE "accountId" = $1`, [
+      acct.id,
+    ]);
     await acct.as("GET", "/api/account");
-    const refreshed = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0].lastUsedAt;
+    const refreshed = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
+      .lastUsedAt;
     expect(Date.now() - refreshed.getTime()).toBeLessThan(60_000);
   });
 

@@ -15,9 +15,11 @@ function undescribed(node: Json, at = "#", out: string[] = []): string[] {
       }
     }
     if (Array.isArray(obj.parameters)) {
-      for (const p of obj.parameters as Record<string, Json>[]) if (typeof p.description !== "string" || !p.description) out.push(`${at}/parameters/${String(p.name)}`);
+      for (const p of obj.parameters as Record<string, Json>[])
+        if (typeof p.description !== "string" || !p.description) out.push(`${at}/parameters/${String(p.name)}`);
     }
-    for (const [key, value] of Object.entries(obj)) if (key !== "example" && key !== "examples") undescribed(value, `${at}/${key}`, out);
+    for (const [key, value] of Object.entries(obj))
+      if (key !== "example" && key !== "examples") undescribed(value, `${at}/${key}`, out);
   }
   return out;
 }
@@ -34,7 +36,9 @@ describe("API reference", () => {
     const res = await call("GET", "/api/openapi.json");
     expect(undescribed(res.body)).toEqual([]);
     // The walk itself finds fields: a document it could not read would pass trivially.
-    expect(undescribed({ properties: { a: { type: "string" }, b: { type: "string", description: "b" } } })).toEqual(["#/properties/a"]);
+    expect(undescribed({ properties: { a: { type: "string" }, b: { type: "string", description: "b" } } })).toEqual([
+      "#/properties/a",
+    ]);
     const text = JSON.stringify(res.body);
     expect(text).toContain("Public HTTPS, checked again at delivery");
     expect(text).toContain("docs/api.md#errors");
@@ -54,7 +58,9 @@ describe("API reference", () => {
 
   it("the contract check fails on a renamed field, a wrong type and an undocumented status", async () => {
     await expect(checkContract("GET", "/api/health", 200, { state: "ok" })).rejects.toThrow(/does not match/);
-    await expect(checkContract("GET", "/api/usage/current", 200, { currentMonth: { calls: "2" } })).rejects.toThrow(/does not match/);
+    await expect(checkContract("GET", "/api/usage/current", 200, { currentMonth: { calls: "2" } })).rejects.toThrow(
+      /does not match/,
+    );
     await expect(checkContract("GET", "/api/health", 418, {})).rejects.toThrow(/does not list/);
     await expect(checkContract("GET", "/api/health", 200, { status: "ok" })).resolves.toBeUndefined();
   });

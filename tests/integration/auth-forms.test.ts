@@ -4,20 +4,38 @@ import { baseUrlOf, newAccount, randomIp, uniqueEmail } from "./support/api";
 /** The log-in and sign-up forms are in the HTML and post without JavaScript. */
 const base = () => baseUrlOf("strict");
 
-function post(path: string, fields: Record<string, string>, opts: { origin?: string | null; cookie?: string; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp(), ...opts.headers };
+function post(
+  path: string,
+  fields: Record<string, string>,
+  opts: { origin?: string | null; cookie?: string; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    "x-forwarded-for": randomIp(),
+    ...opts.headers,
+  };
   if (opts.origin !== null) headers.origin = opts.origin ?? base();
   if (opts.cookie) headers.cookie = opts.cookie;
   return fetch(`${base()}${path}`, { method: "POST", redirect: "manual", headers, body: new URLSearchParams(fields) });
 }
 
-const sessionCookie = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith("next-auth.session-token="))?.split(";")[0] ?? null;
+const sessionCookie = (res: Response) =>
+  res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("next-auth.session-token="))
+    ?.split(";")[0] ?? null;
 
 describe("auth forms without JavaScript", () => {
   it("the log-in and sign-up pages' HTML holds a form that posts", async () => {
-    for (const [page, action] of [["/login", "/login/submit"], ["/signup", "/signup/submit"], ["/forgot-password", "/forgot-password/send"]] as const) {
+    for (const [page, action] of [
+      ["/login", "/login/submit"],
+      ["/signup", "/signup/submit"],
+      ["/forgot-password", "/forgot-password/send"],
+    ] as const) {
       const html = await fetch(`${base()}${page}`).then((r) => r.text());
-      expect(html).toMatch(new RegExp(`<form[^>]*method="post"[^>]*action="${action}"|<form[^>]*action="${action}"[^>]*method="post"`));
+      expect(html).toMatch(
+        new RegExp(`<form[^>]*method="post"[^>]*action="${action}"|<form[^>]*action="${action}"[^>]*method="post"`),
+      );
       expect(html).toMatch(/name="email"/);
     }
     expect(await fetch(`${base()}/login`).then((r) => r.text())).toContain('href="/forgot-password"');
@@ -25,7 +43,11 @@ describe("auth forms without JavaScript", () => {
 
   it("log-in posts, gets the session cookie and goes to the page asked for", async () => {
     const acct = await newAccount();
-    const res = await post("/login/submit", { email: acct.email, password: acct.password, callbackUrl: "/dashboard/keys" });
+    const res = await post("/login/submit", {
+      email: acct.email,
+      password: acct.password,
+      callbackUrl: "/dashboard/keys",
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/dashboard/keys");
     const cookie = sessionCookie(res);
@@ -37,7 +59,11 @@ describe("auth forms without JavaScript", () => {
 
   it("a wrong password goes back to the form with the API's sentence and no session", async () => {
     const acct = await newAccount();
-    const res = await post("/login/submit", { email: acct.email, password: "wrong password", callbackUrl: "https://evil.example/" });
+    const res = await post("/login/submit", {
+      email: acct.email,
+      password: "wrong password",
+      callbackUrl: "https://evil.example/",
+    });
     expect(res.status).toBe(303);
     const to = new URL(res.headers.get("location")!, base());
     expect(to.pathname).toBe("/login");
@@ -65,7 +91,11 @@ describe("auth forms without JavaScript", () => {
 
   it("a same-origin browser post from a no-referrer page (Origin: null) is accepted by Sec-Fetch-Site", async () => {
     const acct = await newAccount();
-    const res = await post("/login/submit", { email: acct.email, password: acct.password }, { origin: "null", headers: { "sec-fetch-site": "same-origin" } });
+    const res = await post(
+      "/login/submit",
+      { email: acct.email, password: acct.password },
+      { origin: "null", headers: { "sec-fetch-site": "same-origin" } },
+    );
     expect(res.headers.get("location")).toBe("/dashboard");
     expect(sessionCookie(res)).toBeTruthy();
   });
@@ -80,7 +110,9 @@ describe("auth forms without JavaScript", () => {
     expect(keyCookie).toMatch(/Path=\/signup\/welcome/);
     expect(keyCookie).toMatch(/HttpOnly/);
     const key = keyCookie.split(";")[0]!.split("=")[1]!;
-    const page = await fetch(`${base()}/signup/welcome`, { headers: { cookie: cookies.join("; ") } }).then((r) => r.text());
+    const page = await fetch(`${base()}/signup/welcome`, { headers: { cookie: cookies.join("; ") } }).then((r) =>
+      r.text(),
+    );
     expect(page).toContain(key);
     const me = await fetch(`${base()}/api/account`, { headers: { authorization: `Bearer ${key}` } });
     expect(((await me.json()) as any).account.email).toBe(email);

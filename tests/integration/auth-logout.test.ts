@@ -3,12 +3,20 @@ import { describe, expect, it } from "vitest";
 import { call, newAccount, sql } from "./support/api";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
-const login = async (email: string, password: string) => (await call("POST", "/api/auth/login", { body: { email, password } })).body.token as string;
+const login = async (email: string, password: string) =>
+  (await call("POST", "/api/auth/login", { body: { email, password } })).body.token as string;
 
 /** A login token as the service would sign it, with claims left out or changed. */
-async function craftToken(accountId: string, opts: { exp?: boolean; iat?: boolean; jti?: boolean; sv?: number | null }): Promise<string> {
+async function craftToken(
+  accountId: string,
+  opts: { exp?: boolean; iat?: boolean; jti?: boolean; sv?: number | null },
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT(opts.sv === null ? {} : { sv: opts.sv ?? 0 }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject(accountId).setIssuer("routekit").setAudience("routekit:login");
+  let jwt = new SignJWT(opts.sv === null ? {} : { sv: opts.sv ?? 0 })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(accountId)
+    .setIssuer("routekit")
+    .setAudience("routekit:login");
   if (opts.iat !== false) jwt = jwt.setIssuedAt(now);
   if (opts.exp !== false) jwt = jwt.setExpirationTime(now + 3600);
   if (opts.jti !== false) jwt = jwt.setJti(crypto.randomUUID());

@@ -6,13 +6,17 @@ describe("POST /api/auth/register", () => {
   describe("happy", () => {
     it("creates an INACTIVE account with a key, a token, a checkout URL and an engine URL", async () => {
       const email = uniqueEmail();
-      const res = await call("POST", "/api/auth/register", { body: { email, password: "correct horse", companyName: "Acme" } });
+      const res = await call("POST", "/api/auth/register", {
+        body: { email, password: "correct horse", companyName: "Acme" },
+      });
       expect(res.status).toBe(201);
       expect(res.body.account).toEqual({ id: expect.any(String), email, companyName: "Acme", status: "INACTIVE" });
       expect(res.body.apiKey).toMatch(/^rtk_[0-9A-Za-z]{49}$/);
       expect(res.body.token.split(".")).toHaveLength(3);
       expect(res.body.checkoutUrl).toMatch(new RegExp(`^${inject("baseUrl")}/billing/checkout/`));
-      expect(res.body.engineVoiceUrl).toMatch(new RegExp(`^${inject("baseUrl")}/api/engine/voice/rt_[A-Za-z0-9_-]{32}$`));
+      expect(res.body.engineVoiceUrl).toMatch(
+        new RegExp(`^${inject("baseUrl")}/api/engine/voice/rt_[A-Za-z0-9_-]{32}$`),
+      );
     });
 
     it("makes the returned key work at once, labelled Default", async () => {
@@ -28,7 +32,9 @@ describe("POST /api/auth/register", () => {
 
     it("lower-cases the email and makes companyName optional", async () => {
       const email = uniqueEmail();
-      const res = await call("POST", "/api/auth/register", { body: { email: `  ${email.toUpperCase()} `, password: "password1" } });
+      const res = await call("POST", "/api/auth/register", {
+        body: { email: `  ${email.toUpperCase()} `, password: "password1" },
+      });
       expect(res.status).toBe(201);
       expect(res.body.account.email).toBe(email);
       expect(res.body.account.companyName).toBeNull();
@@ -55,14 +61,18 @@ describe("POST /api/auth/register", () => {
     it("answers 409 EMAIL_TAKEN for a duplicate, whatever its case", async () => {
       const email = uniqueEmail();
       expect((await call("POST", "/api/auth/register", { body: { email, password: "password1" } })).status).toBe(201);
-      const dup = await call("POST", "/api/auth/register", { body: { email: email.toUpperCase(), password: "password2" } });
+      const dup = await call("POST", "/api/auth/register", {
+        body: { email: email.toUpperCase(), password: "password2" },
+      });
       expect(dup.status).toBe(409);
       expect(dup.body.error.code).toBe("EMAIL_TAKEN");
     });
 
     it("creates exactly one account when the same email registers twice at once", async () => {
       const email = uniqueEmail();
-      const results = await Promise.all([0, 1, 2].map(() => call("POST", "/api/auth/register", { body: { email, password: "password1" } })));
+      const results = await Promise.all(
+        [0, 1, 2].map(() => call("POST", "/api/auth/register", { body: { email, password: "password1" } })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
       const { rows } = await sql().query(`SELECT count(*)::int AS n FROM "Account" WHERE email = $1`, [email]);
       expect(rows[0].n).toBe(1);

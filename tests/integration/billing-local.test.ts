@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, type TestAccount } from "./support/api";
 
 const status = async (acct: TestAccount) => (await acct.as("GET", "/api/account")).body.account.status as string;
-const post = (url: string, body?: string) => fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: body ?? "" });
+const post = (url: string, body?: string) =>
+  fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: body ?? "",
+  });
 const portalLink = async (acct: TestAccount) => (await acct.as("POST", "/api/billing/portal")).body.url as string;
 
 // Local billing mode (no Stripe key): checkout and portal are pages of the service.
@@ -15,8 +21,19 @@ describe("local billing mode", () => {
     expect((await post(acct.checkoutUrl)).status).toBe(303);
     expect((await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).status).toBe(201);
     const sub = await acct.as("GET", "/api/billing/subscription");
-    expect(sub.body).toMatchObject({ status: "ACTIVE", monthlyBase: 49, perMinuteRate: 0.02, totalCalls: 0, totalMinutes: 0, totalBilledMinutes: 0, hasPaymentMethod: true, subscriptionStatus: null });
-    expect(Date.parse(sub.body.currentPeriodEnd) - Date.parse(sub.body.currentPeriodStart)).toBeGreaterThanOrEqual(28 * 24 * 3600_000);
+    expect(sub.body).toMatchObject({
+      status: "ACTIVE",
+      monthlyBase: 49,
+      perMinuteRate: 0.02,
+      totalCalls: 0,
+      totalMinutes: 0,
+      totalBilledMinutes: 0,
+      hasPaymentMethod: true,
+      subscriptionStatus: null,
+    });
+    expect(Date.parse(sub.body.currentPeriodEnd) - Date.parse(sub.body.currentPeriodStart)).toBeGreaterThanOrEqual(
+      28 * 24 * 3600_000,
+    );
   });
 
   it("the portal page shows the plan and changes nothing when opened (GET, HEAD)", async () => {
@@ -48,7 +65,9 @@ describe("local billing mode", () => {
     expect(cancelled.status).toBe(303);
     expect(cancelled.headers.get("location")).toBe(`${baseUrlOf()}/dashboard`);
     expect(await status(acct)).toBe("SUSPENDED");
-    expect((await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.error.code).toBe("ACCOUNT_SUSPENDED");
+    expect((await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.error.code).toBe(
+      "ACCOUNT_SUSPENDED",
+    );
     // Reads and billing keep working while suspended.
     expect((await acct.as("GET", "/api/usage")).status).toBe(200);
     // The link has acted: it is gone.
@@ -88,7 +107,10 @@ describe("local billing mode", () => {
       expect((await post(`${link}/cancel`)).status).toBe(404);
     }
     expect(await status(acct)).toBe("ACTIVE");
-    const hook = await call("POST", "/api/webhooks/stripe", { rawBody: "{}", headers: { "stripe-signature": "t=1,v1=abc" } });
+    const hook = await call("POST", "/api/webhooks/stripe", {
+      rawBody: "{}",
+      headers: { "stripe-signature": "t=1,v1=abc" },
+    });
     expect(hook.status).toBe(404);
     expect((await call("POST", "/api/billing/portal")).status).toBe(401);
   });

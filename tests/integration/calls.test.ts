@@ -1,6 +1,12 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { newCallSid, postSigned, simulateInboundCall, startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
+import {
+  newCallSid,
+  postSigned,
+  simulateInboundCall,
+  startTwilioSimulator,
+  type TwilioSimulator,
+} from "../../src/twilio-simulator/twilio-simulator";
 import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
 import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
@@ -15,7 +21,11 @@ let backend: Awaited<ReturnType<typeof startReceiver>>;
 const answers = new Map<string, (res: ServerResponse) => unknown>();
 
 beforeAll(async () => {
-  twilio = await startTwilioSimulator({ accounts: { [TWILIO_SID]: TWILIO_TOKEN }, port: inject("twilioSimulatorPort"), host: "127.0.0.1" });
+  twilio = await startTwilioSimulator({
+    accounts: { [TWILIO_SID]: TWILIO_TOKEN },
+    port: inject("twilioSimulatorPort"),
+    host: "127.0.0.1",
+  });
   backend = await startReceiver((r: Received, res) => {
     const answer = answers.get(r.path);
     if (answer) return answer(res);
@@ -29,14 +39,22 @@ afterAll(async () => {
 
 type Setup = { account: TestAccount; number: string; numberId: string; start: string; end: string; error: string };
 
-async function setup(answer: (res: ServerResponse) => unknown, opts: { account?: TestAccount; startUrl?: string } = {}): Promise<Setup> {
+async function setup(
+  answer: (res: ServerResponse) => unknown,
+  opts: { account?: TestAccount; startUrl?: string } = {},
+): Promise<Setup> {
   const account = opts.account ?? (await newActiveAccount({ server: "permissive" }));
   const tag = `${account.id}-${Math.random().toString(36).slice(2, 8)}`;
   const paths = { start: `/${tag}/start`, end: `/${tag}/end`, error: `/${tag}/error` };
   answers.set(paths.start, answer);
   const number = randomUsNumber();
   const res = await account.as("POST", "/api/phone-numbers", {
-    body: numberBody({ phoneNumber: number, onCallStartUrl: opts.startUrl ?? backend.url(paths.start), onCallEndUrl: backend.url(paths.end), onErrorUrl: backend.url(paths.error) }),
+    body: numberBody({
+      phoneNumber: number,
+      onCallStartUrl: opts.startUrl ?? backend.url(paths.start),
+      onCallEndUrl: backend.url(paths.end),
+      onErrorUrl: backend.url(paths.error),
+    }),
   });
   expect(res.status).toBe(201);
   return { account, number, numberId: res.body.phoneNumber.id, ...paths };
@@ -50,15 +68,32 @@ async function callOf(account: TestAccount, callSid: string, ready: (c: any) => 
   }, `call ${callSid}`);
 }
 
-const requests = (call: any) => call.timeline.filter((e: any) => e.type === "request").map((e: any) => `${e.kind}:${e.callStatus}`);
+const requests = (call: any) =>
+  call.timeline.filter((e: any) => e.type === "request").map((e: any) => `${e.kind}:${e.callStatus}`);
 const types = (call: any) => call.timeline.map((e: any) => e.type);
-const voiceBase = (s: Setup, CallSid: string) => ({ CallSid, AccountSid: TWILIO_SID, From: "+14155550100", To: s.number, Direction: "inbound" });
+const voiceBase = (s: Setup, CallSid: string) => ({
+  CallSid,
+  AccountSid: TWILIO_SID,
+  From: "+14155550100",
+  To: s.number,
+  Direction: "inbound",
+});
 
 describe("GET /api/calls and /api/calls/:callSid", () => {
   it("a completed call: listed with its answer and cost; its timeline has Twilio's requests, call.started, the TwiML, call.ended and usage", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "application/xml" }).end(XML));
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, durationSeconds: 61, authToken: TWILIO_TOKEN });
-    const call = await callOf(s.account, played.callSid, (c) => c.answer !== null && c.status === "completed" && c.timeline.some((e: any) => e.type === "event"));
+    const played = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      durationSeconds: 61,
+      authToken: TWILIO_TOKEN,
+    });
+    const call = await callOf(
+      s.account,
+      played.callSid,
+      (c) => c.answer !== null && c.status === "completed" && c.timeline.some((e: any) => e.type === "event"),
+    );
 
     expect(call).toMatchObject({
       callSid: played.callSid,
@@ -77,10 +112,19 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     expect(requests(call)[0]).toBe("voice:ringing");
     expect(requests(call)).toContain("status:completed");
     const started = call.timeline.find((e: any) => e.type === "call.started");
-    expect(started).toMatchObject({ url: backend.url(s.start), statusCode: 200, responseExcerpt: XML, error: null, answerUse: "xml" });
+    expect(started).toMatchObject({
+      url: backend.url(s.start),
+      statusCode: 200,
+      responseExcerpt: XML,
+      error: null,
+      answerUse: "xml",
+    });
     expect(started.latencyMs).toBeGreaterThanOrEqual(0);
     expect(call.timeline.find((e: any) => e.type === "twiml").twiml).toBe(XML);
-    expect(call.timeline.find((e: any) => e.type === "event")).toMatchObject({ eventType: "call.ended", url: backend.url(s.end) });
+    expect(call.timeline.find((e: any) => e.type === "event")).toMatchObject({
+      eventType: "call.ended",
+      url: backend.url(s.end),
+    });
     expect(call.timeline.find((e: any) => e.type === "usage")).toMatchObject({ billedMinutes: 2 });
     // Oldest first: the voice request, then what it led to.
     expect(types(call).indexOf("request")).toBeLessThan(types(call).indexOf("call.started"));
@@ -89,19 +133,40 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     const list = await s.account.as("GET", "/api/calls");
     expect(list.status).toBe(200);
     expect(list.body.calls).toHaveLength(1);
-    expect(list.body.calls[0]).toMatchObject({ callSid: played.callSid, status: "completed", answer: "xml", error: null, billedMinutes: 2 });
+    expect(list.body.calls[0]).toMatchObject({
+      callSid: played.callSid,
+      status: "completed",
+      answer: "xml",
+      error: null,
+      billedMinutes: 2,
+    });
     expect(list.body.calls[0].timeline).toBeUndefined();
     expect(list.body.nextCursor).toBeNull();
   });
 
   it("call.started is in the delivery log, synchronous, with how its answer was used; it cannot be redelivered", async () => {
-    const s = await setup((res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ actions: [{ say: "Hi" }, { hangup: true }] })));
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, authToken: TWILIO_TOKEN });
+    const s = await setup((res) =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ actions: [{ say: "Hi" }, { hangup: true }] })),
+    );
+    const played = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      authToken: TWILIO_TOKEN,
+    });
     await callOf(s.account, played.callSid);
     const log = await s.account.as("GET", `/api/webhook-deliveries?callSid=${played.callSid}`);
     expect(log.status).toBe(200);
     const sync = log.body.deliveries.find((d: any) => d.eventType === "call.started");
-    expect(sync).toMatchObject({ synchronous: true, answerUse: "json-actions", status: "DELIVERED", attemptCount: 1, url: backend.url(s.start) });
+    expect(sync).toMatchObject({
+      synchronous: true,
+      answerUse: "json-actions",
+      status: "DELIVERED",
+      attemptCount: 1,
+      url: backend.url(s.start),
+    });
     expect(sync.lastAttempt).toMatchObject({ statusCode: 200 });
     expect(sync.lastAttempt.responseExcerpt).toContain('"actions"');
     const ended = await until(async () => {
@@ -119,39 +184,65 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
   });
 
   it("json-twiml answers are recorded as such", async () => {
-    const s = await setup((res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ twiml: XML })));
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, authToken: TWILIO_TOKEN });
+    const s = await setup((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ twiml: XML })),
+    );
+    const played = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      authToken: TWILIO_TOKEN,
+    });
     const call = await callOf(s.account, played.callSid);
     expect(call).toMatchObject({ answer: "json-twiml", error: null });
   });
 
   it.each([
-    ["START_CALLBACK_TIMEOUT", (res: ServerResponse) => setTimeout(() => res.writeHead(200, { "content-type": "text/xml" }).end(XML), 3000), null, null],
+    [
+      "START_CALLBACK_TIMEOUT",
+      (res: ServerResponse) => setTimeout(() => res.writeHead(200, { "content-type": "text/xml" }).end(XML), 3000),
+      null,
+      null,
+    ],
     ["START_CALLBACK_STATUS", (res: ServerResponse) => res.writeHead(500).end("backend exploded"), null, 500],
-    ["START_CALLBACK_INVALID", (res: ServerResponse) => res.writeHead(200, { "content-type": "text/xml" }).end("<Say>no Response root</Say>"), null, 200],
+    [
+      "START_CALLBACK_INVALID",
+      (res: ServerResponse) => res.writeHead(200, { "content-type": "text/xml" }).end("<Say>no Response root</Say>"),
+      null,
+      200,
+    ],
     ["START_CALLBACK_UNREACHABLE", (res: ServerResponse) => res.end(), "http://127.0.0.1:9/start", null],
-  ])("fallen back on %s: listed as completed with answer fallback and the error; the timeline shows why", async (code, answer, startUrl, statusCode) => {
-    const s = await setup(answer, startUrl ? { startUrl } : {});
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, durationSeconds: 3, authToken: TWILIO_TOKEN });
-    expect(played.answer!.body).toContain("<Hangup/>");
-    const call = await callOf(s.account, played.callSid, (c) => c.answer !== null && c.status === "completed");
-    expect(call).toMatchObject({ status: "completed", answer: "fallback", error: { code } });
-    expect(call.error.message.length).toBeGreaterThan(0);
-    const started = call.timeline.find((e: any) => e.type === "call.started");
-    expect(started).toMatchObject({ answerUse: code, statusCode });
-    if (statusCode === null) expect(started.error).toBeTruthy();
-    if (statusCode === 500) expect(started.responseExcerpt).toBe("backend exploded");
-    expect(call.timeline.find((e: any) => e.type === "twiml").twiml).toContain("<Hangup/>");
-    const events = await until(async () => {
-      const c = await s.account.as("GET", `/api/calls/${played.callSid}`);
-      const sent = c.body.call.timeline.filter((e: any) => e.type === "event").map((e: any) => e.eventType);
-      return sent.includes("call.error") && sent.includes("call.ended") && sent;
-    }, "events sent");
-    expect(events.sort()).toEqual(["call.ended", "call.error"]);
+  ])(
+    "fallen back on %s: listed as completed with answer fallback and the error; the timeline shows why",
+    async (code, answer, startUrl, statusCode) => {
+      const s = await setup(answer, startUrl ? { startUrl } : {});
+      const played = await simulateInboundCall({
+        engineUrl: s.account.engineVoiceUrl,
+        from: "+14155550100",
+        to: s.number,
+        durationSeconds: 3,
+        authToken: TWILIO_TOKEN,
+      });
+      expect(played.answer!.body).toContain("<Hangup/>");
+      const call = await callOf(s.account, played.callSid, (c) => c.answer !== null && c.status === "completed");
+      expect(call).toMatchObject({ status: "completed", answer: "fallback", error: { code } });
+      expect(call.error.message.length).toBeGreaterThan(0);
+      const started = call.timeline.find((e: any) => e.type === "call.started");
+      expect(started).toMatchObject({ answerUse: code, statusCode });
+      if (statusCode === null) expect(started.error).toBeTruthy();
+      if (statusCode === 500) expect(started.responseExcerpt).toBe("backend exploded");
+      expect(call.timeline.find((e: any) => e.type === "twiml").twiml).toContain("<Hangup/>");
+      const events = await until(async () => {
+        const c = await s.account.as("GET", `/api/calls/${played.callSid}`);
+        const sent = c.body.call.timeline.filter((e: any) => e.type === "event").map((e: any) => e.eventType);
+        return sent.includes("call.error") && sent.includes("call.ended") && sent;
+      }, "events sent");
+      expect(events.sort()).toEqual(["call.ended", "call.error"]);
 
-    const listed = await s.account.as("GET", "/api/calls?status=completed");
-    expect(listed.body.calls[0]).toMatchObject({ callSid: played.callSid, answer: "fallback", error: { code } });
-  });
+      const listed = await s.account.as("GET", "/api/calls?status=completed");
+      expect(listed.body.calls[0]).toMatchObject({ callSid: played.callSid, answer: "fallback", error: { code } });
+    },
+  );
 
   it("busy, no-answer, failed and canceled calls are listed with their status; failed carries CALL_FAILED", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
@@ -160,7 +251,17 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
       const CallSid = newCallSid();
       sids[status] = CallSid;
       await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "ringing" }, TWILIO_TOKEN);
-      await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: status, CallDuration: "0", SequenceNumber: "1", CallbackSource: "call-progress-events" }, TWILIO_TOKEN);
+      await postSigned(
+        s.account.engineVoiceUrl,
+        {
+          ...voiceBase(s, CallSid),
+          CallStatus: status,
+          CallDuration: "0",
+          SequenceNumber: "1",
+          CallbackSource: "call-progress-events",
+        },
+        TWILIO_TOKEN,
+      );
     }
     for (const [status, sid] of Object.entries(sids)) {
       const call = await callOf(s.account, sid, (c) => c.answer !== null && c.endedAt !== null);
@@ -177,10 +278,19 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
     const CallSid = newCallSid();
     await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "ringing" }, TWILIO_TOKEN);
-    const final = { ...voiceBase(s, CallSid), CallStatus: "completed", CallDuration: "30", CallbackSource: "call-progress-events" };
+    const final = {
+      ...voiceBase(s, CallSid),
+      CallStatus: "completed",
+      CallDuration: "30",
+      CallbackSource: "call-progress-events",
+    };
     await postSigned(s.account.engineVoiceUrl, final, TWILIO_TOKEN);
     await postSigned(s.account.engineVoiceUrl, final, TWILIO_TOKEN);
-    await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "in-progress", CallbackSource: "call-progress-events" }, TWILIO_TOKEN);
+    await postSigned(
+      s.account.engineVoiceUrl,
+      { ...voiceBase(s, CallSid), CallStatus: "in-progress", CallbackSource: "call-progress-events" },
+      TWILIO_TOKEN,
+    );
     const call = await callOf(s.account, CallSid);
     expect(call.status).toBe("completed");
     expect(requests(call)).toEqual(["voice:ringing", "status:completed", "status:completed", "status:in-progress"]);
@@ -191,7 +301,11 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
     const CallSid = newCallSid();
     await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "ringing" }, TWILIO_TOKEN);
-    const answered = await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "answered", CallbackSource: "call-progress-events" }, TWILIO_TOKEN);
+    const answered = await postSigned(
+      s.account.engineVoiceUrl,
+      { ...voiceBase(s, CallSid), CallStatus: "answered", CallbackSource: "call-progress-events" },
+      TWILIO_TOKEN,
+    );
     expect(answered.status).toBe(200);
     const call = await callOf(s.account, CallSid, (c) => c.answer !== null && requests(c).length === 2);
     expect(call.status).toBe("in-progress");
@@ -206,20 +320,48 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
   it("rejected calls of a suspended account and to an unregistered number are listed with answer reject and the reason", async () => {
     const s = await setup((res) => res.end(XML));
     const unregistered = randomUsNumber();
-    const toNowhere = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: unregistered, authToken: TWILIO_TOKEN });
+    const toNowhere = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: unregistered,
+      authToken: TWILIO_TOKEN,
+    });
     expect(toNowhere.answer!.body).toContain("<Reject/>");
     const nowhere = await callOf(s.account, toNowhere.callSid);
-    expect(nowhere).toMatchObject({ status: "rejected", answer: "reject", phoneNumberId: null, to: unregistered, error: { code: "NUMBER_NOT_REGISTERED" } });
+    expect(nowhere).toMatchObject({
+      status: "rejected",
+      answer: "reject",
+      phoneNumberId: null,
+      to: unregistered,
+      error: { code: "NUMBER_NOT_REGISTERED" },
+    });
 
     await suspend(s.account);
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, authToken: TWILIO_TOKEN });
+    const played = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      authToken: TWILIO_TOKEN,
+    });
     expect(played.answer!.body).toContain("<Reject/>");
     const call = await callOf(s.account, played.callSid);
-    expect(call).toMatchObject({ status: "rejected", answer: "reject", phoneNumberId: s.numberId, error: { code: "ACCOUNT_SUSPENDED" }, billedMinutes: 0 });
+    expect(call).toMatchObject({
+      status: "rejected",
+      answer: "reject",
+      phoneNumberId: s.numberId,
+      error: { code: "ACCOUNT_SUSPENDED" },
+      billedMinutes: 0,
+    });
     expect(requests(call)[0]).toBe("voice:ringing");
     expect(call.timeline.find((e: any) => e.type === "twiml").twiml).toContain("<Reject/>");
     // The error event went out as before.
-    await until(async () => (await s.account.as("GET", `/api/calls/${played.callSid}`)).body.call.timeline.some((e: any) => e.eventType === "call.error"), "call.error in the timeline");
+    await until(
+      async () =>
+        (await s.account.as("GET", `/api/calls/${played.callSid}`)).body.call.timeline.some(
+          (e: any) => e.eventType === "call.error",
+        ),
+      "call.error in the timeline",
+    );
     const rejected = await s.account.as("GET", "/api/calls?status=rejected");
     expect(rejected.body.calls.map((c: any) => c.callSid).sort()).toEqual([played.callSid, toNowhere.callSid].sort());
   });
@@ -234,7 +376,12 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
        FROM generate_series(1, 1000) g`,
       [s.account.id, s.number],
     );
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, authToken: TWILIO_TOKEN });
+    const played = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      authToken: TWILIO_TOKEN,
+    });
     expect(played.answer!.body).toContain("<Reject/>");
     await new Promise((r) => setTimeout(r, 1500));
     expect((await s.account.as("GET", `/api/calls/${played.callSid}`)).status).toBe(404);
@@ -242,21 +389,45 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
 
   it("filters: status, direction, phoneNumberId, callSid, since and until", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
-    const other = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML), { account: s.account });
-    const a = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, authToken: TWILIO_TOKEN });
-    const b = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: other.number, authToken: TWILIO_TOKEN });
+    const other = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML), {
+      account: s.account,
+    });
+    const a = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      authToken: TWILIO_TOKEN,
+    });
+    const b = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: other.number,
+      authToken: TWILIO_TOKEN,
+    });
     await callOf(s.account, a.callSid);
     await callOf(s.account, b.callSid);
-    const sids = async (q: string) => (await s.account.as("GET", `/api/calls${q}`)).body.calls.map((c: any) => c.callSid);
+    const sids = async (q: string) =>
+      (await s.account.as("GET", `/api/calls${q}`)).body.calls.map((c: any) => c.callSid);
     expect(await sids("")).toEqual([b.callSid, a.callSid]);
     expect(await sids(`?phoneNumberId=${other.numberId}`)).toEqual([b.callSid]);
     expect(await sids(`?callSid=${a.callSid}`)).toEqual([a.callSid]);
     expect(await sids("?direction=outbound")).toEqual([]);
     expect(await sids("?direction=inbound&status=completed")).toEqual([b.callSid, a.callSid]);
     expect(await sids(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
-    expect(await sids(`?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&since=2020-01-01T00:00:00Z`)).toHaveLength(2);
+    expect(
+      await sids(
+        `?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&since=2020-01-01T00:00:00Z`,
+      ),
+    ).toHaveLength(2);
 
-    for (const bad of ["?limit=0", "?limit=101", "?status=exploded", "?since=yesterday", "?cursor=not-a-cursor", "?cursor=" + Buffer.from("2026-01-01T00:00:00.000Z|x' OR 1=1").toString("base64url")]) {
+    for (const bad of [
+      "?limit=0",
+      "?limit=101",
+      "?status=exploded",
+      "?since=yesterday",
+      "?cursor=not-a-cursor",
+      "?cursor=" + Buffer.from("2026-01-01T00:00:00.000Z|x' OR 1=1").toString("base64url"),
+    ]) {
       const res = await s.account.as("GET", `/api/calls${bad}`);
       expect(res.status, bad).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
@@ -296,7 +467,12 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
 
   it("another account's call is not found, and never listed", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
-    const played = await simulateInboundCall({ engineUrl: s.account.engineVoiceUrl, from: "+14155550100", to: s.number, authToken: TWILIO_TOKEN });
+    const played = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: s.number,
+      authToken: TWILIO_TOKEN,
+    });
     await callOf(s.account, played.callSid);
     const stranger = await newActiveAccount({ server: "permissive" });
     const res = await stranger.as("GET", `/api/calls/${played.callSid}`);

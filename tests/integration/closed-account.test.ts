@@ -19,13 +19,23 @@ async function login(email: string, password: string): Promise<string> {
 }
 
 async function close(acct: TestAccount): Promise<void> {
-  const res = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { cookie: await sessionCookie(acct.email, acct.password) });
+  const res = await trpc(
+    "mutation",
+    "settings.delete",
+    { confirmEmail: acct.email, password: acct.password },
+    { cookie: await sessionCookie(acct.email, acct.password) },
+  );
   expect(res.data, res.text).toEqual({ deleted: true });
 }
 
 const aliasOf = (acct: TestAccount) => `deleted-${acct.id}@deleted.invalid`;
 const accountRow = async (acct: TestAccount) =>
-  (await sql().query(`SELECT status, "deletedAt", "passwordHash", "sessionVersion", "emailVerifiedAt" FROM "Account" WHERE id = $1`, [acct.id])).rows[0];
+  (
+    await sql().query(
+      `SELECT status, "deletedAt", "passwordHash", "sessionVersion", "emailVerifiedAt" FROM "Account" WHERE id = $1`,
+      [acct.id],
+    )
+  ).rows[0];
 
 /** A login JWT as the service signs them (the test servers share AUTH_SECRET), carrying the account's current session version. */
 async function currentVersionToken(accountId: string, sessionVersion: number): Promise<string> {
@@ -45,7 +55,9 @@ describe("a closed account's credentials", () => {
   it("the alias and the old password answer 401 exactly as wrong credentials, and create nothing", async () => {
     const acct = await newAccount();
     await close(acct);
-    const wrong = await call("POST", "/api/auth/login", { body: { email: `nobody-${randomUUID()}@example.com`, password: "whatever it is" } });
+    const wrong = await call("POST", "/api/auth/login", {
+      body: { email: `nobody-${randomUUID()}@example.com`, password: "whatever it is" },
+    });
     for (const email of [aliasOf(acct), acct.email]) {
       const res = await call("POST", "/api/auth/login", { body: { email, password: acct.password } });
       expect(res.status, email).toBe(401);
@@ -75,7 +87,10 @@ describe("a closed account's credentials", () => {
     expect((await call("POST", "/api/api-keys", { token, body: { label: "back door" } })).status).toBe(401);
     expect((await trpc("query", "account.get", undefined, { cookie })).status).toBe(401);
     expect((await trpc("mutation", "apiKeys.create", { label: "back door" }, { cookie })).status).toBe(401);
-    const dashboard = await fetch(`${baseUrlOf()}/dashboard`, { headers: { cookie, "x-forwarded-for": acct.ip }, redirect: "manual" });
+    const dashboard = await fetch(`${baseUrlOf()}/dashboard`, {
+      headers: { cookie, "x-forwarded-for": acct.ip },
+      redirect: "manual",
+    });
     const html = dashboard.status === 200 ? await dashboard.text() : "";
     expect(html).not.toContain(acct.email);
     if (dashboard.status !== 200) expect(dashboard.headers.get("location") ?? "").toMatch(/\/login/);
@@ -92,7 +107,13 @@ describe("a closed account's credentials", () => {
 });
 
 describe("links issued before the closing (docs/decisions.md §20: 404, and nothing changes)", () => {
-  const post = (url: string) => fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" });
+  const post = (url: string) =>
+    fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "",
+    });
 
   it("the checkout link (7 days) and the portal's resume are 404 and leave the account SUSPENDED", async () => {
     const acct = await newAccount();
@@ -110,18 +131,27 @@ describe("links issued before the closing (docs/decisions.md §20: 404, and noth
     expect((await post(`${portal}/cancel`)).status).toBe(404);
     expect((await accountRow(acct)).status).toBe("SUSPENDED");
     // And so the account is not back: still no way in.
-    expect((await call("POST", "/api/auth/login", { body: { email: aliasOf(acct), password: acct.password } })).status).toBe(401);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: aliasOf(acct), password: acct.password } })).status,
+    ).toBe(401);
   });
 
   it("mailed links (verification, password reset, change of address) are 404 and change nothing", async () => {
     const acct = await newAccount();
     const [verify] = await waitForMail(acct.email, /Confirm your email address/);
-    expect((await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status).toBe(200);
+    expect(
+      (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
+    ).toBe(200);
     const reset = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
     expect(reset.status).toBe(200);
     const [resetMail] = await waitForMail(acct.email, /Reset your Routekit password/);
     const newEmail = `moved-${randomUUID().slice(0, 8)}@example.com`;
-    const change = await trpc("mutation", "settings.requestEmailChange", { newEmail, currentPassword: acct.password }, { cookie: await sessionCookie(acct.email, acct.password) });
+    const change = await trpc(
+      "mutation",
+      "settings.requestEmailChange",
+      { newEmail, currentPassword: acct.password },
+      { cookie: await sessionCookie(acct.email, acct.password) },
+    );
     expect(change.status, change.text).toBe(200);
     const [changeMail] = await waitForMail(newEmail, /Confirm your new email address/);
     await close(acct);
@@ -130,15 +160,23 @@ describe("links issued before the closing (docs/decisions.md §20: 404, and noth
     const verified = await trpc("mutation", "settings.verifyEmail", { token: tokenIn(verify!, "/verify-email") });
     expect(verified.status, verified.text).toBe(404);
     expect(verified.error?.code).toBe("NOT_FOUND");
-    const resetDone = await trpc("mutation", "settings.resetPassword", { token: tokenIn(resetMail!, "/reset-password"), password: "the attacker's new password" });
+    const resetDone = await trpc("mutation", "settings.resetPassword", {
+      token: tokenIn(resetMail!, "/reset-password"),
+      password: "the attacker's new password",
+    });
     expect(resetDone.status, resetDone.text).toBe(404);
-    const moved = await trpc("mutation", "settings.confirmEmailChange", { token: tokenIn(changeMail!, "/verify-email/new-address") });
+    const moved = await trpc("mutation", "settings.confirmEmailChange", {
+      token: tokenIn(changeMail!, "/verify-email/new-address"),
+    });
     expect(moved.status, moved.text).toBe(404);
 
     expect(await accountRow(acct)).toEqual(before);
     for (const email of [aliasOf(acct), acct.email, newEmail]) {
       for (const password of [acct.password, "the attacker's new password"]) {
-        expect((await call("POST", "/api/auth/login", { body: { email, password } })).status, `${email} / ${password}`).toBe(401);
+        expect(
+          (await call("POST", "/api/auth/login", { body: { email, password } })).status,
+          `${email} / ${password}`,
+        ).toBe(401);
       }
     }
     // A reset asked for after the closing sends nothing for the alias either.

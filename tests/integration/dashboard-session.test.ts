@@ -9,10 +9,17 @@ import { baseUrlOf, newAccount, randomIp } from "./support/api";
 const base = () => baseUrlOf("strict");
 
 /** Logs in the way next-auth's client does; returns the session cookie (or null) and where it was sent. */
-async function sessionLogin(email: string, password: string, ip = randomIp()): Promise<{ cookie: string | null; setCookie: string | null; url: string }> {
+async function sessionLogin(
+  email: string,
+  password: string,
+  ip = randomIp(),
+): Promise<{ cookie: string | null; setCookie: string | null; url: string }> {
   const csrf = await fetch(`${base()}/api/session/csrf`, { headers: { "x-forwarded-for": ip } });
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const csrfCookie = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const res = await fetch(`${base()}/api/session/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -40,7 +47,9 @@ describe("dashboard sessions", () => {
     expect(me.status).toBe(200);
     expect(me.body.result.data.account).toMatchObject({ id: acct.id, email: acct.email, status: "INACTIVE" });
     // The session endpoint tells the browser its account id, never the login token inside.
-    const session = await fetch(`${base()}/api/session/session`, { headers: { cookie: cookie! } }).then((r) => r.json());
+    const session = await fetch(`${base()}/api/session/session`, { headers: { cookie: cookie! } }).then((r) =>
+      r.json(),
+    );
     expect(session.user).toEqual({ id: acct.id });
     expect(JSON.stringify(session)).not.toMatch(/eyJ/);
   });
@@ -56,7 +65,8 @@ describe("dashboard sessions", () => {
     const acct = await newAccount();
     const attacker = randomIp();
     const errors: (string | null)[] = [];
-    for (let i = 0; i < 11; i++) errors.push(new URL((await sessionLogin(acct.email, `guess-${i}`, attacker)).url).searchParams.get("error"));
+    for (let i = 0; i < 11; i++)
+      errors.push(new URL((await sessionLogin(acct.email, `guess-${i}`, attacker)).url).searchParams.get("error"));
     expect(errors.slice(0, 10).every((e) => e === "Invalid email or password.")).toBe(true);
     expect(errors[10]).toMatch(/Too many/);
     // Even the right password is refused from that address while the limit holds…
@@ -71,7 +81,11 @@ describe("dashboard sessions", () => {
     const other = (await sessionLogin(acct.email, acct.password)).cookie!;
     expect((await trpcQuery("account.get", { cookie: copied })).status).toBe(200);
 
-    const out = await fetch(`${base()}/api/trpc/auth.logout`, { method: "POST", headers: { cookie: other, "content-type": "application/json" }, body: "{}" });
+    const out = await fetch(`${base()}/api/trpc/auth.logout`, {
+      method: "POST",
+      headers: { cookie: other, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(out.status).toBe(200);
     expect(((await out.json()) as any).result.data).toEqual({ loggedOut: true });
 

@@ -24,7 +24,13 @@ describe("database defaults", () => {
       rows.push(
         await kysely()
           .insertInto("WebhookDelivery")
-          .values({ accountId: account.id, eventId: `evt_defaults${path.slice(1)}`, eventType: "call.ended", url: `https://example.com${path}`, payload: "{}" })
+          .values({
+            accountId: account.id,
+            eventId: `evt_defaults${path.slice(1)}`,
+            eventType: "call.ended",
+            url: `https://example.com${path}`,
+            payload: "{}",
+          })
           .returning(["id", "createdAt", "updatedAt", "status"])
           .executeTakeFirstOrThrow(),
       );

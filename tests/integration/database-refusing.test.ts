@@ -19,13 +19,25 @@ let apiKey: string;
 
 async function refuseConnections(refuse: boolean): Promise<void> {
   await admin.query(`ALTER DATABASE "${databaseName}" ALLOW_CONNECTIONS ${refuse ? "false" : "true"}`);
-  if (refuse) await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [databaseName]);
+  if (refuse)
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+      [databaseName],
+    );
 }
 
-async function send(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+async function send(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; headers: Headers; body: any }> {
   const headers: Record<string, string> = { "x-forwarded-for": randomIp(), authorization: `Bearer ${apiKey}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(server.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(server.baseUrl + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -48,7 +60,10 @@ describe.skipIf(inject("embedded"))("PostgreSQL refusing connections (SQLSTATE 5
     const reg = await fetch(server.baseUrl + "/api/auth/register", {
       method: "POST",
       headers: { "content-type": "application/json", "x-forwarded-for": randomIp() },
-      body: JSON.stringify({ email: `refusing-${randomBytes(5).toString("hex")}@example.com`, password: "correct horse battery" }),
+      body: JSON.stringify({
+        email: `refusing-${randomBytes(5).toString("hex")}@example.com`,
+        password: "correct horse battery",
+      }),
     });
     expect(reg.status).toBe(201);
     apiKey = ((await reg.json()) as { apiKey: string }).apiKey;
@@ -90,6 +105,9 @@ describe.skipIf(inject("embedded"))("PostgreSQL refusing connections (SQLSTATE 5
     expect((await send("GET", "/api/health")).status).toBe(200);
 
     await refuseConnections(false);
-    await until(async () => (await send("GET", "/api/account")).status === 200, "the account answers again once connections are allowed");
+    await until(
+      async () => (await send("GET", "/api/account")).status === 200,
+      "the account answers again once connections are allowed",
+    );
   });
 });

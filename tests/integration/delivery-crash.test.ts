@@ -36,12 +36,21 @@ describe("crash safety", () => {
     const account = await newActiveAccount({ server: "permissive" });
     const eventIds: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const event = buildEvent("call.ended", { callSid: `CA-crash-${i}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null });
+      const event = buildEvent("call.ended", {
+        callSid: `CA-crash-${i}`,
+        direction: "inbound",
+        from: "+14155550100",
+        to: "+14155550123",
+        phoneNumberId: null,
+      });
       eventIds.push(event.id);
       await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: receiver.url("/crash"), event }));
     }
 
-    const first = await startWorkerProcess(inProcess.schema, workers, { WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
+    const first = await startWorkerProcess(inProcess.schema, workers, {
+      WORKER_LEASE_SECONDS: "2",
+      WORKER_MAINTENANCE_SECONDS: "1",
+    });
     await until(() => receiver.received.length >= 5 && held > 0, "the first deliveries and some in flight", 20_000);
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
@@ -62,6 +71,8 @@ describe("crash safety", () => {
     expect(delivered).toBe(40);
     // Attempts cut short by the kill are sent again (at least once); the receiver deduplicates by webhook-id.
     expect(receiver.received.length).toBeGreaterThanOrEqual(40);
-    console.log(`crash test: ${beforeRestart} events seen before the kill (${held} cut off in flight), ${receiver.received.length} requests for 40 events`);
+    console.log(
+      `crash test: ${beforeRestart} events seen before the kill (${held} cut off in flight), ${receiver.received.length} requests for 40 events`,
+    );
   }, 120_000);
 });

@@ -54,7 +54,14 @@ afterAll(async () => {
 
 let seq = 0;
 function event() {
-  return buildEvent("call.ended", { callSid: `CAfair${seq++}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed" });
+  return buildEvent("call.ended", {
+    callSid: `CAfair${seq++}`,
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: null,
+    status: "completed",
+  });
 }
 
 /** `count` events per account, all committed in one transaction, so the worker finds them as one backlog. */
@@ -81,7 +88,12 @@ async function drainRate(accounts: TestAccount[], count: number): Promise<number
 
 async function jobsPerEvent(deliveryIds: string[]): Promise<number> {
   const count = async (table: string) =>
-    (await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".${table} WHERE data->>'deliveryId' = ANY($1)`, [deliveryIds])).rows[0].n as number;
+    (
+      await sql("permissive").query(
+        `SELECT count(*)::int AS n FROM "${inProcess.schema}".${table} WHERE data->>'deliveryId' = ANY($1)`,
+        [deliveryIds],
+      )
+    ).rows[0].n as number;
   return ((await count("job")) + (await count("archive"))) / deliveryIds.length;
 }
 
@@ -93,7 +105,9 @@ describe.skipIf(embedded)("fair and fast delivery", () => {
     await drainRate(many.slice(0, 5), 20);
     const manyRate = await drainRate(many, 100);
     const oneRate = await drainRate([one!], 2_000);
-    console.log(`drain: 2,000 events over 20 customers at ${manyRate.toFixed(0)}/s, 2,000 of one customer at ${oneRate.toFixed(0)}/s (${((100 * oneRate) / manyRate).toFixed(0)} %)`);
+    console.log(
+      `drain: 2,000 events over 20 customers at ${manyRate.toFixed(0)}/s, 2,000 of one customer at ${oneRate.toFixed(0)}/s (${((100 * oneRate) / manyRate).toFixed(0)} %)`,
+    );
     // The target is 80 %; the margin is for a shared machine's noise between the two runs.
     expect(oneRate).toBeGreaterThan(0.7 * manyRate);
   }, 120_000);
@@ -107,7 +121,9 @@ describe.skipIf(embedded)("fair and fast delivery", () => {
     const send = async (account: TestAccount, path: string, track: boolean) => {
       const e = event();
       const at = Date.now();
-      const id = await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: base + path, event: e }));
+      const id = await transactionWithEvents((_tx, emit) =>
+        emit({ accountId: account.id, url: base + path, event: e }),
+      );
       deliveries.push(id);
       if (track) {
         sent.push({ id: e.id, at });

@@ -59,12 +59,21 @@ afterAll(async () => {
 });
 
 function endedEvent(tag: string) {
-  return buildEvent("call.ended", { callSid: `CA${tag}${Math.random().toString(16).slice(2, 10)}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed" });
+  return buildEvent("call.ended", {
+    callSid: `CA${tag}${Math.random().toString(16).slice(2, 10)}`,
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: null,
+    status: "completed",
+  });
 }
 
 async function send(account: TestAccount, path: string): Promise<{ id: string; deliveryId: string; at: number }> {
   const event = endedEvent(path.replaceAll("/", ""));
-  const deliveryId = await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: base + path, event }));
+  const deliveryId = await transactionWithEvents((_tx, emit) =>
+    emit({ accountId: account.id, url: base + path, event }),
+  );
   return { id: event.id, deliveryId, at: Date.now() };
 }
 
@@ -73,7 +82,11 @@ describe.skipIf(embedded)("delivery isolation", () => {
     const [a, b, c, healthy] = await Promise.all([0, 1, 2, 3].map(() => newActiveAccount({ server: "permissive" })));
     // 30 events per hanging customer, queued ahead of the healthy customer's: three times the cap each.
     for (const [i, account] of [a!, b!, c!].entries()) for (let n = 0; n < 30; n++) await send(account, `/hang/${i}`);
-    await until(() => hits.filter((h) => h.path.startsWith("/hang/")).length >= 3 * ACCOUNT_IN_FLIGHT_CAP, "the hanging endpoints to hold their attempts", 10_000);
+    await until(
+      () => hits.filter((h) => h.path.startsWith("/hang/")).length >= 3 * ACCOUNT_IN_FLIGHT_CAP,
+      "the hanging endpoints to hold their attempts",
+      10_000,
+    );
     const firstHang = Math.min(...hits.filter((h) => h.path.startsWith("/hang/")).map((h) => h.at));
 
     const sent: { id: string; at: number }[] = [];
@@ -83,7 +96,9 @@ describe.skipIf(embedded)("delivery isolation", () => {
     }
     await until(() => sent.every((s) => hits.some((h) => h.id === s.id)), "the healthy customer's events", 15_000);
     const latencies = sent.map((s) => hits.find((h) => h.id === s.id)!.at - s.at).sort((x, y) => x - y);
-    console.log(`isolation: healthy customer's events arrived in p50 ${latencies[20]} ms, max ${latencies.at(-1)} ms, beside 3 hanging customers`);
+    console.log(
+      `isolation: healthy customer's events arrived in p50 ${latencies[20]} ms, max ${latencies.at(-1)} ms, beside 3 hanging customers`,
+    );
     expect(latencies.at(-1)!).toBeLessThan(1_000);
     // Each hanging customer held at most its cap of this instance's slots.
     for (let i = 0; i < 3; i++) expect(maxOpen.get(`/hang/${i}`)).toBeLessThanOrEqual(ACCOUNT_IN_FLIGHT_CAP);
@@ -97,10 +112,18 @@ describe.skipIf(embedded)("delivery isolation", () => {
     const sent = [];
     for (let n = 0; n < FAILURE_THRESHOLD + 2; n++) sent.push(await send(account, "/down/a"));
     // The first FAILURE_THRESHOLD failures open the breaker; events after that wait without an attempt.
-    await until(() => hits.filter((h) => h.path === "/down/a").length >= FAILURE_THRESHOLD, "the first attempts", 10_000);
+    await until(
+      () => hits.filter((h) => h.path === "/down/a").length >= FAILURE_THRESHOLD,
+      "the first attempts",
+      10_000,
+    );
     // The receiver answers before the attempt is recorded: wait for the record of the failure that opens the breaker.
     const where = { accountId_url: { accountId: account.id, url: `${base}/down/a` } };
-    await until(async () => (await db().webhookEndpointHealth.findUnique({ where }))?.backoffUntil != null, "the breaker to open", 10_000);
+    await until(
+      async () => (await db().webhookEndpointHealth.findUnique({ where }))?.backoffUntil != null,
+      "the breaker to open",
+      10_000,
+    );
     const health = await db().webhookEndpointHealth.findUniqueOrThrow({ where });
     expect(health.consecutiveFailures).toBeGreaterThanOrEqual(FAILURE_THRESHOLD);
     expect(health.backoffUntil!.getTime()).toBeGreaterThan(Date.now() + 15_000);
@@ -118,16 +141,25 @@ describe.skipIf(embedded)("delivery isolation", () => {
     expect(rows.every((r) => r.status === "PENDING" && r.attemptCount <= 1)).toBe(true);
     expect(rows.reduce((n, r) => n + r.attemptCount, 0)).toBe(before);
 
-    const list = await call("GET", "/api/webhook-deliveries?status=PENDING", { server: "permissive", token: account.apiKey });
+    const list = await call("GET", "/api/webhook-deliveries?status=PENDING", {
+      server: "permissive",
+      token: account.apiKey,
+    });
     expect(list.status).toBe(200);
     const paused = list.body.deliveries.filter((d: { url: string }) => d.url === `${base}/down/a`);
     expect(paused).toHaveLength(sent.length);
     for (const d of paused) expect(d.endpointBackoffUntil).toBe(health.backoffUntil!.toISOString());
-    const one = await call("GET", `/api/webhook-deliveries/${sent[0]!.deliveryId}`, { server: "permissive", token: account.apiKey });
+    const one = await call("GET", `/api/webhook-deliveries/${sent[0]!.deliveryId}`, {
+      server: "permissive",
+      token: account.apiKey,
+    });
     expect(one.body.delivery.endpointBackoffUntil).toBe(health.backoffUntil!.toISOString());
 
     // A redeliver the customer asks for is sent at once, back-off or not (they have likely just fixed the endpoint).
-    const retried = await call("POST", `/api/webhook-deliveries/${sent[0]!.deliveryId}/retry`, { server: "permissive", token: account.apiKey });
+    const retried = await call("POST", `/api/webhook-deliveries/${sent[0]!.deliveryId}/retry`, {
+      server: "permissive",
+      token: account.apiKey,
+    });
     expect(retried.status).toBe(200);
     await until(() => hits.filter((h) => h.path === "/down/a").length === before + 1, "the redelivery", 3_000);
   }, 60_000);

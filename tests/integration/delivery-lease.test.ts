@@ -49,7 +49,13 @@ describe("lease renewal", () => {
     const account = await newActiveAccount({ server: "permissive" });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const event = buildEvent("call.ended", { callSid: `CA-lease-${i}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null });
+      const event = buildEvent("call.ended", {
+        callSid: `CA-lease-${i}`,
+        direction: "inbound",
+        from: "+14155550100",
+        to: "+14155550123",
+        phoneNumberId: null,
+      });
       ids.push(event.id);
       await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: receiver.url("/slow"), event }));
     }

@@ -51,14 +51,27 @@ describe.skipIf(embedded)("a 2xx is recorded first", () => {
     const url = receiver.url("/record-first");
     // An endpoint with failures on record (not backed off): a success has its health to reset too,
     // which must wait until the attempt is recorded.
-    await db().webhookEndpointHealth.create({ data: { accountId: account.id, url, consecutiveFailures: 2, lastFailureAt: new Date() } });
-    const event = buildEvent("call.ended", { callSid: "CA-record-first", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed" });
+    await db().webhookEndpointHealth.create({
+      data: { accountId: account.id, url, consecutiveFailures: 2, lastFailureAt: new Date() },
+    });
+    const event = buildEvent("call.ended", {
+      callSid: "CA-record-first",
+      direction: "inbound",
+      from: "+14155550100",
+      to: "+14155550123",
+      phoneNumberId: null,
+      status: "completed",
+    });
     const deliveryId = await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url, event }));
 
     const proxied = new URL(inject("permissiveDatabaseUrl"));
     proxied.hostname = "127.0.0.1";
     proxied.port = String(proxy.port);
-    const first = await startWorkerProcess(inProcess.schema, workers, { WORKER_DATABASE_URL: proxied.toString(), WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
+    const first = await startWorkerProcess(inProcess.schema, workers, {
+      WORKER_DATABASE_URL: proxied.toString(),
+      WORKER_LEASE_SECONDS: "2",
+      WORKER_MAINTENANCE_SECONDS: "1",
+    });
     const exited = new Promise((r) => first.once("exit", r));
     let firstAfter: string | null = null;
     proxy.watch((s) => {
@@ -75,11 +88,20 @@ describe.skipIf(embedded)("a 2xx is recorded first", () => {
     // The killed worker's job comes back to another worker when its lease runs out: it finds the attempt recorded and skips.
     await startWorkerProcess(inProcess.schema, workers, { WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
     await until(
-      async () => (await sql("permissive").query(`SELECT 1 FROM "${inProcess.schema}".job WHERE data->>'deliveryId' = $1 AND state = 'completed'`, [deliveryId])).rows.length,
+      async () =>
+        (
+          await sql("permissive").query(
+            `SELECT 1 FROM "${inProcess.schema}".job WHERE data->>'deliveryId' = $1 AND state = 'completed'`,
+            [deliveryId],
+          )
+        ).rows.length,
       "the killed worker's job to run again and complete",
       20_000,
     );
-    const delivery = await db().webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { attempts: true } });
+    const delivery = await db().webhookDelivery.findUniqueOrThrow({
+      where: { id: deliveryId },
+      include: { attempts: true },
+    });
     expect(delivery.status).toBe("DELIVERED");
     expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
     expect(receiver.received).toHaveLength(1);
@@ -87,10 +109,21 @@ describe.skipIf(embedded)("a 2xx is recorded first", () => {
 
   it("a connection lost at the record is tried again: the 2xx is recorded once and the event is not sent again", async () => {
     // Only the worker behind the proxy runs this one.
-    await Promise.all(workers.filter((w) => w.exitCode === null && w.signalCode === null).map((w) => new Promise((r) => w.once("exit", r).kill("SIGKILL"))));
+    await Promise.all(
+      workers
+        .filter((w) => w.exitCode === null && w.signalCode === null)
+        .map((w) => new Promise((r) => w.once("exit", r).kill("SIGKILL"))),
+    );
     const account = await newActiveAccount({ server: "permissive" });
     const url = receiver.url("/record-retried");
-    const event = buildEvent("call.ended", { callSid: "CA-record-retried", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed" });
+    const event = buildEvent("call.ended", {
+      callSid: "CA-record-retried",
+      direction: "inbound",
+      from: "+14155550100",
+      to: "+14155550123",
+      phoneNumberId: null,
+      status: "completed",
+    });
     const deliveryId = await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url, event }));
     answeredAt = 0;
     answers = 0;
@@ -105,14 +138,25 @@ describe.skipIf(embedded)("a 2xx is recorded first", () => {
     const proxied = new URL(inject("permissiveDatabaseUrl"));
     proxied.hostname = "127.0.0.1";
     proxied.port = String(proxy.port);
-    await startWorkerProcess(inProcess.schema, workers, { WORKER_DATABASE_URL: proxied.toString(), WORKER_LEASE_SECONDS: "2", WORKER_MAINTENANCE_SECONDS: "1" });
-    await until(async () => (await db().webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).status === "DELIVERED", "the delivery to be recorded", 15_000);
+    await startWorkerProcess(inProcess.schema, workers, {
+      WORKER_DATABASE_URL: proxied.toString(),
+      WORKER_LEASE_SECONDS: "2",
+      WORKER_MAINTENANCE_SECONDS: "1",
+    });
+    await until(
+      async () => (await db().webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).status === "DELIVERED",
+      "the delivery to be recorded",
+      15_000,
+    );
     expect(dropped).toBe(1);
     // Well past pg-boss's own retry of a failed job (1-2 s): nothing was sent again.
     await new Promise((r) => setTimeout(r, 4_000));
     proxy.watch(null);
     expect(answers).toBe(1);
-    const delivery = await db().webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { attempts: true } });
+    const delivery = await db().webhookDelivery.findUniqueOrThrow({
+      where: { id: deliveryId },
+      include: { attempts: true },
+    });
     expect(delivery.attempts.map((a) => a.statusCode)).toEqual([200]);
   }, 60_000);
 });

@@ -58,7 +58,13 @@ describe("resume after a crash", () => {
     const ids: string[] = [];
     // More than the account's cap: some are in flight at the kill, the rest were put back for later.
     for (let i = 0; i < ACCOUNT_IN_FLIGHT_CAP + 5; i++) {
-      const event = buildEvent("call.ended", { callSid: `CA-resume-${i}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null });
+      const event = buildEvent("call.ended", {
+        callSid: `CA-resume-${i}`,
+        direction: "inbound",
+        from: "+14155550100",
+        to: "+14155550123",
+        phoneNumberId: null,
+      });
       ids.push(event.id);
       await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url, event }));
     }

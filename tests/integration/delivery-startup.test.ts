@@ -17,7 +17,10 @@ afterAll(async () => {
   if (!created.length) return;
   const admin = new pg.Client({ connectionString: inject("databaseUrl") });
   await admin.connect();
-  for (const url of created) await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`).catch(() => undefined);
+  for (const url of created)
+    await admin
+      .query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`)
+      .catch(() => undefined);
   await admin.end();
 });
 
@@ -30,9 +33,17 @@ async function freshDatabase(tag: string): Promise<string> {
 async function startTogether(count: number): Promise<void> {
   const databaseUrl = await freshDatabase(`start${count}`);
   const results = await Promise.allSettled(
-    Array.from({ length: count }, (_, i) => startBuiltServer({ name: `start${count}-${i}`, env: { DATABASE_URL: databaseUrl, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: "warn" }, readyTimeoutMs: 150_000 })),
+    Array.from({ length: count }, (_, i) =>
+      startBuiltServer({
+        name: `start${count}-${i}`,
+        env: { DATABASE_URL: databaseUrl, AUTH_SECRET: TEST_AUTH_SECRET, LOG_LEVEL: "warn" },
+        readyTimeoutMs: 150_000,
+      }),
+    ),
   );
-  const servers = results.filter((r): r is PromiseFulfilledResult<BuiltServer> => r.status === "fulfilled").map((r) => r.value);
+  const servers = results
+    .filter((r): r is PromiseFulfilledResult<BuiltServer> => r.status === "fulfilled")
+    .map((r) => r.value);
   try {
     for (const r of results) if (r.status === "rejected") throw r.reason;
     // Still up a moment later, every one of them, and the queues exist once.
@@ -41,9 +52,16 @@ async function startTogether(count: number): Promise<void> {
     for (const s of servers) expect((await fetch(`${s.baseUrl}/api/ready`)).status).toBe(200);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    const { rows } = await client.query<{ name: string }>(`SELECT name FROM pgboss.queue WHERE name NOT LIKE '\_\_pgboss%' ORDER BY name`);
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT name FROM pgboss.queue WHERE name NOT LIKE '\_\_pgboss%' ORDER BY name`,
+    );
     await client.end();
-    expect(rows.map((r) => r.name)).toEqual(["stripe-meter-event", "twilio-reconcile", "webhook-attempt-prune", "webhook-delivery"]);
+    expect(rows.map((r) => r.name)).toEqual([
+      "stripe-meter-event",
+      "twilio-reconcile",
+      "webhook-attempt-prune",
+      "webhook-delivery",
+    ]);
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
@@ -60,7 +78,16 @@ describe.skipIf(inject("embedded"))("instances starting at once", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "routekit-porttaken-"));
     try {
       const child = spawn(process.execPath, ["dist/server.mjs"], {
-        env: { ...process.env, NODE_ENV: "production", PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: await freshDatabase("porttaken"), LOG_LEVEL: "info" },
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          PORT: String(port),
+          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+          DATA_DIR: dataDir,
+          AUTH_SECRET: TEST_AUTH_SECRET,
+          DATABASE_URL: await freshDatabase("porttaken"),
+          LOG_LEVEL: "info",
+        },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";

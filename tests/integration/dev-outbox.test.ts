@@ -15,7 +15,8 @@ import { TEST_AUTH_SECRET } from "./support/test-secrets";
  * servers run with TRUST_PROXY=true, as the attack of issue #22 did).
  */
 const port = () => new URL(baseUrlOf("permissive")).port;
-const outbox = (headers: Record<string, string>, baseUrl = baseUrlOf("permissive")) => rawRequest("GET", "/dev/outbox", { baseUrl, headers });
+const outbox = (headers: Record<string, string>, baseUrl = baseUrlOf("permissive")) =>
+  rawRequest("GET", "/dev/outbox", { baseUrl, headers });
 
 /** An address of this machine that is not loopback, if it has one: a connection to it has a non-loopback socket. */
 function nonLoopbackAddress(): string | null {
@@ -45,7 +46,13 @@ describe("the development outbox", () => {
   });
 
   it("a Host that is not local (DNS rebinding) is 404, even on a loopback socket", async () => {
-    for (const host of ["evil.example", `rebind.evil.example:${port()}`, `localhost.evil.example:${port()}`, `127.0.0.1.nip.io:${port()}`, `192.0.2.2:${port()}`]) {
+    for (const host of [
+      "evil.example",
+      `rebind.evil.example:${port()}`,
+      `localhost.evil.example:${port()}`,
+      `127.0.0.1.nip.io:${port()}`,
+      `192.0.2.2:${port()}`,
+    ]) {
       const page = await outbox({ host, "x-forwarded-for": "127.0.0.1" });
       expect(page.status, host).toBe(404);
       expect(page.text).not.toMatch(/verify-email\?token=/);
@@ -67,7 +74,10 @@ describe("the development outbox", () => {
 
   it("is not there on a server that sends by SMTP", async () => {
     const strict = new URL(baseUrlOf("strict"));
-    const smtp = await rawRequest("GET", "/dev/outbox", { server: "strict", headers: { host: `localhost:${strict.port}`, "x-forwarded-for": "127.0.0.1" } });
+    const smtp = await rawRequest("GET", "/dev/outbox", {
+      server: "strict",
+      headers: { host: `localhost:${strict.port}`, "x-forwarded-for": "127.0.0.1" },
+    });
     expect(smtp.status).toBe(404);
   });
 });

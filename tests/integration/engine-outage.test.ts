@@ -48,14 +48,22 @@ async function startCuttableProxy(target: { host: string; port: number }) {
     restore() {
       cut = false;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
-type Answer = { callSid: string; kind: "voice" | "completed"; status: number; body: string; ms: number; during: boolean };
+type Answer = {
+  callSid: string;
+  kind: "voice" | "completed";
+  status: number;
+  body: string;
+  ms: number;
+  during: boolean;
+};
 
 describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
   let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
@@ -64,7 +72,12 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
   let backend: Awaited<ReturnType<typeof startReceiver>>;
 
   let viaProxyUrl: string;
-  const serverEnv = () => ({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: viaProxyUrl, CALLBACK_ALLOW_PRIVATE: "true", TWILIO_API_BASE_URL: "http://127.0.0.1:9" });
+  const serverEnv = () => ({
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    DATABASE_URL: viaProxyUrl,
+    CALLBACK_ALLOW_PRIVATE: "true",
+    TWILIO_API_BASE_URL: "http://127.0.0.1:9",
+  });
 
   beforeAll(async () => {
     const direct = await siblingDatabase(inject("databaseUrl"), "outage");
@@ -89,7 +102,11 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
   const json = async (method: string, path: string, body?: unknown, token?: string) => {
     const res = await fetch(server.baseUrl + path, {
       method,
-      headers: { "content-type": "application/json", "x-forwarded-for": `198.18.200.${randomBytes(1)[0]! % 250 + 1}`, ...(token && { authorization: `Bearer ${token}` }) },
+      headers: {
+        "content-type": "application/json",
+        "x-forwarded-for": `198.18.200.${(randomBytes(1)[0]! % 250) + 1}`,
+        ...(token && { authorization: `Bearer ${token}` }),
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -97,19 +114,35 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
 
   /** An active account with one number, on the outage server. */
   async function customer() {
-    const registered = await json("POST", "/api/auth/register", { email: `outage-${randomBytes(6).toString("hex")}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` });
+    const registered = await json("POST", "/api/auth/register", {
+      email: `outage-${randomBytes(6).toString("hex")}@example.com`,
+      password: `pw-${randomBytes(8).toString("hex")}`,
+    });
     expect(registered.status).toBe(201);
-    const { apiKey, engineVoiceUrl, checkoutUrl } = registered.body as { apiKey: string; engineVoiceUrl: string; checkoutUrl: string };
+    const { apiKey, engineVoiceUrl, checkoutUrl } = registered.body as {
+      apiKey: string;
+      engineVoiceUrl: string;
+      checkoutUrl: string;
+    };
     // Local billing mode: the checkout page's Pay button POSTs to its own URL (docs/decisions.md §4).
     expect((await fetch(checkoutUrl, { method: "POST", redirect: "manual" })).status).toBe(303);
     const number = randomUsNumber();
-    const created = await json("POST", "/api/phone-numbers", { phoneNumber: number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end") }, apiKey);
+    const created = await json(
+      "POST",
+      "/api/phone-numbers",
+      { phoneNumber: number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end") },
+      apiKey,
+    );
     expect(created.status).toBe(201);
     return { apiKey, engineVoiceUrl, number };
   }
 
   const postForm = (url: string, form: Record<string, string>) =>
-    fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form).toString() });
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(form).toString(),
+    });
 
   async function billedCount(sids: string[]): Promise<number> {
     return (await db.query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "callSid" = ANY($1)`, [sids])).rows[0].n;
@@ -126,7 +159,9 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     return billed;
   }
 
-  it("every completed callback answered 2xx is billed exactly once after recovery; none is a 500", { timeout: 120_000 }, async () => {
+  it("every completed callback answered 2xx is billed exactly once after recovery; none is a 500", {
+    timeout: 120_000,
+  }, async () => {
     const { apiKey, engineVoiceUrl, number } = await customer();
 
     let cutNow = false;
@@ -134,9 +169,27 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     const post = async (callSid: string, kind: Answer["kind"], extra: Record<string, string>) => {
       const during = cutNow;
       const started = performance.now();
-      const form = { CallSid: callSid, AccountSid: "AC" + "5".repeat(32), From: "+14155550100", To: number, Direction: "inbound", ...extra };
-      const res = await fetch(engineVoiceUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form).toString() });
-      const answer = { callSid, kind, status: res.status, body: await res.text(), ms: performance.now() - started, during };
+      const form = {
+        CallSid: callSid,
+        AccountSid: "AC" + "5".repeat(32),
+        From: "+14155550100",
+        To: number,
+        Direction: "inbound",
+        ...extra,
+      };
+      const res = await fetch(engineVoiceUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form).toString(),
+      });
+      const answer = {
+        callSid,
+        kind,
+        status: res.status,
+        body: await res.text(),
+        ms: performance.now() - started,
+        during,
+      };
       answers.push(answer);
       return answer;
     };
@@ -158,7 +211,13 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     // Unsigned (no Twilio connection), so each lasts at most the seconds since its ringing plus 60 (docs/decisions.md §20): 30–59 s.
     const duration = (i: number) => 30 + (i % 30);
     for (let i = 0; i < CALLS; i++) {
-      inFlight.push(post(sids[i]!, "completed", { CallStatus: "completed", CallDuration: String(duration(i)), CallbackSource: "call-progress-events" }));
+      inFlight.push(
+        post(sids[i]!, "completed", {
+          CallStatus: "completed",
+          CallDuration: String(duration(i)),
+          CallbackSource: "call-progress-events",
+        }),
+      );
       if (i % 8 === 0) inFlight.push(post(newCallSid(), "voice", { CallStatus: "ringing" }));
       await new Promise((r) => setTimeout(r, CALLBACK_EVERY_MS));
     }
@@ -188,23 +247,45 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
       [sids],
     );
     expect(rows).toHaveLength(CALLS);
-    for (const row of rows) expect(row).toMatchObject({ status: "completed", usage: 1, durationSeconds: duration(sids.indexOf(row.callSid)) });
+    for (const row of rows)
+      expect(row).toMatchObject({
+        status: "completed",
+        usage: 1,
+        durationSeconds: duration(sids.indexOf(row.callSid)),
+      });
     const totals = await json("GET", "/api/usage/current", undefined, apiKey);
     expect(totals.status).toBe(200);
     expect(totals.body.allTime.calls).toBe(CALLS);
-    const ended = await db.query(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "callSid" = ANY($1) AND "eventType" = 'call.ended'`, [sids]);
+    const ended = await db.query(
+      `SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "callSid" = ANY($1) AND "eventType" = 'call.ended'`,
+      [sids],
+    );
     expect(ended.rows[0].n).toBe(CALLS);
   });
 
-  it("final statuses journaled when the instance stops during the outage are applied at its next start", { timeout: 120_000 }, async () => {
+  it("final statuses journaled when the instance stops during the outage are applied at its next start", {
+    timeout: 120_000,
+  }, async () => {
     const { apiKey, engineVoiceUrl, number } = await customer();
     const sids = Array.from({ length: 10 }, () => newCallSid());
-    const form = (CallSid: string) => ({ CallSid, AccountSid: "AC" + "5".repeat(32), From: "+14155550100", To: number, Direction: "inbound" });
-    for (const sid of sids) expect((await postForm(engineVoiceUrl, { ...form(sid), CallStatus: "ringing" })).status).toBe(200);
+    const form = (CallSid: string) => ({
+      CallSid,
+      AccountSid: "AC" + "5".repeat(32),
+      From: "+14155550100",
+      To: number,
+      Direction: "inbound",
+    });
+    for (const sid of sids)
+      expect((await postForm(engineVoiceUrl, { ...form(sid), CallStatus: "ringing" })).status).toBe(200);
 
     proxy.cut();
     for (const [i, sid] of sids.entries()) {
-      const res = await postForm(engineVoiceUrl, { ...form(sid), CallStatus: "completed", CallDuration: String(60 + i), CallbackSource: "call-progress-events" });
+      const res = await postForm(engineVoiceUrl, {
+        ...form(sid),
+        CallStatus: "completed",
+        CallDuration: String(60 + i),
+        CallbackSource: "call-progress-events",
+      });
       expect(res.status).toBe(200);
     }
     // The API, through Prisma, says "try again" too.
@@ -220,7 +301,10 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     server = await startBuiltServer({ name: "it-outage", env: { ...serverEnv(), DATA_DIR: dataDir } });
     expect(await waitBilled(sids, 30_000)).toBe(sids.length);
     await new Promise((r) => setTimeout(r, 3000));
-    const { rows } = await db.query(`SELECT "callSid", count(*)::int AS n FROM "UsageRecord" WHERE "callSid" = ANY($1) GROUP BY "callSid"`, [sids]);
+    const { rows } = await db.query(
+      `SELECT "callSid", count(*)::int AS n FROM "UsageRecord" WHERE "callSid" = ANY($1) GROUP BY "callSid"`,
+      [sids],
+    );
     expect(rows.map((r) => r.n)).toEqual(sids.map(() => 1));
   });
 });

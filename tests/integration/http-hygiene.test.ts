@@ -11,7 +11,11 @@ describe("HTTP hygiene", () => {
     expect(health.body).toEqual({ status: "ok" });
     const ready = await call("GET", "/api/ready");
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: "ready", checks: { database: "ok", journal: "ok" }, journal: { writable: true, depth: 0 } });
+    expect(ready.body).toMatchObject({
+      status: "ready",
+      checks: { database: "ok", journal: "ok" },
+      journal: { writable: true, depth: 0 },
+    });
   });
 
   it("x-request-id on every response, API, page and error alike; a sane incoming id is kept", async () => {
@@ -120,7 +124,10 @@ describe("HTTP hygiene", () => {
     }
     expect((await rawRequest("GET", "/api/health")).headers["content-security-policy"]).toMatch(/^default-src 'none'/);
     const pages = await Promise.all([rawRequest("GET", "/login"), rawRequest("GET", "/login")]);
-    const nonces = pages.map((p) => /script-src 'self' 'nonce-([^']+)' 'strict-dynamic'/.exec(String(p.headers["content-security-policy"]))?.[1]);
+    const nonces = pages.map(
+      (p) =>
+        /script-src 'self' 'nonce-([^']+)' 'strict-dynamic'/.exec(String(p.headers["content-security-policy"]))?.[1],
+    );
     expect(nonces[0]).toBeTruthy();
     expect(nonces[0]).not.toBe(nonces[1]);
     const scripts = [...pages[0]!.text.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
@@ -161,7 +168,10 @@ describe("HTTP hygiene", () => {
       return { answer, seconds: (Date.now() - started) / 1000 };
     })();
     const slowBody = (async () => {
-      const answer = await rawSocket("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", { waitMs: 45_000 });
+      const answer = await rawSocket(
+        "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+        { waitMs: 45_000 },
+      );
       return { answer, seconds: (Date.now() - started) / 1000 };
     })();
     const [headers, body] = await Promise.all([slowHeaders, slowBody]);
@@ -174,4 +184,3 @@ describe("HTTP hygiene", () => {
     expect(body.seconds).toBeLessThan(33);
   }, 60_000);
 });
-

@@ -53,7 +53,8 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
   backend = await startReceiver((r, res) => {
     if (r.path.endsWith("/slow")) setTimeout(() => res.end("slow ok"), SLOW_MS);
-    else if (r.path.endsWith("/start")) res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>");
+    else if (r.path.endsWith("/start"))
+      res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>");
     else res.end("ok");
   });
 });
@@ -66,26 +67,47 @@ afterAll(async () => {
 
 type Answer = { status: number; body: any; headers: Headers };
 
-async function api(method: string, path: string, opts: { token?: string; body?: unknown; ip?: string; key?: string } = {}): Promise<Answer> {
+async function api(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; ip?: string; key?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { "x-forwarded-for": opts.ip ?? randomIp() };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.key !== undefined) headers["idempotency-key"] = opts.key;
   if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(server.baseUrl + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(server.baseUrl + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   const body = text ? JSON.parse(text) : undefined;
   await checkContract(method, path, res.status, body);
   return { status: res.status, body, headers: res.headers };
 }
 
-type Customer = { id: string; ip: string; apiKey: string; as(method: string, path: string, opts?: { body?: unknown; key?: string }): Promise<Answer> };
+type Customer = {
+  id: string;
+  ip: string;
+  apiKey: string;
+  as(method: string, path: string, opts?: { body?: unknown; key?: string }): Promise<Answer>;
+};
 
 async function customer(): Promise<Customer> {
   const ip = randomIp();
-  const reg = await api("POST", "/api/auth/register", { ip, body: { email: `idem-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" } });
+  const reg = await api("POST", "/api/auth/register", {
+    ip,
+    body: { email: `idem-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" },
+  });
   expect(reg.status).toBe(201);
   await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
-  return { id: reg.body.account.id, ip, apiKey: reg.body.apiKey, as: (method, path, o = {}) => api(method, path, { token: reg.body.apiKey, ip, ...o }) };
+  return {
+    id: reg.body.account.id,
+    ip,
+    apiKey: reg.body.apiKey,
+    as: (method, path, o = {}) => api(method, path, { token: reg.body.apiKey, ip, ...o }),
+  };
 }
 
 const newKey = () => `key-${randomBytes(8).toString("hex")}`;
@@ -106,14 +128,19 @@ describe("Idempotency-Key", () => {
     expect(keys.body.apiKeys.filter((k: { label: string | null }) => k.label === "ci")).toHaveLength(1);
     // Without a key, nothing is deduplicated.
     await c.as("POST", "/api/api-keys", { body: { label: "ci" } });
-    expect((await c.as("GET", "/api/api-keys")).body.apiKeys.filter((k: { label: string | null }) => k.label === "ci")).toHaveLength(2);
+    expect(
+      (await c.as("GET", "/api/api-keys")).body.apiKeys.filter((k: { label: string | null }) => k.label === "ci"),
+    ).toHaveLength(2);
   });
 
   it("the stored answer is sealed at rest: a key shown once is not readable in the table", async () => {
     const c = await customer();
     const key = newKey();
     const created = await c.as("POST", "/api/api-keys", { key, body: { label: "sealed" } });
-    const { rows } = await db.query(`SELECT "state", "responseStatus", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`, [`account:${c.id}`, key]);
+    const { rows } = await db.query(
+      `SELECT "state", "responseStatus", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`,
+      [`account:${c.id}`, key],
+    );
     expect(rows[0]).toMatchObject({ state: "DONE", responseStatus: 200 });
     expect(rows[0].responseBody).not.toContain(created.body.key);
   });
@@ -127,22 +154,37 @@ describe("Idempotency-Key", () => {
     const loginKey = newKey();
     const login = await api("POST", "/api/auth/login", { ip, key: loginKey, body });
     expect(login.status).toBe(200);
-    const { rows } = await db.query(`SELECT "key", "requestHash", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1`, [`ip:${ip}`]);
+    const { rows } = await db.query(
+      `SELECT "key", "requestHash", "responseBody" FROM "IdempotencyKey" WHERE "scope" = $1`,
+      [`ip:${ip}`],
+    );
     expect(rows).toHaveLength(2);
     // A dictionary attack as the report ran it: the unkeyed digest of every candidate body, the true password among them.
     const candidates = ["123456", "password", password, "correct horse battery"];
     const unkeyed = new Set(
-      ["auth.register", "auth.login"].flatMap((op) => candidates.map((pw) => createHash("sha256").update(op).update("\n").update(canonicalJson({ ...body, password: pw })).digest("hex"))),
+      ["auth.register", "auth.login"].flatMap((op) =>
+        candidates.map((pw) =>
+          createHash("sha256")
+            .update(op)
+            .update("\n")
+            .update(canonicalJson({ ...body, password: pw }))
+            .digest("hex"),
+        ),
+      ),
     );
     // The server's key, derived from its AUTH_SECRET as every instance derives it: the hash is the keyed one.
-    const serverKey = parseEnv({ AUTH_SECRET: TEST_AUTH_SECRET, DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-idem-")) }, { persistSecrets: false }).idempotencyHashKey;
+    const serverKey = parseEnv(
+      { AUTH_SECRET: TEST_AUTH_SECRET, DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-idem-")) },
+      { persistSecrets: false },
+    ).idempotencyHashKey;
     for (const row of rows) {
       expect(unkeyed.has(row.requestHash)).toBe(false);
       const op = row.key === loginKey ? "auth.login" : "auth.register";
       expect(row.requestHash).toBe(requestHash(op, body, serverKey));
       expect(row.requestHash).not.toBe(requestHash(op, body, randomBytes(32)));
       // The answers are sealed: neither the password, the token nor the API key reads in the table.
-      for (const secret of [password, login.body.token, registered.body.apiKey, registered.body.token].filter(Boolean)) expect(row.responseBody).not.toContain(secret);
+      for (const secret of [password, login.body.token, registered.body.apiKey, registered.body.token].filter(Boolean))
+        expect(row.responseBody).not.toContain(secret);
       expect(row.responseBody).toMatch(/^v1\./);
     }
     // Sealed, not lost: a retry of the login still gets its token back.
@@ -156,7 +198,11 @@ describe("Idempotency-Key", () => {
     // The label must be a string: the schema refuses this body, once hashing it has not overflowed the stack.
     const deep = `{"label":${'{"a":'.repeat(2500)}1${"}".repeat(2500)}}`;
     for (const key of [newKey(), undefined]) {
-      const headers: Record<string, string> = { "x-forwarded-for": c.ip, "content-type": "application/json", authorization: `Bearer ${c.apiKey}` };
+      const headers: Record<string, string> = {
+        "x-forwarded-for": c.ip,
+        "content-type": "application/json",
+        authorization: `Bearer ${c.apiKey}`,
+      };
       if (key) headers["idempotency-key"] = key;
       const res = await fetch(server.baseUrl + "/api/api-keys", { method: "POST", headers, body: deep });
       const answer = await res.json();
@@ -176,14 +222,20 @@ describe("Idempotency-Key", () => {
     expect((await c.as("POST", "/api/account/webhook-secret", { key, body: {} })).status).toBe(422);
     const again = await c.as("POST", "/api/api-keys", { key, body: { label: "one" } });
     expect(again.body).toEqual(first.body);
-    expect((await c.as("GET", "/api/api-keys")).body.apiKeys.filter((k: { label: string | null }) => k.label === "two")).toHaveLength(0);
+    expect(
+      (await c.as("GET", "/api/api-keys")).body.apiKeys.filter((k: { label: string | null }) => k.label === "two"),
+    ).toHaveLength(0);
   });
 
   it("while the first request still runs → 409 IDEMPOTENCY_IN_PROGRESS; afterwards the answer replays; the event was sent once", async () => {
     const c = await customer();
     const tag = c.id;
     const number = await c.as("POST", "/api/phone-numbers", {
-      body: { phoneNumber: randomUsNumber(), onCallStartUrl: backend.url(`/${tag}/start`), onCallEndUrl: backend.url(`/${tag}/slow`) },
+      body: {
+        phoneNumber: randomUsNumber(),
+        onCallStartUrl: backend.url(`/${tag}/start`),
+        onCallEndUrl: backend.url(`/${tag}/slow`),
+      },
     });
     expect(number.status).toBe(201);
     const key = newKey();
@@ -196,7 +248,10 @@ describe("Idempotency-Key", () => {
     const first = await slow;
     expect(first.status).toBe(200);
     // Key order in the body does not make another request.
-    const after = await c.as("POST", "/api/webhook-deliveries/test", { key, body: { type: body.type, phoneNumberId: body.phoneNumberId } });
+    const after = await c.as("POST", "/api/webhook-deliveries/test", {
+      key,
+      body: { type: body.type, phoneNumberId: body.phoneNumberId },
+    });
     expect(after.status).toBe(200);
     expect(after.headers.get("idempotent-replayed")).toBe("true");
     expect(after.body).toEqual(first.body);
@@ -206,9 +261,15 @@ describe("Idempotency-Key", () => {
   it("a 4xx is stored and replayed; a key that fails validation is 400", async () => {
     const c = await customer();
     const key = newKey();
-    const missing = await c.as("POST", "/api/webhook-deliveries/test", { key, body: { phoneNumberId: "nope", type: "call.ended" } });
+    const missing = await c.as("POST", "/api/webhook-deliveries/test", {
+      key,
+      body: { phoneNumberId: "nope", type: "call.ended" },
+    });
     expect(missing.status).toBe(404);
-    const replay = await c.as("POST", "/api/webhook-deliveries/test", { key, body: { phoneNumberId: "nope", type: "call.ended" } });
+    const replay = await c.as("POST", "/api/webhook-deliveries/test", {
+      key,
+      body: { phoneNumberId: "nope", type: "call.ended" },
+    });
     expect(replay.status).toBe(404);
     expect(replay.body).toEqual(missing.body);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
@@ -218,8 +279,12 @@ describe("Idempotency-Key", () => {
       expect(res.status, bad).toBe(400);
       expect(res.body.error).toMatchObject({ code: "VALIDATION_FAILED", details: [{ path: "Idempotency-Key" }] });
     }
-    expect((await c.as("POST", "/api/api-keys", { key: "k".repeat(255), body: { label: "long key" } })).status).toBe(201);
-    expect((await c.as("GET", "/api/api-keys")).body.apiKeys.filter((k: { label: string | null }) => k.label === "bad key")).toHaveLength(0);
+    expect((await c.as("POST", "/api/api-keys", { key: "k".repeat(255), body: { label: "long key" } })).status).toBe(
+      201,
+    );
+    expect(
+      (await c.as("GET", "/api/api-keys")).body.apiKeys.filter((k: { label: string | null }) => k.label === "bad key"),
+    ).toHaveLength(0);
   });
 
   it("keys are never shared between accounts", async () => {
@@ -255,15 +320,31 @@ describe("Idempotency-Key", () => {
   it("a retried POST /api/outbound places one call at Twilio", async () => {
     const c = await customer();
     const from = randomUsNumber();
-    const number = await c.as("POST", "/api/phone-numbers", { body: { phoneNumber: from, onCallStartUrl: backend.url(`/${c.id}/start`), onCallEndUrl: backend.url(`/${c.id}/end`) } });
+    const number = await c.as("POST", "/api/phone-numbers", {
+      body: {
+        phoneNumber: from,
+        onCallStartUrl: backend.url(`/${c.id}/start`),
+        onCallEndUrl: backend.url(`/${c.id}/end`),
+      },
+    });
     expect(number.status).toBe(201);
     const before = twilio.calls.length;
     const key = newKey();
-    const body = { to: "+14155550177", from, onCallStartUrl: backend.url(`/${c.id}/start`), onCallEndUrl: backend.url(`/${c.id}/end`), providerAccountSid: TWILIO_SID, providerAuthToken: TWILIO_TOKEN };
+    const body = {
+      to: "+14155550177",
+      from,
+      onCallStartUrl: backend.url(`/${c.id}/start`),
+      onCallEndUrl: backend.url(`/${c.id}/end`),
+      providerAccountSid: TWILIO_SID,
+      providerAuthToken: TWILIO_TOKEN,
+    };
     const first = await c.as("POST", "/api/outbound", { key, body });
     expect(first.status).toBe(201);
     // The client lost the answer and retries, twice at once.
-    const retries = await Promise.all([c.as("POST", "/api/outbound", { key, body }), c.as("POST", "/api/outbound", { key, body })]);
+    const retries = await Promise.all([
+      c.as("POST", "/api/outbound", { key, body }),
+      c.as("POST", "/api/outbound", { key, body }),
+    ]);
     for (const r of retries) {
       expect(r.status).toBe(201);
       expect(r.body).toEqual(first.body);
@@ -301,11 +382,18 @@ describe("the key store, in-process with the test's clock", () => {
     expect(await beginIdempotent({ ...claim, requestHash: hash, now: t0 })).toEqual({ kind: "started" });
     await completeIdempotent({ ...claim, answer: { status: 200, body: { id: "first" } } });
     const justBefore = new Date(t0.getTime() + IDEMPOTENCY_TTL_MS - 1);
-    expect(await beginIdempotent({ ...claim, requestHash: hash, now: justBefore })).toEqual({ kind: "replay", answer: { status: 200, body: { id: "first" } } });
+    expect(await beginIdempotent({ ...claim, requestHash: hash, now: justBefore })).toEqual({
+      kind: "replay",
+      answer: { status: 200, body: { id: "first" } },
+    });
     // Another body is still refused until then.
-    await expect(beginIdempotent({ ...claim, requestHash: requestHash("apiKeys.create", { label: "y" }), now: justBefore })).rejects.toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
+    await expect(
+      beginIdempotent({ ...claim, requestHash: requestHash("apiKeys.create", { label: "y" }), now: justBefore }),
+    ).rejects.toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
     const expired = new Date(t0.getTime() + IDEMPOTENCY_TTL_MS);
-    expect(await beginIdempotent({ ...claim, requestHash: requestHash("apiKeys.create", { label: "y" }), now: expired })).toEqual({ kind: "started" });
+    expect(
+      await beginIdempotent({ ...claim, requestHash: requestHash("apiKeys.create", { label: "y" }), now: expired }),
+    ).toEqual({ kind: "started" });
   });
 
   it("an in-progress key is 409 until released (5xx) or abandoned by a dead instance", async () => {
@@ -313,19 +401,29 @@ describe("the key store, in-process with the test's clock", () => {
     const hash = requestHash("outbound.create", { to: "+14155550177" });
     const t0 = new Date("2026-11-20T10:00:00.000Z");
     expect((await beginIdempotent({ ...claim, requestHash: hash, now: t0 })).kind).toBe("started");
-    await expect(beginIdempotent({ ...claim, requestHash: hash, now: t0 })).rejects.toMatchObject({ code: "IDEMPOTENCY_IN_PROGRESS" });
+    await expect(beginIdempotent({ ...claim, requestHash: hash, now: t0 })).rejects.toMatchObject({
+      code: "IDEMPOTENCY_IN_PROGRESS",
+    });
     await releaseIdempotent(claim);
     expect((await beginIdempotent({ ...claim, requestHash: hash, now: t0 })).kind).toBe("started");
-    await expect(beginIdempotent({ ...claim, requestHash: hash, now: new Date(t0.getTime() + IN_PROGRESS_ABANDONED_MS - 1) })).rejects.toMatchObject({ code: "IDEMPOTENCY_IN_PROGRESS" });
-    expect((await beginIdempotent({ ...claim, requestHash: hash, now: new Date(t0.getTime() + IN_PROGRESS_ABANDONED_MS) })).kind).toBe("started");
+    await expect(
+      beginIdempotent({ ...claim, requestHash: hash, now: new Date(t0.getTime() + IN_PROGRESS_ABANDONED_MS - 1) }),
+    ).rejects.toMatchObject({ code: "IDEMPOTENCY_IN_PROGRESS" });
+    expect(
+      (await beginIdempotent({ ...claim, requestHash: hash, now: new Date(t0.getTime() + IN_PROGRESS_ABANDONED_MS) }))
+        .kind,
+    ).toBe("started");
   });
 
   it("of many concurrent claims exactly one runs", async () => {
     const claim = claimOf();
     const hash = requestHash("outbound.create", {});
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => beginIdempotent({ ...claim, requestHash: hash })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => beginIdempotent({ ...claim, requestHash: hash })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "IDEMPOTENCY_IN_PROGRESS" });
+    for (const r of results)
+      if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "IDEMPOTENCY_IN_PROGRESS" });
   });
 
   it("expired keys are pruned", async () => {
@@ -334,7 +432,10 @@ describe("the key store, in-process with the test's clock", () => {
     await beginIdempotent({ ...claim, requestHash: "h", now: t0 });
     await completeIdempotent({ ...claim, answer: { status: 200, body: null } });
     expect(await pruneExpiredIdempotencyKeys(new Date(t0.getTime() + IDEMPOTENCY_TTL_MS))).toBeGreaterThanOrEqual(1);
-    const { rows } = await pool().query(`SELECT 1 FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`, [claim.scope, claim.key]);
+    const { rows } = await pool().query(`SELECT 1 FROM "IdempotencyKey" WHERE "scope" = $1 AND "key" = $2`, [
+      claim.scope,
+      claim.key,
+    ]);
     expect(rows).toHaveLength(0);
   });
 });

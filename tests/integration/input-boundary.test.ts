@@ -18,15 +18,30 @@ function serverLogLines(): string[] {
 
 describe("NUL never reaches the database", () => {
   it("in a JSON string, escaped or raw, on REST and tRPC", async () => {
-    const escaped = await rawRequest("POST", "/api/auth/register", { headers: JSON_TYPE, body: '{"email":"a\\u0000@example.com","password":"long enough pw"}' });
+    const escaped = await rawRequest("POST", "/api/auth/register", {
+      headers: JSON_TYPE,
+      body: '{"email":"a\\u0000@example.com","password":"long enough pw"}',
+    });
     expectEnvelope(escaped, 400, "VALIDATION_FAILED");
-    const raw = await rawRequest("POST", "/api/auth/register", { headers: JSON_TYPE, body: '{"email":"a\u0000@example.com","password":"long enough pw"}' });
+    const raw = await rawRequest("POST", "/api/auth/register", {
+      headers: JSON_TYPE,
+      body: '{"email":"a\u0000@example.com","password":"long enough pw"}',
+    });
     expectEnvelope(raw, 400, "VALIDATION_FAILED");
-    const inKey = await rawRequest("POST", "/api/auth/login", { headers: JSON_TYPE, body: '{"\\u0000":1,"email":"a@example.com","password":"x"}' });
+    const inKey = await rawRequest("POST", "/api/auth/login", {
+      headers: JSON_TYPE,
+      body: '{"\\u0000":1,"email":"a@example.com","password":"x"}',
+    });
     expectEnvelope(inKey, 400, "VALIDATION_FAILED");
-    const trpc = await rawRequest("POST", "/api/trpc/auth.register", { headers: JSON_TYPE, body: '{"email":"b\\u0000@example.com","password":"long enough pw"}' });
+    const trpc = await rawRequest("POST", "/api/trpc/auth.register", {
+      headers: JSON_TYPE,
+      body: '{"email":"b\\u0000@example.com","password":"long enough pw"}',
+    });
     expectEnvelope(trpc, 400, "VALIDATION_FAILED");
-    const trpcGet = await rawRequest("GET", `/api/trpc/auth.login?input=${encodeURIComponent('{"email":"\\u0000","password":"x"}')}`);
+    const trpcGet = await rawRequest(
+      "GET",
+      `/api/trpc/auth.login?input=${encodeURIComponent('{"email":"\\u0000","password":"x"}')}`,
+    );
     expectEnvelope(trpcGet, 400, "VALIDATION_FAILED");
   });
 
@@ -35,12 +50,35 @@ describe("NUL never reaches the database", () => {
     const auth = { authorization: `Bearer ${acct.apiKey}` };
     expectEnvelope(await rawRequest("GET", "/api/phone-numbers/%00", { headers: auth }), 400, "VALIDATION_FAILED");
     expectEnvelope(await rawRequest("DELETE", "/api/api-keys/abc%00def", { headers: auth }), 400, "VALIDATION_FAILED");
-    expectEnvelope(await rawRequest("GET", "/api/webhook-deliveries?callSid=CA%00", { headers: auth }), 400, "VALIDATION_FAILED");
-    expectEnvelope(await rawRequest("PATCH", "/api/phone-numbers/x", { headers: { ...auth, ...JSON_TYPE }, body: '{"onCallStartUrl":"https://a.example.com/\\u0000"}' }), 400, "VALIDATION_FAILED");
+    expectEnvelope(
+      await rawRequest("GET", "/api/webhook-deliveries?callSid=CA%00", { headers: auth }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectEnvelope(
+      await rawRequest("PATCH", "/api/phone-numbers/x", {
+        headers: { ...auth, ...JSON_TYPE },
+        body: '{"onCallStartUrl":"https://a.example.com/\\u0000"}',
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
     // The engine parses its body as a form whatever type it declares.
     const engine = new URL(acct.engineVoiceUrl).pathname;
-    expectEnvelope(await rawRequest("POST", engine, { server: "strict", headers: FORM_TYPE, body: "CallSid=CA%00&From=%2B14155550100&To=%2B14155550101" }), 400, "VALIDATION_FAILED");
-    expectEnvelope(await rawRequest("POST", engine, { headers: JSON_TYPE, body: "CallSid=CA1&To=%00" }), 400, "VALIDATION_FAILED");
+    expectEnvelope(
+      await rawRequest("POST", engine, {
+        server: "strict",
+        headers: FORM_TYPE,
+        body: "CallSid=CA%00&From=%2B14155550100&To=%2B14155550101",
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectEnvelope(
+      await rawRequest("POST", engine, { headers: JSON_TYPE, body: "CallSid=CA1&To=%00" }),
+      400,
+      "VALIDATION_FAILED",
+    );
     // A backslash-escaped backslash before u0000 is text, not NUL: an ordinary validation answer.
     const text = await acct.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: "\\u0000" }) });
     expect(text.status).toBe(400);
@@ -51,14 +89,29 @@ describe("NUL never reaches the database", () => {
 
 describe("malformed URLs and methods", () => {
   it("a malformed or non-UTF-8 percent-escape in the path or query is a 400", async () => {
-    for (const path of ["/api/%", "/api/%zz", "/api/phone-numbers/%E0%A4%A", "/api/usage?limit=%", "/login?callbackUrl=%FF", "/%"]) {
+    for (const path of [
+      "/api/%",
+      "/api/%zz",
+      "/api/phone-numbers/%E0%A4%A",
+      "/api/usage?limit=%",
+      "/login?callbackUrl=%FF",
+      "/%",
+    ]) {
       expectEnvelope(await rawRequest("GET", path), 400, "VALIDATION_FAILED");
     }
   });
 
   it("TRACE, CONNECT and unknown methods are 405 with Allow on any path", async () => {
     const acct = await newAccount();
-    for (const path of ["/api/account", "/", "/login", "/api/trpc/system.ready", "/docs", new URL(acct.engineVoiceUrl).pathname, "/api/session/csrf"]) {
+    for (const path of [
+      "/api/account",
+      "/",
+      "/login",
+      "/api/trpc/system.ready",
+      "/docs",
+      new URL(acct.engineVoiceUrl).pathname,
+      "/api/session/csrf",
+    ]) {
       const res = await rawRequest("TRACE", path);
       expectEnvelope(res, 405, "METHOD_NOT_ALLOWED");
       expect(res.headers.allow, path).toBeTruthy();
@@ -91,7 +144,9 @@ describe("malformed URLs and methods", () => {
   const parseRaw = (answer: string) => {
     const [head, ...rest] = answer.split("\r\n\r\n");
     const lines = head!.split("\r\n");
-    const headers = Object.fromEntries(lines.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+    );
     return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(lines[0]!)?.[1] ?? 0), headers, body: rest.join("\r\n\r\n") };
   };
   const expectSecurityHeaders = (headers: Record<string, string>, what: string) => {
@@ -112,7 +167,9 @@ describe("malformed URLs and methods", () => {
       const answer = parseRaw(await rawSocket(text));
       expect(answer.status, JSON.stringify(text)).toBe(400);
       expect(answer.headers["content-type"]).toMatch(/^application\/json/);
-      expect(JSON.parse(answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1)).error.code).toBe("VALIDATION_FAILED");
+      expect(JSON.parse(answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1)).error.code).toBe(
+        "VALIDATION_FAILED",
+      );
       expectSecurityHeaders(answer.headers, JSON.stringify(text));
     }
     const connect = parseRaw(await rawSocket("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n"));
@@ -126,7 +183,11 @@ describe("malformed URLs and methods", () => {
       expect(answer.status, line).toBe(400);
       expectSecurityHeaders(answer.headers, line);
       // The body may come chunked: the envelope is the one JSON object in it.
-      if (!line.startsWith("HEAD")) expect(JSON.parse(answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1)).error.code, line).toBe("VALIDATION_FAILED");
+      if (!line.startsWith("HEAD"))
+        expect(
+          JSON.parse(answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1)).error.code,
+          line,
+        ).toBe("VALIDATION_FAILED");
     }
     // Nothing of it reaches the log as a failure.
     expect(serverLogLines().filter((l) => /"level":(50|60)\b/.test(l) && /Invalid URL|\*x/.test(l))).toEqual([]);
@@ -148,28 +209,49 @@ describe("times PostgreSQL cannot store (issue #22 §8)", () => {
       `/api/usage?cursor=${cursorAt("-004714-11-24T00:00:00.000Z")}`,
       `/api/usage?cursor=${cursorAt("+275760-09-13T00:00:00.000Z")}`,
     ];
-    for (const path of paths) expectEnvelope(await rawRequest("GET", path, { headers: auth }), 400, "VALIDATION_FAILED");
+    for (const path of paths)
+      expectEnvelope(await rawRequest("GET", path, { headers: auth }), 400, "VALIDATION_FAILED");
     // The bounds themselves are fine.
-    expect((await rawRequest("GET", "/api/calls?since=1970-01-01T00:00:00Z&until=9999-12-31T23:59:59Z", { headers: auth })).status).toBe(200);
+    expect(
+      (await rawRequest("GET", "/api/calls?since=1970-01-01T00:00:00Z&until=9999-12-31T23:59:59Z", { headers: auth }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe("content types", () => {
   it("tRPC takes application/json (parameters allowed), nothing else", async () => {
     const body = JSON.stringify({ email: `t-${randomUUID()}@example.com`, password: "long enough pw" });
-    expectEnvelope(await rawRequest("POST", "/api/trpc/auth.register", { headers: { "content-type": "application/jsonx" }, body }), 400, "VALIDATION_FAILED");
-    expectEnvelope(await rawRequest("POST", "/api/trpc/auth.register", { headers: { "content-type": "text/plain" }, body }), 400, "VALIDATION_FAILED");
-    const ok = await rawRequest("POST", "/api/trpc/auth.register", { headers: { "content-type": "application/json; charset=utf-8" }, body });
+    expectEnvelope(
+      await rawRequest("POST", "/api/trpc/auth.register", { headers: { "content-type": "application/jsonx" }, body }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectEnvelope(
+      await rawRequest("POST", "/api/trpc/auth.register", { headers: { "content-type": "text/plain" }, body }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    const ok = await rawRequest("POST", "/api/trpc/auth.register", {
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body,
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.result.data.account.email).toMatch(/^t-/);
   });
 
   it("JSON to next-auth is a 400, not a 500; the billing portal's buttons take any body", async () => {
-    const login = await rawRequest("POST", "/api/session/callback/credentials", { headers: JSON_TYPE, body: '{"email":"a@example.com","password":"x"}' });
+    const login = await rawRequest("POST", "/api/session/callback/credentials", {
+      headers: JSON_TYPE,
+      body: '{"email":"a@example.com","password":"x"}',
+    });
     expectEnvelope(login, 400, "VALIDATION_FAILED");
     const acct = await newActiveAccount();
     const portal = await acct.as("POST", "/api/billing/portal");
-    const cancel = await rawRequest("POST", new URL(portal.body.url).pathname + "/cancel", { headers: { "content-type": "multipart/form-data; boundary=x" }, body: '{"action":"resume"}' });
+    const cancel = await rawRequest("POST", new URL(portal.body.url).pathname + "/cancel", {
+      headers: { "content-type": "multipart/form-data; boundary=x" },
+      body: '{"action":"resume"}',
+    });
     expect(cancel.status).toBe(303);
     expect((await acct.as("GET", "/api/account")).body.account.status).toBe("SUSPENDED");
   });
@@ -177,8 +259,18 @@ describe("content types", () => {
   it("next-auth: unknown actions, wrong methods and callback URLs it would answer with a 500 are 4xx", async () => {
     expectEnvelope(await rawRequest("GET", "/api/session/nope"), 404, "NOT_FOUND");
     expectEnvelope(await rawRequest("GET", "/api/session/callback/credentials"), 405, "METHOD_NOT_ALLOWED");
-    expectEnvelope(await rawRequest("GET", "/api/session/csrf?callbackUrl=javascript:alert(1)"), 400, "VALIDATION_FAILED");
-    expectEnvelope(await rawRequest("GET", "/api/session/csrf", { headers: { cookie: "next-auth.callback-url=javascript%3Aalert(1)" } }), 400, "VALIDATION_FAILED");
+    expectEnvelope(
+      await rawRequest("GET", "/api/session/csrf?callbackUrl=javascript:alert(1)"),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectEnvelope(
+      await rawRequest("GET", "/api/session/csrf", {
+        headers: { cookie: "next-auth.callback-url=javascript%3Aalert(1)" },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
     const csrf = await rawRequest("GET", "/api/session/csrf");
     expect(csrf.status).toBe(200);
     expect(csrf.body.csrfToken).toBeTruthy();
@@ -186,7 +278,12 @@ describe("content types", () => {
     const cookie = String(csrf.headers["set-cookie"]?.map((c) => c.split(";")[0]).join("; "));
     const wrong = await rawRequest("POST", "/api/session/callback/credentials", {
       headers: { ...FORM_TYPE, cookie },
-      body: new URLSearchParams({ csrfToken: csrf.body.csrfToken, email: "nobody@example.com", password: "wrong password", json: "true" }).toString(),
+      body: new URLSearchParams({
+        csrfToken: csrf.body.csrfToken,
+        email: "nobody@example.com",
+        password: "wrong password",
+        json: "true",
+      }).toString(),
     });
     expectEnvelope(wrong, 401, "UNAUTHORIZED");
     expect(wrong.body.error.message).toBe("Invalid email or password.");
@@ -196,14 +293,20 @@ describe("content types", () => {
 
 describe("tRPC cost", () => {
   const names = (n: number) => Array.from({ length: n }, () => "system.ready").join(",");
-  const inputs = (n: number) => encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, null]))));
+  const inputs = (n: number) =>
+    encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, null]))));
 
   it("at most 10 procedures in a batch, GET or POST; 10 still run", async () => {
     const ip = randomIp();
-    const ten = await rawRequest("GET", `/api/trpc/${names(10)}?batch=1&input=${inputs(10)}`, { headers: { "x-forwarded-for": ip } });
+    const ten = await rawRequest("GET", `/api/trpc/${names(10)}?batch=1&input=${inputs(10)}`, {
+      headers: { "x-forwarded-for": ip },
+    });
     expect(ten.status).toBe(200);
     expect(ten.body).toHaveLength(10);
-    for (const [n, input] of [[11, `&input=${inputs(11)}`], [600, ""]] as const) {
+    for (const [n, input] of [
+      [11, `&input=${inputs(11)}`],
+      [600, ""],
+    ] as const) {
       const res = await rawRequest("GET", `/api/trpc/${names(n)}?batch=1${input}`);
       expectEnvelope(res, 400, "VALIDATION_FAILED");
       expect(res.body.error.message).toMatch(/at most 10/);
@@ -214,7 +317,11 @@ describe("tRPC cost", () => {
 
   it("unauthenticated requests are limited per client address", async () => {
     const ip = randomIp();
-    const answers = await Promise.all(Array.from({ length: 60 }, () => rawRequest("GET", "/api/trpc/system.health", { headers: { "x-forwarded-for": ip } })));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        rawRequest("GET", "/api/trpc/system.health", { headers: { "x-forwarded-for": ip } }),
+      ),
+    );
     const limited = answers.find((a) => a.status === 429);
     expect(limited, "no request was limited").toBeDefined();
     expectEnvelope(limited!, 429, "RATE_LIMITED");
@@ -230,7 +337,9 @@ describe("tRPC cost", () => {
     expect(res.status).toBe(401);
     expect(res.body.error.data.appError.code).toBe("UNAUTHORIZED");
     await new Promise((r) => setTimeout(r, 300));
-    const lines = serverLogLines().filter((l) => l.includes(requestId)).map((l) => JSON.parse(l) as { level: number; msg: string });
+    const lines = serverLogLines()
+      .filter((l) => l.includes(requestId))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
     expect(lines.some((l) => l.level === 30 && l.msg === "dashboard procedure refused")).toBe(true);
@@ -266,14 +375,25 @@ describe("64 KiB on every transport, declared or streamed", () => {
     // A Stripe webhook is verified over its raw bytes: the boundary must hand them on untouched.
     const secret = "whsec_routekit_integration_tests";
     // A sound envelope (Stripe's events always carry `created`): a malformed one is refused whatever its size.
-    const event = { id: `evt_${randomUUID()}`, object: "event", type: "ping.fuzz", created: Math.floor(Date.now() / 1000), data: { object: {} }, pad: "" };
+    const event = {
+      id: `evt_${randomUUID()}`,
+      object: "event",
+      type: "ping.fuzz",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: {} },
+      pad: "",
+    };
     const unpadded = Buffer.byteLength(JSON.stringify(event));
     event.pad = "é".repeat(Math.floor((64 * 1024 - unpadded) / 2));
     const payload = JSON.stringify(event);
     expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(64 * 1024);
     const t = Math.floor(Date.now() / 1000);
     const signature = createHmac("sha256", secret).update(`${t}.${payload}`).digest("hex");
-    const res = await rawRequest("POST", "/api/webhooks/stripe", { baseUrl: baseUrlOf("stripe"), headers: { ...JSON_TYPE, "stripe-signature": `t=${t},v1=${signature}` }, body: payload });
+    const res = await rawRequest("POST", "/api/webhooks/stripe", {
+      baseUrl: baseUrlOf("stripe"),
+      headers: { ...JSON_TYPE, "stripe-signature": `t=${t},v1=${signature}` },
+      body: payload,
+    });
     expect(res.status, res.text).toBeLessThan(300);
   });
 });

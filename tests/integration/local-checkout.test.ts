@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { baseUrlOf, newAccount } from "./support/api";
 
-const status = async (acct: Awaited<ReturnType<typeof newAccount>>) => (await acct.as("GET", "/api/account")).body.account.status as string;
+const status = async (acct: Awaited<ReturnType<typeof newAccount>>) =>
+  (await acct.as("GET", "/api/account")).body.account.status as string;
 const post = (url: string, init: RequestInit = {}) => fetch(url, { method: "POST", redirect: "manual", ...init });
 
 // docs/decisions.md §4, local billing mode: opening the link only shows; the Pay button (a POST) pays, once.
@@ -26,7 +27,10 @@ describe("local billing mode checkout", () => {
 
   it("POST pays, then leads back to the dashboard; the used link is gone (404) for every method", async () => {
     const acct = await newAccount();
-    const paid = await post(acct.checkoutUrl, { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" });
+    const paid = await post(acct.checkoutUrl, {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "",
+    });
     expect(paid.status).toBe(303);
     expect(paid.headers.get("location")).toBe(`${baseUrlOf()}/dashboard`);
     expect(await status(acct)).toBe("ACTIVE");
@@ -40,7 +44,11 @@ describe("local billing mode checkout", () => {
   });
 
   it("any body pays: JSON, plain text or none", async () => {
-    for (const init of [{ headers: { "content-type": "application/json" }, body: "{}" }, { headers: { "content-type": "text/plain" }, body: "pay" }, {}]) {
+    for (const init of [
+      { headers: { "content-type": "application/json" }, body: "{}" },
+      { headers: { "content-type": "text/plain" }, body: "pay" },
+      {},
+    ]) {
       const acct = await newAccount();
       expect((await post(acct.checkoutUrl, init)).status).toBe(303);
       expect(await status(acct)).toBe("ACTIVE");
@@ -49,7 +57,9 @@ describe("local billing mode checkout", () => {
 
   it("two POSTs of one link at once act once", async () => {
     const acct = await newAccount();
-    const statuses = (await Promise.all([post(acct.checkoutUrl), post(acct.checkoutUrl), post(acct.checkoutUrl)])).map((r) => r.status).sort();
+    const statuses = (await Promise.all([post(acct.checkoutUrl), post(acct.checkoutUrl), post(acct.checkoutUrl)]))
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([303, 404, 404]);
   });
 
@@ -78,7 +88,10 @@ describe("local billing mode checkout", () => {
 
   it("a body over 64 KiB is 413 and pays nothing", async () => {
     const acct = await newAccount();
-    const res = await post(acct.checkoutUrl, { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "x=" + "a".repeat(70_000) });
+    const res = await post(acct.checkoutUrl, {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "x=" + "a".repeat(70_000),
+    });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
     expect(await status(acct)).toBe("INACTIVE");

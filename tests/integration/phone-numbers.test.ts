@@ -27,7 +27,9 @@ describe("POST /api/phone-numbers", () => {
 
     it("keeps onErrorUrl when supplied", async () => {
       const acct = await newActiveAccount();
-      const res = await acct.as("POST", "/api/phone-numbers", { body: numberBody({ onErrorUrl: "https://api.example.com/calls/error" }) });
+      const res = await acct.as("POST", "/api/phone-numbers", {
+        body: numberBody({ onErrorUrl: "https://api.example.com/calls/error" }),
+      });
       expect(res.body.phoneNumber.onErrorUrl).toBe("https://api.example.com/calls/error");
     });
   });
@@ -35,7 +37,16 @@ describe("POST /api/phone-numbers", () => {
   describe("error", () => {
     it("400 for numbers that are not US E.164", async () => {
       const acct = await newActiveAccount();
-      for (const phoneNumber of ["4155550123", "+44 20 7946 0958", "+14155550123x", "+11555550123", "+14151550123", "+1415555012", "", 14155550123]) {
+      for (const phoneNumber of [
+        "4155550123",
+        "+44 20 7946 0958",
+        "+14155550123x",
+        "+11555550123",
+        "+14151550123",
+        "+1415555012",
+        "",
+        14155550123,
+      ]) {
         const res = await acct.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber }) });
         expect(res.status, String(phoneNumber)).toBe(400);
         expect(res.body.error.details[0].path).toBe("phoneNumber");
@@ -69,7 +80,11 @@ describe("POST /api/phone-numbers", () => {
       const acct = await newActiveAccount();
       const res = await acct.as("POST", "/api/phone-numbers", { body: {} });
       expect(res.status).toBe(400);
-      expect(res.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(["onCallEndUrl", "onCallStartUrl", "phoneNumber"]);
+      expect(res.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+        "onCallEndUrl",
+        "onCallStartUrl",
+        "phoneNumber",
+      ]);
     });
 
     it("402 for an account that has not paid; 403 for a suspended one", async () => {
@@ -98,7 +113,9 @@ describe("POST /api/phone-numbers", () => {
     it("exactly one 201 when two accounts register one number at once", async () => {
       const accounts = await Promise.all([newActiveAccount(), newActiveAccount(), newActiveAccount()]);
       const phoneNumber = randomUsNumber();
-      const results = await Promise.all(accounts.map((a) => a.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber }) })));
+      const results = await Promise.all(
+        accounts.map((a) => a.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber }) })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     });
   });
@@ -112,7 +129,9 @@ describe("GET /api/phone-numbers", () => {
   it("happy: the account's numbers, oldest first, full shape", async () => {
     const acct = await newActiveAccount();
     const first = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
-    const second = await acct.as("POST", "/api/phone-numbers", { body: numberBody({ onErrorUrl: "https://e.example.com/" }) });
+    const second = await acct.as("POST", "/api/phone-numbers", {
+      body: numberBody({ onErrorUrl: "https://e.example.com/" }),
+    });
     const res = await acct.as("GET", "/api/phone-numbers");
     expect(res.status).toBe(200);
     expect(res.body.phoneNumbers).toEqual([first.body.phoneNumber, second.body.phoneNumber]);
@@ -144,12 +163,20 @@ describe("GET /api/phone-numbers", () => {
 describe("PATCH /api/phone-numbers/:id", () => {
   it("happy: changes only the fields given; onErrorUrl null clears it", async () => {
     const acct = await newActiveAccount();
-    const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody({ onErrorUrl: "https://api.example.com/err" }) })).body.phoneNumber;
-    const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onCallStartUrl: "https://new.example.com/start" } });
+    const created = (
+      await acct.as("POST", "/api/phone-numbers", { body: numberBody({ onErrorUrl: "https://api.example.com/err" }) })
+    ).body.phoneNumber;
+    const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, {
+      body: { onCallStartUrl: "https://new.example.com/start" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.phoneNumber).toEqual({ ...created, onCallStartUrl: "https://new.example.com/start" });
     const cleared = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onErrorUrl: null } });
-    expect(cleared.body.phoneNumber).toEqual({ ...created, onCallStartUrl: "https://new.example.com/start", onErrorUrl: null });
+    expect(cleared.body.phoneNumber).toEqual({
+      ...created,
+      onCallStartUrl: "https://new.example.com/start",
+      onErrorUrl: null,
+    });
     const noop = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: {} });
     expect(noop.body.phoneNumber).toEqual(cleared.body.phoneNumber);
   });
@@ -179,10 +206,14 @@ describe("PATCH /api/phone-numbers/:id", () => {
     const a = await newActiveAccount();
     const b = await newActiveAccount();
     const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    const res = await b.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onCallStartUrl: "https://attacker.example.com/" } });
+    const res = await b.as("PATCH", `/api/phone-numbers/${created.id}`, {
+      body: { onCallStartUrl: "https://attacker.example.com/" },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("NUMBER_NOT_OWNED");
-    expect((await a.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber.onCallStartUrl).toBe(created.onCallStartUrl);
+    expect((await a.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber.onCallStartUrl).toBe(
+      created.onCallStartUrl,
+    );
   });
 });
 

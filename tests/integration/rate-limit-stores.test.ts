@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parseEnv, setEnv } from "../../src/server/env";
 import { disconnectDb, setConnectionUrl } from "../../src/server/db/client";
-import { LeasedPostgresRateLimitStore, PostgresRateLimitStore, RedisRateLimitStore, type RateLimitStore } from "../../src/server/rate-limit/rate-limiter";
+import {
+  LeasedPostgresRateLimitStore,
+  PostgresRateLimitStore,
+  RedisRateLimitStore,
+  type RateLimitStore,
+} from "../../src/server/rate-limit/rate-limiter";
 import { LeasedRateLimitStore, leaseSize, LEASE_TTL_MS } from "../../src/server/rate-limit/leased-rate-limit-store";
 import { takeTokens } from "../../src/server/rate-limit/postgres-bucket-sql";
 

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env, setEnv } from "../../src/server/env";
 import { reconcileTwilioCalls, STALE_AFTER_MS } from "../../src/server/services/reconciliation/reconcile-twilio-calls";
 import { CallRecordStore } from "../../src/twilio-simulator/call-records";
-import { newCallSid, postSigned, startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
+import {
+  newCallSid,
+  postSigned,
+  startTwilioSimulator,
+  type TwilioSimulator,
+} from "../../src/twilio-simulator/twilio-simulator";
 import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
 import { connectTwilioRow } from "./support/connect-twilio";
 import { startInProcess } from "./support/in-process";
@@ -40,11 +45,23 @@ async function setup(): Promise<Setup> {
   const account = await newActiveAccount({ server: "permissive" });
   const number = randomUsNumber();
   const res = await account.as("POST", "/api/phone-numbers", {
-    body: numberBody({ phoneNumber: number, onCallStartUrl: backend.url(`/${account.id}/start`), onCallEndUrl: backend.url(`/${account.id}/end`) }),
+    body: numberBody({
+      phoneNumber: number,
+      onCallStartUrl: backend.url(`/${account.id}/start`),
+      onCallEndUrl: backend.url(`/${account.id}/end`),
+    }),
   });
   expect(res.status).toBe(201);
-  await sql("permissive").query(`UPDATE "PhoneNumber" SET verified = true, "createdAt" = "createdAt" - interval '1 hour' WHERE id = $1`, [res.body.phoneNumber.id]);
-  await connectTwilioRow({ accountId: account.id, accountSid, authToken, connectedAt: new Date(Date.now() - 3600_000) });
+  await sql("permissive").query(
+    `UPDATE "PhoneNumber" SET verified = true, "createdAt" = "createdAt" - interval '1 hour' WHERE id = $1`,
+    [res.body.phoneNumber.id],
+  );
+  await connectTwilioRow({
+    accountId: account.id,
+    accountSid,
+    authToken,
+    connectedAt: new Date(Date.now() - 3600_000),
+  });
   return { account, number, numberId: res.body.phoneNumber.id };
 }
 
@@ -57,9 +74,18 @@ async function callRow(callSid: string) {
 }
 
 async function billed(account: TestAccount, callSid: string) {
-  const usage = await sql("permissive").query(`SELECT "billedMinutes", "durationSeconds" FROM "UsageRecord" WHERE "callSid" = $1`, [callSid]);
-  const ended = await sql("permissive").query(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.ended'`, [callSid]);
-  const totals = await sql("permissive").query(`SELECT calls::int, "billedMinutes"::int FROM "UsageTotal" WHERE "accountId" = $1 AND period = 'all'`, [account.id]);
+  const usage = await sql("permissive").query(
+    `SELECT "billedMinutes", "durationSeconds" FROM "UsageRecord" WHERE "callSid" = $1`,
+    [callSid],
+  );
+  const ended = await sql("permissive").query(
+    `SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.ended'`,
+    [callSid],
+  );
+  const totals = await sql("permissive").query(
+    `SELECT calls::int, "billedMinutes"::int FROM "UsageTotal" WHERE "accountId" = $1 AND period = 'all'`,
+    [account.id],
+  );
   return { usage: usage.rows, callEnded: ended.rows[0].n as number, totals: totals.rows[0] ?? null };
 }
 
@@ -74,12 +100,28 @@ describe("reconciliation with Twilio's call records", () => {
   it("an open call whose final status never arrived is closed from Twilio's record, once", async () => {
     const s = await setup();
     const callSid = newCallSid();
-    const params = { CallSid: callSid, AccountSid: accountSid, From: "+14155550100", To: s.number, Direction: "inbound", CallStatus: "ringing" };
+    const params = {
+      CallSid: callSid,
+      AccountSid: accountSid,
+      From: "+14155550100",
+      To: s.number,
+      Direction: "inbound",
+      CallStatus: "ringing",
+    };
     const voice = await postSigned(s.account.engineVoiceUrl, params, authToken);
     expect(voice.status).toBe(200);
     // Twilio's record: the call completed after 125 s; its status callback was lost.
     const started = new Date(Date.now() - 130_000);
-    records.add({ sid: callSid, accountSid, from: "+14155550100", to: s.number, status: "completed", duration: 125, startTime: started, endTime: new Date(started.getTime() + 125_000) });
+    records.add({
+      sid: callSid,
+      accountSid,
+      from: "+14155550100",
+      to: s.number,
+      status: "completed",
+      duration: 125,
+      startTime: started,
+      endTime: new Date(started.getTime() + 125_000),
+    });
 
     // Not yet silent for 5 minutes: left alone.
     await reconcileTwilioCalls({ now: new Date(Date.now() + 60_000) });
@@ -89,10 +131,18 @@ describe("reconciliation with Twilio's call records", () => {
     const [row] = await callRow(callSid);
     expect(row).toMatchObject({ status: "completed", durationSeconds: 125, direction: "inbound" });
     expect(row.reconciledAt).toBeInstanceOf(Date);
-    expect(await billed(s.account, callSid)).toEqual({ usage: [{ billedMinutes: 3, durationSeconds: 125 }], callEnded: 1, totals: { calls: 1, billedMinutes: 3 } });
+    expect(await billed(s.account, callSid)).toEqual({
+      usage: [{ billedMinutes: 3, durationSeconds: 125 }],
+      callEnded: 1,
+      totals: { calls: 1, billedMinutes: 3 },
+    });
 
     // The lost callback turning up late changes nothing.
-    const late = await postSigned(s.account.engineVoiceUrl, { ...params, CallStatus: "completed", CallDuration: "125", CallbackSource: "call-progress-events" }, authToken);
+    const late = await postSigned(
+      s.account.engineVoiceUrl,
+      { ...params, CallStatus: "completed", CallDuration: "125", CallbackSource: "call-progress-events" },
+      authToken,
+    );
     expect(late.status).toBe(200);
     expect((await billed(s.account, callSid)).usage).toHaveLength(1);
   });
@@ -100,7 +150,18 @@ describe("reconciliation with Twilio's call records", () => {
   it("a call still live at Twilio stays open", async () => {
     const s = await setup();
     const live = newCallSid();
-    await postSigned(s.account.engineVoiceUrl, { CallSid: live, AccountSid: accountSid, From: "+14155550100", To: s.number, Direction: "inbound", CallStatus: "ringing" }, authToken);
+    await postSigned(
+      s.account.engineVoiceUrl,
+      {
+        CallSid: live,
+        AccountSid: accountSid,
+        From: "+14155550100",
+        To: s.number,
+        Direction: "inbound",
+        CallStatus: "ringing",
+      },
+      authToken,
+    );
     records.add({ sid: live, accountSid, from: "+14155550100", to: s.number, status: "in-progress" });
     await reconcileTwilioCalls({ now: new Date(Date.now() + STALE_AFTER_MS + 60_000) });
     expect((await callRow(live))[0]).toMatchObject({ status: "ringing", reconciledAt: null });
@@ -110,33 +171,103 @@ describe("reconciliation with Twilio's call records", () => {
   it("a call Twilio lists to a verified number but Routekit never saw is recorded and billed once; others are not", async () => {
     const s = await setup();
     const now = new Date();
-    const unseen = records.add({ accountSid, from: "+14155550111", to: s.number, status: "completed", duration: 61, answeredBy: "human", startTime: new Date(now.getTime() - 120_000), endTime: new Date(now.getTime() - 59_000) });
-    const missed = records.add({ accountSid, from: "+14155550112", to: s.number, status: "no-answer", duration: 0, startTime: new Date(now.getTime() - 100_000) });
+    const unseen = records.add({
+      accountSid,
+      from: "+14155550111",
+      to: s.number,
+      status: "completed",
+      duration: 61,
+      answeredBy: "human",
+      startTime: new Date(now.getTime() - 120_000),
+      endTime: new Date(now.getTime() - 59_000),
+    });
+    const missed = records.add({
+      accountSid,
+      from: "+14155550112",
+      to: s.number,
+      status: "no-answer",
+      duration: 0,
+      startTime: new Date(now.getTime() - 100_000),
+    });
     // Before the number was registered: that call went wherever the number pointed then.
-    const older = records.add({ accountSid, from: "+14155550113", to: s.number, status: "completed", duration: 30, startTime: new Date(now.getTime() - 2 * 3600_000) });
+    const older = records.add({
+      accountSid,
+      from: "+14155550113",
+      to: s.number,
+      status: "completed",
+      duration: 30,
+      startTime: new Date(now.getTime() - 2 * 3600_000),
+    });
     // An outbound call to the number, and a call to a number not verified here, are not this account's inbound calls.
-    const outbound = records.add({ accountSid, from: "+14155550114", to: s.number, direction: "outbound-api", status: "completed", duration: 30, startTime: new Date(now.getTime() - 60_000) });
-    const elsewhere = records.add({ accountSid, from: "+14155550115", to: randomUsNumber(), status: "completed", duration: 30, startTime: new Date(now.getTime() - 60_000) });
+    const outbound = records.add({
+      accountSid,
+      from: "+14155550114",
+      to: s.number,
+      direction: "outbound-api",
+      status: "completed",
+      duration: 30,
+      startTime: new Date(now.getTime() - 60_000),
+    });
+    const elsewhere = records.add({
+      accountSid,
+      from: "+14155550115",
+      to: randomUsNumber(),
+      status: "completed",
+      duration: 30,
+      startTime: new Date(now.getTime() - 60_000),
+    });
     // Enough calls to the number for Twilio's list to page (50 a page).
-    for (let i = 0; i < 60; i++) records.add({ accountSid, from: "+14155550116", to: s.number, status: "busy", startTime: new Date(now.getTime() - 3000_000 - i * 1000) });
+    for (let i = 0; i < 60; i++)
+      records.add({
+        accountSid,
+        from: "+14155550116",
+        to: s.number,
+        status: "busy",
+        startTime: new Date(now.getTime() - 3000_000 - i * 1000),
+      });
 
     await reconcileRepeatedly(now);
 
     const [row] = await callRow(unseen.sid);
-    expect(row).toMatchObject({ accountId: s.account.id, status: "completed", durationSeconds: 61, direction: "inbound", fromNumber: "+14155550111", phoneNumberId: s.numberId });
+    expect(row).toMatchObject({
+      accountId: s.account.id,
+      status: "completed",
+      durationSeconds: 61,
+      direction: "inbound",
+      fromNumber: "+14155550111",
+      phoneNumberId: s.numberId,
+    });
     expect(row.reconciledAt).toBeInstanceOf(Date);
     expect((await callRow(missed.sid))[0]).toMatchObject({ status: "no-answer", durationSeconds: 0 });
     for (const sid of [older.sid, outbound.sid, elsewhere.sid]) expect(await callRow(sid)).toEqual([]);
-    const { rows: busy } = await sql("permissive").query(`SELECT count(*)::int AS n FROM "Call" WHERE "accountId" = $1 AND status = 'busy'`, [s.account.id]);
+    const { rows: busy } = await sql("permissive").query(
+      `SELECT count(*)::int AS n FROM "Call" WHERE "accountId" = $1 AND status = 'busy'`,
+      [s.account.id],
+    );
     expect(busy[0].n).toBe(60);
 
-    expect(await billed(s.account, unseen.sid)).toEqual({ usage: [{ billedMinutes: 2, durationSeconds: 61 }], callEnded: 1, totals: { calls: 1, billedMinutes: 2 } });
+    expect(await billed(s.account, unseen.sid)).toEqual({
+      usage: [{ billedMinutes: 2, durationSeconds: 61 }],
+      callEnded: 1,
+      totals: { calls: 1, billedMinutes: 2 },
+    });
     const usage = await s.account.as("GET", "/api/usage");
     expect(usage.body.total).toBe(1);
-    const { rows: ended } = await sql("permissive").query(`SELECT payload FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.ended'`, [unseen.sid]);
-    expect(JSON.parse(ended[0].payload).data).toMatchObject({ callSid: unseen.sid, status: "completed", billedMinutes: 2, answeredBy: "human" });
+    const { rows: ended } = await sql("permissive").query(
+      `SELECT payload FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.ended'`,
+      [unseen.sid],
+    );
+    expect(JSON.parse(ended[0].payload).data).toMatchObject({
+      callSid: unseen.sid,
+      status: "completed",
+      billedMinutes: 2,
+      answeredBy: "human",
+    });
 
-    const { rows: watermark } = await sql("permissive").query(`SELECT "reconciledThrough" FROM "TwilioConnection" WHERE "accountId" = $1`, [s.account.id]);
+    const { rows: watermark } = await sql("permissive").query(
+      `SELECT "reconciledThrough" FROM "TwilioConnection" WHERE "accountId" = $1`,
+      [s.account.id],
+    );
     expect((watermark[0].reconciledThrough as Date).getTime()).toBeGreaterThanOrEqual(now.getTime() - 1000);
   });
 });

@@ -31,7 +31,12 @@ function post(path: string, fields: Record<string, string>, headers: Record<stri
   return fetch(`${base()}${path}`, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp(), origin: base(), ...headers },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-forwarded-for": randomIp(),
+      origin: base(),
+      ...headers,
+    },
     body: new URLSearchParams(fields),
   });
 }
@@ -41,21 +46,30 @@ describe("no open redirect", () => {
     const acct = await newAccount();
     const cookie = await sessionCookie(acct.email, acct.password);
     for (const callbackUrl of OPEN_REDIRECT_CALLBACKS) {
-      const res = await fetch(`${base()}/login?callbackUrl=${encodeURIComponent(callbackUrl)}`, { headers: { cookie }, redirect: "manual" });
+      const res = await fetch(`${base()}/login?callbackUrl=${encodeURIComponent(callbackUrl)}`, {
+        headers: { cookie },
+        redirect: "manual",
+      });
       expect(res.status, callbackUrl).toBe(307);
       const to = destination(res.headers.get("location"));
       expect(to.origin, `${callbackUrl} → ${res.headers.get("location")}`).toBe(origin());
       expect(to.pathname, callbackUrl).toBe("/dashboard");
     }
     // The issue's exact request, byte for byte.
-    const exact = await fetch(`${base()}/login?callbackUrl=%2F.%2F%2Fevil.example%2F`, { headers: { cookie }, redirect: "manual" });
+    const exact = await fetch(`${base()}/login?callbackUrl=%2F.%2F%2Fevil.example%2F`, {
+      headers: { cookie },
+      redirect: "manual",
+    });
     expect(destination(exact.headers.get("location")).href).toBe(`${origin()}/dashboard`);
     // A page of this service is still where it goes.
-    const kept = await fetch(`${base()}/login?callbackUrl=${encodeURIComponent("/dashboard/keys?x=1")}`, { headers: { cookie }, redirect: "manual" });
+    const kept = await fetch(`${base()}/login?callbackUrl=${encodeURIComponent("/dashboard/keys?x=1")}`, {
+      headers: { cookie },
+      redirect: "manual",
+    });
     expect(destination(kept.headers.get("location")).href).toBe(`${origin()}/dashboard/keys?x=1`);
   });
 
-  it("POST /login/submit with callbackUrl \"/\\t/evil.example/\" (and the rest) lands on /dashboard", async () => {
+  it('POST /login/submit with callbackUrl "/\\t/evil.example/" (and the rest) lands on /dashboard', async () => {
     const acct = await newAccount();
     for (const callbackUrl of OPEN_REDIRECT_CALLBACKS) {
       const res = await post("/login/submit", { email: acct.email, password: acct.password, callbackUrl });
@@ -74,10 +88,17 @@ describe("no open redirect", () => {
     const ip = randomIp();
     const csrf = await fetch(`${base()}/api/session/csrf`, { headers: { "x-forwarded-for": ip } });
     const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const csrfCookie = csrf.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     for (const action of ["callback/credentials", "signin/credentials", "signout"]) {
       for (const callbackUrl of ["%", "%25", "//evil.example/", "/.//evil.example/", "javascript:alert(1)"]) {
-        const res = await post(`/api/session/${action}`, { csrfToken, email: acct.email, password: acct.password, callbackUrl, json: "true" }, { cookie: csrfCookie, "x-forwarded-for": ip });
+        const res = await post(
+          `/api/session/${action}`,
+          { csrfToken, email: acct.email, password: acct.password, callbackUrl, json: "true" },
+          { cookie: csrfCookie, "x-forwarded-for": ip },
+        );
         const text = await res.text();
         const seen = `${action} ${callbackUrl}: ${res.status} ${text.slice(0, 200)}`;
         expect(res.status, seen).toBeLessThan(500);
@@ -96,7 +117,9 @@ describe("no open redirect", () => {
   });
 
   it("a cookie or query callbackUrl that looks like a path but leaves the origin is answered with the dashboard", async () => {
-    const res = await fetch(`${base()}/api/session/csrf`, { headers: { cookie: `next-auth.callback-url=${encodeURIComponent("/.//evil.example/")}` } });
+    const res = await fetch(`${base()}/api/session/csrf`, {
+      headers: { cookie: `next-auth.callback-url=${encodeURIComponent("/.//evil.example/")}` },
+    });
     expect(res.status).toBeLessThan(500);
     const set = res.headers.getSetCookie().find((c) => c.startsWith("next-auth.callback-url="));
     if (set) expect(decodeURIComponent(set.split(";")[0]!.split("=")[1]!)).toBe(`${origin()}/dashboard`);

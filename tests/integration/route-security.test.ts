@@ -1,7 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { restRoutes, type RestRoute } from "../../src/server/rest/routes";
-import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, randomIp, sql, suspend, type ApiResponse, type TestAccount } from "./support/api";
+import {
+  baseUrlOf,
+  call,
+  newAccount,
+  newActiveAccount,
+  numberBody,
+  randomIp,
+  sql,
+  suspend,
+  type ApiResponse,
+  type TestAccount,
+} from "./support/api";
 import { rawRequest } from "./support/raw-http";
 import { sessionCookie, trpc } from "./support/trpc";
 
@@ -18,7 +29,11 @@ const authenticated = restRoutes.filter((r) => r.auth);
 // docs/decisions.md §4: INACTIVE is 402 on these; SUSPENDED is 403 on them and on changing or releasing a number.
 const NEEDS_PAYMENT = new Set(["POST /api/phone-numbers", "POST /api/outbound"]);
 const STANDING_CODES = ["ACCOUNT_SUSPENDED", "PAYMENT_REQUIRED", "UNAUTHORIZED"];
-const REFUSED_WHEN_SUSPENDED = new Set([...NEEDS_PAYMENT, "PATCH /api/phone-numbers/:id", "DELETE /api/phone-numbers/:id"]);
+const REFUSED_WHEN_SUSPENDED = new Set([
+  ...NEEDS_PAYMENT,
+  "PATCH /api/phone-numbers/:id",
+  "DELETE /api/phone-numbers/:id",
+]);
 
 function expectEnvelope(res: ApiResponse, status: number, code: string, what: string): void {
   const seen = `${what}: answered ${res.status} ${res.text.slice(0, 200)}`;
@@ -36,7 +51,12 @@ const noBody = (route: RestRoute) => (route.method === "GET" || route.method ===
 
 describe("route security, for every route of the table", () => {
   it("needs a credential everywhere but register, login, health and readiness", () => {
-    expect(restRoutes.filter((r) => !r.auth).map(key).sort()).toEqual(["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"]);
+    expect(
+      restRoutes
+        .filter((r) => !r.auth)
+        .map(key)
+        .sort(),
+    ).toEqual(["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"]);
     expect(authenticated.length).toBeGreaterThan(25);
   });
 
@@ -47,14 +67,30 @@ describe("route security, for every route of the table", () => {
       expectEnvelope(await call(route.method, path, { body: noBody(route) }), 401, "UNAUTHORIZED", "no credential");
       // A key with a bad checksum is refused before any look-up; a JWT that is not one likewise.
       const malformed = `rtk_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a")}`;
-      expectEnvelope(await call(route.method, path, { token: malformed, body: noBody(route) }), 401, "UNAUTHORIZED", "malformed key");
-      expectEnvelope(await call(route.method, path, { token: "not.a.jwt", body: noBody(route) }), 401, "UNAUTHORIZED", "malformed token");
-      expectEnvelope(await call(route.method, path, { token: await revokedKey(), body: noBody(route) }), 401, "UNAUTHORIZED", "revoked key");
+      expectEnvelope(
+        await call(route.method, path, { token: malformed, body: noBody(route) }),
+        401,
+        "UNAUTHORIZED",
+        "malformed key",
+      );
+      expectEnvelope(
+        await call(route.method, path, { token: "not.a.jwt", body: noBody(route) }),
+        401,
+        "UNAUTHORIZED",
+        "malformed token",
+      );
+      expectEnvelope(
+        await call(route.method, path, { token: await revokedKey(), body: noBody(route) }),
+        401,
+        "UNAUTHORIZED",
+        "revoked key",
+      );
     });
 
     it("refuses a closed account's key and its login tokens from before and after the closing with 401 (docs/decisions.md §20)", async () => {
       const closed = await closedAccount();
-      for (const [what, token] of Object.entries(closed)) expectEnvelope(await call(route.method, path, { token, body: noBody(route) }), 401, "UNAUTHORIZED", what);
+      for (const [what, token] of Object.entries(closed))
+        expectEnvelope(await call(route.method, path, { token, body: noBody(route) }), 401, "UNAUTHORIZED", what);
     });
   });
 });
@@ -70,11 +106,22 @@ function closedAccount(): Promise<Record<string, string>> {
     const owner = await newAccount();
     const before = await call("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password } });
     expect(before.status).toBe(200);
-    const closed = await trpc("mutation", "settings.delete", { confirmEmail: owner.email, password: owner.password }, { cookie: await sessionCookie(owner.email, owner.password) });
+    const closed = await trpc(
+      "mutation",
+      "settings.delete",
+      { confirmEmail: owner.email, password: owner.password },
+      { cookie: await sessionCookie(owner.email, owner.password) },
+    );
     expect(closed.data).toEqual({ deleted: true });
-    const after = await call("POST", "/api/auth/login", { body: { email: `deleted-${owner.id}@deleted.invalid`, password: owner.password } });
+    const after = await call("POST", "/api/auth/login", {
+      body: { email: `deleted-${owner.id}@deleted.invalid`, password: owner.password },
+    });
     expectEnvelope(after, 401, "UNAUTHORIZED", "log-in with the closed account's alias");
-    return { "closed account's key": owner.apiKey, "closed account's login token": before.body.token, "closed account's registration token": owner.token };
+    return {
+      "closed account's key": owner.apiKey,
+      "closed account's login token": before.body.token,
+      "closed account's registration token": owner.token,
+    };
   })());
 }
 
@@ -109,7 +156,15 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
   await sql().query(
     `INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt")
      VALUES ($1, $2, $3, $4, 'inbound', '+14155550177', $5, 'completed', 10, $6, $7, now(), now(), now())`,
-    [`sec${randomBytes(8).toString("hex")}`, callSid, owner.id, phone.id, phone.phoneNumber, phone.onCallStartUrl, phone.onCallEndUrl],
+    [
+      `sec${randomBytes(8).toString("hex")}`,
+      callSid,
+      owner.id,
+      phone.id,
+      phone.phoneNumber,
+      phone.onCallStartUrl,
+      phone.onCallEndUrl,
+    ],
   );
   const deliveryId = `sec${randomBytes(8).toString("hex")}`;
   const eventId = `evt_sec${randomBytes(8).toString("hex")}`;
@@ -152,7 +207,12 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
       stillThere: async () => expect((await owner.as("GET", `/api/calls/${callSid}`)).status).toBe(200),
     },
     "GET /api/webhook-deliveries/:id": { id: deliveryId, leak: eventId, expect: NOT_FOUND, stillThere: delivery },
-    "POST /api/webhook-deliveries/:id/retry": { id: deliveryId, leak: eventId, expect: NOT_FOUND, stillThere: delivery },
+    "POST /api/webhook-deliveries/:id/retry": {
+      id: deliveryId,
+      leak: eventId,
+      expect: NOT_FOUND,
+      stillThere: delivery,
+    },
   };
 }
 
@@ -171,14 +231,17 @@ describe("another tenant's resources", () => {
     expect(withParam.map(key).filter((k) => !foreign[k])).toEqual([]);
   });
 
-  it.each(withParam.map((r) => [key(r), r] as const))("%s: another tenant's id is refused, shows nothing of it, and changes nothing", async (name, route) => {
-    const target = foreign[name]!;
-    const body = route.method === "PATCH" ? { onErrorUrl: null } : noBody(route);
-    const res = await intruder.as(route.method, pathWith(route, target.id), { body });
-    expectEnvelope(res, target.expect.status, target.expect.code, name);
-    expect(res.text).not.toContain(target.leak);
-    await target.stillThere();
-  });
+  it.each(withParam.map((r) => [key(r), r] as const))(
+    "%s: another tenant's id is refused, shows nothing of it, and changes nothing",
+    async (name, route) => {
+      const target = foreign[name]!;
+      const body = route.method === "PATCH" ? { onErrorUrl: null } : noBody(route);
+      const res = await intruder.as(route.method, pathWith(route, target.id), { body });
+      expectEnvelope(res, target.expect.status, target.expect.code, name);
+      expect(res.text).not.toContain(target.leak);
+      await target.stillThere();
+    },
+  );
 });
 
 describe("account standing (docs/decisions.md §4)", () => {
@@ -215,26 +278,36 @@ describe("account standing (docs/decisions.md §4)", () => {
     return { path, body: noBody(route) };
   }
 
-  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers a suspended account as docs/decisions.md §4 says", async (name, route) => {
-    const { path, body } = plausible(route, suspendedNumberId);
-    const res = await suspended.as(route.method, path, { body });
-    if (REFUSED_WHEN_SUSPENDED.has(name)) expectEnvelope(res, 403, "ACCOUNT_SUSPENDED", name);
-    else {
-      // Reads, keys and billing keep working so the customer can fix payment.
-      expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(res.body?.error?.code);
-      expect(res.status, name).toBeLessThan(500);
-    }
-  });
+  it.each(authenticated.map((r) => [key(r), r] as const))(
+    "%s answers a suspended account as docs/decisions.md §4 says",
+    async (name, route) => {
+      const { path, body } = plausible(route, suspendedNumberId);
+      const res = await suspended.as(route.method, path, { body });
+      if (REFUSED_WHEN_SUSPENDED.has(name)) expectEnvelope(res, 403, "ACCOUNT_SUSPENDED", name);
+      else {
+        // Reads, keys and billing keep working so the customer can fix payment.
+        expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(
+          res.body?.error?.code,
+        );
+        expect(res.status, name).toBeLessThan(500);
+      }
+    },
+  );
 
-  it.each(authenticated.map((r) => [key(r), r] as const))("%s answers an unpaid account as docs/decisions.md §4 says", async (name, route) => {
-    const { path, body } = plausible(route, "cmdoesnotexist000000000000");
-    const res = await unpaid.as(route.method, path, { body });
-    if (NEEDS_PAYMENT.has(name)) expectEnvelope(res, 402, "PAYMENT_REQUIRED", name);
-    else {
-      expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(res.body?.error?.code);
-      expect(res.status, name).toBeLessThan(500);
-    }
-  });
+  it.each(authenticated.map((r) => [key(r), r] as const))(
+    "%s answers an unpaid account as docs/decisions.md §4 says",
+    async (name, route) => {
+      const { path, body } = plausible(route, "cmdoesnotexist000000000000");
+      const res = await unpaid.as(route.method, path, { body });
+      if (NEEDS_PAYMENT.has(name)) expectEnvelope(res, 402, "PAYMENT_REQUIRED", name);
+      else {
+        expect(STANDING_CODES, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toContain(
+          res.body?.error?.code,
+        );
+        expect(res.status, name).toBeLessThan(500);
+      }
+    },
+  );
 });
 
 /** The non-REST surfaces of issue #22 (docs/decisions.md §20); the full cases are in closed-account, redirects, account-settings, dev-outbox and account-mail. */
@@ -242,10 +315,18 @@ describe("closed accounts, redirects and the outbox (docs/decisions.md §20)", (
   it("a closed account's checkout and portal links are 404 and bring nothing back", async () => {
     const acct = await newAccount();
     const portal = (await acct.as("POST", "/api/billing/portal")).body.url as string;
-    const closed = await trpc("mutation", "settings.delete", { confirmEmail: acct.email, password: acct.password }, { cookie: await sessionCookie(acct.email, acct.password) });
+    const closed = await trpc(
+      "mutation",
+      "settings.delete",
+      { confirmEmail: acct.email, password: acct.password },
+      { cookie: await sessionCookie(acct.email, acct.password) },
+    );
     expect(closed.data).toEqual({ deleted: true });
-    for (const url of [acct.checkoutUrl, `${portal}/resume`]) expect((await fetch(url, { method: "POST", redirect: "manual" })).status, url).toBe(404);
-    expect((await sql().query(`SELECT status FROM "Account" WHERE id = $1`, [acct.id])).rows[0].status).toBe("SUSPENDED");
+    for (const url of [acct.checkoutUrl, `${portal}/resume`])
+      expect((await fetch(url, { method: "POST", redirect: "manual" })).status, url).toBe(404);
+    expect((await sql().query(`SELECT status FROM "Account" WHERE id = $1`, [acct.id])).rows[0].status).toBe(
+      "SUSPENDED",
+    );
   });
 
   it("no redirect leaves the service: /login for a signed-in visitor and /login/submit", async () => {
@@ -253,13 +334,20 @@ describe("closed accounts, redirects and the outbox (docs/decisions.md §20)", (
     const cookie = await sessionCookie(acct.email, acct.password);
     const origin = new URL(baseUrlOf()).origin;
     for (const target of ["%2F.%2F%2Fevil.example%2F", "%2F%252e%2F%2Fevil.example%2F", "%2F..%2F%2Fevil.example%2F"]) {
-      const res = await fetch(`${baseUrlOf()}/login?callbackUrl=${target}`, { headers: { cookie }, redirect: "manual" });
+      const res = await fetch(`${baseUrlOf()}/login?callbackUrl=${target}`, {
+        headers: { cookie },
+        redirect: "manual",
+      });
       expect(new URL(res.headers.get("location")!, `${origin}/login`).href, target).toBe(`${origin}/dashboard`);
     }
     const submit = await fetch(`${baseUrlOf()}/login/submit`, {
       method: "POST",
       redirect: "manual",
-      headers: { origin: baseUrlOf(), "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp() },
+      headers: {
+        origin: baseUrlOf(),
+        "content-type": "application/x-www-form-urlencoded",
+        "x-forwarded-for": randomIp(),
+      },
       body: new URLSearchParams({ email: acct.email, password: acct.password, callbackUrl: "/\t/evil.example/" }),
     });
     expect(submit.headers.get("location")).toBe("/dashboard");
@@ -267,7 +355,10 @@ describe("closed accounts, redirects and the outbox (docs/decisions.md §20)", (
 
   it("the outbox ignores X-Forwarded-For and refuses a Host that is not local", async () => {
     for (const xff of ["127.0.0.1", "::1", "::ffff:127.0.0.1", "203.0.113.9, 127.0.0.1"]) {
-      const res = await rawRequest("GET", "/dev/outbox", { server: "permissive", headers: { host: "evil.example", "x-forwarded-for": xff } });
+      const res = await rawRequest("GET", "/dev/outbox", {
+        server: "permissive",
+        headers: { host: "evil.example", "x-forwarded-for": xff },
+      });
       expect(res.status, xff).toBe(404);
     }
   });

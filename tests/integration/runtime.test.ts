@@ -3,7 +3,10 @@ import { describe, expect, inject, it } from "vitest";
 
 /** Node.js 24 is what the project declares (package.json `engines`), installs (the pinned `node` devDependency) and runs on. */
 describe("runtime", () => {
-  const declared = JSON.parse(readFileSync("package.json", "utf8")) as { engines: { node: string }; devDependencies: Record<string, string> };
+  const declared = JSON.parse(readFileSync("package.json", "utf8")) as {
+    engines: { node: string };
+    devDependencies: Record<string, string>;
+  };
 
   it("the test runner runs on the pinned Node.js 24", () => {
     expect(declared.engines.node).toMatch(/^\^24\./);

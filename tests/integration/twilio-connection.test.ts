@@ -3,9 +3,23 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { newCallSid, postSigned, simulateInboundCall, startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
+import {
+  newCallSid,
+  postSigned,
+  simulateInboundCall,
+  startTwilioSimulator,
+  type TwilioSimulator,
+} from "../../src/twilio-simulator/twilio-simulator";
 import { encryptSecret } from "../../src/server/crypto/secret-box";
-import { call, newAccount, newActiveAccount, numberBody as strictNumberBody, randomIp, randomUsNumber, sql } from "./support/api";
+import {
+  call,
+  newAccount,
+  newActiveAccount,
+  numberBody as strictNumberBody,
+  randomIp,
+  randomUsNumber,
+  sql,
+} from "./support/api";
 import { checkContract } from "./support/contract";
 import { startReceiver } from "./support/receiver";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
@@ -32,7 +46,11 @@ beforeAll(async () => {
     },
   });
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
-  backend = await startReceiver((r, res) => (r.path.endsWith("/start") ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>") : res.end("ok")));
+  backend = await startReceiver((r, res) =>
+    r.path.endsWith("/start")
+      ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>")
+      : res.end("ok"),
+  );
 });
 afterAll(async () => {
   await db?.end();
@@ -52,7 +70,11 @@ async function api(method: string, path: string, opts: { token?: string; body?: 
   const headers: Record<string, string> = { "x-forwarded-for": opts.ip ?? randomIp() };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(server.baseUrl + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(server.baseUrl + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   const body = text ? JSON.parse(text) : undefined;
   await checkContract(method, path, res.status, body);
@@ -62,7 +84,10 @@ async function api(method: string, path: string, opts: { token?: string; body?: 
 /** A paid account of this file's server (payment itself is tested elsewhere: set directly). */
 async function customer(): Promise<Customer> {
   const ip = randomIp();
-  const reg = await api("POST", "/api/auth/register", { ip, body: { email: `tw-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" } });
+  const reg = await api("POST", "/api/auth/register", {
+    ip,
+    body: { email: `tw-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" },
+  });
   expect(reg.status).toBe(201);
   await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
   return {
@@ -97,7 +122,11 @@ describe("connecting Twilio", () => {
 
     const res = await c.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken });
     expect(res.status).toBe(200);
-    expect(res.body.twilioConnection).toEqual({ accountSid: tw.sid, friendlyName: "Acme Voice", connectedAt: expect.any(String) });
+    expect(res.body.twilioConnection).toEqual({
+      accountSid: tw.sid,
+      friendlyName: "Acme Voice",
+      connectedAt: expect.any(String),
+    });
     expect(res.text).not.toContain(tw.authToken);
     const got = await c.as("GET", "/api/twilio-connection");
     expect(got.status).toBe(200);
@@ -120,23 +149,37 @@ describe("connecting Twilio", () => {
     expect(res.body.error.code).toBe("PROVIDER_REJECTED");
     expect(res.body.error.details).toEqual([{ path: "provider", message: expect.stringMatching(/^20003: /) }]);
     const suspended = twilio.addAccount({ status: "suspended" });
-    expect((await c.as("PUT", "/api/twilio-connection", { accountSid: suspended.sid, authToken: suspended.authToken })).body.error.code).toBe("PROVIDER_REJECTED");
+    expect(
+      (await c.as("PUT", "/api/twilio-connection", { accountSid: suspended.sid, authToken: suspended.authToken })).body
+        .error.code,
+    ).toBe("PROVIDER_REJECTED");
     expect((await c.as("GET", "/api/twilio-connection")).status).toBe(404);
   });
 
   it("malformed input is 400 VALIDATION_FAILED naming the field, never a call to Twilio", async () => {
     const c = await customer();
-    for (const body of [{ accountSid: "AC123", authToken: "x" }, { accountSid: "AC" + "0".repeat(32), authToken: "" }, { accountSid: "AC" + "0".repeat(32), authToken: "has space" }, { accountSid: "AC" + "0".repeat(32), authToken: "nul\u0000" }, {}]) {
+    for (const body of [
+      { accountSid: "AC123", authToken: "x" },
+      { accountSid: "AC" + "0".repeat(32), authToken: "" },
+      { accountSid: "AC" + "0".repeat(32), authToken: "has space" },
+      { accountSid: "AC" + "0".repeat(32), authToken: "nul\u0000" },
+      {},
+    ]) {
       const res = await c.as("PUT", "/api/twilio-connection", body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
     }
-    expect((await api("PUT", "/api/twilio-connection", { body: { accountSid: "AC" + "0".repeat(32), authToken: "t" } })).status).toBe(401);
+    expect(
+      (await api("PUT", "/api/twilio-connection", { body: { accountSid: "AC" + "0".repeat(32), authToken: "t" } }))
+        .status,
+    ).toBe(401);
   });
 
   it("Twilio unreachable is 502 PROVIDER_UNAVAILABLE (the strict server's Twilio does not answer)", async () => {
     const acct = await newAccount();
-    const res = await acct.as("PUT", "/api/twilio-connection", { body: { accountSid: "AC" + "a".repeat(32), authToken: "tok" } });
+    const res = await acct.as("PUT", "/api/twilio-connection", {
+      body: { accountSid: "AC" + "a".repeat(32), authToken: "tok" },
+    });
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe("PROVIDER_UNAVAILABLE");
   });
@@ -150,7 +193,10 @@ describe("connecting Twilio", () => {
     expect((await c.as("DELETE", "/api/twilio-connection")).body).toEqual({ disconnected: true });
     expect((await c.as("GET", "/api/twilio-connection")).status).toBe(404);
     expect((await c.as("GET", "/api/twilio-connection/numbers")).status).toBe(404);
-    expect((await c.as("GET", `/api/phone-numbers/${reg.body.phoneNumber.id}`)).body.phoneNumber).toMatchObject({ verified: false, twilioConfigured: false });
+    expect((await c.as("GET", `/api/phone-numbers/${reg.body.phoneNumber.id}`)).body.phoneNumber).toMatchObject({
+      verified: false,
+      twilioConfigured: false,
+    });
     expect((await db.query(`SELECT 1 FROM "TwilioConnection" WHERE "accountId" = $1`, [c.id])).rowCount).toBe(0);
   });
 
@@ -162,8 +208,13 @@ describe("connecting Twilio", () => {
     expect(a.body.phoneNumber.verified).toBe(false);
     const tw = twilio.addAccount();
     twilio.addIncomingNumber(tw.sid, owned);
-    expect((await c.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status).toBe(200);
-    expect((await c.as("GET", `/api/phone-numbers/${a.body.phoneNumber.id}`)).body.phoneNumber).toMatchObject({ verified: true, twilioConfigured: false });
+    expect((await c.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status).toBe(
+      200,
+    );
+    expect((await c.as("GET", `/api/phone-numbers/${a.body.phoneNumber.id}`)).body.phoneNumber).toMatchObject({
+      verified: true,
+      twilioConfigured: false,
+    });
     expect((await c.as("GET", `/api/phone-numbers/${b.body.phoneNumber.id}`)).body.phoneNumber.verified).toBe(false);
   });
 });
@@ -175,7 +226,9 @@ describe("the Twilio account's numbers", () => {
     twilio.twilioAccounts.maxPageSize = 50;
     try {
       expect((await c.as("POST", "/api/phone-numbers", numberBody(numbers[3]!))).status).toBe(201);
-      expect((await c.as("POST", "/api/phone-numbers", numberBody(numbers[4]!, { configureTwilio: false }))).status).toBe(201);
+      expect(
+        (await c.as("POST", "/api/phone-numbers", numberBody(numbers[4]!, { configureTwilio: false }))).status,
+      ).toBe(201);
       const res = await c.as("GET", "/api/twilio-connection/numbers");
       expect(res.status).toBe(200);
       expect(res.body.numbers.map((n: { phoneNumber: string }) => n.phoneNumber)).toEqual(numbers);
@@ -215,7 +268,13 @@ describe("registering a number while connected", () => {
     const res = await c.as("POST", "/api/phone-numbers", numberBody(n));
     expect(res.status).toBe(201);
     expect(res.body.phoneNumber).toMatchObject({ phoneNumber: n, verified: true, twilioConfigured: true });
-    expect(atTwilio(n)).toMatchObject({ accountSid: tw.sid, voiceUrl: c.engineVoiceUrl, voiceMethod: "POST", statusCallback: c.engineVoiceUrl, statusCallbackMethod: "POST" });
+    expect(atTwilio(n)).toMatchObject({
+      accountSid: tw.sid,
+      voiceUrl: c.engineVoiceUrl,
+      voiceMethod: "POST",
+      statusCallback: c.engineVoiceUrl,
+      statusCallbackMethod: "POST",
+    });
     const { rows } = await db.query(`SELECT "twilioSid" FROM "PhoneNumber" WHERE id = $1`, [res.body.phoneNumber.id]);
     expect(rows[0].twilioSid).toBe(atTwilio(n).sid);
 
@@ -263,7 +322,9 @@ describe("registering a number while connected", () => {
 
     // A second Routekit account connected to the same Twilio account proves ownership too, but comes second.
     const second = await customer();
-    expect((await second.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status).toBe(200);
+    expect(
+      (await second.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status,
+    ).toBe(200);
     const again = await second.as("POST", "/api/phone-numbers", numberBody(n));
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("NUMBER_TAKEN");
@@ -276,7 +337,10 @@ describe("registering a number while connected", () => {
     const n = randomUsNumber();
     const { c } = await connected([n]);
     // Point the stored connection at an account the simulator no longer accepts: the check cannot succeed.
-    await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [c.id, "AC" + "f".repeat(32)]);
+    await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [
+      c.id,
+      "AC" + "f".repeat(32),
+    ]);
     const res = await c.as("POST", "/api/phone-numbers", numberBody(n));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("PROVIDER_REJECTED");
@@ -297,26 +361,40 @@ describe("setting up a registered number at Twilio (PATCH configureTwilio)", () 
     const tw = twilio.addAccount();
     twilio.addIncomingNumber(tw.sid, owned);
     await c.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken });
-    const res = await c.as("PATCH", `/api/phone-numbers/${a.id}`, { configureTwilio: true, onErrorUrl: backend.url("/error") });
+    const res = await c.as("PATCH", `/api/phone-numbers/${a.id}`, {
+      configureTwilio: true,
+      onErrorUrl: backend.url("/error"),
+    });
     expect(res.status).toBe(200);
-    expect(res.body.phoneNumber).toMatchObject({ verified: true, twilioConfigured: true, onErrorUrl: backend.url("/error") });
+    expect(res.body.phoneNumber).toMatchObject({
+      verified: true,
+      twilioConfigured: true,
+      onErrorUrl: backend.url("/error"),
+    });
     expect(atTwilio(owned)).toMatchObject({ voiceUrl: c.engineVoiceUrl, statusCallback: c.engineVoiceUrl });
 
-    const notOwned = await c.as("PATCH", `/api/phone-numbers/${b.id}`, { configureTwilio: true, onErrorUrl: backend.url("/error") });
+    const notOwned = await c.as("PATCH", `/api/phone-numbers/${b.id}`, {
+      configureTwilio: true,
+      onErrorUrl: backend.url("/error"),
+    });
     expect(notOwned.status).toBe(403);
     expect(notOwned.body.error.code).toBe("NUMBER_NOT_OWNED");
     // Refused at Twilio: nothing of the request was applied.
     expect((await c.as("GET", `/api/phone-numbers/${b.id}`)).body.phoneNumber.onErrorUrl).toBeNull();
     expect((await c.as("PATCH", `/api/phone-numbers/${b.id}`, { configureTwilio: false })).status).toBe(400);
     const stranger = await customer();
-    expect((await stranger.as("PATCH", `/api/phone-numbers/${a.id}`, { configureTwilio: true })).body.error.code).toBe("NUMBER_NOT_OWNED");
+    expect((await stranger.as("PATCH", `/api/phone-numbers/${a.id}`, { configureTwilio: true })).body.error.code).toBe(
+      "NUMBER_NOT_OWNED",
+    );
   });
 });
 
 describe("unverified numbers", () => {
   it("are limited to 25 per account, even when registered all at once", async () => {
     const c = await customer();
-    const results = await Promise.all(Array.from({ length: 30 }, () => c.as("POST", "/api/phone-numbers", numberBody(randomUsNumber()))));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => c.as("POST", "/api/phone-numbers", numberBody(randomUsNumber()))),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(25);
     expect(statuses.filter((s) => s === 403)).toHaveLength(5);
@@ -330,7 +408,9 @@ describe("unverified numbers", () => {
     const owned = randomUsNumber();
     const tw = twilio.addAccount();
     twilio.addIncomingNumber(tw.sid, owned);
-    expect((await c.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status).toBe(200);
+    expect((await c.as("PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status).toBe(
+      200,
+    );
     expect((await c.as("POST", "/api/phone-numbers", numberBody(owned))).status).toBe(201);
   });
 });
@@ -360,11 +440,14 @@ describe("releasing a number", () => {
     const rb = (await c.as("POST", "/api/phone-numbers", numberBody(b))).body.phoneNumber;
     const rotated = (await c.as("POST", "/api/account/engine-url")).body.engineVoiceUrl;
     // As if the repoint had not reached Twilio: the numbers still point at the previous URL.
-    for (const n of [a, b]) Object.assign(atTwilio(n), { voiceUrl: c.engineVoiceUrl, statusCallback: c.engineVoiceUrl });
+    for (const n of [a, b])
+      Object.assign(atTwilio(n), { voiceUrl: c.engineVoiceUrl, statusCallback: c.engineVoiceUrl });
     expect((await c.as("DELETE", `/api/phone-numbers/${ra.id}`)).status).toBe(200);
     expect(atTwilio(a)).toMatchObject({ voiceUrl: null, statusCallback: null });
 
-    await db.query(`UPDATE "Account" SET "previousRoutingTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [c.id]);
+    await db.query(`UPDATE "Account" SET "previousRoutingTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [
+      c.id,
+    ]);
     expect((await c.as("DELETE", `/api/phone-numbers/${rb.id}`)).status).toBe(200);
     expect(atTwilio(b)).toMatchObject({ voiceUrl: c.engineVoiceUrl, statusCallback: c.engineVoiceUrl });
     expect(rotated).not.toBe(c.engineVoiceUrl);
@@ -394,19 +477,42 @@ describe("rotating the engine URL", () => {
     // A call through Twilio goes to the new URL; a request still addressed to the old one is served too.
     const played = await twilio.inboundCall({ to: configured, from: "+14155550100", stepDelayMs: 5 });
     expect(played.answer!.body).toContain("<Say>Hi</Say>");
-    const old = await simulateInboundCall({ engineUrl: c.engineVoiceUrl, to: configured, from: "+14155550100", accountSid: tw.sid, authToken: tw.authToken, stepDelayMs: 5 });
+    const old = await simulateInboundCall({
+      engineUrl: c.engineVoiceUrl,
+      to: configured,
+      from: "+14155550100",
+      accountSid: tw.sid,
+      authToken: tw.authToken,
+      stepDelayMs: 5,
+    });
     expect(old.answer).toMatchObject({ status: 200 });
     expect(old.answer!.body).toContain("<Say>Hi</Say>");
 
     // Once the overlap has passed, the old URL is unknown.
-    await db.query(`UPDATE "Account" SET "previousRoutingTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [c.id]);
-    const expired = await postSigned(c.engineVoiceUrl, { CallSid: newCallSid(), AccountSid: tw.sid, From: "+14155550100", To: configured, CallStatus: "ringing", Direction: "inbound" }, tw.authToken);
+    await db.query(`UPDATE "Account" SET "previousRoutingTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [
+      c.id,
+    ]);
+    const expired = await postSigned(
+      c.engineVoiceUrl,
+      {
+        CallSid: newCallSid(),
+        AccountSid: tw.sid,
+        From: "+14155550100",
+        To: configured,
+        CallStatus: "ringing",
+        Direction: "inbound",
+      },
+      tw.authToken,
+    );
     expect(expired.status).toBe(404);
   });
 
   it("serializes concurrent rotations: the URL left as previous is the one the other rotation issued", async () => {
     const c = await customer();
-    const [a, b] = await Promise.all([c.as("POST", "/api/account/engine-url"), c.as("POST", "/api/account/engine-url")]);
+    const [a, b] = await Promise.all([
+      c.as("POST", "/api/account/engine-url"),
+      c.as("POST", "/api/account/engine-url"),
+    ]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const current = (await c.as("GET", "/api/account")).body.account.engineVoiceUrl;
     expect([a.body.engineVoiceUrl, b.body.engineVoiceUrl]).toContain(current);
@@ -420,12 +526,17 @@ describe("rotating the engine URL", () => {
     const n = randomUsNumber();
     const { c } = await connected([n]);
     const reg = await c.as("POST", "/api/phone-numbers", numberBody(n));
-    await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [c.id, "AC" + "e".repeat(32)]);
+    await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [
+      c.id,
+      "AC" + "e".repeat(32),
+    ]);
     const res = await c.as("POST", "/api/account/engine-url");
     expect(res.status).toBe(200);
     expect(res.body.twilioNumbers.repointed).toEqual([]);
     expect(res.body.twilioNumbers.failed).toEqual([{ phoneNumber: n, message: expect.stringContaining("Twilio") }]);
-    expect((await c.as("GET", `/api/phone-numbers/${reg.body.phoneNumber.id}`)).body.phoneNumber.twilioConfigured).toBe(false);
+    expect((await c.as("GET", `/api/phone-numbers/${reg.body.phoneNumber.id}`)).body.phoneNumber.twilioConfigured).toBe(
+      false,
+    );
     expect(atTwilio(n).voiceUrl).toBe(c.engineVoiceUrl);
   });
 });
@@ -435,7 +546,10 @@ describe("when Twilio cannot be reached (the strict server)", () => {
   async function strictConnected() {
     const acct = await newActiveAccount();
     const key = Buffer.from(hkdfSync("sha256", TEST_AUTH_SECRET, "routekit", "encryption-key", 32));
-    await sql().query(`INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc") VALUES ($1, $2, $3)`, [acct.id, "AC" + "b".repeat(32), encryptSecret("token", key)]);
+    await sql().query(
+      `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc") VALUES ($1, $2, $3)`,
+      [acct.id, "AC" + "b".repeat(32), encryptSecret("token", key)],
+    );
     return acct;
   }
 
@@ -471,7 +585,13 @@ describe("when Twilio cannot be reached (the strict server)", () => {
 
 describe("security", () => {
   it("every Twilio connection route and the rotation need a key", async () => {
-    for (const [method, path] of [["PUT", "/api/twilio-connection"], ["GET", "/api/twilio-connection"], ["DELETE", "/api/twilio-connection"], ["GET", "/api/twilio-connection/numbers"], ["POST", "/api/account/engine-url"]] as const) {
+    for (const [method, path] of [
+      ["PUT", "/api/twilio-connection"],
+      ["GET", "/api/twilio-connection"],
+      ["DELETE", "/api/twilio-connection"],
+      ["GET", "/api/twilio-connection/numbers"],
+      ["POST", "/api/account/engine-url"],
+    ] as const) {
       const res = await api(method, path, { token: "rtk_not_a_real_key" });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
@@ -492,5 +612,7 @@ describe("security", () => {
 // The route is in the shared contract too.
 it("the strict server documents the new routes", async () => {
   const doc = await (await call("GET", "/api/openapi.json")).body;
-  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/twilio-connection", "/api/twilio-connection/numbers", "/api/account/engine-url"]));
+  expect(Object.keys(doc.paths)).toEqual(
+    expect.arrayContaining(["/api/twilio-connection", "/api/twilio-connection/numbers", "/api/account/engine-url"]),
+  );
 });

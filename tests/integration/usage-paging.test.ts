@@ -19,7 +19,10 @@ describe("GET /api/usage with a cursor", () => {
     const acct = await newActiveAccount({ server: "permissive" });
     const base = Date.now() - 3600_000;
     // 23 records, with ties on createdAt (the id breaks them).
-    await addUsage(acct, Array.from({ length: 23 }, (_, i) => new Date(base + Math.floor(i / 3) * 1000)));
+    await addUsage(
+      acct,
+      Array.from({ length: 23 }, (_, i) => new Date(base + Math.floor(i / 3) * 1000)),
+    );
     const expected = (await acct.as("GET", "/api/usage?limit=100")).body.records.map((r: { id: string }) => r.id);
     expect(expected).toHaveLength(23);
 
@@ -27,7 +30,8 @@ describe("GET /api/usage with a cursor", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: { status: number; body: { records: { id: string }[]; nextCursor: string | null; offset: number } } = await acct.as("GET", `/api/usage?limit=5${cursor ? `&cursor=${cursor}` : ""}`);
+      const res: { status: number; body: { records: { id: string }[]; nextCursor: string | null; offset: number } } =
+        await acct.as("GET", `/api/usage?limit=5${cursor ? `&cursor=${cursor}` : ""}`);
       expect(res.status).toBe(200);
       expect(res.body.offset).toBe(0);
       seen.push(...res.body.records.map((r) => r.id));
@@ -42,7 +46,10 @@ describe("GET /api/usage with a cursor", () => {
 
   it("nextCursor is null on the last page, also when it is exactly full; offset still pages", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
-    await addUsage(acct, Array.from({ length: 4 }, (_, i) => new Date(Date.now() - i * 1000)));
+    await addUsage(
+      acct,
+      Array.from({ length: 4 }, (_, i) => new Date(Date.now() - i * 1000)),
+    );
     const first = await acct.as("GET", "/api/usage?limit=2");
     expect(first.body.nextCursor).toEqual(expect.any(String));
     const last = await acct.as("GET", `/api/usage?limit=2&cursor=${first.body.nextCursor}`);

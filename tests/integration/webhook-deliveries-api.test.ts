@@ -27,22 +27,38 @@ afterAll(async () => {
 async function seed(account: TestAccount, specs: { callSid: string; type?: "call.ended" | "call.error" }[]) {
   const ids: string[] = [];
   for (const spec of specs) {
-    const event = buildEvent(spec.type ?? "call.ended", { callSid: spec.callSid, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null });
-    ids.push(await transactionWithEvents((_tx, emit) => emit({ accountId: account.id, url: receiver.url(`/${account.id}`), event })));
+    const event = buildEvent(spec.type ?? "call.ended", {
+      callSid: spec.callSid,
+      direction: "inbound",
+      from: "+14155550100",
+      to: "+14155550123",
+      phoneNumberId: null,
+    });
+    ids.push(
+      await transactionWithEvents((_tx, emit) =>
+        emit({ accountId: account.id, url: receiver.url(`/${account.id}`), event }),
+      ),
+    );
   }
   return ids;
 }
 
 /** A delivery that gave up (its seeded first attempt never runs: the job is in this process's queue). */
 async function markFailed(ids: string[]) {
-  await sql("permissive").query(`UPDATE "WebhookDelivery" SET status = 'FAILED', "cycleAttempts" = 8, "nextAttemptAt" = NULL WHERE id = ANY($1)`, [ids]);
+  await sql("permissive").query(
+    `UPDATE "WebhookDelivery" SET status = 'FAILED', "cycleAttempts" = 8, "nextAttemptAt" = NULL WHERE id = ANY($1)`,
+    [ids],
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** As if the redeliver that restarted the delivery was a minute ago: past the window in which another is a no-op. */
 async function pastRedeliverWindow(id: string) {
-  await sql("permissive").query(`UPDATE "WebhookDelivery" SET "redeliveredAt" = now() - interval '1 minute' WHERE id = $1`, [id]);
+  await sql("permissive").query(
+    `UPDATE "WebhookDelivery" SET "redeliveredAt" = now() - interval '1 minute' WHERE id = $1`,
+    [id],
+  );
 }
 
 const receivedAt = (path: string) => receiver.received.filter((r) => r.path === path);
@@ -55,7 +71,13 @@ describe("GET /api/webhook-deliveries", () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ total: 3, limit: 50, offset: 0 });
     expect(all.body.deliveries.map((d: { id: string }) => d.id)).toEqual([...ids].reverse());
-    expect(all.body.deliveries[0]).toMatchObject({ eventType: "call.error", callSid: "CA2", status: "PENDING", attemptCount: 0, lastAttempt: null });
+    expect(all.body.deliveries[0]).toMatchObject({
+      eventType: "call.error",
+      callSid: "CA2",
+      status: "PENDING",
+      attemptCount: 0,
+      lastAttempt: null,
+    });
 
     const page = await acct.as("GET", "/api/webhook-deliveries?limit=1&offset=1");
     expect(page.body).toMatchObject({ total: 3, limit: 1, offset: 1 });
@@ -96,13 +118,27 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
     const res = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     expect(res.status).toBe(200);
     expect(res.body.delivery).toMatchObject({ id, status: "PENDING" });
-    const delivered = await until(async () => {
-      const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
-      return d.status === "DELIVERED" ? d : undefined;
-    }, "the delivery to be DELIVERED", 15_000, 100);
+    const delivered = await until(
+      async () => {
+        const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
+        return d.status === "DELIVERED" ? d : undefined;
+      },
+      "the delivery to be DELIVERED",
+      15_000,
+      100,
+    );
     expect(delivered.attempts).toHaveLength(1);
-    expect(delivered.attempts[0]).toMatchObject({ statusCode: 200, responseExcerpt: "thanks", error: null, url: receiver.url(`/${acct.id}`) });
-    expect(delivered.payload).toMatchObject({ id: delivered.eventId, type: "call.ended", data: { callSid: "CA-retry" } });
+    expect(delivered.attempts[0]).toMatchObject({
+      statusCode: 200,
+      responseExcerpt: "thanks",
+      error: null,
+      url: receiver.url(`/${acct.id}`),
+    });
+    expect(delivered.payload).toMatchObject({
+      id: delivered.eventId,
+      type: "call.ended",
+      data: { callSid: "CA-retry" },
+    });
     const got = receiver.received.filter((r) => r.path === `/${acct.id}`);
     expect(got).toHaveLength(1);
     expect(got[0]!.headers["webhook-id"]).toBe(delivered.eventId);
@@ -110,7 +146,12 @@ describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
     // Redelivering a delivered event (once the redeliver window has passed) sends it again, same id, freshly signed.
     await pastRedeliverWindow(id!);
     await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
-    await until(() => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2, "the second delivery", 15_000, 100);
+    await until(
+      () => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2,
+      "the second delivery",
+      15_000,
+      100,
+    );
     const again = receiver.received.filter((r) => r.path === `/${acct.id}`);
     expect(again[1]!.headers["webhook-id"]).toBe(delivered.eventId);
   });
@@ -134,16 +175,23 @@ describe("redeliver is idempotent", () => {
     receiver.answer((_r, res) => void clicksAnswered.then(() => res.end("thanks")));
     const [id] = await seed(acct, [{ callSid: "CA-clicks" }]);
     await markFailed([id!]);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)),
+    );
     release();
     for (const a of answers) {
       expect(a.status).toBe(200);
       expect(a.body.delivery.id).toBe(id);
     }
-    await until(async () => {
-      const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
-      return d.status === "DELIVERED" ? d : undefined;
-    }, "the delivery to be DELIVERED", 15_000, 100);
+    await until(
+      async () => {
+        const d = (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery;
+        return d.status === "DELIVERED" ? d : undefined;
+      },
+      "the delivery to be DELIVERED",
+      15_000,
+      100,
+    );
     // Time for any second send a duplicate job would make.
     await sleep(1500);
     expect(receiver.received.filter((r) => r.path === `/${acct.id}`)).toHaveLength(1);
@@ -153,7 +201,12 @@ describe("redeliver is idempotent", () => {
     // Once that attempt is made and the redeliver window has passed, a new click sends again.
     await pastRedeliverWindow(id!);
     await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
-    await until(() => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2, "the second delivery", 15_000, 100);
+    await until(
+      () => receiver.received.filter((r) => r.path === `/${acct.id}`).length === 2,
+      "the second delivery",
+      15_000,
+      100,
+    );
   });
 
   // Issue #22 finding 12: with a fast receiver the first click's attempt is over before the later clicks arrive.
@@ -162,9 +215,16 @@ describe("redeliver is idempotent", () => {
     receiver.answer((_r, res) => res.end("thanks"));
     const [id] = await seed(acct, [{ callSid: "CA-twenty" }]);
     await markFailed([id!]);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)),
+    );
     for (const a of answers) expect(a.status).toBe(200);
-    await until(async () => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.status === "DELIVERED", "DELIVERED", 15_000, 100);
+    await until(
+      async () => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.status === "DELIVERED",
+      "DELIVERED",
+      15_000,
+      100,
+    );
     await sleep(1500);
     expect(receivedAt(`/${acct.id}`)).toHaveLength(1);
     expect((await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.attempts).toHaveLength(1);
@@ -180,7 +240,12 @@ describe("redeliver is idempotent", () => {
     const second = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(second.body.delivery.id).toBe(id);
-    await until(async () => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.status === "DELIVERED", "DELIVERED", 15_000, 100);
+    await until(
+      async () => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery.status === "DELIVERED",
+      "DELIVERED",
+      15_000,
+      100,
+    );
     await sleep(1500);
     expect(receivedAt(`/${acct.id}`)).toHaveLength(1);
   });
@@ -189,7 +254,11 @@ describe("redeliver is idempotent", () => {
 describe("POST /api/webhook-deliveries/test", () => {
   async function numberFor(acct: TestAccount, overrides: Record<string, unknown> = {}) {
     const res = await acct.as("POST", "/api/phone-numbers", {
-      body: numberBody({ onCallStartUrl: receiver.url(`/t-start/${acct.id}`), onCallEndUrl: receiver.url(`/t-end/${acct.id}`), ...overrides }),
+      body: numberBody({
+        onCallStartUrl: receiver.url(`/t-start/${acct.id}`),
+        onCallEndUrl: receiver.url(`/t-end/${acct.id}`),
+        ...overrides,
+      }),
     });
     expect(res.status, res.text).toBe(201);
     return res.body.phoneNumber.id as string;
@@ -204,28 +273,51 @@ describe("POST /api/webhook-deliveries/test", () => {
     const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
     expect(res.status, res.text).toBe(200);
     const d = res.body.delivery;
-    expect(d).toMatchObject({ eventType: "call.ended", status: "DELIVERED", attemptCount: 1, url: receiver.url(`/t-end/${acct.id}`), callSid: "CA" + "0".repeat(32) });
+    expect(d).toMatchObject({
+      eventType: "call.ended",
+      status: "DELIVERED",
+      attemptCount: 1,
+      url: receiver.url(`/t-end/${acct.id}`),
+      callSid: "CA" + "0".repeat(32),
+    });
     expect(d.attempts).toHaveLength(1);
     expect(d.attempts[0]).toMatchObject({ statusCode: 202, responseExcerpt: "verified", error: null });
     expect(d.attempts[0].latencyMs).toBeGreaterThanOrEqual(0);
-    expect(d.payload).toMatchObject({ type: "call.ended", data: { test: true, phoneNumberId, status: "completed", durationSeconds: 42, billedMinutes: 1 } });
+    expect(d.payload).toMatchObject({
+      type: "call.ended",
+      data: { test: true, phoneNumberId, status: "completed", durationSeconds: 42, billedMinutes: 1 },
+    });
 
     const got = receiver.received.filter((r) => r.path === `/t-end/${acct.id}`);
     expect(got).toHaveLength(1);
-    const verified = new Webhook(secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>) as { id: string; data: { test: boolean } };
+    const verified = new Webhook(secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>) as {
+      id: string;
+      data: { test: boolean };
+    };
     expect(verified.id).toBe(d.eventId);
     expect(verified.data.test).toBe(true);
     // Issue #22 finding 11: the sample event is what the published webhook schema describes.
     await checkEventContract(JSON.parse(got[0]!.body));
-    expect(() => new Webhook("whsec_" + Buffer.from("another-secret-entirely-32-bytes").toString("base64")).verify(got[0]!.body, got[0]!.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook("whsec_" + Buffer.from("another-secret-entirely-32-bytes").toString("base64")).verify(
+        got[0]!.body,
+        got[0]!.headers as Record<string, string>,
+      ),
+    ).toThrow();
 
     // It is in the delivery log like any event.
     const listed = await acct.as("GET", "/api/webhook-deliveries");
     expect(listed.body.deliveries.map((x: { id: string }) => x.id)).toContain(d.id);
 
     // call.started goes to onCallStartUrl.
-    const started = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.started" } });
-    expect(started.body.delivery).toMatchObject({ eventType: "call.started", url: receiver.url(`/t-start/${acct.id}`), payload: { data: { test: true } } });
+    const started = await acct.as("POST", "/api/webhook-deliveries/test", {
+      body: { phoneNumberId, type: "call.started" },
+    });
+    expect(started.body.delivery).toMatchObject({
+      eventType: "call.started",
+      url: receiver.url(`/t-start/${acct.id}`),
+      payload: { data: { test: true } },
+    });
     await checkEventContract(started.body.delivery.payload);
   });
 
@@ -235,7 +327,12 @@ describe("POST /api/webhook-deliveries/test", () => {
     const phoneNumberId = await numberFor(acct, { onErrorUrl: receiver.url(`/t-error/${acct.id}`) });
     const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.error" } });
     expect(res.status).toBe(200);
-    expect(res.body.delivery).toMatchObject({ eventType: "call.error", status: "FAILED", nextAttemptAt: null, payload: { data: { test: true, error: { code: "CALL_FAILED" } } } });
+    expect(res.body.delivery).toMatchObject({
+      eventType: "call.error",
+      status: "FAILED",
+      nextAttemptAt: null,
+      payload: { data: { test: true, error: { code: "CALL_FAILED" } } },
+    });
     expect(res.body.delivery.attempts[0]).toMatchObject({ statusCode: 500, responseExcerpt: "boom" });
     await sleep(1500);
     expect(receiver.received.filter((r) => r.path === `/t-error/${acct.id}`)).toHaveLength(1);
@@ -247,29 +344,48 @@ describe("POST /api/webhook-deliveries/test", () => {
     receiver.answer((_r, res) => res.end("ok"));
     const phoneNumberId = await numberFor(acct);
     for (let k = 0; k < 10; k++) {
-      const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
+      const res = await acct.as("POST", "/api/webhook-deliveries/test", {
+        body: { phoneNumberId, type: "call.ended" },
+      });
       expect(res.status, res.text).toBe(200);
     }
-    const limited = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.ended" } });
+    const limited = await acct.as("POST", "/api/webhook-deliveries/test", {
+      body: { phoneNumberId, type: "call.ended" },
+    });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("RATE_LIMITED");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(receivedAt(`/t-end/${acct.id}`)).toHaveLength(10);
     // Another account is not held back by this one.
     const other = await newActiveAccount({ server: "permissive" });
-    expect((await other.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId: await numberFor(other), type: "call.ended" } })).status).toBe(200);
+    expect(
+      (
+        await other.as("POST", "/api/webhook-deliveries/test", {
+          body: { phoneNumberId: await numberFor(other), type: "call.ended" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("error: 400 without a URL for the type or with a bad type, 404 for an unknown number", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
     const phoneNumberId = await numberFor(acct);
-    const noUrl = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.error" } });
+    const noUrl = await acct.as("POST", "/api/webhook-deliveries/test", {
+      body: { phoneNumberId, type: "call.error" },
+    });
     expect(noUrl.status).toBe(400);
-    expect(noUrl.body.error).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringContaining("onErrorUrl") });
-    const badType = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId, type: "call.maybe" } });
+    expect(noUrl.body.error).toMatchObject({
+      code: "VALIDATION_FAILED",
+      message: expect.stringContaining("onErrorUrl"),
+    });
+    const badType = await acct.as("POST", "/api/webhook-deliveries/test", {
+      body: { phoneNumberId, type: "call.maybe" },
+    });
     expect(badType.status).toBe(400);
     expect((await acct.as("POST", "/api/webhook-deliveries/test", { body: { type: "call.ended" } })).status).toBe(400);
-    const unknown = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId: "nope", type: "call.ended" } });
+    const unknown = await acct.as("POST", "/api/webhook-deliveries/test", {
+      body: { phoneNumberId: "nope", type: "call.ended" },
+    });
     expect(unknown.status).toBe(404);
   });
 
@@ -290,28 +406,47 @@ describe("POST /api/webhook-deliveries/test", () => {
     const created = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
     expect(created.status).toBe(201);
     const id = created.body.phoneNumber.id as string;
-    await sql("strict").query(`UPDATE "PhoneNumber" SET "onCallEndUrl" = $2 WHERE id = $1`, [id, receiver.url(`/t-private/${acct.id}`)]);
-    const res = await acct.as("POST", "/api/webhook-deliveries/test", { body: { phoneNumberId: id, type: "call.ended" } });
+    await sql("strict").query(`UPDATE "PhoneNumber" SET "onCallEndUrl" = $2 WHERE id = $1`, [
+      id,
+      receiver.url(`/t-private/${acct.id}`),
+    ]);
+    const res = await acct.as("POST", "/api/webhook-deliveries/test", {
+      body: { phoneNumberId: id, type: "call.ended" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.delivery.status).toBe("FAILED");
-    expect(res.body.delivery.attempts[0]).toMatchObject({ statusCode: null, error: expect.stringContaining("invalid_url") });
+    expect(res.body.delivery.attempts[0]).toMatchObject({
+      statusCode: null,
+      error: expect.stringContaining("invalid_url"),
+    });
     expect(receiver.received.filter((r) => r.path === `/t-private/${acct.id}`)).toHaveLength(0);
   });
 });
 
 describe("POST /api/webhook-deliveries/replay", () => {
   async function setCreatedAt(id: string, at: Date) {
-    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "createdAt" = $2::timestamptz WHERE id = $1`, [id, at.toISOString()]);
+    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "createdAt" = $2::timestamptz WHERE id = $1`, [
+      id,
+      at.toISOString(),
+    ]);
   }
 
   it("queues again exactly the matching deliveries, each once even when replay is clicked twice at once", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
     const other = await newActiveAccount({ server: "permissive" });
     receiver.answer((_r, res) => res.end("ok"));
-    const [recent1, recent2, delivered, old] = await seed(acct, [{ callSid: "CA-r1" }, { callSid: "CA-r2" }, { callSid: "CA-r3" }, { callSid: "CA-r4" }]);
+    const [recent1, recent2, delivered, old] = await seed(acct, [
+      { callSid: "CA-r1" },
+      { callSid: "CA-r2" },
+      { callSid: "CA-r3" },
+      { callSid: "CA-r4" },
+    ]);
     const [othersFailed] = await seed(other, [{ callSid: "CA-o1" }]);
     await markFailed([recent1!, recent2!, old!, othersFailed!]);
-    await sql("permissive").query(`UPDATE "WebhookDelivery" SET status = 'DELIVERED', "cycleAttempts" = 1 WHERE id = $1`, [delivered]);
+    await sql("permissive").query(
+      `UPDATE "WebhookDelivery" SET status = 'DELIVERED', "cycleAttempts" = 1 WHERE id = $1`,
+      [delivered],
+    );
     const hourAgo = new Date(Date.now() - 3600_000);
     await setCreatedAt(old!, new Date(Date.now() - 3 * 24 * 3600_000));
 
@@ -332,16 +467,22 @@ describe("POST /api/webhook-deliveries/replay", () => {
     await sleep(1500);
     const ids = paths().map((r) => r.headers["webhook-id"]);
     expect(ids).toHaveLength(2);
-    const events = await Promise.all([recent1, recent2].map(async (id) => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery));
+    const events = await Promise.all(
+      [recent1, recent2].map(async (id) => (await acct.as("GET", `/api/webhook-deliveries/${id}`)).body.delivery),
+    );
     expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
     for (const e of events) expect(e.status).toBe("DELIVERED");
 
     // Within the minute, even a replay that would match others is refused.
-    const again = await acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: new Date(Date.now() - 4 * 24 * 3600_000).toISOString(), status: "FAILED" } });
+    const again = await acct.as("POST", "/api/webhook-deliveries/replay", {
+      body: { since: new Date(Date.now() - 4 * 24 * 3600_000).toISOString(), status: "FAILED" },
+    });
     expect(again.status).toBe(429);
     // The rule itself (no limiter): status picks others; the old one is reachable with an earlier since.
     const fourDaysAgo = new Date(Date.now() - 4 * 24 * 3600_000);
-    expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since: fourDaysAgo }))).toEqual({ queued: 1, more: false });
+    expect(
+      await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since: fourDaysAgo })),
+    ).toEqual({ queued: 1, more: false });
   });
 
   it("a delivery still queued is not restarted by another replay: its schedule is neither reset nor extended", async () => {
@@ -349,14 +490,32 @@ describe("POST /api/webhook-deliveries/replay", () => {
     const [id] = await seed(acct, [{ callSid: "CA-requeue" }]);
     await markFailed([id!]);
     const since = new Date(Date.now() - 3600_000);
-    expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since }))).toEqual({ queued: 1, more: false });
+    expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since }))).toEqual(
+      { queued: 1, more: false },
+    );
     // Its new cycle is under way: three attempts made, the fourth due in an hour.
-    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "cycleAttempts" = 3, "nextAttemptAt" = now() + interval '1 hour' WHERE id = $1`, [id]);
-    const before = (await sql("permissive").query(`SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`, [id])).rows[0];
+    await sql("permissive").query(
+      `UPDATE "WebhookDelivery" SET "cycleAttempts" = 3, "nextAttemptAt" = now() + interval '1 hour' WHERE id = $1`,
+      [id],
+    );
+    const before = (
+      await sql("permissive").query(
+        `SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`,
+        [id],
+      )
+    ).rows[0];
     for (const status of ["FAILED", "PENDING", "DELIVERED"] as const) {
-      expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status, since }))).toEqual({ queued: 0, more: false });
+      expect(await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status, since }))).toEqual({
+        queued: 0,
+        more: false,
+      });
     }
-    const after = (await sql("permissive").query(`SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`, [id])).rows[0];
+    const after = (
+      await sql("permissive").query(
+        `SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`,
+        [id],
+      )
+    ).rows[0];
     expect(after).toEqual(before);
   });
 
@@ -368,10 +527,15 @@ describe("POST /api/webhook-deliveries/replay", () => {
        SELECT $1, 'evt_bulk' || k, 'call.ended', 'CA-bulk', $2, '{}', 'FAILED', 8 FROM generate_series(1, 1001) AS k`,
       [acct.id, receiver.url(`/bulk/${acct.id}`)],
     );
-    const res = await acct.as("POST", "/api/webhook-deliveries/replay", { body: { since: new Date(Date.now() - 3600_000).toISOString() } });
+    const res = await acct.as("POST", "/api/webhook-deliveries/replay", {
+      body: { since: new Date(Date.now() - 3600_000).toISOString() },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ queued: 1000, more: true });
-    const { rows } = await sql("permissive").query(`SELECT status, count(*)::int AS n FROM "WebhookDelivery" WHERE "accountId" = $1 GROUP BY status ORDER BY status`, [acct.id]);
+    const { rows } = await sql("permissive").query(
+      `SELECT status, count(*)::int AS n FROM "WebhookDelivery" WHERE "accountId" = $1 GROUP BY status ORDER BY status`,
+      [acct.id],
+    );
     const counts = Object.fromEntries(rows.map((r: { status: string; n: number }) => [r.status, r.n]));
     expect((counts.PENDING ?? 0) + (counts.DELIVERED ?? 0)).toBe(1000);
     expect(counts.FAILED).toBe(1);
@@ -393,15 +557,30 @@ describe("POST /api/webhook-deliveries/replay", () => {
   });
 
   it("security: 401 without a key", async () => {
-    expect((await call("POST", "/api/webhook-deliveries/replay", { server: "permissive", body: { since: new Date().toISOString() } })).status).toBe(401);
+    expect(
+      (
+        await call("POST", "/api/webhook-deliveries/replay", {
+          server: "permissive",
+          body: { since: new Date().toISOString() },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
 describe("call.started, sent synchronously", () => {
   it("is signed like every event and returns the customer's answer", async () => {
     const secret = "whsec_" + Buffer.from("0123456789abcdef0123456789abcdef").toString("base64");
-    const event = buildEvent("call.started", { callSid: "CA-sync", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: "pn" });
-    receiver.answer((_r, res) => res.writeHead(200, { "content-type": "application/xml" }).end("<Response><Say>Hi</Say></Response>"));
+    const event = buildEvent("call.started", {
+      callSid: "CA-sync",
+      direction: "inbound",
+      from: "+14155550100",
+      to: "+14155550123",
+      phoneNumberId: "pn",
+    });
+    receiver.answer((_r, res) =>
+      res.writeHead(200, { "content-type": "application/xml" }).end("<Response><Say>Hi</Say></Response>"),
+    );
     const res = await postCallStarted({ url: receiver.url("/start"), event, secrets: [secret] });
     expect(res.status).toBe(200);
     expect(res.body).toBe("<Response><Say>Hi</Say></Response>");
@@ -411,10 +590,18 @@ describe("call.started, sent synchronously", () => {
 
   it("gives up after CALLBACK_START_TIMEOUT_MS", async () => {
     receiver.answer(() => undefined);
-    const event = buildEvent("call.started", { callSid: "CA-slow", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null });
+    const event = buildEvent("call.started", {
+      callSid: "CA-slow",
+      direction: "inbound",
+      from: "+14155550100",
+      to: "+14155550123",
+      phoneNumberId: null,
+    });
     const started = Date.now();
     const { env } = await import("../../src/server/env");
-    await expect(postCallStarted({ url: receiver.url("/slow-start"), event, secrets: ["whsec_AAAA"] })).rejects.toMatchObject({ kind: "timeout" });
+    await expect(
+      postCallStarted({ url: receiver.url("/slow-start"), event, secrets: ["whsec_AAAA"] }),
+    ).rejects.toMatchObject({ kind: "timeout" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(env().callbackStartTimeoutMs - 50);
     expect(Date.now() - started).toBeLessThan(env().callbackStartTimeoutMs + 1000);
   });

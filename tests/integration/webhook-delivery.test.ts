@@ -25,7 +25,16 @@ afterAll(async () => {
 });
 
 function endedEvent(callSid = `CA${Math.random().toString(16).slice(2)}`): EventEnvelope {
-  return buildEvent("call.ended", { callSid, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed", durationSeconds: 61, billedMinutes: 2 });
+  return buildEvent("call.ended", {
+    callSid,
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: null,
+    status: "completed",
+    durationSeconds: 61,
+    billedMinutes: 2,
+  });
 }
 
 async function enqueue(event = endedEvent(), path = "/hook"): Promise<string> {
@@ -40,9 +49,15 @@ const deps = (extra: Partial<AttemptDeps> = {}): AttemptDeps => ({
   ...extra,
 });
 
-const deliveryRow = (id: string) => db().webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { attemptedAt: "asc" } } } });
+const deliveryRow = (id: string) =>
+  db().webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { attemptedAt: "asc" } } } });
 const jobsFor = async (id: string) =>
-  (await sql("permissive").query(`SELECT start_after, data FROM "${inProcess.schema}".job WHERE data->>'deliveryId' = $1 ORDER BY created_on`, [id])).rows;
+  (
+    await sql("permissive").query(
+      `SELECT start_after, data FROM "${inProcess.schema}".job WHERE data->>'deliveryId' = $1 ORDER BY created_on`,
+      [id],
+    )
+  ).rows;
 
 describe("durable, signed delivery", () => {
   it("enqueues the delivery and its job in one transaction; a rollback leaves neither", async () => {
@@ -54,7 +69,9 @@ describe("durable, signed delivery", () => {
       }),
     ).rejects.toThrow("the state change failed");
     expect(await db().webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
-    expect((await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".job`)).rows[0].n).toBe(0);
+    expect((await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".job`)).rows[0].n).toBe(
+      0,
+    );
     const id = await enqueue();
     expect(await jobsFor(id)).toHaveLength(1);
   });
@@ -93,7 +110,10 @@ describe("durable, signed delivery", () => {
     clock.advance(5_000);
     expect(await attemptDelivery(jobs[1].data, deps())).toBe("delivered");
     const done = await deliveryRow(id);
-    expect(done.attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([[500, "boom"], [200, "fine"]]);
+    expect(done.attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([
+      [500, "boom"],
+      [200, "fine"],
+    ]);
   });
 
   it("the schedule advances over 8 attempts and more than 24 hours, then gives up", async () => {
@@ -131,10 +151,17 @@ describe("durable, signed delivery", () => {
   it("a timeout is a failed attempt, retried; redirects are failures, never followed", async () => {
     receiver.answer(() => undefined); // never answers
     const slow = await enqueue(endedEvent(), "/slow");
-    expect(await attemptDelivery({ deliveryId: slow, expectedAttempt: 0 }, deps({ timeoutMs: 300 }))).toBe("retry-scheduled");
-    expect((await deliveryRow(slow)).attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/^timeout/) });
+    expect(await attemptDelivery({ deliveryId: slow, expectedAttempt: 0 }, deps({ timeoutMs: 300 }))).toBe(
+      "retry-scheduled",
+    );
+    expect((await deliveryRow(slow)).attempts[0]).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/^timeout/),
+    });
 
-    receiver.answer((r, res) => res.writeHead(r.path === "/moved" ? 301 : 200, { location: receiver.url("/elsewhere") }).end());
+    receiver.answer((r, res) =>
+      res.writeHead(r.path === "/moved" ? 301 : 200, { location: receiver.url("/elsewhere") }).end(),
+    );
     const moved = await enqueue(endedEvent(), "/moved");
     expect(await attemptDelivery({ deliveryId: moved, expectedAttempt: 0 }, deps())).toBe("retry-scheduled");
     expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false);
@@ -158,7 +185,9 @@ describe("durable, signed delivery", () => {
 
     receiver.answer((_r, res) => res.end());
     const event = endedEvent();
-    const id = await transactionWithEvents((_tx, emit) => emit({ accountId: acct.id, url: receiver.url("/rotated"), event }));
+    const id = await transactionWithEvents((_tx, emit) =>
+      emit({ accountId: acct.id, url: receiver.url("/rotated"), event }),
+    );
     clock.set(new Date());
     await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps());
     const got = receiver.received.find((r) => r.path === "/rotated")!;
@@ -172,7 +201,10 @@ describe("durable, signed delivery", () => {
     receiver.answer((_r, res) => res.end());
     const id = await enqueue(endedEvent(), "/prune");
     await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, deps());
-    await db().webhookAttempt.updateMany({ where: { deliveryId: id }, data: { attemptedAt: new Date(Date.now() - 31 * 24 * 3600_000) } });
+    await db().webhookAttempt.updateMany({
+      where: { deliveryId: id },
+      data: { attemptedAt: new Date(Date.now() - 31 * 24 * 3600_000) },
+    });
     expect(await pruneOldAttempts()).toBeGreaterThanOrEqual(1);
     expect((await deliveryRow(id)).attempts).toHaveLength(0);
   });

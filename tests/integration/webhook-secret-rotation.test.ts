@@ -24,9 +24,21 @@ afterAll(async () => {
 /** Sends one signed event to the receiver through the real delivery path; returns its body and headers. */
 async function nextEvent(acct: TestAccount): Promise<{ body: string; headers: Record<string, string> }> {
   const path = `/r-${Math.random().toString(16).slice(2)}`;
-  const event = buildEvent("call.ended", { callSid: `CA${Math.random().toString(16).slice(2)}`, direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: null, status: "completed" });
+  const event = buildEvent("call.ended", {
+    callSid: `CA${Math.random().toString(16).slice(2)}`,
+    direction: "inbound",
+    from: "+14155550100",
+    to: "+14155550123",
+    phoneNumberId: null,
+    status: "completed",
+  });
   const id = await transactionWithEvents((_tx, emit) => emit({ accountId: acct.id, url: receiver.url(path), event }));
-  expect(await attemptDelivery({ deliveryId: id, expectedAttempt: 0 }, { client: createCallbackClient({ allowPrivate: true }), now: () => new Date(), random: () => 0 })).toBe("delivered");
+  expect(
+    await attemptDelivery(
+      { deliveryId: id, expectedAttempt: 0 },
+      { client: createCallbackClient({ allowPrivate: true }), now: () => new Date(), random: () => 0 },
+    ),
+  ).toBe("delivered");
   const got = receiver.received.find((r) => r.path === path)!;
   return { body: got.body, headers: got.headers as Record<string, string> };
 }
@@ -44,7 +56,10 @@ describe("POST /api/account/webhook-secret", () => {
   it("two rotations at once: both returned secrets sign the next event (the second's previous is the first's new one)", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
     for (let round = 0; round < 3; round++) {
-      const [a, b] = await Promise.all([acct.as("POST", "/api/account/webhook-secret"), acct.as("POST", "/api/account/webhook-secret")]);
+      const [a, b] = await Promise.all([
+        acct.as("POST", "/api/account/webhook-secret"),
+        acct.as("POST", "/api/account/webhook-secret"),
+      ]);
       expect([a.status, b.status]).toEqual([200, 200]);
       expect(a.body.webhookSecret).not.toBe(b.body.webhookSecret);
       const event = await nextEvent(acct);
@@ -83,7 +98,10 @@ describe("POST /api/account/webhook-secret", () => {
     expect(verifies(rotated.body.webhookSecret, event)).toBe(true);
     expect(verifies(old, event)).toBe(false);
     // Retiring again is harmless; a rotation afterwards overlaps as usual.
-    expect((await acct.as("POST", "/api/account/webhook-secret", { body: { expirePrevious: true } })).body.previousSecretExpiresAt).toBeNull();
+    expect(
+      (await acct.as("POST", "/api/account/webhook-secret", { body: { expirePrevious: true } })).body
+        .previousSecretExpiresAt,
+    ).toBeNull();
   });
 
   it("error: a non-boolean expirePrevious is 400 and rotates nothing", async () => {

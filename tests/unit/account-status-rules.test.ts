@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { adoptsCheckout, invoiceCounts, isEndedSubscription, statusForSubscription, subscriptionEventFor } from "../../src/server/services/billing/account-status-rules";
+import {
+  adoptsCheckout,
+  invoiceCounts,
+  isEndedSubscription,
+  statusForSubscription,
+  subscriptionEventFor,
+} from "../../src/server/services/billing/account-status-rules";
 
 describe("account status from a Stripe subscription", () => {
   it.each([
@@ -31,8 +37,12 @@ describe("which subscription an event speaks for", () => {
   const none = { subscriptionId: null, subscriptionStatus: null };
 
   it("events of the account's living subscription apply", () => {
-    expect(subscriptionEventFor(living, { kind: "updated", subscriptionId: "sub_1", status: "past_due" })).toBe("current");
-    expect(subscriptionEventFor(living, { kind: "deleted", subscriptionId: "sub_1", status: "canceled" })).toBe("current");
+    expect(subscriptionEventFor(living, { kind: "updated", subscriptionId: "sub_1", status: "past_due" })).toBe(
+      "current",
+    );
+    expect(subscriptionEventFor(living, { kind: "deleted", subscriptionId: "sub_1", status: "canceled" })).toBe(
+      "current",
+    );
   });
 
   it("nothing of an ended subscription applies again, not even a late 'active'", () => {
@@ -42,9 +52,13 @@ describe("which subscription an event speaks for", () => {
 
   it("another subscription takes over only when newly created and active", () => {
     expect(subscriptionEventFor(ended, { kind: "created", subscriptionId: "sub_2", status: "active" })).toBe("adopt");
-    expect(subscriptionEventFor(ended, { kind: "created", subscriptionId: "sub_2", status: "incomplete" })).toBe("ignore");
+    expect(subscriptionEventFor(ended, { kind: "created", subscriptionId: "sub_2", status: "incomplete" })).toBe(
+      "ignore",
+    );
     expect(subscriptionEventFor(ended, { kind: "updated", subscriptionId: "sub_2", status: "active" })).toBe("ignore");
-    expect(subscriptionEventFor(living, { kind: "deleted", subscriptionId: "sub_0", status: "canceled" })).toBe("ignore");
+    expect(subscriptionEventFor(living, { kind: "deleted", subscriptionId: "sub_0", status: "canceled" })).toBe(
+      "ignore",
+    );
   });
 
   it("the first subscription heard of is the account's", () => {

@@ -17,7 +17,11 @@ describe("twimlFromActions", () => {
     ["say (unicode)", { say: "Grüß dich 😀" }, "<Say>Grüß dich 😀</Say>"],
     ["say (4096 chars)", { say: "a".repeat(4096) }, `<Say>${"a".repeat(4096)}</Say>`],
     ["play https", { play: "https://cdn.example.com/hold.mp3" }, "<Play>https://cdn.example.com/hold.mp3</Play>"],
-    ["play http with query", { play: "http://example.com/a.wav?x=1&y=2" }, "<Play>http://example.com/a.wav?x=1&amp;y=2</Play>"],
+    [
+      "play http with query",
+      { play: "http://example.com/a.wav?x=1&y=2" },
+      "<Play>http://example.com/a.wav?x=1&amp;y=2</Play>",
+    ],
     ["dial", { dial: "+14155550123" }, "<Dial>+14155550123</Dial>"],
     ["dial (15 digits)", { dial: "+123456789012345" }, "<Dial>+123456789012345</Dial>"],
     ["dial (shortest)", { dial: "+12" }, "<Dial>+12</Dial>"],
@@ -31,7 +35,13 @@ describe("twimlFromActions", () => {
 
   it("builds a sequence in order", () => {
     expect(
-      built([{ say: "Connecting you" }, { play: "https://x.example/ring.mp3" }, { pause: 2 }, { dial: "+442071838750" }, { hangup: true }]),
+      built([
+        { say: "Connecting you" },
+        { play: "https://x.example/ring.mp3" },
+        { pause: 2 },
+        { dial: "+442071838750" },
+        { hangup: true },
+      ]),
     ).toBe(
       `${DECL}<Response><Say>Connecting you</Say><Play>https://x.example/ring.mp3</Play><Pause length="2"/><Dial>+442071838750</Dial><Hangup/></Response>`,
     );
@@ -49,13 +59,21 @@ describe("twimlFromActions", () => {
     ["empty", [], "actions must not be empty"],
     ["51 items", Array.from({ length: 51 }, () => ({ hangup: true })), "actions must have at most 50 items (got 51)"],
     ["null item", [null], "actions[0] must be an object with one of say, play, dial, pause, hangup"],
-    ["string item", [{ say: "a" }, "hangup"], "actions[1] must be an object with one of say, play, dial, pause, hangup"],
+    [
+      "string item",
+      [{ say: "a" }, "hangup"],
+      "actions[1] must be an object with one of say, play, dial, pause, hangup",
+    ],
     ["array item", [["say", "x"]], "actions[0] must be an object with one of say, play, dial, pause, hangup"],
     ["number item", [1], "actions[0] must be an object"],
     ["empty object", [{}], "actions[0] must be an object with one of say, play, dial, pause, hangup"],
     ["two keys", [{ say: "a", play: "https://x/y" }], "actions[0] must have exactly one key, got 2 (say, play)"],
     ["known + unknown key", [{ say: "a", voice: "alice" }], "actions[0] must have exactly one key"],
-    ["unknown key", [{ say: "a" }, { sms: "hi" }], "actions[1].sms is not a known action; use one of say, play, dial, pause, hangup"],
+    [
+      "unknown key",
+      [{ say: "a" }, { sms: "hi" }],
+      "actions[1].sms is not a known action; use one of say, play, dial, pause, hangup",
+    ],
     ["wrong-case key", [{ Say: "a" }], "actions[0].Say is not a known action"],
     ["__proto__ key", JSON.parse('[{"__proto__": {"say": "x"}}]'), "actions[0].__proto__ is not a known action"],
     ["say empty", [{ say: "" }], "actions[0].say must be a non-empty string"],
@@ -74,8 +92,16 @@ describe("twimlFromActions", () => {
     ["play with newline", [{ play: "https://example.com/\na.mp3" }], "actions[0].play must be an absolute http(s) URL"],
     ["play javascript:", [{ play: "javascript:alert(1)" }], "actions[0].play must be an absolute http(s) URL"],
     ["play number", [{ play: 5 }], "actions[0].play must be an absolute http(s) URL"],
-    ["play too long", [{ play: "https://example.com/" + "a".repeat(2100) }], "actions[0].play must be at most 2048 characters"],
-    ["dial without +", [{ say: "a" }, { say: "b" }, { dial: "14155550123" }], "actions[2].dial must be an E.164 number"],
+    [
+      "play too long",
+      [{ play: "https://example.com/" + "a".repeat(2100) }],
+      "actions[0].play must be at most 2048 characters",
+    ],
+    [
+      "dial without +",
+      [{ say: "a" }, { say: "b" }, { dial: "14155550123" }],
+      "actions[2].dial must be an E.164 number",
+    ],
     ["dial +0", [{ dial: "+04155550123" }], "actions[0].dial must be an E.164 number"],
     ["dial too short", [{ dial: "+1" }], "actions[0].dial must be an E.164 number"],
     ["dial 16 digits", [{ dial: "+1234567890123456" }], "actions[0].dial must be an E.164 number"],
@@ -89,7 +115,11 @@ describe("twimlFromActions", () => {
     ["pause fraction", [{ pause: 1.5 }], "actions[0].pause must be a whole number of seconds from 1 to 600"],
     ["pause string", [{ pause: "2" }], "actions[0].pause must be a whole number of seconds from 1 to 600"],
     ["pause NaN", [{ pause: Number.NaN }], "actions[0].pause must be a whole number of seconds from 1 to 600"],
-    ["pause Infinity", [{ pause: Number.POSITIVE_INFINITY }], "actions[0].pause must be a whole number of seconds from 1 to 600"],
+    [
+      "pause Infinity",
+      [{ pause: Number.POSITIVE_INFINITY }],
+      "actions[0].pause must be a whole number of seconds from 1 to 600",
+    ],
     ["hangup false", [{ hangup: false }], "actions[0].hangup must be true"],
     ["hangup string", [{ hangup: "true" }], "actions[0].hangup must be true"],
     ["hangup 1", [{ hangup: 1 }], "actions[0].hangup must be true"],

@@ -25,7 +25,10 @@ function fixtureDir(): string {
 }
 
 const migrationNames = (dir: string) =>
-  readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 
 interface Backend {
   url: string;
@@ -64,7 +67,10 @@ async function pgliteOverSocket(): Promise<Backend> {
 
 async function postgresReachable(): Promise<boolean> {
   if (process.env.DATABASE_URL) return true; // configured: a failure to connect must fail the tests
-  const client = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres", connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({
+    connectionString: "postgresql://postgres@127.0.0.1:5432/postgres",
+    connectionTimeoutMillis: 2000,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -116,7 +122,12 @@ describe.each(backends)("applyMigrations on $name", ({ start, available }) => {
   it("applies every migration in order and records it like Prisma", async () => {
     expect(await applyMigrations(pool(), dir)).toEqual(migrationNames(dir));
 
-    const recorded = await rows<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+    const recorded = await rows<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+    }>(
       `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY started_at, migration_name`,
     );
     expect(recorded.map((r) => r.migration_name)).toEqual(migrationNames(dir));
@@ -129,20 +140,52 @@ describe.each(backends)("applyMigrations on $name", ({ start, available }) => {
     const tables = await rows<{ table_name: string }>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["Account", "ApiKey", "Widget", "_prisma_migrations"]));
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(["Account", "ApiKey", "Widget", "_prisma_migrations"]),
+    );
 
-    const columns = await rows<{ column_name: string; data_type: string; max: number | null; is_nullable: string; column_default: string | null }>(
+    const columns = await rows<{
+      column_name: string;
+      data_type: string;
+      max: number | null;
+      is_nullable: string;
+      column_default: string | null;
+    }>(
       `SELECT column_name, data_type, character_maximum_length AS max, is_nullable, column_default
          FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`,
     );
     expect(columns).toEqual([
       { column_name: "id", data_type: "character varying", max: 36, is_nullable: "NO", column_default: null },
       { column_name: "checksum", data_type: "character varying", max: 64, is_nullable: "NO", column_default: null },
-      { column_name: "finished_at", data_type: "timestamp with time zone", max: null, is_nullable: "YES", column_default: null },
-      { column_name: "migration_name", data_type: "character varying", max: 255, is_nullable: "NO", column_default: null },
+      {
+        column_name: "finished_at",
+        data_type: "timestamp with time zone",
+        max: null,
+        is_nullable: "YES",
+        column_default: null,
+      },
+      {
+        column_name: "migration_name",
+        data_type: "character varying",
+        max: 255,
+        is_nullable: "NO",
+        column_default: null,
+      },
       { column_name: "logs", data_type: "text", max: null, is_nullable: "YES", column_default: null },
-      { column_name: "rolled_back_at", data_type: "timestamp with time zone", max: null, is_nullable: "YES", column_default: null },
-      { column_name: "started_at", data_type: "timestamp with time zone", max: null, is_nullable: "NO", column_default: "now()" },
+      {
+        column_name: "rolled_back_at",
+        data_type: "timestamp with time zone",
+        max: null,
+        is_nullable: "YES",
+        column_default: null,
+      },
+      {
+        column_name: "started_at",
+        data_type: "timestamp with time zone",
+        max: null,
+        is_nullable: "NO",
+        column_default: "now()",
+      },
       { column_name: "applied_steps_count", data_type: "integer", max: null, is_nullable: "NO", column_default: "0" },
     ]);
   });
@@ -165,12 +208,17 @@ describe.each(backends)("applyMigrations on $name", ({ start, available }) => {
   it("refuses a migration edited after it was applied", async () => {
     await applyMigrations(pool(), dir);
     appendFileSync(path.join(dir, "99990101000000_test_widgets", "migration.sql"), "-- edited\n");
-    await expect(applyMigrations(pool(), dir)).rejects.toThrow(/99990101000000_test_widgets was modified after it was applied/);
+    await expect(applyMigrations(pool(), dir)).rejects.toThrow(
+      /99990101000000_test_widgets was modified after it was applied/,
+    );
   });
 
   it("rolls a failing migration back entirely and keeps the earlier ones", async () => {
     mkdirSync(path.join(dir, "99990101000002_test_broken"));
-    writeFileSync(path.join(dir, "99990101000002_test_broken", "migration.sql"), `CREATE TABLE "Half" ("id" INTEGER);\nSELECT * FROM "Missing";\n`);
+    writeFileSync(
+      path.join(dir, "99990101000002_test_broken", "migration.sql"),
+      `CREATE TABLE "Half" ("id" INTEGER);\nSELECT * FROM "Missing";\n`,
+    );
     await expect(applyMigrations(pool(), dir)).rejects.toThrow(/99990101000002_test_broken failed/);
 
     const names = await rows<{ migration_name: string }>(`SELECT migration_name FROM "_prisma_migrations"`);
@@ -181,7 +229,11 @@ describe.each(backends)("applyMigrations on $name", ({ start, available }) => {
   });
 
   it("applies each migration exactly once when instances start together", async () => {
-    const runs = await Promise.all([applyMigrations(pool(), dir), applyMigrations(pool(), dir), applyMigrations(pool(), dir)]);
+    const runs = await Promise.all([
+      applyMigrations(pool(), dir),
+      applyMigrations(pool(), dir),
+      applyMigrations(pool(), dir),
+    ]);
     expect(runs.flat().sort()).toEqual(migrationNames(dir));
 
     const recorded = await rows<{ migration_name: string; n: number }>(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { billedMinutes, costBreakdown, periodBounds, usagePeriod } from "../../src/server/services/usage/billed-minutes";
+import {
+  billedMinutes,
+  costBreakdown,
+  periodBounds,
+  usagePeriod,
+} from "../../src/server/services/usage/billed-minutes";
 import { isStatusCallback, statusRank, TERMINAL_RANK } from "../../src/server/engine/call-status";
 
 describe("billed minutes", () => {
@@ -11,14 +16,22 @@ describe("billed minutes", () => {
   });
   it("prices a call without float drift", () => {
     expect(costBreakdown({ durationSeconds: 61, perMinuteRate: 0.02 })).toEqual({
-      durationSeconds: 61, billedMinutes: 2, perMinuteRate: 0.02, usageCost: 0.04, totalCost: 0.04, currency: "usd",
+      durationSeconds: 61,
+      billedMinutes: 2,
+      perMinuteRate: 0.02,
+      usageCost: 0.04,
+      totalCost: 0.04,
+      currency: "usd",
     });
     expect(costBreakdown({ durationSeconds: 180, perMinuteRate: 0.1 }).usageCost).toBe(0.3);
   });
   it("keys totals by UTC calendar month", () => {
     expect(usagePeriod(new Date("2026-11-30T23:59:59Z"))).toBe("2026-11");
     expect(usagePeriod(new Date("2026-12-01T00:00:00Z"))).toBe("2026-12");
-    expect(periodBounds(new Date("2026-12-15T10:00:00Z"))).toEqual({ start: new Date("2026-12-01T00:00:00Z"), end: new Date("2027-01-01T00:00:00Z") });
+    expect(periodBounds(new Date("2026-12-15T10:00:00Z"))).toEqual({
+      start: new Date("2026-12-01T00:00:00Z"),
+      end: new Date("2027-01-01T00:00:00Z"),
+    });
   });
 });
 

@@ -5,7 +5,11 @@ import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { parseEnv, setEnv } from "../../src/server/env";
 import { AppError } from "../../src/server/errors/app-error";
-import { billing, chooseBillingStrategy, type BillingStrategy } from "../../src/server/services/billing/billing-strategy";
+import {
+  billing,
+  chooseBillingStrategy,
+  type BillingStrategy,
+} from "../../src/server/services/billing/billing-strategy";
 import { LocalBilling } from "../../src/server/services/billing/local-billing";
 import { StripeBilling } from "../../src/server/services/billing/stripe-billing";
 
@@ -17,7 +21,13 @@ const STRIPE = {
   STRIPE_METER_EVENT_NAME: "routekit_minutes",
 };
 const configure = (extra: Record<string, string> = {}) =>
-  parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-billing-")), LOG_LEVEL: "silent", MONTHLY_BASE: "30", PER_MINUTE_RATE: "0.05", ...extra });
+  parseEnv({
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-billing-")),
+    LOG_LEVEL: "silent",
+    MONTHLY_BASE: "30",
+    PER_MINUTE_RATE: "0.05",
+    ...extra,
+  });
 
 /** A database client that fails the test if anything is written through it. */
 const untouchable = { query: () => Promise.reject(new Error("nothing may be written in this mode")) } as never;
@@ -54,7 +64,9 @@ describe("LocalBilling", () => {
   });
 
   it("feeds no meter and refuses Stripe's webhooks with 404 before reading the body", async () => {
-    await expect(local.recordBilledMinutes(untouchable, { stripeCustomerId: "cus_1", callSid: "CA1", minutes: 3, at: new Date() })).resolves.toBeUndefined();
+    await expect(
+      local.recordBilledMinutes(untouchable, { stripeCustomerId: "cus_1", callSid: "CA1", minutes: 3, at: new Date() }),
+    ).resolves.toBeUndefined();
     let read = false;
     const refused = local.stripeWebhookEvent(async () => {
       read = true;
@@ -83,17 +95,33 @@ describe("StripeBilling", () => {
   });
 
   it("meters nothing for a call without a customer or without billed minutes", async () => {
-    await stripeBilling.recordBilledMinutes(untouchable, { stripeCustomerId: null, callSid: "CA1", minutes: 3, at: new Date() });
-    await stripeBilling.recordBilledMinutes(untouchable, { stripeCustomerId: "cus_1", callSid: "CA2", minutes: 0, at: new Date() });
+    await stripeBilling.recordBilledMinutes(untouchable, {
+      stripeCustomerId: null,
+      callSid: "CA1",
+      minutes: 3,
+      at: new Date(),
+    });
+    await stripeBilling.recordBilledMinutes(untouchable, {
+      stripeCustomerId: "cus_1",
+      callSid: "CA2",
+      minutes: 0,
+      at: new Date(),
+    });
   });
 
   it("accepts a webhook signed with STRIPE_WEBHOOK_SECRET and refuses any other with 400", async () => {
     setEnv(configure(STRIPE));
     const payload = JSON.stringify({ id: "evt_1", object: "event", type: "invoice.paid", data: { object: {} } });
     const header = (secret: string) => Stripe.webhooks.generateTestHeaderString({ payload, secret });
-    await expect(stripeBilling.stripeWebhookEvent(async () => payload, header(STRIPE.STRIPE_WEBHOOK_SECRET))).resolves.toMatchObject({ id: "evt_1" });
-    await expect(stripeBilling.stripeWebhookEvent(async () => payload, header("whsec_someone_else"))).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
-    await expect(stripeBilling.stripeWebhookEvent(async () => payload, "")).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
+    await expect(
+      stripeBilling.stripeWebhookEvent(async () => payload, header(STRIPE.STRIPE_WEBHOOK_SECRET)),
+    ).resolves.toMatchObject({ id: "evt_1" });
+    await expect(
+      stripeBilling.stripeWebhookEvent(async () => payload, header("whsec_someone_else")),
+    ).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
+    await expect(stripeBilling.stripeWebhookEvent(async () => payload, "")).rejects.toMatchObject({
+      code: "VALIDATION_FAILED",
+    });
   });
 });
 

@@ -23,7 +23,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() });
+      received.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
       handler(req, res);
     });
   });
@@ -120,7 +125,12 @@ describe("callback HTTP client: address blocking (allowPrivate=false)", () => {
   it("rejects a URL the policy refuses before resolving anything", async () => {
     const { lookup, calls } = scriptedLookup([v4("8.8.8.8")]);
     const client = createCallbackClient({ allowPrivate: false, lookup });
-    for (const url of ["http://api.example.com/", "https://user:pw@api.example.com/", "https://localhost/", "not a url"]) {
+    for (const url of [
+      "http://api.example.com/",
+      "https://user:pw@api.example.com/",
+      "https://localhost/",
+      "not a url",
+    ]) {
       const err = await sendError(client.send({ url, timeoutMs: 2000 }));
       expect(err.kind).toBe("invalid_url");
     }
@@ -201,7 +211,12 @@ describe("callback HTTP client: exchange (allowPrivate=true)", () => {
     const body = JSON.stringify({ call: "CA123", text: "héllo ✓ 🚀" });
     await client.send({
       url: `http://tenant.example:${port}/hook`,
-      headers: { "Content-Type": "application/json", "X-Signature": "v1,abc==", Host: "attacker.example", "Content-Length": "1" },
+      headers: {
+        "Content-Type": "application/json",
+        "X-Signature": "v1,abc==",
+        Host: "attacker.example",
+        "Content-Length": "1",
+      },
       body,
       timeoutMs: 2000,
     });
@@ -360,7 +375,11 @@ describe("callback HTTP client: keep-alive", () => {
     await client.send({ url: `http://a.example:${port}/`, timeoutMs: 2000 });
     await client.send({ url: `http://b.example:${port}/`, timeoutMs: 2000 });
     await client.send({ url: `http://a.example:${port}/`, timeoutMs: 2000 });
-    expect(received.map((r) => r.headers.host)).toEqual([`a.example:${port}`, `b.example:${port}`, `a.example:${port}`]);
+    expect(received.map((r) => r.headers.host)).toEqual([
+      `a.example:${port}`,
+      `b.example:${port}`,
+      `a.example:${port}`,
+    ]);
     expect(connections).toBe(2);
   });
 

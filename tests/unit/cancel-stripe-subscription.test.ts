@@ -13,14 +13,26 @@ import { STRIPE_TEST_ENV } from "../integration/support/test-secrets";
 let fake: FakeStripe;
 beforeAll(async () => {
   fake = await startFakeStripe({ secretKey: STRIPE_TEST_ENV.STRIPE_SECRET_KEY, prices: {} });
-  setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-cancel-")), LOG_LEVEL: "silent", ...STRIPE_TEST_ENV, STRIPE_API_BASE_URL: fake.url }, { persistSecrets: false }));
+  setEnv(
+    parseEnv(
+      {
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-cancel-")),
+        LOG_LEVEL: "silent",
+        ...STRIPE_TEST_ENV,
+        STRIPE_API_BASE_URL: fake.url,
+      },
+      { persistSecrets: false },
+    ),
+  );
 });
 afterAll(() => fake.close());
 
 describe("StripeBilling.cancelSubscription", () => {
   it("cancels the subscription at Stripe", async () => {
     await cancelStripeSubscription("sub_123");
-    expect(fake.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual(["/v1/subscriptions/sub_123"]);
+    expect(fake.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([
+      "/v1/subscriptions/sub_123",
+    ]);
   });
 
   it("does nothing without a subscription", async () => {

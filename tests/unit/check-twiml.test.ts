@@ -29,12 +29,38 @@ describe("isTwimlResponseDocument", () => {
     ["unclosed CDATA full of ]]", "<Response><![CDATA[" + "]]".repeat(N / 2 - 20), false],
     ["text full of ]] ]", "<Response>" + "]] ]".repeat(N / 4 - 10) + "</Response>", true],
     ["deep unclosed nesting", "<Response>" + "<a>".repeat(N / 3 - 10), false],
-    ["deep balanced nesting", "<Response><Say>" + "<s>".repeat(N / 7 - 10) + "</s>".repeat(N / 7 - 10) + "</Say></Response>", false],
-    ["deep balanced valid nesting", "<Response><Say>" + "<prosody>".repeat(N / 19 - 10) + "</prosody>".repeat(N / 19 - 10) + "</Say></Response>", true],
-    ["many attributes, all checked", "<Response>" + '<Gather input="dtmf speech" numDigits="1" timeout="5" bargeIn="true"/>'.repeat(N / 72 - 5) + "</Response>", true],
-    ["many elements, the last one misplaced", "<Response>" + "<Gather><Say>x</Say></Gather>".repeat(N / 28 - 10) + "<Gather><Dial/></Gather></Response>", false],
-    ["many distinct attributes", "<Response " + Array.from({ length: 5000 }, (_, k) => `a${k}="${k}"`).join(" ") + "/>", false],
-    ["many duplicate-looking attributes, one duplicate at the end", "<Response " + Array.from({ length: 6000 }, (_, k) => `a${k}='x'`).join(" ") + " a0='y'/>", false],
+    [
+      "deep balanced nesting",
+      "<Response><Say>" + "<s>".repeat(N / 7 - 10) + "</s>".repeat(N / 7 - 10) + "</Say></Response>",
+      false,
+    ],
+    [
+      "deep balanced valid nesting",
+      "<Response><Say>" + "<prosody>".repeat(N / 19 - 10) + "</prosody>".repeat(N / 19 - 10) + "</Say></Response>",
+      true,
+    ],
+    [
+      "many attributes, all checked",
+      "<Response>" +
+        '<Gather input="dtmf speech" numDigits="1" timeout="5" bargeIn="true"/>'.repeat(N / 72 - 5) +
+        "</Response>",
+      true,
+    ],
+    [
+      "many elements, the last one misplaced",
+      "<Response>" + "<Gather><Say>x</Say></Gather>".repeat(N / 28 - 10) + "<Gather><Dial/></Gather></Response>",
+      false,
+    ],
+    [
+      "many distinct attributes",
+      "<Response " + Array.from({ length: 5000 }, (_, k) => `a${k}="${k}"`).join(" ") + "/>",
+      false,
+    ],
+    [
+      "many duplicate-looking attributes, one duplicate at the end",
+      "<Response " + Array.from({ length: 6000 }, (_, k) => `a${k}='x'`).join(" ") + " a0='y'/>",
+      false,
+    ],
     ["unterminated attribute value", '<Response a="' + "&amp;".repeat(N / 5 - 10), false],
     ["endless character reference", "<Response>&#" + "9".repeat(N - 20) + ";</Response>", false],
     ["endless entity name", "<Response>&" + "a".repeat(N - 20) + ";</Response>", false],
@@ -80,7 +106,10 @@ describe("checkResponseDocument explains saxes's first error in our words, where
     ["<Response><!foo></Response>", "unexpected <! markup (line 1, column 11)"],
     ["<Response>a ]]> b</Response>", "']]>' is not allowed in text (line 1, column 13)"],
     ["<Response><Say>&amp</Say></Response>", "entity reference without ';' (write &amp; for '&') (line 1, column 16)"],
-    ['<Response><Say a="x&y">z</Say></Response>', "entity reference without ';' (write &amp; for '&') (line 1, column 20)"],
+    [
+      '<Response><Say a="x&y">z</Say></Response>',
+      "entity reference without ';' (write &amp; for '&') (line 1, column 20)",
+    ],
     ["<Response>a & b; c</Response>", "'&' that does not start an entity reference (write &amp;) (line 1, column 13)"],
     ["<Response>&#12a;</Response>", "malformed character reference (line 1, column 11)"],
     ["<Response>&#xFFFE;</Response>", "character reference to a character XML does not allow (line 1, column 11)"],
@@ -119,18 +148,33 @@ describe("checkResponseDocument explains saxes's first error in our words, where
 describe("checkResponseDocument holds the document to the rules Twilio enforces, naming the line and the rule", () => {
   it.each<[xml: string, reason: string]>([
     ["<Response>\n  <Sayy>Hello</Sayy>\n</Response>", "<Sayy> is not a TwiML element (line 2, column 3)"],
-    ["<Response>\n  <say>Hello</say>\n</Response>", "<say> is not a TwiML element (names are case-sensitive: <Say>) (line 2, column 3)"],
+    [
+      "<Response>\n  <say>Hello</say>\n</Response>",
+      "<say> is not a TwiML element (names are case-sensitive: <Say>) (line 2, column 3)",
+    ],
     [
       "<Response>\n  <Gather>\n    <Dial>+14155550123</Dial>\n  </Gather>\n</Response>",
       "<Dial> is not allowed inside <Gather> (line 3, column 5)",
     ],
-    ['<Response>\n<Say loop="many">Hello</Say>\n</Response>', '<Say> attribute loop="many" must be a whole number (line 2, column 1)'],
+    [
+      '<Response>\n<Say loop="many">Hello</Say>\n</Response>',
+      '<Say> attribute loop="many" must be a whole number (line 2, column 1)',
+    ],
     ['<Response><Say lop="2">x</Say></Response>', "<Say> has no attribute lop (line 1, column 11)"],
-    ['<Response><Gather input="dtmf voice"/></Response>', '<Gather> attribute input="dtmf voice" must be a space-separated list of values from: dtmf, speech'],
+    [
+      '<Response><Gather input="dtmf voice"/></Response>',
+      '<Gather> attribute input="dtmf voice" must be a space-separated list of values from: dtmf, speech',
+    ],
     ['<Response><Reject reason="Busy"/></Response>', '<Reject> attribute reason="Busy" must be one of: rejected, busy'],
-    ['<Response><Say voice="bob">x</Say></Response>', '<Say> attribute voice="bob" must be one of the SayVoice values Twilio accepts'],
+    [
+      '<Response><Say voice="bob">x</Say></Response>',
+      '<Say> attribute voice="bob" must be one of the SayVoice values Twilio accepts',
+    ],
     ['<Response><Record playBeep="yes"/></Response>', '<Record> attribute playBeep="yes" must be true or false'],
-    ["<Response><Number>+14155550123</Number></Response>", "<Number> is not allowed inside <Response> (line 1, column 11)"],
+    [
+      "<Response><Number>+14155550123</Number></Response>",
+      "<Number> is not allowed inside <Response> (line 1, column 11)",
+    ],
     ["<Response><Say>a<!-- c --><Dial/></Say></Response>", "<Dial> is not allowed inside <Say> (line 1, column 27)"],
   ])("%j", (xml, reason) => {
     expect(checkResponseDocument(xml)).toEqual({ ok: false, reason: expect.stringContaining(reason) });

@@ -35,8 +35,16 @@ describe("answers to what Node's parser refuses", () => {
   });
 
   it("every raw answer carries the server's security headers and the API's policy", async () => {
-    const bound = { "x-frame-options": "DENY", "x-content-type-options": "nosniff", "strict-transport-security": "max-age=31536000; includeSubDomains" };
-    for (const write of [(s: PassThrough) => answerClientError(err("HPE_INVALID_METHOD"), s, bound), (s: PassThrough) => answerClientError(err("ERR_HTTP_REQUEST_TIMEOUT"), s, bound), (s: PassThrough) => refuseConnect(undefined, s, bound)]) {
+    const bound = {
+      "x-frame-options": "DENY",
+      "x-content-type-options": "nosniff",
+      "strict-transport-security": "max-age=31536000; includeSubDomains",
+    };
+    for (const write of [
+      (s: PassThrough) => answerClientError(err("HPE_INVALID_METHOD"), s, bound),
+      (s: PassThrough) => answerClientError(err("ERR_HTTP_REQUEST_TIMEOUT"), s, bound),
+      (s: PassThrough) => refuseConnect(undefined, s, bound),
+    ]) {
       const { s, written } = socket();
       write(s);
       await new Promise((r) => setImmediate(r));

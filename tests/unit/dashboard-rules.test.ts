@@ -14,18 +14,37 @@ function apiError(appError: { code: string; message: string; details?: { path: s
 
 describe("one display per failure (lib/error-display.ts)", () => {
   it("an expired session shows nothing: the browser goes to log-in", () => {
-    expect(errorDisplay(apiError({ code: "UNAUTHORIZED", message: "Log in." }), NUMBER_FIELD_NAMES)).toEqual({ kind: "auth" });
+    expect(errorDisplay(apiError({ code: "UNAUTHORIZED", message: "Log in." }), NUMBER_FIELD_NAMES)).toEqual({
+      kind: "auth",
+    });
   });
 
   it("validation naming this form's fields goes under those fields, as sentences, and nowhere else", () => {
-    const err = apiError({ code: "VALIDATION_FAILED", message: "Invalid input.", details: [{ path: "onCallStartUrl", message: "must use https" }] });
-    expect(errorDisplay(err, NUMBER_FIELD_NAMES)).toEqual({ kind: "fields", fields: { onCallStartUrl: "Call start URL must use https" } });
+    const err = apiError({
+      code: "VALIDATION_FAILED",
+      message: "Invalid input.",
+      details: [{ path: "onCallStartUrl", message: "must use https" }],
+    });
+    expect(errorDisplay(err, NUMBER_FIELD_NAMES)).toEqual({
+      kind: "fields",
+      fields: { onCallStartUrl: "Call start URL must use https" },
+    });
   });
 
   it("validation of something the form has no field for, and every other failure, is one action message", () => {
-    const other = apiError({ code: "VALIDATION_FAILED", message: "The cursor is not one this API gave out.", details: [{ path: "cursor", message: "invalid cursor" }] });
-    expect(errorDisplay(other, NUMBER_FIELD_NAMES)).toEqual({ kind: "action", message: "The cursor is not one this API gave out." });
-    expect(errorDisplay(apiError({ code: "NUMBER_TAKEN", message: "That number is taken." }))).toEqual({ kind: "action", message: "That number is taken." });
+    const other = apiError({
+      code: "VALIDATION_FAILED",
+      message: "The cursor is not one this API gave out.",
+      details: [{ path: "cursor", message: "invalid cursor" }],
+    });
+    expect(errorDisplay(other, NUMBER_FIELD_NAMES)).toEqual({
+      kind: "action",
+      message: "The cursor is not one this API gave out.",
+    });
+    expect(errorDisplay(apiError({ code: "NUMBER_TAKEN", message: "That number is taken." }))).toEqual({
+      kind: "action",
+      message: "That number is taken.",
+    });
     expect(errorDisplay(new Error("offline"))).toEqual({ kind: "action", message: "offline" });
   });
 });
@@ -47,17 +66,36 @@ describe("what the account's standing forbids (lib/account-standing.ts, as trpc/
 describe("number forms validate with the API's schema (react-hook-form resolver)", () => {
   const policy = { allowPrivate: false };
   const resolve = (values: Record<string, string>) =>
-    apiSchemaResolver(createNumberFormSchema(policy), NUMBER_FIELD_NAMES)(values as never, undefined, { fields: {}, shouldUseNativeValidation: false });
+    apiSchemaResolver(createNumberFormSchema(policy), NUMBER_FIELD_NAMES)(values as never, undefined, {
+      fields: {},
+      shouldUseNativeValidation: false,
+    });
 
   it("an empty error URL is no error URL; the rest goes to the API as typed", async () => {
-    const result = await resolve({ phoneNumber: "+14155550123", onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e", onErrorUrl: " " });
+    const result = await resolve({
+      phoneNumber: "+14155550123",
+      onCallStartUrl: "https://example.com/s",
+      onCallEndUrl: "https://example.com/e",
+      onErrorUrl: " ",
+    });
     expect(result.errors).toEqual({});
-    expect(result.values).toEqual({ phoneNumber: "+14155550123", onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e" });
+    expect(result.values).toEqual({
+      phoneNumber: "+14155550123",
+      onCallStartUrl: "https://example.com/s",
+      onCallEndUrl: "https://example.com/e",
+    });
   });
 
   it("each bad field gets the API's message as a sentence under it", async () => {
-    const result = await resolve({ phoneNumber: "+1555", onCallStartUrl: "http://localhost/s", onCallEndUrl: "https://example.com/e", onErrorUrl: "" });
-    expect(result.errors.phoneNumber?.message).toBe("Phone number must be a US number in E.164 format, like +14155550123");
+    const result = await resolve({
+      phoneNumber: "+1555",
+      onCallStartUrl: "http://localhost/s",
+      onCallEndUrl: "https://example.com/e",
+      onErrorUrl: "",
+    });
+    expect(result.errors.phoneNumber?.message).toBe(
+      "Phone number must be a US number in E.164 format, like +14155550123",
+    );
     expect(result.errors.onCallStartUrl?.message).toMatch(/^Call start URL /);
     expect(result.errors.onCallEndUrl).toBeUndefined();
   });
@@ -68,7 +106,11 @@ describe("number forms validate with the API's schema (react-hook-form resolver)
       undefined,
       { fields: {}, shouldUseNativeValidation: false },
     );
-    expect(result.values).toEqual({ onCallStartUrl: "https://example.com/s", onCallEndUrl: "https://example.com/e", onErrorUrl: null });
+    expect(result.values).toEqual({
+      onCallStartUrl: "https://example.com/s",
+      onCallEndUrl: "https://example.com/e",
+      onErrorUrl: null,
+    });
   });
 });
 

@@ -68,22 +68,36 @@ describe("documentation links", () => {
 
   it("finds the documents it promises to check", () => {
     const names = files.map((f) => path.relative(root, f));
-    for (const name of ["README.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "docs/decisions.md", "docs/api.md", "docs/adr/README.md"]) {
+    for (const name of [
+      "README.md",
+      "ARCHITECTURE.md",
+      "CONTRIBUTING.md",
+      "docs/decisions.md",
+      "docs/api.md",
+      "docs/adr/README.md",
+    ]) {
       expect(names).toContain(name);
     }
   });
 
-  it.each(files.map((f) => [path.relative(root, f), f]))("%s links only to files and headings that exist", (_name, file) => {
-    expect(brokenLinks(file, readFileSync(file, "utf8"), readIfExists)).toEqual([]);
-  });
+  it.each(files.map((f) => [path.relative(root, f), f]))(
+    "%s links only to files and headings that exist",
+    (_name, file) => {
+      expect(brokenLinks(file, readFileSync(file, "utf8"), readIfExists)).toEqual([]);
+    },
+  );
 
   it("tells a broken link from a good one (the check itself can fail)", () => {
     const docs: Record<string, string> = {
-      "/d/a.md": "# A\n\n## Errors and limits\n\n[ok](b.md#b-one) [self](#errors-and-limits) [gone](c.md) [no heading](b.md#nope)\n\n`[code](x.md)`\n\n```\n[fenced](y.md)\n```\n[web](https://example.com/x.md)",
-      "/d/b.md": "# B one\n<a id=\"custom\"></a>",
+      "/d/a.md":
+        "# A\n\n## Errors and limits\n\n[ok](b.md#b-one) [self](#errors-and-limits) [gone](c.md) [no heading](b.md#nope)\n\n`[code](x.md)`\n\n```\n[fenced](y.md)\n```\n[web](https://example.com/x.md)",
+      "/d/b.md": '# B one\n<a id="custom"></a>',
     };
     const read = (p: string) => docs[p] ?? null;
-    expect(brokenLinks("/d/a.md", docs["/d/a.md"]!, read)).toEqual(["c.md (no such file)", "b.md#nope (no such heading)"]);
+    expect(brokenLinks("/d/a.md", docs["/d/a.md"]!, read)).toEqual([
+      "c.md (no such file)",
+      "b.md#nope (no such heading)",
+    ]);
     expect(anchorsOf("## 1. Connect Twilio (recommended)\n## Retrying safely (`Idempotency-Key`)\n## X\n## X")).toEqual(
       new Set(["1-connect-twilio-recommended", "retrying-safely-idempotency-key", "x", "x-1"]),
     );

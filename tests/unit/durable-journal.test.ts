@@ -38,7 +38,10 @@ describe("DurableJournal", () => {
     writeFileSync(path.join(dir, second), full.slice(0, Math.floor(full.length / 2)));
     // An entry whose bytes changed keeps valid JSON but fails its checksum.
     const flipped = await journal.append({ callSid: "CA4", n: 4 });
-    writeFileSync(path.join(dir, flipped), readFileSync(path.join(dir, flipped), "utf8").replace('\\"n\\":4', '\\"n\\":9'));
+    writeFileSync(
+      path.join(dir, flipped),
+      readFileSync(path.join(dir, flipped), "utf8").replace('\\"n\\":4', '\\"n\\":9'),
+    );
     // A crash before the rename leaves only a temporary file.
     writeFileSync(path.join(dir, ".9999999999999-abc.json.tmp"), '{"v":1,"sha');
 

@@ -16,7 +16,18 @@ const detailsOf = (body: string): string[] => {
 
 describe("engine parameters", () => {
   it("takes what Twilio's voice requests and status callbacks really send", () => {
-    for (const status of ["queued", "initiated", "ringing", "in-progress", "answered", "completed", "busy", "failed", "no-answer", "canceled"]) {
+    for (const status of [
+      "queued",
+      "initiated",
+      "ringing",
+      "in-progress",
+      "answered",
+      "completed",
+      "busy",
+      "failed",
+      "no-answer",
+      "canceled",
+    ]) {
       expect(detailsOf(`CallSid=CA1&CallStatus=${status}`), status).toEqual([]);
     }
     expect(detailsOf("CallSid=CA1&CallStatus=completed&CallDuration=0")).toEqual([]);
@@ -25,7 +36,9 @@ describe("engine parameters", () => {
 
   it("refuses durations outside 0–86,400 whole seconds and statuses Twilio never sends", () => {
     for (const d of ["86401", "2147483648", "-1", "1.5", "1e3", "", "+5", " 5", "0x1f", "١٢"]) {
-      expect(detailsOf(`CallSid=CA1&CallStatus=completed&CallDuration=${encodeURIComponent(d)}`), d).toEqual(["CallDuration"]);
+      expect(detailsOf(`CallSid=CA1&CallStatus=completed&CallDuration=${encodeURIComponent(d)}`), d).toEqual([
+        "CallDuration",
+      ]);
     }
     for (const s of ["__proto__", "constructor", "toString", "Completed", "", "done"]) {
       expect(detailsOf(`CallSid=CA1&CallStatus=${encodeURIComponent(s)}`), s).toEqual(["CallStatus"]);

@@ -3,7 +3,16 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as generatedEnums from "../../src/generated/prisma/enums";
 import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
-import { CALL_DIRECTIONS, CALL_STATUSES, TERMINAL_CALL_STATUSES, TWILIO_CALL_STATUSES, ZAccountStatus, ZCallDirection, ZCallStatus, ZDeliveryStatus } from "../../src/server/schemas/enums";
+import {
+  CALL_DIRECTIONS,
+  CALL_STATUSES,
+  TERMINAL_CALL_STATUSES,
+  TWILIO_CALL_STATUSES,
+  ZAccountStatus,
+  ZCallDirection,
+  ZCallStatus,
+  ZDeliveryStatus,
+} from "../../src/server/schemas/enums";
 import { EVENT_TYPES, ZEventType } from "../../src/server/schemas/events";
 
 /**
@@ -14,17 +23,30 @@ import { EVENT_TYPES, ZEventType } from "../../src/server/schemas/events";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 // Every enum the generated client exports, so a new Prisma enum joins the comparison by itself.
 const families: Record<string, readonly string[]> = {
-  ...Object.fromEntries(Object.entries(generatedEnums).filter(([, v]) => typeof v === "object" && v !== null).map(([k, v]) => [k, Object.values(v as object) as string[]])),
+  ...Object.fromEntries(
+    Object.entries(generatedEnums)
+      .filter(([, v]) => typeof v === "object" && v !== null)
+      .map(([k, v]) => [k, Object.values(v as object) as string[]]),
+  ),
   CallDirection: CALL_DIRECTIONS,
   EventType: EVENT_TYPES,
   CallStatus: CALL_STATUSES,
 };
 // Twilio's vocabularies: not in the API document as such, but spelled once all the same.
-const spelledFamilies: Record<string, readonly string[]> = { ...families, TwilioCallStatus: TWILIO_CALL_STATUSES, TerminalCallStatus: TERMINAL_CALL_STATUSES };
+const spelledFamilies: Record<string, readonly string[]> = {
+  ...families,
+  TwilioCallStatus: TWILIO_CALL_STATUSES,
+  TerminalCallStatus: TERMINAL_CALL_STATUSES,
+};
 
 function prismaSchemaEnums(): Record<string, string[]> {
   const text = readFileSync(path.join(ROOT, "prisma/schema.prisma"), "utf8");
-  return Object.fromEntries([...text.matchAll(/^enum (\w+) \{([^}]*)\}/gm)].map((m) => [m[1]!, m[2]!.split(/\s+/).filter((v) => /^\w+$/.test(v))]));
+  return Object.fromEntries(
+    [...text.matchAll(/^enum (\w+) \{([^}]*)\}/gm)].map((m) => [
+      m[1]!,
+      m[2]!.split(/\s+/).filter((v) => /^\w+$/.test(v)),
+    ]),
+  );
 }
 
 /** Replays CREATE TYPE … AS ENUM and ALTER TYPE … ADD VALUE over the migrations, in order. */
@@ -35,8 +57,10 @@ function migrationEnums(): Record<string, string[]> {
     const file = path.join(dir, name, "migration.sql");
     if (!statSync(path.join(dir, name)).isDirectory()) continue;
     const sql = readFileSync(file, "utf8");
-    for (const m of sql.matchAll(/CREATE TYPE "(\w+)" AS ENUM \(([^)]*)\)/g)) enums[m[1]!] = [...m[2]!.matchAll(/'([^']*)'/g)].map((v) => v[1]!);
-    for (const m of sql.matchAll(/ALTER TYPE "(\w+)" ADD VALUE (?:IF NOT EXISTS )?'([^']*)'/g)) enums[m[1]!]!.push(m[2]!);
+    for (const m of sql.matchAll(/CREATE TYPE "(\w+)" AS ENUM \(([^)]*)\)/g))
+      enums[m[1]!] = [...m[2]!.matchAll(/'([^']*)'/g)].map((v) => v[1]!);
+    for (const m of sql.matchAll(/ALTER TYPE "(\w+)" ADD VALUE (?:IF NOT EXISTS )?'([^']*)'/g))
+      enums[m[1]!]!.push(m[2]!);
     for (const m of sql.matchAll(/DROP TYPE (?:IF EXISTS )?"(\w+)"/g)) delete enums[m[1]!];
   }
   return enums;
@@ -92,7 +116,11 @@ describe("one source per enum", () => {
   });
 
   it("no file in src/ spells a whole enum or the E.164 patterns again", () => {
-    const owners = new Set(["src/server/schemas/enums.ts", "src/server/schemas/events.ts", "src/server/schemas/e164.ts"]);
+    const owners = new Set([
+      "src/server/schemas/enums.ts",
+      "src/server/schemas/events.ts",
+      "src/server/schemas/e164.ts",
+    ]);
     const offenders: string[] = [];
     for (const file of sourceFiles(path.join(ROOT, "src"))) {
       const rel = path.relative(ROOT, file);
@@ -103,9 +131,11 @@ describe("one source per enum", () => {
           // A list or union of quoted strings (`"a", "b"` or `"a" | "b"`) that holds a whole family is a second spelling.
           for (const run of line.matchAll(/(["'])[^"']*\1(?:\s*[,|]\s*(["'])[^"']*\2)+/g)) {
             const listed = [...run[0].matchAll(/["']([^"']*)["']/g)].map((m) => m[1]);
-            for (const [name, values] of Object.entries(spelledFamilies)) if (values.every((v) => listed.includes(v))) offenders.push(`${rel}:${i + 1} spells ${name}`);
+            for (const [name, values] of Object.entries(spelledFamilies))
+              if (values.every((v) => listed.includes(v))) offenders.push(`${rel}:${i + 1} spells ${name}`);
           }
-          if (line.includes("[2-9]\\d{2}[2-9]") || line.includes("\\+[1-9]\\d{1,14}")) offenders.push(`${rel}:${i + 1} spells an E.164 pattern`);
+          if (line.includes("[2-9]\\d{2}[2-9]") || line.includes("\\+[1-9]\\d{1,14}"))
+            offenders.push(`${rel}:${i + 1} spells an E.164 pattern`);
         });
     }
     expect(offenders).toEqual([]);

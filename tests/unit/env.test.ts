@@ -87,16 +87,23 @@ describe("configuration", () => {
 
   it("is in local billing mode without a Stripe key; Stripe mode names what it is missing", () => {
     expect(parseEnv({ DATA_DIR: tmp() }).billingMode).toBe("local");
-    expect(problemsOf({ STRIPE_SECRET_KEY: "sk_test_x", STRIPE_PRICE_BASE: "price_b" }).map((p) => p.split(":")[0])).toEqual([
-      "STRIPE_WEBHOOK_SECRET",
-      "STRIPE_PRICE_PER_MINUTE",
-      "STRIPE_METER_EVENT_NAME",
-    ]);
-    const stripe = parseEnv({ DATA_DIR: tmp(), STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x", STRIPE_PRICE_BASE: "price_b", STRIPE_PRICE_PER_MINUTE: "price_m", STRIPE_METER_EVENT_NAME: "routekit_minutes" });
+    expect(
+      problemsOf({ STRIPE_SECRET_KEY: "sk_test_x", STRIPE_PRICE_BASE: "price_b" }).map((p) => p.split(":")[0]),
+    ).toEqual(["STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_PER_MINUTE", "STRIPE_METER_EVENT_NAME"]);
+    const stripe = parseEnv({
+      DATA_DIR: tmp(),
+      STRIPE_SECRET_KEY: "sk_test_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+      STRIPE_PRICE_BASE: "price_b",
+      STRIPE_PRICE_PER_MINUTE: "price_m",
+      STRIPE_METER_EVENT_NAME: "routekit_minutes",
+    });
     expect(stripe.billingMode).toBe("stripe");
   });
 
   it("strips a trailing slash from PUBLIC_BASE_URL", () => {
-    expect(parseEnv({ DATA_DIR: tmp(), PUBLIC_BASE_URL: "https://rk.example.com/" }).publicBaseUrl).toBe("https://rk.example.com");
+    expect(parseEnv({ DATA_DIR: tmp(), PUBLIC_BASE_URL: "https://rk.example.com/" }).publicBaseUrl).toBe(
+      "https://rk.example.com",
+    );
   });
 });

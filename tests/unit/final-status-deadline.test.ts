@@ -5,7 +5,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, setConnectionUrl } from "../../src/server/db/client";
 import { parseEngineParams } from "../../src/server/engine/engine-params";
-import { finalStatusJournal, handleFinalStatus, replayFinalStatuses } from "../../src/server/engine/final-status-journal";
+import {
+  finalStatusJournal,
+  handleFinalStatus,
+  replayFinalStatuses,
+} from "../../src/server/engine/final-status-journal";
 import { EMPTY_TWIML, handleEngineRequest } from "../../src/server/engine/handle-engine-request";
 import { parseEnv, setEnv } from "../../src/server/env";
 import { toErrorResponse } from "../../src/server/errors/to-error-response";
@@ -22,7 +26,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => blackhole.listen(0, "127.0.0.1", () => resolve()));
   const url = `postgresql://postgres@127.0.0.1:${(blackhole.address() as net.AddressInfo).port}/routekit`;
-  setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-deadline-")), AUTH_SECRET: "x".repeat(40), DATABASE_URL: url, LOG_LEVEL: "silent" }));
+  setEnv(
+    parseEnv({
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-deadline-")),
+      AUTH_SECRET: "x".repeat(40),
+      DATABASE_URL: url,
+      LOG_LEVEL: "silent",
+    }),
+  );
   setConnectionUrl(url);
 });
 afterAll(async () => {
@@ -35,7 +46,14 @@ const request = (CallStatus: string) => ({
   routingToken: "rt_test",
   pathAndQuery: "/api/engine/voice/rt_test",
   callId: null,
-  params: parseEngineParams(new URLSearchParams({ CallSid: "CA" + "1".repeat(32), CallStatus, CallDuration: "42", To: "+14155550100" }).toString()),
+  params: parseEngineParams(
+    new URLSearchParams({
+      CallSid: "CA" + "1".repeat(32),
+      CallStatus,
+      CallDuration: "42",
+      To: "+14155550100",
+    }).toString(),
+  ),
   signature: null,
 });
 
@@ -47,9 +65,14 @@ describe("a database that does not answer", () => {
     expect(await finalStatusJournal().pendingNames()).toHaveLength(1);
   });
 
-  it("a voice request gives up within the pool's connection timeout, as 503 SERVICE_UNAVAILABLE", { timeout: 20_000 }, async () => {
+  it("a voice request gives up within the pool's connection timeout, as 503 SERVICE_UNAVAILABLE", {
+    timeout: 20_000,
+  }, async () => {
     const started = performance.now();
-    const err = await handleEngineRequest(request("ringing")).then(() => null, (e: unknown) => e);
+    const err = await handleEngineRequest(request("ringing")).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(performance.now() - started).toBeLessThan(7000);
     const mapped = toErrorResponse(err);
     expect(mapped.status).toBe(503);

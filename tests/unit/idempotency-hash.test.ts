@@ -9,7 +9,7 @@ function nested(levels: number): unknown {
 
 describe("idempotency request hash (docs/decisions.md §20)", () => {
   it("is canonical: key order and undefined fields do not matter, JSON.stringify's text otherwise", () => {
-    const value = { b: [1, "two", null, { d: true, c: 1.5 }], a: { y: [], x: {} }, u: undefined, "é\"": "\u2028" };
+    const value = { b: [1, "two", null, { d: true, c: 1.5 }], a: { y: [], x: {} }, u: undefined, 'é"': "\u2028" };
     expect(canonicalJson(value)).toBe('{"a":{"x":{},"y":[]},"b":[1,"two",null,{"c":1.5,"d":true}],"é\\"":"\u2028"}');
     expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
     expect(canonicalJson(undefined)).toBe("null");

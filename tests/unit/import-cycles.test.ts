@@ -27,7 +27,13 @@ function resolve(from: string, specifier: string): string | null {
   if (specifier.startsWith("@/")) base = path.join(src, specifier.slice(2));
   else if (specifier.startsWith(".")) base = path.resolve(path.dirname(from), specifier);
   else return null; // a package
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), path.join(base, "index.tsx")]) {
+  for (const candidate of [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.join(base, "index.ts"),
+    path.join(base, "index.tsx"),
+  ]) {
     try {
       if (statSync(candidate).isFile()) return candidate;
     } catch {}
@@ -39,7 +45,9 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(src)) {
     // Comments may quote import lines; strip them before matching.
-    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const text = readFileSync(file, "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
     const targets = new Set<string>();
     for (const pattern of SPECIFIERS) {
       for (const match of text.matchAll(pattern)) {
@@ -88,9 +96,21 @@ export function cycles(graph: Map<string, string[]>): string[][] {
 
 describe("import cycles in src/", () => {
   it("finds a cycle when there is one (the checker can fail)", () => {
-    const g = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]);
+    const g = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+      ["d", ["a"]],
+    ]);
     expect(cycles(g)).toEqual([["a", "b", "c"]]);
-    expect(cycles(new Map([["a", ["b"]], ["b", []]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it("has none, lazy imports counted", () => {

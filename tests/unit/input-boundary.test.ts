@@ -1,7 +1,15 @@
 import { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { bufferBody, checkBody, checkHead, checkUrl, hasBody, originFormOf, withBody } from "../../src/server/http/input-boundary";
+import {
+  bufferBody,
+  checkBody,
+  checkHead,
+  checkUrl,
+  hasBody,
+  originFormOf,
+  withBody,
+} from "../../src/server/http/input-boundary";
 import { pageContentSecurityPolicy, securityHeaders } from "../../src/server/http/security-headers";
 
 const head = (method: string, url: string, headers: Record<string, string> = {}) => checkHead({ method, url, headers });
@@ -15,7 +23,15 @@ function request(chunks: Buffer[]): IncomingMessage {
 }
 
 describe("checkHead: the request target", () => {
-  it.each([["GET", "*"], ["HEAD", "*"], ["GET", "*x"], ["OPTIONS", "*"], ["GET", "api/account"], ["GET", "?a=1"], ["GET", "example.com:443"]])("refuses %s %s with 400 VALIDATION_FAILED", (method, url) => {
+  it.each([
+    ["GET", "*"],
+    ["HEAD", "*"],
+    ["GET", "*x"],
+    ["OPTIONS", "*"],
+    ["GET", "api/account"],
+    ["GET", "?a=1"],
+    ["GET", "example.com:443"],
+  ])("refuses %s %s with 400 VALIDATION_FAILED", (method, url) => {
     expect(codeOf(head(method, url))).toBe("VALIDATION_FAILED");
   });
   it("takes a path and the absolute form HTTP/1.1 servers must accept", () => {
@@ -65,7 +81,9 @@ describe("checkUrl", () => {
   it("refuses NUL in path or query, raw, encoded or as a JSON escape in a query value", () => {
     expect(checkUrl("/api/phone-numbers/%00")?.error.code).toBe("VALIDATION_FAILED");
     expect(checkUrl("/api/usage?cursor=a%00b")?.error.code).toBe("VALIDATION_FAILED");
-    expect(checkUrl("/api/trpc/x?input=" + encodeURIComponent('{"a":"\\u0000"}'))?.error.code).toBe("VALIDATION_FAILED");
+    expect(checkUrl("/api/trpc/x?input=" + encodeURIComponent('{"a":"\\u0000"}'))?.error.code).toBe(
+      "VALIDATION_FAILED",
+    );
     expect(checkUrl("/api/x\0")?.error.code).toBe("VALIDATION_FAILED");
   });
 
@@ -76,7 +94,13 @@ describe("checkUrl", () => {
   });
 
   it("passes ordinary URLs, an escaped backslash before u0000, and + in queries", () => {
-    for (const url of ["/", "/api/usage?limit=10&cursor=abc", "/api/phone-numbers/%2B15551234567", "/x?q=a+b%20c", "/x?input=" + encodeURIComponent('{"a":"\\\\u0000"}')]) {
+    for (const url of [
+      "/",
+      "/api/usage?limit=10&cursor=abc",
+      "/api/phone-numbers/%2B15551234567",
+      "/x?q=a+b%20c",
+      "/x?input=" + encodeURIComponent('{"a":"\\\\u0000"}'),
+    ]) {
       expect(checkUrl(url), url).toBeNull();
     }
   });
@@ -91,15 +115,23 @@ describe("checkHead: size and content type", () => {
   });
 
   it("tRPC takes exactly application/json; next-auth and the portal take forms", () => {
-    expect(codeOf(head("POST", "/api/trpc/auth.register", { "content-type": "application/jsonx" }))).toBe("VALIDATION_FAILED");
+    expect(codeOf(head("POST", "/api/trpc/auth.register", { "content-type": "application/jsonx" }))).toBe(
+      "VALIDATION_FAILED",
+    );
     expect(codeOf(head("POST", "/api/trpc/auth.register", {}))).toBe("VALIDATION_FAILED");
     expect(head("POST", "/api/trpc/auth.register", { "content-type": "application/json; charset=utf-8" })).toBeNull();
     expect(head("POST", "/api/trpc/auth.register", { "content-type": "Application/JSON" })).toBeNull();
-    expect(codeOf(head("POST", "/api/session/callback/credentials", { "content-type": "application/json" }))).toBe("VALIDATION_FAILED");
-    expect(head("POST", "/api/session/callback/credentials", { "content-type": "application/x-www-form-urlencoded" })).toBeNull();
+    expect(codeOf(head("POST", "/api/session/callback/credentials", { "content-type": "application/json" }))).toBe(
+      "VALIDATION_FAILED",
+    );
+    expect(
+      head("POST", "/api/session/callback/credentials", { "content-type": "application/x-www-form-urlencoded" }),
+    ).toBeNull();
     // The billing pages' buttons POST and read no body: any body is fine (docs/decisions.md §4).
     expect(head("POST", "/billing/checkout/tok", { "content-type": "application/json" })).toBeNull();
-    expect(head("POST", "/billing/portal/tok/cancel", { "content-type": "multipart/form-data; boundary=x" })).toBeNull();
+    expect(
+      head("POST", "/billing/portal/tok/cancel", { "content-type": "multipart/form-data; boundary=x" }),
+    ).toBeNull();
     // GETs carry no body to type.
     expect(head("GET", "/api/trpc/system.ready", {})).toBeNull();
   });
@@ -119,12 +151,18 @@ describe("checkBody", () => {
     expect(checkBody(Buffer.from("CallSid=CA%00"), form, "/api/x")?.error.code).toBe("VALIDATION_FAILED");
     expect(checkBody(Buffer.from("CallSid=CA%00"), undefined, "/api/x")?.error.code).toBe("VALIDATION_FAILED");
     // The engine parses whatever it is sent as a form.
-    expect(checkBody(Buffer.from("CallSid=CA%00"), "multipart/form-data", "/api/x")?.error.code).toBe("VALIDATION_FAILED");
-    expect(checkBody(Buffer.from("CallSid=CA%00"), "application/json", "/api/engine/voice/rt_x")?.error.code).toBe("VALIDATION_FAILED");
+    expect(checkBody(Buffer.from("CallSid=CA%00"), "multipart/form-data", "/api/x")?.error.code).toBe(
+      "VALIDATION_FAILED",
+    );
+    expect(checkBody(Buffer.from("CallSid=CA%00"), "application/json", "/api/engine/voice/rt_x")?.error.code).toBe(
+      "VALIDATION_FAILED",
+    );
     expect(checkBody(Buffer.from('{"a":"\\u0000"}'), "text/plain", "/api/x")?.error.code).toBe("VALIDATION_FAILED");
     // REST parses any body as JSON, whatever type it declares (found by a 48,000-request fuzz run).
     expect(checkBody(Buffer.from('{"label":"\\u0000"}'), form, "/api/api-keys")?.error.code).toBe("VALIDATION_FAILED");
-    expect(checkBody(Buffer.from('{"label":"\\u0000"}'), "multipart/form-data; boundary=x", "/api/api-keys")?.error.code).toBe("VALIDATION_FAILED");
+    expect(
+      checkBody(Buffer.from('{"label":"\\u0000"}'), "multipart/form-data; boundary=x", "/api/api-keys")?.error.code,
+    ).toBe("VALIDATION_FAILED");
   });
   it("passes text that only looks like NUL to the other parser", () => {
     expect(checkBody(Buffer.from('{"a":"100%00 sure"}'), json, "/api/x")).toBeNull();

@@ -6,7 +6,12 @@ import { JOB_WORKERS } from "../../src/server/jobs/job-workers";
 
 describe("job definitions", () => {
   it("keep the queue names jobs already wait in on existing databases, one definition each", () => {
-    expect(JOB_DEFINITIONS.map((j) => j.name)).toEqual(["webhook-delivery", "webhook-attempt-prune", "stripe-meter-event", "twilio-reconcile"]);
+    expect(JOB_DEFINITIONS.map((j) => j.name)).toEqual([
+      "webhook-delivery",
+      "webhook-attempt-prune",
+      "stripe-meter-event",
+      "twilio-reconcile",
+    ]);
   });
 
   it("each has exactly one worker that runs it: a handler, its own loop, or a schedule with a handler", () => {
@@ -21,11 +26,18 @@ describe("job definitions", () => {
   it("check payloads when sent: a malformed job is refused before it reaches the queue", () => {
     expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0 }).success).toBe(true);
     // The account rides along so the worker can pass over capped accounts in SQL; jobs sent before it existed have none.
-    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "acc1" }).success).toBe(true);
-    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "" }).success).toBe(false);
+    expect(
+      webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "acc1" }).success,
+    ).toBe(true);
+    expect(
+      webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "" }).success,
+    ).toBe(false);
     expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "", expectedAttempt: 0 }).success).toBe(false);
     expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: -1 }).success).toBe(false);
-    expect(stripeMeterEventJob.payload.safeParse({ stripeCustomerId: "cus_1", callSid: "CA1", minutes: 0, timestamp: 1 }).success).toBe(false);
+    expect(
+      stripeMeterEventJob.payload.safeParse({ stripeCustomerId: "cus_1", callSid: "CA1", minutes: 0, timestamp: 1 })
+        .success,
+    ).toBe(false);
   });
 
   it("derive the delivery lease from the tuning, the production lease otherwise", () => {

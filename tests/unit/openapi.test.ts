@@ -5,7 +5,20 @@ import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
 import { ROUTE_EXAMPLES, exampleKey } from "../../src/server/openapi/examples";
 import { restRoutes } from "../../src/server/rest/routes";
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown }> }>; requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> } }>>; components: { schemas: Record<string, unknown> }; webhooks: Record<string, unknown> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown }> }>;
+        requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+      }
+    >
+  >;
+  components: { schemas: Record<string, unknown> };
+  webhooks: Record<string, unknown>;
+};
 const doc = buildOpenApiDocument() as unknown as Doc;
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
 
@@ -27,11 +40,14 @@ describe("OpenAPI document", () => {
 
   it("documents nothing that the REST table does not serve", () => {
     const served = new Set(restRoutes.map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`));
-    for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) expect(served.has(`${method} ${path}`), `${method} ${path}`).toBe(true);
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const method of Object.keys(ops)) expect(served.has(`${method} ${path}`), `${method} ${path}`).toBe(true);
   });
 
   it("lists 503 SERVICE_UNAVAILABLE with Retry-After on every operation that uses the database (docs/decisions.md §3)", () => {
-    const pure = new Set(restRoutes.filter((r) => r.database === false).map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`));
+    const pure = new Set(
+      restRoutes.filter((r) => r.database === false).map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`),
+    );
     // Only the liveness probe touches nothing; anything else claiming so must be looked at.
     expect([...pure]).toEqual(["get /api/health"]);
     let walked = 0;
@@ -39,7 +55,12 @@ describe("OpenAPI document", () => {
       for (const [method, op] of Object.entries(ops)) {
         walked++;
         const name = `${method} ${path}`;
-        const answer = op.responses["503"] as { headers?: Record<string, { schema: { type: string } }>; content?: Record<string, { example?: { error: { code: string } } }> } | undefined;
+        const answer = op.responses["503"] as
+          | {
+              headers?: Record<string, { schema: { type: string } }>;
+              content?: Record<string, { example?: { error: { code: string } } }>;
+            }
+          | undefined;
         if (pure.has(name)) {
           expect(answer, name).toBeUndefined();
           continue;
@@ -63,9 +84,15 @@ describe("OpenAPI document", () => {
       const op = doc.paths[toOpenApiPath(route.path)]![route.method.toLowerCase()]!;
       const ok = op.responses[String(route.status)]!.content!["application/json"]!;
       expect(ok.example, `${exampleKey(route)} response example`).toBeDefined();
-      expect(ajv.validate(ok.schema as object, ok.example), `${exampleKey(route)} response: ${ajv.errorsText()}`).toBe(true);
+      expect(ajv.validate(ok.schema as object, ok.example), `${exampleKey(route)} response: ${ajv.errorsText()}`).toBe(
+        true,
+      );
       const body = op.requestBody?.content["application/json"];
-      if (body?.example !== undefined) expect(ajv.validate(body.schema as object, body.example), `${exampleKey(route)} request: ${ajv.errorsText()}`).toBe(true);
+      if (body?.example !== undefined)
+        expect(
+          ajv.validate(body.schema as object, body.example),
+          `${exampleKey(route)} request: ${ajv.errorsText()}`,
+        ).toBe(true);
     }
   });
 });

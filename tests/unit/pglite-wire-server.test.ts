@@ -32,7 +32,10 @@ describe("PGlite wire server", () => {
       const results = await Promise.all(
         Array.from({ length: 400 }, async (_, i) => {
           // Different statement texts, so an interleaved Parse would bind the wrong one.
-          const r = await pool.query(i % 2 ? "SELECT $1::int AS n, $2::text AS s" : "SELECT $2::text AS s, $1::int AS n, 'x' AS pad", [i, `v${i}`]);
+          const r = await pool.query(
+            i % 2 ? "SELECT $1::int AS n, $2::text AS s" : "SELECT $2::text AS s, $1::int AS n, 'x' AS pad",
+            [i, `v${i}`],
+          );
           return r.rows[0].n === i && r.rows[0].s === `v${i}`;
         }),
       );

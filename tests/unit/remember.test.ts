@@ -53,7 +53,11 @@ describe("remember", () => {
       .filter((e) => e.isFile() && /\.(ts|tsx)$/.test(e.name))
       .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
       .filter((rel) => !rel.startsWith("generated/") && !allowed.has(rel))
-      .filter((rel) => readFileSync(path.join(root, rel), "utf8").split("\n").some((line) => /\bglobalThis\b/.test(line) && !line.trim().startsWith("//")));
+      .filter((rel) =>
+        readFileSync(path.join(root, rel), "utf8")
+          .split("\n")
+          .some((line) => /\bglobalThis\b/.test(line) && !line.trim().startsWith("//")),
+      );
     expect(offenders).toEqual([]);
   });
 });

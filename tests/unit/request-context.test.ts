@@ -9,7 +9,11 @@ function incoming(headers: Record<string, string>, remoteAddress = "10.1.2.3"): 
 
 describe("request context", () => {
   it("the server keeps a sane incoming id and stamps it with the client address over what the client sent", () => {
-    const req = incoming({ [REQUEST_ID_HEADER]: "trace-1", [CLIENT_IP_HEADER]: "6.6.6.6", "x-forwarded-for": "1.1.1.1, 2.2.2.2" });
+    const req = incoming({
+      [REQUEST_ID_HEADER]: "trace-1",
+      [CLIENT_IP_HEADER]: "6.6.6.6",
+      "x-forwarded-for": "1.1.1.1, 2.2.2.2",
+    });
     expect(stampRequestContext(req, true)).toEqual({ requestId: "trace-1", ip: "2.2.2.2" });
     expect(req.headers[CLIENT_IP_HEADER]).toBe("2.2.2.2");
     expect(stampRequestContext(incoming({ "x-forwarded-for": "1.1.1.1" }), false).ip).toBe("10.1.2.3");

@@ -36,16 +36,22 @@ describe("REST route table", () => {
   });
 
   it("keeps the public routes to the four that need no credential", () => {
-    expect(restRoutes.filter((r) => !r.auth).map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"].sort(),
-    );
+    expect(
+      restRoutes
+        .filter((r) => !r.auth)
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual(["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"].sort());
   });
 
   it("matches path parameters, decodes them, and tells 404 from 405", () => {
     const found = matchRoute(restRoutes, "DELETE", "/api/api-keys/abc%20d");
     expect(found).toMatchObject({ kind: "found", params: { id: "abc d" } });
     expect(matchRoute(restRoutes, "GET", "/api/account/")).toMatchObject({ kind: "found" });
-    expect(matchRoute(restRoutes, "PUT", "/api/api-keys")).toEqual({ kind: "method-not-allowed", allow: ["POST", "GET"] });
+    expect(matchRoute(restRoutes, "PUT", "/api/api-keys")).toEqual({
+      kind: "method-not-allowed",
+      allow: ["POST", "GET"],
+    });
     expect(matchRoute(restRoutes, "GET", "/api/api-keys/x/y")).toEqual({ kind: "not-found" });
     expect(matchRoute(restRoutes, "DELETE", "/api/api-keys/%E0%A4%A")).toEqual({ kind: "not-found" });
     expect(matchRoute(restRoutes, "HEAD", "/api/health")).toMatchObject({ kind: "found" });
@@ -54,6 +60,9 @@ describe("REST route table", () => {
   it("prefers a literal segment to a parameter, whatever the order", () => {
     const test = matchRoute([...restRoutes].reverse(), "POST", "/api/webhook-deliveries/test");
     expect(test).toMatchObject({ kind: "found", route: { procedure: "webhookDeliveries.sendTest" }, params: {} });
-    expect(matchRoute(restRoutes, "GET", "/api/webhook-deliveries/abc")).toMatchObject({ kind: "found", route: { procedure: "webhookDeliveries.get" } });
+    expect(matchRoute(restRoutes, "GET", "/api/webhook-deliveries/abc")).toMatchObject({
+      kind: "found",
+      route: { procedure: "webhookDeliveries.get" },
+    });
   });
 });

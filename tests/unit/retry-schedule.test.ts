@@ -35,9 +35,18 @@ describe("retry schedule", () => {
   });
 
   it("honours Retry-After when it asks for longer, capped at a day", () => {
-    expect(nextRetry({ attempt: 1, status: 429, retryAfterSeconds: 120, random: () => 0 })).toEqual({ retry: true, delayMs: 120_000 });
-    expect(nextRetry({ attempt: 3, status: 503, retryAfterSeconds: 1, random: () => 0 })).toEqual({ retry: true, delayMs: 30 * 60_000 });
-    expect(nextRetry({ attempt: 1, status: 503, retryAfterSeconds: 10 ** 9, random: () => 0 })).toEqual({ retry: true, delayMs: 24 * 3600_000 });
+    expect(nextRetry({ attempt: 1, status: 429, retryAfterSeconds: 120, random: () => 0 })).toEqual({
+      retry: true,
+      delayMs: 120_000,
+    });
+    expect(nextRetry({ attempt: 3, status: 503, retryAfterSeconds: 1, random: () => 0 })).toEqual({
+      retry: true,
+      delayMs: 30 * 60_000,
+    });
+    expect(nextRetry({ attempt: 1, status: 503, retryAfterSeconds: 10 ** 9, random: () => 0 })).toEqual({
+      retry: true,
+      delayMs: 24 * 3600_000,
+    });
   });
 
   it("reads Retry-After as seconds or an HTTP date", () => {

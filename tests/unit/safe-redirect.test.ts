@@ -9,7 +9,9 @@ describe("the one redirect guard (docs/decisions.md §20)", () => {
     expect(safeRedirectPath("/dashboard/numbers?x=1")).toBe("/dashboard/numbers?x=1");
     expect(safeRedirectPath("/dashboard/calls?status=failed#top")).toBe("/dashboard/calls?status=failed#top");
     expect(safeRedirectPath("/login?notice=password-reset")).toBe("/login?notice=password-reset");
-    expect(safeRedirectPath("/login?error=Invalid+email%2C+sorry&email=a%40b.c")).toBe("/login?error=Invalid+email%2C+sorry&email=a%40b.c");
+    expect(safeRedirectPath("/login?error=Invalid+email%2C+sorry&email=a%40b.c")).toBe(
+      "/login?error=Invalid+email%2C+sorry&email=a%40b.c",
+    );
     expect(safeRedirectPath("/")).toBe("/");
   });
 
@@ -72,7 +74,8 @@ describe("the one redirect guard (docs/decisions.md §20)", () => {
   });
 
   it("answers the dashboard for nothing, non-strings and absurd lengths", () => {
-    for (const raw of [null, undefined, "", 42, {}, ["/x"], "/" + "a".repeat(3000)]) expect(safeRedirectPath(raw)).toBe(DEFAULT_REDIRECT);
+    for (const raw of [null, undefined, "", 42, {}, ["/x"], "/" + "a".repeat(3000)])
+      expect(safeRedirectPath(raw)).toBe(DEFAULT_REDIRECT);
   });
 
   it("with this service's origin, takes an absolute URL on it as its path, and nothing else", () => {

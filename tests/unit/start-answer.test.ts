@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { isTwimlResponseDocument } from "../../src/server/engine/answer/check-twiml";
-import { fallbackTwiml, interpretStartAnswer, REJECT_TWIML, type StartAnswerInput } from "../../src/server/engine/start-answer";
+import {
+  fallbackTwiml,
+  interpretStartAnswer,
+  REJECT_TWIML,
+  type StartAnswerInput,
+} from "../../src/server/engine/start-answer";
 import { DECL, docOfBytes, invalidDocuments, KiB, validDocuments } from "./fixtures/twiml-documents";
 
 describe("REJECT_TWIML and fallbackTwiml", () => {
@@ -16,7 +21,6 @@ describe("REJECT_TWIML and fallbackTwiml", () => {
     expect(isTwimlResponseDocument(fallbackTwiml())).toBe(true);
   });
 });
-
 
 describe("interpretStartAnswer", () => {
   const XML_DOC = `${DECL}<Response><Say>Hi</Say></Response>`;
@@ -46,7 +50,9 @@ describe("interpretStartAnswer", () => {
     });
 
     it("HTTP 204 (empty) is invalid", () => {
-      expect(interpretStartAnswer(answer({ status: 204, contentType: null, body: "" }))).toEqual(invalid("answer is empty (HTTP 204)"));
+      expect(interpretStartAnswer(answer({ status: 204, contentType: null, body: "" }))).toEqual(
+        invalid("answer is empty (HTTP 204)"),
+      );
     });
 
     it("a non-2xx answer with a valid document is still a status error", () => {
@@ -73,7 +79,11 @@ describe("interpretStartAnswer", () => {
     it("drops a BOM and leading whitespace (which would break a strict parser before <?xml)", () => {
       const body = `\uFEFF\r\n  ${XML_DOC}\n`;
       expect(interpretStartAnswer(answer({ body }))).toEqual({ ok: true, twiml: `${XML_DOC}\n`, form: "xml" });
-      expect(interpretStartAnswer(answer({ body: `\n\n${XML_DOC}`, contentType: null }))).toEqual({ ok: true, twiml: XML_DOC, form: "xml" });
+      expect(interpretStartAnswer(answer({ body: `\n\n${XML_DOC}`, contentType: null }))).toEqual({
+        ok: true,
+        twiml: XML_DOC,
+        form: "xml",
+      });
     });
 
     it("accepts every valid document from the table", () => {
@@ -85,12 +95,18 @@ describe("interpretStartAnswer", () => {
     it("rejects every invalid document from the table", () => {
       for (const [label, xml] of invalidDocuments) {
         if (label === "declaration not first") continue; // leading whitespace is dropped first
-        expect(interpretStartAnswer(answer({ body: xml }))).toMatchObject({ ok: false, code: "START_CALLBACK_INVALID" });
+        expect(interpretStartAnswer(answer({ body: xml }))).toMatchObject({
+          ok: false,
+          code: "START_CALLBACK_INVALID",
+        });
       }
     });
 
     it.each<[body: string, message: string]>([
-      ["<Say>Hi</Say>", "answer is not a TwiML <Response> document: root element is <Say>, expected <Response> (line 1, column 1)"],
+      [
+        "<Say>Hi</Say>",
+        "answer is not a TwiML <Response> document: root element is <Say>, expected <Response> (line 1, column 1)",
+      ],
       ["<response/>", "root element is <response>, expected <Response>"],
       ["<Response><Say>a</Response></Say>", "mismatched end tag </Response>, expected </Say> (line 1, column 17)"],
       ["<Response>\n  <Say>a</Say>\n", "unclosed element <Response> (line 3, column 1)"],
@@ -122,12 +138,16 @@ describe("interpretStartAnswer", () => {
     const json = (value: unknown, contentType: string | null = "application/json") =>
       interpretStartAnswer(answer({ contentType, body: JSON.stringify(value) }));
 
-    it.each(["application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/vnd.acme+json", "text/plain", null])(
-      "Content-Type %j with { twiml } is returned as is",
-      (contentType) => {
-        expect(json({ twiml: XML_DOC }, contentType)).toEqual({ ok: true, twiml: XML_DOC, form: "json-twiml" });
-      },
-    );
+    it.each([
+      "application/json",
+      "application/json; charset=utf-8",
+      "APPLICATION/JSON",
+      "application/vnd.acme+json",
+      "text/plain",
+      null,
+    ])("Content-Type %j with { twiml } is returned as is", (contentType) => {
+      expect(json({ twiml: XML_DOC }, contentType)).toEqual({ ok: true, twiml: XML_DOC, form: "json-twiml" });
+    });
 
     it("{ twiml } with a self-closing <Response/> and leading whitespace", () => {
       expect(json({ twiml: "\n  <Response/>" })).toEqual({ ok: true, twiml: "<Response/>", form: "json-twiml" });
@@ -137,7 +157,9 @@ describe("interpretStartAnswer", () => {
       expect(json({ twiml: "<Say>Hi</Say>" })).toEqual(
         invalid("answer's `twiml` is not a TwiML <Response> document: root element is <Say>, expected <Response>"),
       );
-      expect(json({ twiml: "" })).toEqual(invalid("answer's `twiml` is not a TwiML <Response> document: no root element"));
+      expect(json({ twiml: "" })).toEqual(
+        invalid("answer's `twiml` is not a TwiML <Response> document: no root element"),
+      );
       expect(json({ twiml: "<Response><Say>a</Response>" })).toEqual(invalid("mismatched end tag"));
       expect(json({ twiml: "<!DOCTYPE r><Response/>" })).toEqual(invalid("DOCTYPE declarations are not allowed"));
     });
@@ -171,7 +193,11 @@ describe("interpretStartAnswer", () => {
     it.each<[label: string, body: string, message: string]>([
       ["neither key", '{"say":"hi"}', "answer is JSON but has neither `twiml` nor `actions`"],
       ["empty object", "{}", "answer is JSON but has neither `twiml` nor `actions`"],
-      ["both keys", `{"twiml":"<Response/>","actions":[{"hangup":true}]}`, "answer is JSON with both `twiml` and `actions`; send only one"],
+      [
+        "both keys",
+        `{"twiml":"<Response/>","actions":[{"hangup":true}]}`,
+        "answer is JSON with both `twiml` and `actions`; send only one",
+      ],
       ["array", '[{"say":"hi"}]', "answer is JSON but not an object"],
       ["null", "null", "answer is JSON but not an object"],
       ["string", '"<Response/>"', "answer is JSON but not an object"],
@@ -190,9 +216,9 @@ describe("interpretStartAnswer", () => {
     });
 
     it("an XML Content-Type wins over a JSON-looking body", () => {
-      expect(interpretStartAnswer(answer({ contentType: "text/xml", body: JSON.stringify({ twiml: XML_DOC }) }))).toEqual(
-        invalid("answer is not a TwiML <Response> document"),
-      );
+      expect(
+        interpretStartAnswer(answer({ contentType: "text/xml", body: JSON.stringify({ twiml: XML_DOC }) })),
+      ).toEqual(invalid("answer is not a TwiML <Response> document"));
     });
   });
 

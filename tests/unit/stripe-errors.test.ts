@@ -5,14 +5,25 @@ import Stripe from "stripe";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseEnv, setEnv } from "../../src/server/env";
 import { AppError } from "../../src/server/errors/app-error";
-import { STRIPE_REFUSED_MESSAGE, STRIPE_UNREACHABLE_MESSAGE, stripeFailure } from "../../src/server/integrations/stripe/stripe-errors";
+import {
+  STRIPE_REFUSED_MESSAGE,
+  STRIPE_UNREACHABLE_MESSAGE,
+  stripeFailure,
+} from "../../src/server/integrations/stripe/stripe-errors";
 import { logger } from "../../src/server/logger";
 
-beforeAll(() => setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-stripe-errors-")), LOG_LEVEL: "silent" })));
+beforeAll(() =>
+  setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-stripe-errors-")), LOG_LEVEL: "silent" })),
+);
 afterEach(() => vi.restoreAllMocks());
 
 const refused = (statusCode: number, message: string, code?: string) =>
-  Stripe.errors.StripeError.generate({ type: statusCode === 401 ? "authentication_error" : "invalid_request_error", message, code, statusCode } as never);
+  Stripe.errors.StripeError.generate({
+    type: statusCode === 401 ? "authentication_error" : "invalid_request_error",
+    message,
+    code,
+    statusCode,
+  } as never);
 
 describe("stripeFailure", () => {
   it("a 4xx (our configuration) is a 502 saying Stripe refused us, logged at error with Stripe's code, key redacted", () => {

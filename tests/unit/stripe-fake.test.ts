@@ -20,19 +20,40 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 // Retries off unless a test is about them: failures surface on the first attempt.
-const sdk = (config: Stripe.StripeConfig = {}, key = KEY) => new Stripe(key, { host: "127.0.0.1", port: fake.port, protocol: "http", maxNetworkRetries: 0, ...config });
-const rejection = (p: Promise<unknown>) => p.then(() => expect.fail("expected the SDK to throw"), (e: unknown) => e);
+const sdk = (config: Stripe.StripeConfig = {}, key = KEY) =>
+  new Stripe(key, { host: "127.0.0.1", port: fake.port, protocol: "http", maxNetworkRetries: 0, ...config });
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => expect.fail("expected the SDK to throw"),
+    (e: unknown) => e,
+  );
 const newCustomer = () => sdk().customers.create({ email: "a@example.com", metadata: { accountId: "acct_1" } });
 const now = () => Math.floor(Date.now() / 1000);
 
 describe("fake Stripe via the real SDK", () => {
   it("creates, retrieves and updates customers; params arrive parsed from the bracket encoding", async () => {
     const created = await newCustomer();
-    expect(created).toMatchObject({ id: expect.stringMatching(/^cus_/), object: "customer", email: "a@example.com", metadata: { accountId: "acct_1" }, invoice_settings: { default_payment_method: null } });
-    expect(fake.requests.at(-1)).toMatchObject({ method: "POST", path: "/v1/customers", params: { email: "a@example.com", metadata: { accountId: "acct_1" } } });
-    await sdk().customers.update(created.id, { metadata: { plan: "pro" }, invoice_settings: { default_payment_method: "pm_1" } });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^cus_/),
+      object: "customer",
+      email: "a@example.com",
+      metadata: { accountId: "acct_1" },
+      invoice_settings: { default_payment_method: null },
+    });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: "POST",
+      path: "/v1/customers",
+      params: { email: "a@example.com", metadata: { accountId: "acct_1" } },
+    });
+    await sdk().customers.update(created.id, {
+      metadata: { plan: "pro" },
+      invoice_settings: { default_payment_method: "pm_1" },
+    });
     const read = await sdk().customers.retrieve(created.id);
-    expect(read).toMatchObject({ metadata: { accountId: "acct_1", plan: "pro" }, invoice_settings: { default_payment_method: "pm_1" } });
+    expect(read).toMatchObject({
+      metadata: { accountId: "acct_1", plan: "pro" },
+      invoice_settings: { default_payment_method: "pm_1" },
+    });
     expect(fake.customers.get(created.id)?.invoice_settings.default_payment_method).toBe("pm_1");
     const missing = await rejection(sdk().customers.retrieve("cus_nope"));
     expect(missing).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
@@ -48,17 +69,31 @@ describe("fake Stripe via the real SDK", () => {
     expect(fake.customers.size).toBe(before + 1);
     expect(fake.requests.filter((r) => r.idempotencyKey === "routekit-customer-acct_2")).toHaveLength(2);
     // Same key, different request: Stripe refuses rather than replaying.
-    const misuse = await rejection(sdk().customers.create({ email: "c@example.com" }, { idempotencyKey: "routekit-customer-acct_2" }));
+    const misuse = await rejection(
+      sdk().customers.create({ email: "c@example.com" }, { idempotencyKey: "routekit-customer-acct_2" }),
+    );
     expect(misuse).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
   });
 
   it("creates a subscription Checkout Session; line_items are echoed and parsed as arrays", async () => {
     const { id: customer } = await newCustomer();
     const session = await sdk().checkout.sessions.create({
-      mode: "subscription", customer, client_reference_id: "acct_1", metadata: { accountId: "acct_1" },
-      line_items: [{ price: BASE, quantity: 1 }, { price: METERED }], success_url: "http://x/ok", cancel_url: "http://x/no",
+      mode: "subscription",
+      customer,
+      client_reference_id: "acct_1",
+      metadata: { accountId: "acct_1" },
+      line_items: [{ price: BASE, quantity: 1 }, { price: METERED }],
+      success_url: "http://x/ok",
+      cancel_url: "http://x/no",
     });
-    expect(session).toMatchObject({ object: "checkout.session", mode: "subscription", status: "open", customer, client_reference_id: "acct_1", success_url: "http://x/ok" });
+    expect(session).toMatchObject({
+      object: "checkout.session",
+      mode: "subscription",
+      status: "open",
+      customer,
+      client_reference_id: "acct_1",
+      success_url: "http://x/ok",
+    });
     expect(session.url).toBe(`${fake.url}/c/pay/${session.id}`);
     expect(session.id).toMatch(/^cs_test_/);
     expect(fake.requests.at(-1)?.params.line_items).toEqual([{ price: BASE, quantity: "1" }, { price: METERED }]);
@@ -66,12 +101,27 @@ describe("fake Stripe via the real SDK", () => {
 
   it("rejects Checkout Sessions Stripe would reject", async () => {
     const { id: customer } = await newCustomer();
-    const create = (line_items: Stripe.Checkout.SessionCreateParams.LineItem[], cust = customer) => rejection(sdk().checkout.sessions.create({ mode: "subscription", customer: cust, line_items }));
-    const metered = await create([{ price: BASE, quantity: 1 }, { price: METERED, quantity: 1 }]);
+    const create = (line_items: Stripe.Checkout.SessionCreateParams.LineItem[], cust = customer) =>
+      rejection(sdk().checkout.sessions.create({ mode: "subscription", customer: cust, line_items }));
+    const metered = await create([
+      { price: BASE, quantity: 1 },
+      { price: METERED, quantity: 1 },
+    ]);
     expect(metered).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
-    expect(metered).toMatchObject({ statusCode: 400, message: expect.stringMatching(/^Quantity should not be specified where usage_type is `metered`/), param: "line_items[1][quantity]" });
-    expect(await create([{ price: "price_nope", quantity: 1 }])).toMatchObject({ statusCode: 400, code: "resource_missing", param: "line_items[0][price]" });
-    expect(await create([{ price: BASE, quantity: 1 }], "cus_nope")).toMatchObject({ code: "resource_missing", param: "customer" });
+    expect(metered).toMatchObject({
+      statusCode: 400,
+      message: expect.stringMatching(/^Quantity should not be specified where usage_type is `metered`/),
+      param: "line_items[1][quantity]",
+    });
+    expect(await create([{ price: "price_nope", quantity: 1 }])).toMatchObject({
+      statusCode: 400,
+      code: "resource_missing",
+      param: "line_items[0][price]",
+    });
+    expect(await create([{ price: BASE, quantity: 1 }], "cus_nope")).toMatchObject({
+      code: "resource_missing",
+      param: "customer",
+    });
     expect(await create([])).toMatchObject({ code: "parameter_missing", param: "line_items" });
   });
 
@@ -80,12 +130,23 @@ describe("fake Stripe via the real SDK", () => {
     const portal = await sdk().billingPortal.sessions.create({ customer, return_url: "http://x/back" });
     expect(portal).toMatchObject({ object: "billing_portal.session", customer, return_url: "http://x/back" });
     expect(portal.url).toMatch(new RegExp(`^${fake.url}/p/session/bps_`));
-    expect(await rejection(sdk().billingPortal.sessions.create({ customer: "cus_nope" }))).toMatchObject({ statusCode: 400, code: "resource_missing", param: "customer" });
+    expect(await rejection(sdk().billingPortal.sessions.create({ customer: "cus_nope" }))).toMatchObject({
+      statusCode: 400,
+      code: "resource_missing",
+      param: "customer",
+    });
   });
 
   it("retrieves the configured prices; 404 for others", async () => {
     const base = await sdk().prices.retrieve(BASE);
-    expect(base).toMatchObject({ object: "price", currency: "usd", unit_amount: 4900, type: "recurring", active: true, recurring: { usage_type: "licensed" } });
+    expect(base).toMatchObject({
+      object: "price",
+      currency: "usd",
+      unit_amount: 4900,
+      type: "recurring",
+      active: true,
+      recurring: { usage_type: "licensed" },
+    });
     // SDK v23 turns unit_amount_decimal into a Stripe.Decimal (valueOf() is the string, so Number() works).
     expect(String(base.unit_amount_decimal)).toBe("4900");
     const metered = await sdk().prices.retrieve(METERED);
@@ -98,18 +159,38 @@ describe("fake Stripe via the real SDK", () => {
 
   it("records meter events once per identifier", async () => {
     const { id: customer } = await newCustomer();
-    const event = { event_name: "routekit_minutes", identifier: "CA_dup_1", timestamp: now() - 60, payload: { stripe_customer_id: customer, value: "2" } };
+    const event = {
+      event_name: "routekit_minutes",
+      identifier: "CA_dup_1",
+      timestamp: now() - 60,
+      payload: { stripe_customer_id: customer, value: "2" },
+    };
     const created = await sdk().billing.meterEvents.create(event);
     expect(created).toMatchObject({ object: "billing.meter_event", livemode: false, ...event });
     // A new request (new SDK idempotency key) with the same identifier: Stripe's duplicate error, not a second event.
     const dup = await rejection(sdk().billing.meterEvents.create(event));
     expect(dup).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(dup).toMatchObject({ statusCode: 400, message: "An event already exists with identifier CA_dup_1." });
-    expect(fake.meterEvents.filter((e) => e.identifier === "CA_dup_1")).toEqual([{ event_name: "routekit_minutes", identifier: "CA_dup_1", timestamp: event.timestamp, payload: event.payload }]);
+    expect(fake.meterEvents.filter((e) => e.identifier === "CA_dup_1")).toEqual([
+      { event_name: "routekit_minutes", identifier: "CA_dup_1", timestamp: event.timestamp, payload: event.payload },
+    ]);
     // No identifier: one is generated. Missing value / unknown customer: 400s.
-    expect((await sdk().billing.meterEvents.create({ event_name: "routekit_minutes", payload: { stripe_customer_id: customer, value: "1" } })).identifier).toMatch(/^idmp_/);
-    expect(await rejection(sdk().billing.meterEvents.create({ event_name: "m", payload: { stripe_customer_id: customer } }))).toMatchObject({ code: "parameter_missing", param: "payload[value]" });
-    expect(await rejection(sdk().billing.meterEvents.create({ event_name: "m", payload: { stripe_customer_id: "cus_nope", value: "1" } }))).toMatchObject({ code: "resource_missing" });
+    expect(
+      (
+        await sdk().billing.meterEvents.create({
+          event_name: "routekit_minutes",
+          payload: { stripe_customer_id: customer, value: "1" },
+        })
+      ).identifier,
+    ).toMatch(/^idmp_/);
+    expect(
+      await rejection(sdk().billing.meterEvents.create({ event_name: "m", payload: { stripe_customer_id: customer } })),
+    ).toMatchObject({ code: "parameter_missing", param: "payload[value]" });
+    expect(
+      await rejection(
+        sdk().billing.meterEvents.create({ event_name: "m", payload: { stripe_customer_id: "cus_nope", value: "1" } }),
+      ),
+    ).toMatchObject({ code: "resource_missing" });
   });
 
   it("a wrong API key is a StripeAuthenticationError; an unknown URL a 404", async () => {
@@ -158,12 +239,28 @@ describe("fake Stripe via the real SDK", () => {
 
   it("signedEvent round-trips through stripe.webhooks.constructEvent; tampering or a wrong secret is rejected", () => {
     const secret = "whsec_test_secret";
-    const signed = fake.signedEvent({ type: "invoice.paid", object: { id: "in_1", object: "invoice", customer: "cus_1" }, secret, created: 1_700_000_000 });
+    const signed = fake.signedEvent({
+      type: "invoice.paid",
+      object: { id: "in_1", object: "invoice", customer: "cus_1" },
+      secret,
+      created: 1_700_000_000,
+    });
     const event = sdk().webhooks.constructEvent(signed.payload, signed.header, secret);
-    expect(event).toMatchObject({ id: signed.id, object: "event", type: "invoice.paid", created: 1_700_000_000, livemode: false, data: { object: { id: "in_1" } } });
+    expect(event).toMatchObject({
+      id: signed.id,
+      object: "event",
+      type: "invoice.paid",
+      created: 1_700_000_000,
+      livemode: false,
+      data: { object: { id: "in_1" } },
+    });
     expect(signed.id).toMatch(/^evt_/);
     const tampered = signed.payload.replace("cus_1", "cus_2");
-    expect(() => sdk().webhooks.constructEvent(tampered, signed.header, secret)).toThrow(Stripe.errors.StripeSignatureVerificationError);
-    expect(() => sdk().webhooks.constructEvent(signed.payload, signed.header, "whsec_other")).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(() => sdk().webhooks.constructEvent(tampered, signed.header, secret)).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
+    expect(() => sdk().webhooks.constructEvent(signed.payload, signed.header, "whsec_other")).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
   });
 });

@@ -20,7 +20,11 @@ beforeAll(async () => {
   db = new PGlite();
   server = await startPgliteWireServer(db);
   // A session far from UTC: the conversion must not depend on it.
-  pool = new pg.Pool({ connectionString: `postgresql://postgres@${server.host}:${server.port}/postgres`, max: 1, options: "-c TimeZone=America/New_York" });
+  pool = new pg.Pool({
+    connectionString: `postgresql://postgres@${server.host}:${server.port}/postgres`,
+    max: 1,
+    options: "-c TimeZone=America/New_York",
+  });
 }, 60_000);
 afterAll(async () => {
   await pool.end();
@@ -31,7 +35,8 @@ afterAll(async () => {
 describe(`migration ${TIMESTAMPTZ}`, () => {
   it("converts rows already there to the same instants, and gives new rows database ids", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "timestamptz-migration-"));
-    for (const name of readdirSync(repoMigrations)) if (name < TIMESTAMPTZ) cpSync(path.join(repoMigrations, name), path.join(dir, name), { recursive: true });
+    for (const name of readdirSync(repoMigrations))
+      if (name < TIMESTAMPTZ) cpSync(path.join(repoMigrations, name), path.join(dir, name), { recursive: true });
     await applyMigrations(pool, dir);
     await pool.query(
       `INSERT INTO "Account" ("id", "email", "passwordHash", "webhookSecretEnc", "routingTokenHash", "createdAt", "updatedAt", "currentPeriodEnd")
@@ -41,7 +46,11 @@ describe(`migration ${TIMESTAMPTZ}`, () => {
     cpSync(path.join(repoMigrations, TIMESTAMPTZ), path.join(dir, TIMESTAMPTZ), { recursive: true });
     expect(await applyMigrations(pool, dir)).toEqual([TIMESTAMPTZ]);
 
-    const old = (await pool.query<{ createdAt: Date; currentPeriodEnd: Date }>(`SELECT "createdAt", "currentPeriodEnd" FROM "Account" WHERE "id" = 'cold'`)).rows[0]!;
+    const old = (
+      await pool.query<{ createdAt: Date; currentPeriodEnd: Date }>(
+        `SELECT "createdAt", "currentPeriodEnd" FROM "Account" WHERE "id" = 'cold'`,
+      )
+    ).rows[0]!;
     expect(old.createdAt.toISOString()).toBe("2026-11-20T10:00:00.123Z");
     expect(old.currentPeriodEnd.toISOString()).toBe("2026-12-01T00:00:00.000Z");
 

@@ -17,7 +17,9 @@ describe("error mapper", () => {
   });
 
   it("turns a ZodError into VALIDATION_FAILED with paths", () => {
-    const result = z.object({ email: z.string().email(), nested: z.object({ n: z.number() }) }).safeParse({ email: "x", nested: { n: "1" } });
+    const result = z
+      .object({ email: z.string().email(), nested: z.object({ n: z.number() }) })
+      .safeParse({ email: "x", nested: { n: "1" } });
     const mapped = toErrorResponse(result.error);
     expect(mapped.status).toBe(400);
     expect(mapped.body.error.code).toBe("VALIDATION_FAILED");
@@ -26,7 +28,9 @@ describe("error mapper", () => {
 
   it("unwraps tRPC's input errors and the AppErrors procedures throw", () => {
     const zodError = z.object({ a: z.string() }).safeParse({}).error!;
-    expect(toErrorResponse(new TRPCError({ code: "BAD_REQUEST", cause: zodError })).body.error.details?.[0]?.path).toBe("a");
+    expect(toErrorResponse(new TRPCError({ code: "BAD_REQUEST", cause: zodError })).body.error.details?.[0]?.path).toBe(
+      "a",
+    );
     const wrapped = new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new AppError("NUMBER_TAKEN") });
     expect(toErrorResponse(wrapped).status).toBe(409);
   });

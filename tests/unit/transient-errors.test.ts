@@ -16,9 +16,22 @@ const prismaAdapterError = (message: string, sqlstate: string) =>
   new PrismaClientKnownRequestError(`Database error. Code: \`${sqlstate}\`. Message: \`${message}\``, {
     code: "P2039",
     clientVersion: "7.10.0",
-    meta: { driverAdapterError: new DriverAdapterError({ kind: "postgres", code: sqlstate, severity: "FATAL", message, detail: undefined, column: undefined, hint: undefined, originalCode: sqlstate, originalMessage: message }) },
+    meta: {
+      driverAdapterError: new DriverAdapterError({
+        kind: "postgres",
+        code: sqlstate,
+        severity: "FATAL",
+        message,
+        detail: undefined,
+        column: undefined,
+        hint: undefined,
+        originalCode: sqlstate,
+        originalMessage: message,
+      }),
+    },
   });
-const prismaCode = (code: string) => new PrismaClientKnownRequestError("prisma says try again", { code, clientVersion: "7.10.0" });
+const prismaCode = (code: string) =>
+  new PrismaClientKnownRequestError("prisma says try again", { code, clientVersion: "7.10.0" });
 
 describe("errors that mean 'try again later'", () => {
   it.each([
@@ -35,8 +48,14 @@ describe("errors that mean 'try again later'", () => {
     ["Prisma cannot reach", withCode("Can't reach database server", "P1001")],
     ["wrapped in a cause", new Error("query failed", { cause: withCode("connect ECONNREFUSED", "ECONNREFUSED") })],
     // docs/decisions.md §3: every "try again" family, as the drivers really throw it.
-    ["55000 database not accepting connections (pg)", pgError('database "rk" is not currently accepting connections', "55000")],
-    ["55000 through Prisma's adapter (P2039)", prismaAdapterError('database "rk" is not currently accepting connections', "55000")],
+    [
+      "55000 database not accepting connections (pg)",
+      pgError('database "rk" is not currently accepting connections', "55000"),
+    ],
+    [
+      "55000 through Prisma's adapter (P2039)",
+      prismaAdapterError('database "rk" is not currently accepting connections', "55000"),
+    ],
     ["55006 object in use", pgError("database is being accessed by other users", "55006")],
     ["55P03 lock not available", pgError("could not obtain lock on row", "55P03")],
     ["08001 cannot establish a connection", pgError("could not connect", "08001")],
@@ -49,7 +68,10 @@ describe("errors that mean 'try again later'", () => {
     ["57P02 crash shutdown", pgError("terminating connection because of crash of another server process", "57P02")],
     ["57P04 database dropped", pgError("database dropped", "57P04")],
     ["57P05 idle session timeout", pgError("terminating connection due to idle-session timeout", "57P05")],
-    ["57P01 through Prisma's adapter", prismaAdapterError("terminating connection due to administrator command", "57P01")],
+    [
+      "57P01 through Prisma's adapter",
+      prismaAdapterError("terminating connection due to administrator command", "57P01"),
+    ],
     ["connection timed out", withCode("connect ETIMEDOUT 10.0.0.1:5432", "ETIMEDOUT")],
     ["pg pool timeout", new Error("timeout exceeded when trying to connect")],
     ["Prisma P1001 cannot reach", prismaCode("P1001")],
@@ -57,12 +79,21 @@ describe("errors that mean 'try again later'", () => {
     ["Prisma P1017 connection closed", prismaCode("P1017")],
     ["Prisma P2024 pool timeout", prismaCode("P2024")],
     ["Prisma P2037 too many connections", prismaCode("P2037")],
-    ["in an AggregateError (pg tries every address)", new AggregateError([withCode("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")], "connect failed")],
+    [
+      "in an AggregateError (pg tries every address)",
+      new AggregateError([withCode("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")], "connect failed"),
+    ],
     [
       "Prisma's driver adapter, server's code in meta",
-      Object.assign(withCode("Database error. Code: `57P01`. Message: `terminating connection due to administrator command`", "P2039"), {
-        meta: { driverAdapterError: { cause: { originalCode: "57P01", kind: "postgres" } } },
-      }),
+      Object.assign(
+        withCode(
+          "Database error. Code: `57P01`. Message: `terminating connection due to administrator command`",
+          "P2039",
+        ),
+        {
+          meta: { driverAdapterError: { cause: { originalCode: "57P01", kind: "postgres" } } },
+        },
+      ),
     ],
   ])("%s → 503 SERVICE_UNAVAILABLE with Retry-After, no internals", (_name, err) => {
     expect(isTransientError(err)).toBe(true);
@@ -80,7 +111,8 @@ describe("errors that mean 'try again later'", () => {
     expect(isTransientError(prismaCode("P2002"))).toBe(false);
     expect(toErrorResponse(prismaAdapterError("value too long", "22001")).status).toBe(500);
     // A cycle of causes ends the walk instead of looping.
-    const a = new Error("a"), b = new Error("b", { cause: a });
+    const a = new Error("a"),
+      b = new Error("b", { cause: a });
     Object.assign(a, { cause: b });
     expect(isTransientError(a)).toBe(false);
     expect(isTransientError(new TypeError("x is undefined"))).toBe(false);

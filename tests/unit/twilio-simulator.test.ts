@@ -20,7 +20,13 @@ const OTHER_TOKEN = "b".repeat(32);
 const RFC2822 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$/;
 const TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+14155550199</Dial></Response>';
 
-type Hit = { path: string; url: string; params: Record<string, string>; signature: string; contentType: string | undefined };
+type Hit = {
+  path: string;
+  url: string;
+  params: Record<string, string>;
+  signature: string;
+  contentType: string | undefined;
+};
 type Reply = (hit: Hit) => { status?: number; body?: string; contentType?: string };
 
 /** A stand-in for Routekit's engine: records every request and answers TwiML. */
@@ -139,14 +145,23 @@ describe("REST: Calls.create through the official twilio SDK", () => {
 
   it("keeps a single StatusCallbackEvent as an array", async () => {
     const { engine, sim } = await setup();
-    await sdk(sim).calls.create({ to: "+14155550123", from: "+14155550100", url: engine.url("/a"), statusCallbackEvent: ["answered"] });
+    await sdk(sim).calls.create({
+      to: "+14155550123",
+      from: "+14155550100",
+      url: engine.url("/a"),
+      statusCallbackEvent: ["answered"],
+    });
     expect(sim.calls[0]?.params["StatusCallbackEvent"]).toEqual(["answered"]);
   });
 
   it("rejects a wrong token, another account's token and a path for another account with 20003", async () => {
     const { engine, sim } = await setup();
     const params = { to: "+14155550123", from: "+14155550100", url: engine.url("/a") };
-    for (const client of [sdk(sim, ACCOUNT, "wrong"), sdk(sim, ACCOUNT, OTHER_TOKEN), sdk(sim, "AC" + "9".repeat(32), TOKEN)]) {
+    for (const client of [
+      sdk(sim, ACCOUNT, "wrong"),
+      sdk(sim, ACCOUNT, OTHER_TOKEN),
+      sdk(sim, "AC" + "9".repeat(32), TOKEN),
+    ]) {
       const err = await client.calls.create(params).then(
         () => null,
         (e: unknown) => e,
@@ -161,9 +176,17 @@ describe("REST: Calls.create through the official twilio SDK", () => {
       body: new URLSearchParams({ To: "+14155550123", From: "+14155550100", Url: engine.url("/a") }),
     });
     expect(crossed.status).toBe(401);
-    const missing = await fetch(`${sim.url}/2010-04-01/Accounts/${ACCOUNT}/Calls.json`, { method: "POST", body: "To=%2B14155550123" });
+    const missing = await fetch(`${sim.url}/2010-04-01/Accounts/${ACCOUNT}/Calls.json`, {
+      method: "POST",
+      body: "To=%2B14155550123",
+    });
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 });
+    expect(await missing.json()).toEqual({
+      code: 20003,
+      message: "Authenticate",
+      more_info: "https://www.twilio.com/docs/errors/20003",
+      status: 401,
+    });
     expect(sim.calls).toHaveLength(0);
   });
 
@@ -171,9 +194,16 @@ describe("REST: Calls.create through the official twilio SDK", () => {
     const { engine, sim } = await setup();
     const bad = await sdk(sim)
       .calls.create({ to: "4155550123", from: "+14155550100", url: engine.url("/a") })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(bad).toBeInstanceOf(twilio.RestException);
-    expect(bad).toMatchObject({ code: 21211, status: 400, message: "The 'To' number 4155550123 is not a valid phone number." });
+    expect(bad).toMatchObject({
+      code: 21211,
+      status: 400,
+      message: "The 'To' number 4155550123 is not a valid phone number.",
+    });
 
     const raw = await fetch(`${sim.url}/2010-04-01/Accounts/${ACCOUNT}/Calls.json`, {
       method: "POST",
@@ -188,7 +218,12 @@ describe("REST: Calls.create through the official twilio SDK", () => {
       status: 400,
     });
 
-    const noUrl = await sdk(sim).calls.create({ to: "+14155550123", from: "+14155550100" }).then(() => null, (e: unknown) => e);
+    const noUrl = await sdk(sim)
+      .calls.create({ to: "+14155550123", from: "+14155550100" })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(noUrl).toMatchObject({ code: 21205, status: 400 });
     expect(sim.calls).toHaveLength(0);
   });
@@ -197,13 +232,22 @@ describe("REST: Calls.create through the official twilio SDK", () => {
     const { sim } = await setup();
     const res = await fetch(`${sim.url}/2010-04-01/Accounts/${ACCOUNT}/Messages.json`, { method: "POST" });
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 20404, status: 404, more_info: "https://www.twilio.com/docs/errors/20404" });
+    expect(await res.json()).toMatchObject({
+      code: 20404,
+      status: 404,
+      more_info: "https://www.twilio.com/docs/errors/20404",
+    });
   });
 
   it("with acceptAnyCredentials trusts any pair and signs callbacks with the token it was given", async () => {
     const { engine, sim } = await setup({ acceptAnyCredentials: true });
     const stranger = "AC" + "3".repeat(32);
-    const call = await sdk(sim, stranger, "made-up-token").calls.create({ to: "+14155550123", from: "+14155550100", url: engine.url("/a"), statusCallback: engine.url("/s") });
+    const call = await sdk(sim, stranger, "made-up-token").calls.create({
+      to: "+14155550123",
+      from: "+14155550100",
+      url: engine.url("/a"),
+      statusCallback: engine.url("/s"),
+    });
     await sim.calls[0]!.played;
     expect(engine.hits.map((h) => h.path)).toEqual(["/a", "/s"]);
     for (const hit of engine.hits) {
@@ -273,7 +317,12 @@ describe("outbound call playback", () => {
 
   it("sends only `completed` when no StatusCallbackEvent is given, and no AnsweredBy without machine detection", async () => {
     const { engine, sim } = await setup();
-    await sdk(sim).calls.create({ to: "+14155550123", from: "+14155550100", url: engine.url("/answer"), statusCallback: engine.url("/status") });
+    await sdk(sim).calls.create({
+      to: "+14155550123",
+      from: "+14155550100",
+      url: engine.url("/answer"),
+      statusCallback: engine.url("/status"),
+    });
     const played = await sim.calls[0]!.played;
     expect(engine.hits.map((h) => [h.path, h.params["CallStatus"], h.params["SequenceNumber"]])).toEqual([
       ["/answer", "in-progress", undefined],
@@ -347,7 +396,12 @@ describe("outbound call playback", () => {
   it("close() stops calls that are still playing", async () => {
     const { engine, sim } = await setup();
     sim.planNextCall({ stepDelayMs: 60_000 });
-    await sdk(sim).calls.create({ to: "+14155550123", from: "+14155550100", url: engine.url("/answer"), statusCallback: engine.url("/status") });
+    await sdk(sim).calls.create({
+      to: "+14155550123",
+      from: "+14155550100",
+      url: engine.url("/answer"),
+      statusCallback: engine.url("/status"),
+    });
     const started = Date.now();
     await sim.close();
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -359,7 +413,14 @@ describe("inbound call playback", () => {
   it("posts the voice request, then the completed status callback, to the engine URL", async () => {
     engine = await startEngine();
     const url = engine.url("/api/engine/voice/tok_123");
-    const played = await simulateInboundCall({ engineUrl: url, from: "+14155550100", to: "+14155550123", authToken: TOKEN, durationSeconds: 61, stepDelayMs: 1 });
+    const played = await simulateInboundCall({
+      engineUrl: url,
+      from: "+14155550100",
+      to: "+14155550123",
+      authToken: TOKEN,
+      durationSeconds: 61,
+      stepDelayMs: 1,
+    });
 
     expect(played.callSid).toMatch(/^CA[0-9a-f]{32}$/);
     expect(engine.hits).toHaveLength(2);
@@ -378,7 +439,12 @@ describe("inbound call playback", () => {
     }
     expect(voice.params["CallStatus"]).toBe("ringing");
     expect(voice.params["CallbackSource"]).toBeUndefined();
-    expect(completed.params).toMatchObject({ CallStatus: "completed", CallDuration: "61", CallbackSource: "call-progress-events", SequenceNumber: "0" });
+    expect(completed.params).toMatchObject({
+      CallStatus: "completed",
+      CallDuration: "61",
+      CallbackSource: "call-progress-events",
+      SequenceNumber: "0",
+    });
     expect(completed.params["Timestamp"]).toMatch(RFC2822);
     expect(played.answer).toMatchObject({ status: 200, body: TWIML, contentType: "text/xml" });
     expect(played.statusCallbacks).toEqual([{ status: "completed", httpStatus: 200 }]);
@@ -387,20 +453,48 @@ describe("inbound call playback", () => {
   it("uses the given AccountSid and CallSid", async () => {
     engine = await startEngine();
     const callSid = newCallSid();
-    const played = await simulateInboundCall({ engineUrl: engine.url("/v"), from: "+14155550100", to: "+14155550123", accountSid: ACCOUNT, authToken: TOKEN, callSid });
+    const played = await simulateInboundCall({
+      engineUrl: engine.url("/v"),
+      from: "+14155550100",
+      to: "+14155550123",
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      callSid,
+    });
     expect(played.callSid).toBe(callSid);
     expect(engine.hits.every((h) => h.params["CallSid"] === callSid && h.params["AccountSid"] === ACCOUNT)).toBe(true);
   });
 
   it("ends a call the engine rejects with <Reject> or an error status as busy, with CallDuration=0", async () => {
-    engine = await startEngine(() => ({ body: '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>' }));
-    const rejected = await simulateInboundCall({ engineUrl: engine.url("/v"), from: "+14155550100", to: "+14155550123", authToken: TOKEN, durationSeconds: 61 });
+    engine = await startEngine(() => ({
+      body: '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>',
+    }));
+    const rejected = await simulateInboundCall({
+      engineUrl: engine.url("/v"),
+      from: "+14155550100",
+      to: "+14155550123",
+      authToken: TOKEN,
+      durationSeconds: 61,
+    });
     expect(rejected.answer?.body).toContain("<Reject");
     expect(rejected.statusCallbacks).toEqual([{ status: "busy", httpStatus: 200 }]);
-    expect(engine.hits[1]?.params).toMatchObject({ CallStatus: "busy", CallDuration: "0", CallbackSource: "call-progress-events" });
+    expect(engine.hits[1]?.params).toMatchObject({
+      CallStatus: "busy",
+      CallDuration: "0",
+      CallbackSource: "call-progress-events",
+    });
 
-    engine.answer((hit) => (hit.params["CallStatus"] === "ringing" ? { status: 403, body: "forbidden", contentType: "text/plain" } : { status: 204 }));
-    const failed = await simulateInboundCall({ engineUrl: engine.url("/v"), from: "+14155550100", to: "+14155550123", authToken: TOKEN });
+    engine.answer((hit) =>
+      hit.params["CallStatus"] === "ringing"
+        ? { status: 403, body: "forbidden", contentType: "text/plain" }
+        : { status: 204 },
+    );
+    const failed = await simulateInboundCall({
+      engineUrl: engine.url("/v"),
+      from: "+14155550100",
+      to: "+14155550123",
+      authToken: TOKEN,
+    });
     expect(failed.answer).toMatchObject({ status: 403, body: "forbidden" });
     expect(failed.statusCallbacks).toEqual([{ status: "busy", httpStatus: 204 }]);
   });
@@ -436,16 +530,29 @@ describe("REST: accounts and incoming numbers through the official twilio SDK", 
   it("fetches the account with its friendly name and status; refuses a wrong token with 401 and code 20003", async () => {
     const { sim } = await setup();
     sim.addAccount({ sid: "AC" + "3".repeat(32), authToken: "t3", friendlyName: "Acme Voice" });
-    const account = await sdk(sim, "AC" + "3".repeat(32), "t3").api.v2010.accounts("AC" + "3".repeat(32)).fetch();
+    const account = await sdk(sim, "AC" + "3".repeat(32), "t3")
+      .api.v2010.accounts("AC" + "3".repeat(32))
+      .fetch();
     expect(account).toMatchObject({ sid: "AC" + "3".repeat(32), friendlyName: "Acme Voice", status: "active" });
 
-    const refused = await sdk(sim, ACCOUNT, "wrong").api.v2010.accounts(ACCOUNT).fetch().catch((e: unknown) => e);
+    const refused = await sdk(sim, ACCOUNT, "wrong")
+      .api.v2010.accounts(ACCOUNT)
+      .fetch()
+      .catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 401, code: 20003 });
     // Another account's credentials do not open this one.
-    const crossed = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN).api.v2010.accounts(ACCOUNT).fetch().catch((e: unknown) => e);
+    const crossed = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN)
+      .api.v2010.accounts(ACCOUNT)
+      .fetch()
+      .catch((e: unknown) => e);
     expect(crossed).toMatchObject({ status: 401, code: 20003 });
     const suspended = sim.addAccount({ status: "suspended" });
-    expect(await sdk(sim, suspended.sid, suspended.authToken).api.v2010.accounts(suspended.sid).fetch().catch((e: unknown) => e)).toMatchObject({ status: 401, code: 20003 });
+    expect(
+      await sdk(sim, suspended.sid, suspended.authToken)
+        .api.v2010.accounts(suspended.sid)
+        .fetch()
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 401, code: 20003 });
   });
 
   it("lists the credentials' own account and its subaccounts, no one else's", async () => {
@@ -454,8 +561,15 @@ describe("REST: accounts and incoming numbers through the official twilio SDK", 
     sim.addAccount({ parentSid: OTHER_ACCOUNT });
     const listed = await sdk(sim).api.v2010.accounts.list();
     expect(listed.map((a) => a.sid).sort()).toEqual([ACCOUNT, sub.sid].sort());
-    expect(listed.find((a) => a.sid === sub.sid)).toMatchObject({ friendlyName: "EU numbers", ownerAccountSid: ACCOUNT });
-    expect(await sdk(sim, ACCOUNT, "wrong").api.v2010.accounts.list().catch((e: unknown) => e)).toMatchObject({ status: 401, code: 20003 });
+    expect(listed.find((a) => a.sid === sub.sid)).toMatchObject({
+      friendlyName: "EU numbers",
+      ownerAccountSid: ACCOUNT,
+    });
+    expect(
+      await sdk(sim, ACCOUNT, "wrong")
+        .api.v2010.accounts.list()
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 401, code: 20003 });
   });
 
   it("lists an account's numbers across pages (next_page_uri), filters by PhoneNumber, never shows another account's", async () => {
@@ -480,7 +594,12 @@ describe("REST: accounts and incoming numbers through the official twilio SDK", 
 
     const listed = await sdk(sim).incomingPhoneNumbers.list({ pageSize: 50 });
     expect(listed).toHaveLength(120);
-    expect(listed[0]).toMatchObject({ accountSid: ACCOUNT, phoneNumber: mine[0], voiceUrl: null, statusCallback: null });
+    expect(listed[0]).toMatchObject({
+      accountSid: ACCOUNT,
+      phoneNumber: mine[0],
+      voiceUrl: null,
+      statusCallback: null,
+    });
     expect(listed[0]!.sid).toMatch(/^PN[0-9a-f]{32}$/);
 
     const filtered = await sdk(sim).incomingPhoneNumbers.list({ phoneNumber: mine[7]! });
@@ -497,23 +616,43 @@ describe("REST: accounts and incoming numbers through the official twilio SDK", 
       statusCallback: "https://routekit.example/api/engine/voice/rt_x",
       statusCallbackMethod: "POST",
     });
-    expect(updated).toMatchObject({ voiceUrl: "https://routekit.example/api/engine/voice/rt_x", statusCallback: "https://routekit.example/api/engine/voice/rt_x", voiceMethod: "POST" });
-    expect(sim.twilioAccounts.byPhoneNumber("+14155550123")).toMatchObject({ voiceUrl: "https://routekit.example/api/engine/voice/rt_x" });
+    expect(updated).toMatchObject({
+      voiceUrl: "https://routekit.example/api/engine/voice/rt_x",
+      statusCallback: "https://routekit.example/api/engine/voice/rt_x",
+      voiceMethod: "POST",
+    });
+    expect(sim.twilioAccounts.byPhoneNumber("+14155550123")).toMatchObject({
+      voiceUrl: "https://routekit.example/api/engine/voice/rt_x",
+    });
 
     await sdk(sim).incomingPhoneNumbers(n.sid).update({ voiceUrl: "", statusCallback: "" });
     expect(sim.twilioAccounts.byPhoneNumber("+14155550123")).toMatchObject({ voiceUrl: null, statusCallback: null });
 
-    const bad = await sdk(sim).incomingPhoneNumbers(n.sid).update({ voiceUrl: "not a url" }).catch((e: unknown) => e);
+    const bad = await sdk(sim)
+      .incomingPhoneNumbers(n.sid)
+      .update({ voiceUrl: "not a url" })
+      .catch((e: unknown) => e);
     expect(bad).toMatchObject({ status: 400 });
-    const foreign = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN).incomingPhoneNumbers(n.sid).update({ voiceUrl: "" }).catch((e: unknown) => e);
+    const foreign = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN)
+      .incomingPhoneNumbers(n.sid)
+      .update({ voiceUrl: "" })
+      .catch((e: unknown) => e);
     expect(foreign).toMatchObject({ status: 404, code: 20404 });
     expect(() => sim.addIncomingNumber(OTHER_ACCOUNT, "+14155550123")).toThrow(/belongs/);
   });
 
   it("plays an inbound call to the number's voice URL and status callback, signed with the owner's token and AccountSid", async () => {
     const { engine, sim } = await setup();
-    sim.addIncomingNumber(ACCOUNT, "+14155550123", { voiceUrl: engine.url("/voice"), statusCallback: engine.url("/status") });
-    const played = await sim.inboundCall({ to: "+14155550123", from: "+14155550100", durationSeconds: 61, stepDelayMs: 1 });
+    sim.addIncomingNumber(ACCOUNT, "+14155550123", {
+      voiceUrl: engine.url("/voice"),
+      statusCallback: engine.url("/status"),
+    });
+    const played = await sim.inboundCall({
+      to: "+14155550123",
+      from: "+14155550100",
+      durationSeconds: 61,
+      stepDelayMs: 1,
+    });
     expect(played.answer).toMatchObject({ status: 200, body: TWIML });
     expect(engine.hits.map((h) => h.path)).toEqual(["/voice", "/status"]);
     for (const hit of engine.hits) {

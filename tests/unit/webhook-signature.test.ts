@@ -4,7 +4,15 @@ import { generateWebhookSecret } from "../../src/server/crypto/secret-box";
 import { buildEvent } from "../../src/server/events/event-envelope";
 import { webhookHeaders } from "../../src/server/events/webhook-signature";
 
-const event = buildEvent("call.ended", { callSid: "CA123", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: "pn_1", durationSeconds: 61, billedMinutes: 2 });
+const event = buildEvent("call.ended", {
+  callSid: "CA123",
+  direction: "inbound",
+  from: "+14155550100",
+  to: "+14155550123",
+  phoneNumberId: "pn_1",
+  durationSeconds: 61,
+  billedMinutes: 2,
+});
 const body = JSON.stringify(event);
 
 describe("Standard Webhooks signatures, checked with the standardwebhooks library", () => {
@@ -40,8 +48,25 @@ describe("event envelope", () => {
       id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/),
       type: "call.ended",
       createdAt: expect.any(String),
-      data: { callSid: "CA123", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: "pn_1", durationSeconds: 61, billedMinutes: 2 },
+      data: {
+        callSid: "CA123",
+        direction: "inbound",
+        from: "+14155550100",
+        to: "+14155550123",
+        phoneNumberId: "pn_1",
+        durationSeconds: 61,
+        billedMinutes: 2,
+      },
     });
-    expect(buildEvent("call.started", { callSid: "CA1", direction: "outbound", from: "a", to: "b", phoneNumberId: null, metadata: undefined }).data).not.toHaveProperty("metadata");
+    expect(
+      buildEvent("call.started", {
+        callSid: "CA1",
+        direction: "outbound",
+        from: "a",
+        to: "b",
+        phoneNumberId: null,
+        metadata: undefined,
+      }).data,
+    ).not.toHaveProperty("metadata");
   });
 });

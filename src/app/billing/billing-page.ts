@@ -18,7 +18,14 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** Template tag: interpolated values are escaped unless they are Html already (arrays are joined). */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  const part = (v: unknown): string => (v instanceof Html ? v.text : Array.isArray(v) ? v.map(part).join("") : v === null || v === undefined || v === false ? "" : escape(String(v)));
+  const part = (v: unknown): string =>
+    v instanceof Html
+      ? v.text
+      : Array.isArray(v)
+        ? v.map(part).join("")
+        : v === null || v === undefined || v === false
+          ? ""
+          : escape(String(v));
   return new Html(strings.reduce((out, s, i) => out + s + (i < values.length ? part(values[i]) : ""), ""));
 }
 
@@ -49,7 +56,12 @@ export function pageResponse(title: string, body: Html, opts: { status?: number;
 <title>${title} · Routekit</title><style>${new Html(STYLE)}</style></head>
 <body><main><div class="card"><h1>${title}</h1>${body}
 <p class="muted"><a href="/dashboard" data-testid="back-to-dashboard">Back to the dashboard</a></p></div></main></body></html>`;
-  const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer", "x-robots-tag": "noindex" };
+  const headers = {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-robots-tag": "noindex",
+  };
   return new Response(opts.method === "HEAD" ? null : page.text, { status: opts.status ?? 200, headers });
 }
 
@@ -63,7 +75,10 @@ export function notFoundPage(method: string, what: string): Response {
 
 /** After an action: back to the dashboard (POST-redirect-GET). */
 export function toDashboard(): Response {
-  return new Response(null, { status: 303, headers: { location: `${env().publicBaseUrl}/dashboard`, "cache-control": "no-store" } });
+  return new Response(null, {
+    status: 303,
+    headers: { location: `${env().publicBaseUrl}/dashboard`, "cache-control": "no-store" },
+  });
 }
 
 /** Runs a page handler: the 64 KiB body rule for POSTs, and the error envelope for anything thrown. */

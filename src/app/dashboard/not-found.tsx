@@ -9,7 +9,11 @@ export default function DashboardNotFound() {
   return (
     <>
       <PageHeader title="Page not found" />
-      <EmptyState title="There is no dashboard page at this address" data-testid="dashboard-not-found" action={<ButtonLink href="/dashboard">Go to the overview</ButtonLink>}>
+      <EmptyState
+        title="There is no dashboard page at this address"
+        data-testid="dashboard-not-found"
+        action={<ButtonLink href="/dashboard">Go to the overview</ButtonLink>}
+      >
         The link may be old or mistyped. The menu has every page.
       </EmptyState>
     </>

@@ -13,7 +13,13 @@ import { useShowError } from "@/lib/show-error";
 import { monthName, usd } from "@/lib/format";
 
 /** What the account must do about its standing, if anything; `subscriptionStatus` is Stripe's (null in local billing mode). */
-export function StatusCallToAction({ status, subscriptionStatus = null }: { status: string; subscriptionStatus?: string | null }) {
+export function StatusCallToAction({
+  status,
+  subscriptionStatus = null,
+}: {
+  status: string;
+  subscriptionStatus?: string | null;
+}) {
   const trpc = useTRPC();
   const showError = useShowError();
   const checkout = useMutation(
@@ -40,16 +46,28 @@ export function StatusCallToAction({ status, subscriptionStatus = null }: { stat
   }
   if (status === "SUSPENDED") {
     return (
-      <Alert tone="error" title="Your account is suspended" data-testid="status-cta" actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}>
-        Calls to your numbers are rejected and numbers cannot be changed. Update your payment or resume your plan in billing.
+      <Alert
+        tone="error"
+        title="Your account is suspended"
+        data-testid="status-cta"
+        actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}
+      >
+        Calls to your numbers are rejected and numbers cannot be changed. Update your payment or resume your plan in
+        billing.
       </Alert>
     );
   }
   if (subscriptionStatus === "past_due") {
     // docs/decisions.md §4: Stripe is retrying a failed charge; service continues until the subscription becomes unpaid.
     return (
-      <Alert tone="warning" title="Your last payment failed" data-testid="payment-warning" actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}>
-        Your account stays active while the payment provider retries the charge. Update your payment method in the billing portal before the retries run out, or the account is suspended.
+      <Alert
+        tone="warning"
+        title="Your last payment failed"
+        data-testid="payment-warning"
+        actions={<ButtonLink href="/dashboard/billing">Go to billing</ButtonLink>}
+      >
+        Your account stays active while the payment provider retries the charge. Update your payment method in the
+        billing portal before the retries run out, or the account is suspended.
       </Alert>
     );
   }
@@ -69,11 +87,20 @@ export function Overview() {
       <PageHeader
         title="Overview"
         description="Your account, this month's calls and what they cost."
-        actions={account.data ? <StatusBadge status={account.data.account.status} data-testid="overview-status" /> : null}
+        actions={
+          account.data ? <StatusBadge status={account.data.account.status} data-testid="overview-status" /> : null
+        }
       />
       <div className="space-y-6">
-        {account.data ? <StatusCallToAction status={account.data.account.status} subscriptionStatus={subscription.data?.subscriptionStatus ?? null} /> : null}
-        {account.error ? <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} /> : null}
+        {account.data ? (
+          <StatusCallToAction
+            status={account.data.account.status}
+            subscriptionStatus={subscription.data?.subscriptionStatus ?? null}
+          />
+        ) : null}
+        {account.error ? (
+          <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} />
+        ) : null}
 
         {current.isPending ? (
           <LoadingState />
@@ -81,8 +108,17 @@ export function Overview() {
           <ErrorState message={messageOf(current.error)} onRetry={() => void current.refetch()} />
         ) : (
           <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-            <Stat label={`Calls in ${monthName(current.data.currentMonth.period)}`} value={current.data.currentMonth.calls} data-testid="stat-calls" />
-            <Stat label="Billed minutes" value={current.data.currentMonth.billedMinutes} hint="Rounded up per call" data-testid="stat-minutes" />
+            <Stat
+              label={`Calls in ${monthName(current.data.currentMonth.period)}`}
+              value={current.data.currentMonth.calls}
+              data-testid="stat-calls"
+            />
+            <Stat
+              label="Billed minutes"
+              value={current.data.currentMonth.billedMinutes}
+              hint="Rounded up per call"
+              data-testid="stat-minutes"
+            />
             <Stat
               label="Estimated cost"
               value={usd(current.data.currentMonth.estimatedCost)}
@@ -93,10 +129,23 @@ export function Overview() {
         )}
 
         <Panel title="Billed minutes per day, last 30 days (UTC)">
-          {daily.isPending ? <LoadingState /> : daily.error ? <ErrorState message={messageOf(daily.error)} onRetry={() => void daily.refetch()} /> : <MinutesChart days={daily.data.days} />}
+          {daily.isPending ? (
+            <LoadingState />
+          ) : daily.error ? (
+            <ErrorState message={messageOf(daily.error)} onRetry={() => void daily.refetch()} />
+          ) : (
+            <MinutesChart days={daily.data.days} />
+          )}
         </Panel>
 
-        <Panel title="Latest calls" actions={<ButtonLink href="/dashboard/calls" variant="secondary" size="sm">All calls</ButtonLink>}>
+        <Panel
+          title="Latest calls"
+          actions={
+            <ButtonLink href="/dashboard/calls" variant="secondary" size="sm">
+              All calls
+            </ButtonLink>
+          }
+        >
           {latest.isPending ? (
             <LoadingState />
           ) : latest.error ? (

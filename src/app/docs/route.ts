@@ -27,5 +27,7 @@ const PAGE = `<!doctype html>
 </html>`;
 
 export function GET(): Response {
-  return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CONTENT_SECURITY_POLICY } });
+  return new Response(PAGE, {
+    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CONTENT_SECURITY_POLICY },
+  });
 }

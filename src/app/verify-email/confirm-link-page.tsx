@@ -7,7 +7,15 @@ import { Card } from "@/components/ui/card";
  * A mailed link's landing page: opening it changes nothing (mail scanners and
  * link previews open links); the button posts the token to /verify-email/confirm.
  */
-export function ConfirmLinkPage(props: { kind: "verify" | "change"; token: string; title: string; explanation: string; action: string; error: string | null; done: string | null }) {
+export function ConfirmLinkPage(props: {
+  kind: "verify" | "change";
+  token: string;
+  title: string;
+  explanation: string;
+  action: string;
+  error: string | null;
+  done: string | null;
+}) {
   return (
     <main className="px-4 py-10">
       <Card title={props.title}>

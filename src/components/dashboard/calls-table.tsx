@@ -18,12 +18,25 @@ type UsageRecord = {
   calledNumber: string;
   durationSeconds: number;
   billedMinutes: number;
-  costBreakdown: { durationSeconds: number; billedMinutes: number; perMinuteRate: number; usageCost: number; totalCost: number; currency: string };
+  costBreakdown: {
+    durationSeconds: number;
+    billedMinutes: number;
+    perMinuteRate: number;
+    usageCost: number;
+    totalCost: number;
+    currency: string;
+  };
   createdAt: string;
 };
 
 /** A completed call's cost, one label and value per cell so the pairs stay together at every width. */
-export function CostBreakdownList({ callSid, breakdown: b }: { callSid: string; breakdown: UsageRecord["costBreakdown"] }) {
+export function CostBreakdownList({
+  callSid,
+  breakdown: b,
+}: {
+  callSid: string;
+  breakdown: UsageRecord["costBreakdown"];
+}) {
   return (
     <dl className="grid grid-cols-2 gap-x-6 gap-y-2 py-1 text-xs sm:grid-cols-3" data-testid="cost-breakdown">
       {[
@@ -32,7 +45,11 @@ export function CostBreakdownList({ callSid, breakdown: b }: { callSid: string; 
         { label: "Billed minutes", value: `${b.billedMinutes} (rounded up)` },
         { label: "Rate", value: `${usd(b.perMinuteRate, { precise: true })} per minute` },
         { label: "Usage cost", value: usd(b.usageCost, { precise: true }) },
-        { label: "Total", value: `${usd(b.totalCost, { precise: true })} ${b.currency.toUpperCase()}`, className: "font-semibold" },
+        {
+          label: "Total",
+          value: `${usd(b.totalCost, { precise: true })} ${b.currency.toUpperCase()}`,
+          className: "font-semibold",
+        },
       ].map((item) => (
         <div key={item.label} className="whitespace-normal">
           <dt className="text-slate-500 dark:text-slate-400">{item.label}</dt>
@@ -48,7 +65,11 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
   const [open, setOpen] = useState<string | null>(null);
   if (!records.length) {
     return (
-      <EmptyState title="No calls yet" data-testid="calls-empty" action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}>
+      <EmptyState
+        title="No calls yet"
+        data-testid="calls-empty"
+        action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}
+      >
         Point a Twilio number at your engine URL, or place a simulated call, and it shows up here when it ends.
       </EmptyState>
     );
@@ -62,8 +83,12 @@ export function CallsTable({ records, compact = false }: { records: UsageRecord[
             <Td label="Direction">
               <Badge tone={r.direction === "inbound" ? "indigo" : "slate"}>{r.direction}</Badge>
             </Td>
-            <Td label="From" className="font-mono text-xs">{r.callerNumber}</Td>
-            <Td label="To" className="font-mono text-xs">{r.calledNumber}</Td>
+            <Td label="From" className="font-mono text-xs">
+              {r.callerNumber}
+            </Td>
+            <Td label="To" className="font-mono text-xs">
+              {r.calledNumber}
+            </Td>
             <Td label="Duration">{duration(r.durationSeconds)}</Td>
             <Td label="Billed">{`${r.billedMinutes} min`}</Td>
             <Td label="Cost">{usd(r.costBreakdown.totalCost, { precise: true })}</Td>
@@ -118,7 +143,14 @@ export function CallStatusBadge({ status }: { status: string }) {
 export function LocalTime({ iso }: { iso: string | null }) {
   if (!iso) return <span>—</span>;
   const d = new Date(iso);
-  const local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" }).format(d);
+  const local = new Intl.DateTimeFormat(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).format(d);
   return (
     <time dateTime={iso} title={`${iso.replace("T", " ").replace(/\.\d+Z$/, "")} UTC`}>
       {local}
@@ -130,15 +162,36 @@ export function LocalTime({ iso }: { iso: string | null }) {
  * The call log: every call whatever its end. Status first, then time and
  * number, so a phone shows what matters before it scrolls sideways.
  */
-export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; selected: string | null; onSelect: (callSid: string) => void }) {
+export function CallLogTable({
+  calls,
+  selected,
+  onSelect,
+}: {
+  calls: TCall[];
+  selected: string | null;
+  onSelect: (callSid: string) => void;
+}) {
   return (
-    <Table head={["Status", "Started", "From → To", "Answer", "Duration", "Billed", "Cost", ""]} data-testid="calls-table">
+    <Table
+      head={["Status", "Started", "From → To", "Answer", "Duration", "Billed", "Cost", ""]}
+      data-testid="calls-table"
+    >
       {calls.map((c) => (
-        <tr key={c.callSid} data-testid="call-row" data-call-sid={c.callSid} data-status={c.status} className={selected === c.callSid ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}>
+        <tr
+          key={c.callSid}
+          data-testid="call-row"
+          data-call-sid={c.callSid}
+          data-status={c.status}
+          className={selected === c.callSid ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}
+        >
           <Td label="Status">
             <CallStatusBadge status={c.status} />
             {c.error ? (
-              <span className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700 dark:text-red-300" title={c.error.message} data-testid="call-error">
+              <span
+                className="mt-1 block max-w-[12rem] truncate font-mono text-xs text-red-700 dark:text-red-300"
+                title={c.error.message}
+                data-testid="call-error"
+              >
                 {c.error.code}
               </span>
             ) : null}
@@ -150,7 +203,9 @@ export function CallLogTable({ calls, selected, onSelect }: { calls: TCall[]; se
             <span className="block">{c.from}</span>
             <span className="block text-slate-500 dark:text-slate-400">{`→ ${c.to}`}</span>
           </Td>
-          <Td label="Answer" className="font-mono text-xs">{c.answer ?? "—"}</Td>
+          <Td label="Answer" className="font-mono text-xs">
+            {c.answer ?? "—"}
+          </Td>
           <Td label="Duration">{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</Td>
           <Td label="Billed">{c.billedMinutes === null ? "—" : `${c.billedMinutes} min`}</Td>
           <Td label="Cost">{c.costBreakdown ? usd(c.costBreakdown.totalCost, { precise: true }) : "—"}</Td>

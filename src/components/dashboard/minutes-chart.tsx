@@ -15,14 +15,21 @@ export function MinutesChart({ days }: { days: Day[] }) {
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="currentColor" strokeOpacity={0.15} />
-            <XAxis dataKey="label" tick={{ fontSize: 11, fill: "#64748b" }} interval="preserveStartEnd" minTickGap={16} />
+            <XAxis
+              dataKey="label"
+              tick={{ fontSize: 11, fill: "#64748b" }}
+              interval="preserveStartEnd"
+              minTickGap={16}
+            />
             <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: "#64748b" }} />
             <Tooltip formatter={(v) => [`${String(v)} min`, "Billed"]} labelStyle={{ color: "#0f172a" }} />
             <Bar dataKey="billedMinutes" fill="#4f46e5" radius={[3, 3, 0, 0]} isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       </div>
-      <figcaption className="mt-2 text-xs text-slate-500 dark:text-slate-400">{total ? `${total} billed minutes in the last 30 days.` : "No billed minutes in the last 30 days."}</figcaption>
+      <figcaption className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+        {total ? `${total} billed minutes in the last 30 days.` : "No billed minutes in the last 30 days."}
+      </figcaption>
       <table className="sr-only">
         <caption>Billed minutes per day</caption>
         <thead>

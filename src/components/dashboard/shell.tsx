@@ -25,7 +25,9 @@ export function DashboardShell({ email, status, children }: { email: string; sta
   const [menuOpen, setMenuOpen] = useState(false);
   const trpc = useTRPC();
   // Sign-out ends every session of the account (copied cookies included), then this browser's.
-  const logout = useMutation(trpc.auth.logout.mutationOptions({ onSettled: () => void signOut({ callbackUrl: "/login" }) }));
+  const logout = useMutation(
+    trpc.auth.logout.mutationOptions({ onSettled: () => void signOut({ callbackUrl: "/login" }) }),
+  );
   const isCurrent = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
 
   const links = (
@@ -43,7 +45,10 @@ export function DashboardShell({ email, status, children }: { email: string; sta
         </li>
       ))}
       <li>
-        <a href="/docs" className="block rounded-md px-3 py-2 text-sm font-medium text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800">
+        <a
+          href="/docs"
+          className="block rounded-md px-3 py-2 text-sm font-medium text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"
+        >
           API reference
         </a>
       </li>
@@ -69,7 +74,11 @@ export function DashboardShell({ email, status, children }: { email: string; sta
               Menu
             </button>
           </div>
-          <nav id="dashboard-nav" aria-label="Dashboard" className={`${menuOpen ? "block" : "hidden"} px-3 pb-4 lg:block`}>
+          <nav
+            id="dashboard-nav"
+            aria-label="Dashboard"
+            className={`${menuOpen ? "block" : "hidden"} px-3 pb-4 lg:block`}
+          >
             {links}
             <div className="mt-6 border-t border-slate-100 dark:border-slate-800 px-3 pt-4 text-sm">
               <p className="truncate text-slate-600 dark:text-slate-400" title={email} data-testid="account-email">
@@ -77,7 +86,12 @@ export function DashboardShell({ email, status, children }: { email: string; sta
               </p>
               <div className="mt-1 flex items-center justify-between">
                 <StatusBadge status={status} data-testid="account-status" />
-                <button type="button" className="text-sm font-medium text-slate-700 dark:text-slate-300 underline-offset-2 hover:underline" disabled={logout.isPending} onClick={() => logout.mutate()}>
+                <button
+                  type="button"
+                  className="text-sm font-medium text-slate-700 dark:text-slate-300 underline-offset-2 hover:underline"
+                  disabled={logout.isPending}
+                  onClick={() => logout.mutate()}
+                >
                   Log out
                 </button>
               </div>

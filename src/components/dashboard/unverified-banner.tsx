@@ -17,12 +17,19 @@ export function UnverifiedBanner() {
         tone="warning"
         data-testid="unverified-banner"
         actions={
-          <Button size="sm" variant="secondary" loading={resend.isPending} disabled={resend.isSuccess} onClick={() => resend.mutate()}>
+          <Button
+            size="sm"
+            variant="secondary"
+            loading={resend.isPending}
+            disabled={resend.isSuccess}
+            onClick={() => resend.mutate()}
+          >
             {resend.isSuccess ? "Sent" : "Resend the link"}
           </Button>
         }
       >
-        Confirm your email address: open the link we sent to <span className="break-all font-medium">{settings.data.email}</span>.
+        Confirm your email address: open the link we sent to{" "}
+        <span className="break-all font-medium">{settings.data.email}</span>.
         {resend.isSuccess ? " A new link is on its way." : null}
         {resend.isError ? ` ${messageOf(resend.error)}` : null}
       </Alert>

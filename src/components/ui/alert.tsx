@@ -8,9 +8,25 @@ const TONES: Record<Tone, string> = {
   success: "border-green-200 dark:border-green-800 bg-green-50 dark:bg-green-950/40 text-green-900 dark:text-green-100",
 };
 
-export function Alert({ tone = "info", title, children, actions, ...rest }: { tone?: Tone; title?: ReactNode; children?: ReactNode; actions?: ReactNode; "data-testid"?: string }) {
+export function Alert({
+  tone = "info",
+  title,
+  children,
+  actions,
+  ...rest
+}: {
+  tone?: Tone;
+  title?: ReactNode;
+  children?: ReactNode;
+  actions?: ReactNode;
+  "data-testid"?: string;
+}) {
   return (
-    <div role={tone === "error" ? "alert" : "status"} className={`rounded-lg border p-4 text-sm ${TONES[tone]}`} {...rest}>
+    <div
+      role={tone === "error" ? "alert" : "status"}
+      className={`rounded-lg border p-4 text-sm ${TONES[tone]}`}
+      {...rest}
+    >
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div className="min-w-0">
           {title ? <p className="font-semibold">{title}</p> : null}

@@ -9,15 +9,33 @@ const TONES: Record<Tone, string> = {
   indigo: "bg-indigo-50 dark:bg-indigo-950/60 text-indigo-700 dark:text-indigo-300 ring-indigo-600/20",
 };
 
-export function Badge({ tone = "slate", children, ...rest }: { tone?: Tone; children: ReactNode; "data-testid"?: string }) {
+export function Badge({
+  tone = "slate",
+  children,
+  ...rest
+}: {
+  tone?: Tone;
+  children: ReactNode;
+  "data-testid"?: string;
+}) {
   return (
-    <span className={`inline-flex items-center rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${TONES[tone]}`} {...rest}>
+    <span
+      className={`inline-flex items-center rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${TONES[tone]}`}
+      {...rest}
+    >
       {children}
     </span>
   );
 }
 
-const STATUS_TONE: Record<string, Tone> = { ACTIVE: "green", INACTIVE: "amber", SUSPENDED: "red", DELIVERED: "green", PENDING: "amber", FAILED: "red" };
+const STATUS_TONE: Record<string, Tone> = {
+  ACTIVE: "green",
+  INACTIVE: "amber",
+  SUSPENDED: "red",
+  DELIVERED: "green",
+  PENDING: "amber",
+  FAILED: "red",
+};
 
 /** Account and delivery statuses, coloured the same everywhere. */
 export function StatusBadge({ status, ...rest }: { status: string; "data-testid"?: string }) {

@@ -4,10 +4,14 @@ import type { ButtonHTMLAttributes, ReactNode } from "react";
 type Variant = "primary" | "secondary" | "danger" | "ghost";
 
 const VARIANTS: Record<Variant, string> = {
-  primary: "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-600 disabled:bg-indigo-300 dark:disabled:bg-indigo-900 dark:disabled:text-indigo-300",
-  secondary: "bg-white dark:bg-slate-900 text-slate-900 dark:text-slate-100 ring-1 ring-inset ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800 focus-visible:outline-indigo-600 disabled:text-slate-400",
-  danger: "bg-red-600 text-white hover:bg-red-500 focus-visible:outline-red-600 disabled:bg-red-300 dark:disabled:bg-red-900 dark:disabled:text-red-300",
-  ghost: "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800 focus-visible:outline-indigo-600 disabled:text-slate-400",
+  primary:
+    "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-600 disabled:bg-indigo-300 dark:disabled:bg-indigo-900 dark:disabled:text-indigo-300",
+  secondary:
+    "bg-white dark:bg-slate-900 text-slate-900 dark:text-slate-100 ring-1 ring-inset ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800 focus-visible:outline-indigo-600 disabled:text-slate-400",
+  danger:
+    "bg-red-600 text-white hover:bg-red-500 focus-visible:outline-red-600 disabled:bg-red-300 dark:disabled:bg-red-900 dark:disabled:text-red-300",
+  ghost:
+    "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800 focus-visible:outline-indigo-600 disabled:text-slate-400",
 };
 
 export function buttonClasses(variant: Variant = "primary", size: "sm" | "md" = "md"): string {
@@ -25,14 +29,34 @@ export function Button({
   ...rest
 }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; size?: "sm" | "md"; loading?: boolean }) {
   return (
-    <button type={type} {...rest} disabled={rest.disabled || loading} aria-busy={loading || undefined} className={`${buttonClasses(variant, size)} ${className}`}>
+    <button
+      type={type}
+      {...rest}
+      disabled={rest.disabled || loading}
+      aria-busy={loading || undefined}
+      className={`${buttonClasses(variant, size)} ${className}`}
+    >
       {loading ? <Spinner /> : null}
       {children}
     </button>
   );
 }
 
-export function ButtonLink({ href, variant = "primary", size = "md", children, className = "", ...rest }: { href: string; variant?: Variant; size?: "sm" | "md"; children: ReactNode; className?: string; "data-testid"?: string }) {
+export function ButtonLink({
+  href,
+  variant = "primary",
+  size = "md",
+  children,
+  className = "",
+  ...rest
+}: {
+  href: string;
+  variant?: Variant;
+  size?: "sm" | "md";
+  children: ReactNode;
+  className?: string;
+  "data-testid"?: string;
+}) {
   return (
     <Link href={href} className={`${buttonClasses(variant, size)} ${className}`} {...rest}>
       {children}

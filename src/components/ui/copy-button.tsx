@@ -4,7 +4,15 @@ import { useState } from "react";
 import { buttonClasses } from "./button";
 
 /** Copies `value` to the clipboard; falls back to selecting it where the clipboard API is unavailable (plain http). */
-export function CopyButton({ value, label = "Copy", ...rest }: { value: string; label?: string; "data-testid"?: string }) {
+export function CopyButton({
+  value,
+  label = "Copy",
+  ...rest
+}: {
+  value: string;
+  label?: string;
+  "data-testid"?: string;
+}) {
   const [copied, setCopied] = useState(false);
   async function copy() {
     try {
@@ -33,7 +41,10 @@ export function CopyField({ value, label, ...rest }: { value: string; label: str
     <div>
       <p className="text-sm font-medium text-slate-800 dark:text-slate-200">{label}</p>
       <div className="mt-1 flex items-start gap-2">
-        <code className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-xs text-slate-900 dark:text-slate-100" {...rest}>
+        <code
+          className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-xs text-slate-900 dark:text-slate-100"
+          {...rest}
+        >
           {value}
         </code>
         <CopyButton value={value} label={`Copy`} />

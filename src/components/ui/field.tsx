@@ -4,7 +4,18 @@ const INPUT =
   "block w-full rounded-md border-0 bg-white dark:bg-slate-900 px-3 py-2 text-sm text-slate-900 dark:text-slate-100 shadow-sm ring-1 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600 disabled:cursor-not-allowed disabled:bg-slate-100 disabled:text-slate-500 dark:disabled:bg-slate-800/60";
 
 /** A labelled input with its hint and its error, wired up for screen readers. */
-export function TextField({ label, hint, error, className = "", ...input }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: ReactNode; error?: string | null; ref?: Ref<HTMLInputElement> }) {
+export function TextField({
+  label,
+  hint,
+  error,
+  className = "",
+  ...input
+}: InputHTMLAttributes<HTMLInputElement> & {
+  label: string;
+  hint?: ReactNode;
+  error?: string | null;
+  ref?: Ref<HTMLInputElement>;
+}) {
   const id = useId();
   const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
   return (
@@ -12,7 +23,13 @@ export function TextField({ label, hint, error, className = "", ...input }: Inpu
       <label htmlFor={id} className="block text-sm font-medium text-slate-800 dark:text-slate-200">
         {label}
       </label>
-      <input id={id} {...input} aria-invalid={error ? true : undefined} aria-describedby={describedBy} className={`mt-1 ${INPUT} ${error ? "ring-red-400" : "ring-slate-300 dark:ring-slate-600"}`} />
+      <input
+        id={id}
+        {...input}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+        className={`mt-1 ${INPUT} ${error ? "ring-red-400" : "ring-slate-300 dark:ring-slate-600"}`}
+      />
       {hint ? (
         <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
           {hint}
@@ -27,7 +44,12 @@ export function TextField({ label, hint, error, className = "", ...input }: Inpu
   );
 }
 
-export function SelectField({ label, children, className = "", ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ReactNode }) {
+export function SelectField({
+  label,
+  children,
+  className = "",
+  ...select
+}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ReactNode }) {
   const id = useId();
   return (
     <div className={className}>

@@ -10,11 +10,26 @@ export function LoadingState({ label = "Loading…" }: { label?: string }) {
   );
 }
 
-export function EmptyState({ title, children, action, ...rest }: { title: string; children?: ReactNode; action?: ReactNode; "data-testid"?: string }) {
+export function EmptyState({
+  title,
+  children,
+  action,
+  ...rest
+}: {
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+  "data-testid"?: string;
+}) {
   return (
-    <div className="rounded-lg border border-dashed border-slate-300 dark:border-slate-600 px-6 py-10 text-center" {...rest}>
+    <div
+      className="rounded-lg border border-dashed border-slate-300 dark:border-slate-600 px-6 py-10 text-center"
+      {...rest}
+    >
       <p className="font-semibold text-slate-900 dark:text-slate-100">{title}</p>
-      {children ? <div className="mx-auto mt-1 max-w-md text-sm text-slate-600 dark:text-slate-400">{children}</div> : null}
+      {children ? (
+        <div className="mx-auto mt-1 max-w-md text-sm text-slate-600 dark:text-slate-400">{children}</div>
+      ) : null}
       {action ? <div className="mt-4">{action}</div> : null}
     </div>
   );
@@ -27,7 +42,11 @@ export function ErrorState({ message, onRetry }: { message: string; onRetry?: ()
       title="This could not be loaded"
       actions={
         onRetry ? (
-          <button type="button" onClick={onRetry} className="rounded-md bg-white dark:bg-slate-900 px-2.5 py-1.5 text-xs font-semibold text-red-800 dark:text-red-300 ring-1 ring-inset ring-red-300 dark:ring-red-700 hover:bg-red-50 dark:hover:bg-red-950">
+          <button
+            type="button"
+            onClick={onRetry}
+            className="rounded-md bg-white dark:bg-slate-900 px-2.5 py-1.5 text-xs font-semibold text-red-800 dark:text-red-300 ring-1 ring-inset ring-red-300 dark:ring-red-700 hover:bg-red-50 dark:hover:bg-red-950"
+          >
             Try again
           </button>
         ) : null

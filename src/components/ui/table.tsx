@@ -15,20 +15,37 @@ export function Table({ head, children, ...rest }: { head: ReactNode[]; children
         <thead className="max-sm:sr-only">
           <tr>
             {head.map((h, i) => (
-              <th key={i} scope="col" className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">
+              <th
+                key={i}
+                scope="col"
+                className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400"
+              >
                 {h}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100 max-sm:block max-sm:divide-y-0 dark:divide-slate-800">{children}</tbody>
+        <tbody className="divide-y divide-slate-100 max-sm:block max-sm:divide-y-0 dark:divide-slate-800">
+          {children}
+        </tbody>
       </table>
     </div>
   );
 }
 
 /** A cell; `label` (its column's name) is shown beside the value when the row is stacked on a phone. */
-export function Td({ children, label, className = "", ...rest }: { children?: ReactNode; label?: string; className?: string; colSpan?: number; "data-testid"?: string }) {
+export function Td({
+  children,
+  label,
+  className = "",
+  ...rest
+}: {
+  children?: ReactNode;
+  label?: string;
+  className?: string;
+  colSpan?: number;
+  "data-testid"?: string;
+}) {
   return (
     <td
       data-label={label || undefined}

@@ -4,7 +4,9 @@ import { appErrorOf } from "./app-error";
 // An expired or revoked session: back to log-in, then back here (browser only; the server has no window).
 function onUnauthorized(err: unknown) {
   if (typeof window !== "undefined" && appErrorOf(err)?.code === "UNAUTHORIZED") {
-    window.location.assign(`/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+    window.location.assign(
+      `/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`,
+    );
   }
 }
 
@@ -20,7 +22,8 @@ export function makeQueryClient(): QueryClient {
     defaultOptions: {
       queries: {
         staleTime: 10_000,
-        retry: (count, err) => count < 2 && !appErrorOf(err)?.code.match(/UNAUTHORIZED|NOT_FOUND|VALIDATION_FAILED|NUMBER_NOT_OWNED/),
+        retry: (count, err) =>
+          count < 2 && !appErrorOf(err)?.code.match(/UNAUTHORIZED|NOT_FOUND|VALIDATION_FAILED|NUMBER_NOT_OWNED/),
       },
     },
   });

@@ -15,7 +15,10 @@ export const sessionContext = cache(async (): Promise<Context> => {
   const c = await cookies();
   return {
     ...requestContextOf(h),
-    authorization: await sessionAuthorization({ headers: h, cookies: Object.fromEntries(c.getAll().map((x) => [x.name, x.value])) }),
+    authorization: await sessionAuthorization({
+      headers: h,
+      cookies: Object.fromEntries(c.getAll().map((x) => [x.name, x.value])),
+    }),
   };
 });
 

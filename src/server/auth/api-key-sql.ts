@@ -23,10 +23,27 @@ const keyAndAccountRead = precompiled((keyHash: string) =>
     .selectFrom("ApiKey as k")
     .innerJoin("Account as a", "a.id", "k.accountId")
     .select((eb) => [
-      "k.id as keyId", "k.lastUsedAt", "a.id", "a.email", "a.status",
-      "a.companyName", "a.createdAt", "a.webhookSecretEnc", "a.routingTokenEnc", "a.legacyRoutingToken",
-      eb.selectFrom("PhoneNumber as p").select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n")).whereRef("p.accountId", "=", "a.id").as("phoneNumbers"),
-      eb.selectFrom("ApiKey as ak").select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n")).whereRef("ak.accountId", "=", "a.id").where("ak.revokedAt", "is", null).as("apiKeys"),
+      "k.id as keyId",
+      "k.lastUsedAt",
+      "a.id",
+      "a.email",
+      "a.status",
+      "a.companyName",
+      "a.createdAt",
+      "a.webhookSecretEnc",
+      "a.routingTokenEnc",
+      "a.legacyRoutingToken",
+      eb
+        .selectFrom("PhoneNumber as p")
+        .select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n"))
+        .whereRef("p.accountId", "=", "a.id")
+        .as("phoneNumbers"),
+      eb
+        .selectFrom("ApiKey as ak")
+        .select((c) => c.cast<number>(c.fn.countAll(), "integer").as("n"))
+        .whereRef("ak.accountId", "=", "a.id")
+        .where("ak.revokedAt", "is", null)
+        .as("apiKeys"),
     ])
     .where("k.keyHash", "=", keyHash)
     .where("k.revokedAt", "is", null)
@@ -44,7 +61,10 @@ const touch = precompiled((keyId: string, now: Date, before: Date) =>
 
 type RowOf<F> = F extends (...args: never[]) => CompiledQuery<infer O> ? O : never;
 export type KeyedAccount = RowOf<typeof keyAndAccount>;
-export type AccountRead = Omit<RowOf<typeof keyAndAccountRead>, "keyId" | "lastUsedAt" | "phoneNumbers" | "apiKeys"> & { phoneNumbers: number; apiKeys: number };
+export type AccountRead = Omit<RowOf<typeof keyAndAccountRead>, "keyId" | "lastUsedAt" | "phoneNumbers" | "apiKeys"> & {
+  phoneNumbers: number;
+  apiKeys: number;
+};
 
 export async function findActiveKey(keyHash: string): Promise<KeyedAccount | null> {
   const [row] = await executeCompiled(keyAndAccount(keyHash));

@@ -7,7 +7,12 @@ import { verifyToken } from "./tokens";
 
 export type AuthenticatedAccount = { id: string; email: string; status: AccountStatus };
 /** `accountRead`: the account as GET /api/account shows it, when it was asked for and came with the key's look-up. */
-export type Auth = { account: AuthenticatedAccount; via: "apiKey" | "jwt"; apiKeyId: string | null; accountRead?: AccountRead };
+export type Auth = {
+  account: AuthenticatedAccount;
+  via: "apiKey" | "jwt";
+  apiKeyId: string | null;
+  accountRead?: AccountRead;
+};
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -35,7 +40,8 @@ export async function authenticate(authorization: string | null, opts: { readAcc
     const key = opts.readAccount ? await findActiveKeyWithAccountRead(keyHash) : await findActiveKey(keyHash);
     if (!key) throw new AppError("UNAUTHORIZED", "Invalid API key.");
     const now = new Date();
-    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchKey(key.keyId, now, LAST_USED_RESOLUTION_MS);
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
+      await touchKey(key.keyId, now, LAST_USED_RESOLUTION_MS);
     const account = { id: key.id, email: key.email, status: key.status };
     if (!opts.readAccount) return { account, via: "apiKey", apiKeyId: key.keyId };
     const { keyId, lastUsedAt, ...accountRead } = key as typeof key & AccountRead;
@@ -47,7 +53,11 @@ export async function authenticate(authorization: string | null, opts: { readAcc
   // The session version comes with the account in the one read: a token issued
   // before the last sign-out (or password change) is refused without another round trip.
   // A closed account's tokens are dead whatever their version (docs/decisions.md §20).
-  const account = await db().account.findUnique({ where: { id: claims.accountId }, select: { id: true, email: true, status: true, sessionVersion: true, deletedAt: true } });
-  if (!account || account.deletedAt || claims.sessionVersion < account.sessionVersion) throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
+  const account = await db().account.findUnique({
+    where: { id: claims.accountId },
+    select: { id: true, email: true, status: true, sessionVersion: true, deletedAt: true },
+  });
+  if (!account || account.deletedAt || claims.sessionVersion < account.sessionVersion)
+    throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
   return { account: { id: account.id, email: account.email, status: account.status }, via: "jwt", apiKeyId: null };
 }

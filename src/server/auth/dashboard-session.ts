@@ -36,9 +36,15 @@ export function authOptions(): NextAuthOptions {
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, req): Promise<LoginUser> {
-          const caller = createCaller({ ...requestContextOf((req.headers ?? {}) as Record<string, string | undefined>), authorization: null });
+          const caller = createCaller({
+            ...requestContextOf((req.headers ?? {}) as Record<string, string | undefined>),
+            authorization: null,
+          });
           try {
-            const { token, expiresAt } = await caller.auth.login({ email: credentials?.email ?? "", password: credentials?.password ?? "" });
+            const { token, expiresAt } = await caller.auth.login({
+              email: credentials?.email ?? "",
+              password: credentials?.password ?? "",
+            });
             const claims = await verifyToken("login", token);
             if (!claims) throw new Error("Login produced an unusable token.");
             return { id: claims.accountId, loginToken: token, loginTokenExpiresAt: expiresAt };
@@ -81,7 +87,10 @@ export function authOptions(): NextAuthOptions {
 }
 
 /** The `Authorization` value for procedures called on behalf of the session in these cookies, if any. */
-export async function sessionAuthorization(req: { headers: Headers | Record<string, string>; cookies: Record<string, string> }): Promise<string | null> {
+export async function sessionAuthorization(req: {
+  headers: Headers | Record<string, string>;
+  cookies: Record<string, string>;
+}): Promise<string | null> {
   const token = (await getToken({ req: req as never, secret: env().authSecret })) as SessionJwt | null;
   if (!token?.loginToken) return null;
   if (token.loginTokenExpiresAt && Date.parse(token.loginTokenExpiresAt) <= Date.now()) return null;

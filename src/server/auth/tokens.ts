@@ -58,7 +58,13 @@ export async function verifyToken(purpose: TokenPurpose, token: string): Promise
       audience: `${ISSUER}:${purpose}`,
       requiredClaims: ["exp", "iat", "jti", "sub"],
     });
-    if (typeof payload.sub !== "string" || !payload.sub || typeof payload.jti !== "string" || typeof payload.exp !== "number") return null;
+    if (
+      typeof payload.sub !== "string" ||
+      !payload.sub ||
+      typeof payload.jti !== "string" ||
+      typeof payload.exp !== "number"
+    )
+      return null;
     let sessionVersion = 0;
     if (purpose === "login") {
       if (typeof payload.sv !== "number" || !Number.isInteger(payload.sv) || payload.sv < 0) return null;

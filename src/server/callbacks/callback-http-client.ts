@@ -92,9 +92,13 @@ export function createCallbackClient(opts: CallbackClientOptions): CallbackClien
         if (!opts.allowPrivate) {
           const refused = target.all.find((a) => !isPublicUnicastIp(a.address));
           if (refused) {
-            throw new CallbackRequestError("blocked_address", "Callback host resolves to a private or reserved address", {
-              address: refused.address,
-            });
+            throw new CallbackRequestError(
+              "blocked_address",
+              "Callback host resolves to a private or reserved address",
+              {
+                address: refused.address,
+              },
+            );
           }
         }
         const agent = agents.agentFor(url, target.pinned);
@@ -125,7 +129,9 @@ async function resolveTarget(url: URL, resolver: LookupFunction): Promise<Resolv
     try {
       resolver(host, { all: true, family: 0 }, (err, addresses, family) => {
         if (err) return reject(new CallbackRequestError("dns", `Could not resolve ${host}`, { cause: err }));
-        resolve(typeof addresses === "string" ? [{ address: addresses, family: family ?? isIP(addresses) }] : addresses);
+        resolve(
+          typeof addresses === "string" ? [{ address: addresses, family: family ?? isIP(addresses) }] : addresses,
+        );
       });
     } catch (err) {
       reject(new CallbackRequestError("dns", `Could not resolve ${host}`, { cause: err }));
@@ -309,7 +315,9 @@ class Deadline {
 
   race<T>(work: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.onExpire(() => reject(new CallbackRequestError("timeout", `Callback did not complete within ${this.timeoutMs} ms`)));
+      this.onExpire(() =>
+        reject(new CallbackRequestError("timeout", `Callback did not complete within ${this.timeoutMs} ms`)),
+      );
       work.then(resolve, reject);
     });
   }

@@ -18,7 +18,9 @@ export function encryptSecret(plaintext: string, key: Buffer = env().encryptionK
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", keyObjectOf(key), iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return ["v1", iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+  return ["v1", iv, cipher.getAuthTag(), ciphertext]
+    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+    .join(".");
 }
 
 /**

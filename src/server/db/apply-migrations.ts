@@ -43,7 +43,10 @@ function isPool(client: ClientBase | Pool): client is Pool {
 
 async function readMigrations(migrationsDir: string): Promise<Migration[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(migrationsDir, name, "migration.sql"), "utf8");

@@ -39,10 +39,14 @@ export function pool(): pg.Pool {
       keepAlive: true,
     });
     // An idle connection the server dropped is discarded by the pool; it must not crash the process.
-    created.on("error", (err) => logger().warn({ err: err.message }, "an idle database connection failed; the pool replaces it"));
+    created.on("error", (err) =>
+      logger().warn({ err: err.message }, "an idle database connection failed; the pool replaces it"),
+    );
     // A connection checked out between two statements (a transaction, say) has no pool listener then: one of
     // its own keeps a server's "terminating connection" off stderr. Its holder's next statement fails and says so.
-    created.on("connect", (client) => client.on("error", (err) => logger().debug({ err: err.message }, "a database connection in use failed")));
+    created.on("connect", (client) =>
+      client.on("error", (err) => logger().debug({ err: err.message }, "a database connection in use failed")),
+    );
     return created;
   });
 }

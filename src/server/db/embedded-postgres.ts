@@ -27,7 +27,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   if (existsSync(lockFile)) {
     const pid = Number(readFileSync(lockFile, "utf8"));
     if (pid && pid !== process.pid && isAlive(pid)) {
-      throw new Error(`The embedded database in ${dataDir} is in use by process ${pid}; stop it or set DATA_DIR to another folder`);
+      throw new Error(
+        `The embedded database in ${dataDir} is in use by process ${pid}; stop it or set DATA_DIR to another folder`,
+      );
     }
   }
   writeFileSync(lockFile, String(process.pid));

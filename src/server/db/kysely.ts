@@ -10,7 +10,15 @@
  * generators or time shims: ids, `createdAt` and `updatedAt` have database
  * defaults, and every timestamp is `timestamptz`.
  */
-import { CompiledQuery, Kysely, PostgresDialect, sql, type Compilable, type InferResult, type RawBuilder } from "kysely";
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  sql,
+  type Compilable,
+  type InferResult,
+  type RawBuilder,
+} from "kysely";
 import type { DB } from "@/generated/kysely/db";
 import type { Prisma } from "@/generated/prisma/client";
 import { peek, rememberValue } from "../runtime/remember";
@@ -26,7 +34,10 @@ export function kysely(): Kysely<DB> {
   const current = pool();
   const held = peek<Held>("db.kysely");
   if (held?.pool === current) return held.db;
-  return rememberValue<Held>("db.kysely", { pool: current, db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedStatementPool(current) }) }) }).db;
+  return rememberValue<Held>("db.kysely", {
+    pool: current,
+    db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedStatementPool(current) }) }),
+  }).db;
 }
 
 /** The database's clock, for timestamps written in SQL (a transaction sees one `now()`). */
@@ -36,7 +47,10 @@ export const now = (): RawBuilder<Date> => sql<Date>`now()`;
  * Runs a Kysely query inside a Prisma interactive transaction, for the few
  * statements Prisma cannot say in the middle of Prisma work (`FOR UPDATE`).
  */
-export async function inPrismaTransaction<Q extends Compilable>(tx: Prisma.TransactionClient, query: Q): Promise<InferResult<Q>> {
+export async function inPrismaTransaction<Q extends Compilable>(
+  tx: Prisma.TransactionClient,
+  query: Q,
+): Promise<InferResult<Q>> {
   const compiled = query.compile();
   return tx.$queryRawUnsafe<InferResult<Q>>(compiled.sql, ...compiled.parameters);
 }
@@ -47,16 +61,23 @@ export async function inPrismaTransaction<Q extends Compilable>(tx: Prisma.Trans
  * voice request otherwise. `build` gets stand-ins for its arguments and may use
  * them only as values (never to choose the query's shape: make one per shape).
  */
-export function precompiled<A extends unknown[], O>(build: (...args: A) => Compilable<O>): (...args: A) => CompiledQuery<O> {
+export function precompiled<A extends unknown[], O>(
+  build: (...args: A) => Compilable<O>,
+): (...args: A) => CompiledQuery<O> {
   let compiled: { sql: string; slots: ({ arg: number } | { value: unknown })[] } | undefined;
   return (...args) => {
     if (!compiled) {
       const standIns = args.map((_, i) => `\u0000arg${i}\u0000`);
       const query = build(...(standIns as A)).compile();
-      const slots = query.parameters.map((p) => (typeof p === "string" && standIns.includes(p) ? { arg: standIns.indexOf(p) } : { value: p }));
+      const slots = query.parameters.map((p) =>
+        typeof p === "string" && standIns.includes(p) ? { arg: standIns.indexOf(p) } : { value: p },
+      );
       compiled = { sql: query.sql, slots };
     }
-    return CompiledQuery.raw(compiled.sql, compiled.slots.map((s) => ("arg" in s ? args[s.arg] : s.value))) as CompiledQuery<O>;
+    return CompiledQuery.raw(
+      compiled.sql,
+      compiled.slots.map((s) => ("arg" in s ? args[s.arg] : s.value)),
+    ) as CompiledQuery<O>;
   };
 }
 

@@ -55,7 +55,8 @@ export function lastReadyStatus(out: Uint8Array): string | null {
   while (offset + 5 <= out.length) {
     const type = out[offset];
     const length = view.getInt32(offset + 1);
-    if (type === READY_FOR_QUERY && length === 5 && offset + 6 <= out.length) status = String.fromCharCode(out[offset + 5]!);
+    if (type === READY_FOR_QUERY && length === 5 && offset + 6 <= out.length)
+      status = String.fromCharCode(out[offset + 5]!);
     offset += 1 + length;
   }
   return status;
@@ -120,18 +121,20 @@ export async function startPgliteWireServer(
         messages.push(new Uint8Array(buffer.subarray(0, length)));
         buffer = buffer.subarray(length);
       }
-      queue = queue.then(async () => {
-        for (const message of messages) {
-          if (socket.destroyed) return;
-          if (message[0] === TERMINATE && started) {
-            socket.end();
-            return;
+      queue = queue
+        .then(async () => {
+          for (const message of messages) {
+            if (socket.destroyed) return;
+            if (message[0] === TERMINATE && started) {
+              socket.end();
+              return;
+            }
+            await exchange(message);
           }
-          await exchange(message);
-        }
-      }).catch(() => {
-        socket.destroy();
-      });
+        })
+        .catch(() => {
+          socket.destroy();
+        });
     });
 
     socket.on("error", () => socket.destroy());
@@ -140,15 +143,17 @@ export async function startPgliteWireServer(
       gate.forget(id);
       // Whatever this client left open (a half-sent extended query, a
       // transaction) is closed before the session passes to the next one.
-      queue = queue.then(async () => {
-        if (gate.owner !== id) return;
-        try {
-          await db.runExclusive(() => db.execProtocolRaw(SYNC_MESSAGE));
-          if (db.isInTransaction()) await db.exec("ROLLBACK");
-        } finally {
-          gate.leave(id);
-        }
-      }).catch(() => gate.leave(id));
+      queue = queue
+        .then(async () => {
+          if (gate.owner !== id) return;
+          try {
+            await db.runExclusive(() => db.execProtocolRaw(SYNC_MESSAGE));
+            if (db.isInTransaction()) await db.exec("ROLLBACK");
+          } finally {
+            gate.leave(id);
+          }
+        })
+        .catch(() => gate.leave(id));
     });
   });
 

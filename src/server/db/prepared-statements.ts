@@ -28,7 +28,9 @@ function statementName(text: string): string {
  * a PostgreSQL server, where node-postgres parses it once per connection; unnamed on the embedded database.
  */
 export function namedQuery(text: string, values: readonly unknown[]): pg.QueryConfig {
-  return env().databaseUrl && values.length ? { name: statementName(text), text, values: [...values] } : { text, values: [...values] };
+  return env().databaseUrl && values.length
+    ? { name: statementName(text), text, values: [...values] }
+    : { text, values: [...values] };
 }
 
 export function preparedStatementPool(pool: pg.Pool): PostgresPool {

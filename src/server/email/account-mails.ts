@@ -10,13 +10,21 @@ function link(pathname: string, token: string): string {
 }
 
 function html(paragraphs: string[], url: string, action: string): string {
-  const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const esc = (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   const body = paragraphs.map((p) => `<p>${esc(p)}</p>`).join("\n");
   return `<!doctype html><html><body style="font-family:sans-serif">\n<p><a href="${esc(url)}">${esc(action)}</a></p>\n${body}\n</body></html>`;
 }
 
 /** A mail whose point is one link: what it is for, the link, then how long it works and what if you did not ask. */
-function linkMail(m: { to: string; subject: string; intro: string; url: string; action: string; notes: string[] }): MailMessage {
+function linkMail(m: {
+  to: string;
+  subject: string;
+  intro: string;
+  url: string;
+  action: string;
+  notes: string[];
+}): MailMessage {
   return {
     to: m.to,
     subject: m.subject,
@@ -43,7 +51,8 @@ export function passwordResetMail(to: string, token: string): MailMessage {
   return linkMail({
     to,
     subject: "Reset your Routekit password",
-    intro: "Someone (hopefully you) asked to reset the password of the Routekit account for this address. Choose a new password here:",
+    intro:
+      "Someone (hopefully you) asked to reset the password of the Routekit account for this address. Choose a new password here:",
     url: link("/reset-password", token),
     action: "Choose a new password",
     notes: [
@@ -71,7 +80,7 @@ export function emailChangeMail(to: string, token: string): MailMessage {
 export function emailChangeRequestedNotice(to: string, newEmail: string): MailMessage {
   const text = [
     `A change of your Routekit account's email address to ${newEmail} was requested. It takes effect only when the link sent to the new address is opened.`,
-    "If this was not you, change your password now (Settings, or \"Forgot password?\" on the log-in page): that signs out every session and the pending change can no longer be confirmed.",
+    'If this was not you, change your password now (Settings, or "Forgot password?" on the log-in page): that signs out every session and the pending change can no longer be confirmed.',
   ];
   return { to, subject: "Your Routekit email address is about to change", text: text.join("\n\n") + "\n" };
 }

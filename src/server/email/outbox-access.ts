@@ -17,7 +17,8 @@ export function isLocalHostHeader(host: string | null | undefined): boolean {
   return typeof host === "string" && LOCAL_HOST.test(host);
 }
 
-const isLoopbackHostname = (host: string) => host === "localhost" || host === "[::1]" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+const isLoopbackHostname = (host: string) =>
+  host === "localhost" || host === "[::1]" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /**
  * Who may read the outbox: it holds one-time links (password resets) for

@@ -32,7 +32,13 @@ export async function listOutbox(limit = 50): Promise<OutboxEntry[]> {
   } catch {
     return [];
   }
-  const newest = names.filter((n) => /^\d{15}-[0-9a-f]{12}\.json$/.test(n)).sort().reverse().slice(0, limit);
-  const entries = await Promise.all(newest.map(async (n) => JSON.parse(await readFile(path.join(outboxDir(), n), "utf8")) as OutboxEntry));
+  const newest = names
+    .filter((n) => /^\d{15}-[0-9a-f]{12}\.json$/.test(n))
+    .sort()
+    .reverse()
+    .slice(0, limit);
+  const entries = await Promise.all(
+    newest.map(async (n) => JSON.parse(await readFile(path.join(outboxDir(), n), "utf8")) as OutboxEntry),
+  );
   return entries;
 }

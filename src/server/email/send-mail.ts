@@ -29,7 +29,13 @@ export async function sendMail(message: MailMessage): Promise<void> {
     await writeToOutbox(from, message);
     return;
   }
-  await transport(smtpUrl).sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+  await transport(smtpUrl).sendMail({
+    from,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+  });
 }
 
 /**
@@ -38,5 +44,10 @@ export async function sendMail(message: MailMessage): Promise<void> {
  * logged without the message.
  */
 export function sendMailInBackground(message: MailMessage, what: string): void {
-  sendMail(message).catch((err: unknown) => logger().error({ err: { message: err instanceof Error ? err.message : String(err) }, mail: what }, "sending mail failed"));
+  sendMail(message).catch((err: unknown) =>
+    logger().error(
+      { err: { message: err instanceof Error ? err.message : String(err) }, mail: what },
+      "sending mail failed",
+    ),
+  );
 }

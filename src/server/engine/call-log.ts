@@ -60,14 +60,48 @@ export type AnswerRecord = {
 
 /** One call's answer as the batched statement takes it: a column each, unnested together. */
 const ANSWER_COLUMNS = {
-  callId: "text", answer: "text", errorCode: "text", errorMessage: "text", twiml: "text", requestAt: "timestamptz", requestStatus: "text",
-  accountId: "text", eventId: "text", callSid: "text", url: "text", payload: "text", status: '"DeliveryStatus"', at: "timestamptz",
-  deliveredAt: "timestamptz", answerUse: "text", statusCode: "int4", latencyMs: "int4", responseExcerpt: "text", error: "text",
+  callId: "text",
+  answer: "text",
+  errorCode: "text",
+  errorMessage: "text",
+  twiml: "text",
+  requestAt: "timestamptz",
+  requestStatus: "text",
+  accountId: "text",
+  eventId: "text",
+  callSid: "text",
+  url: "text",
+  payload: "text",
+  status: '"DeliveryStatus"',
+  at: "timestamptz",
+  deliveredAt: "timestamptz",
+  answerUse: "text",
+  statusCode: "int4",
+  latencyMs: "int4",
+  responseExcerpt: "text",
+  error: "text",
 } as const;
 type AnswerRow = {
-  callId: string; answer: string; errorCode: string | null; errorMessage: string | null; twiml: string; requestAt: Date; requestStatus: string;
-  accountId: string; eventId: string; callSid: string; url: string; payload: string; status: "DELIVERED" | "FAILED"; at: Date;
-  deliveredAt: Date | null; answerUse: string; statusCode: number | null; latencyMs: number; responseExcerpt: string | null; error: string | null;
+  callId: string;
+  answer: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  twiml: string;
+  requestAt: Date;
+  requestStatus: string;
+  accountId: string;
+  eventId: string;
+  callSid: string;
+  url: string;
+  payload: string;
+  status: "DELIVERED" | "FAILED";
+  at: Date;
+  deliveredAt: Date | null;
+  answerUse: string;
+  statusCode: number | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  error: string | null;
 };
 const ANSWER_COLUMN_NAMES = Object.keys(ANSWER_COLUMNS) as (keyof AnswerRow)[];
 
@@ -78,15 +112,23 @@ const ANSWER_COLUMN_NAMES = Object.keys(ANSWER_COLUMNS) as (keyof AnswerRow)[];
  */
 const recordAnswers = precompiled((...columns: unknown[][]) =>
   kysely()
-    .with("v", () =>
-      // Kysely writes a raw CTE body without the parentheses PostgreSQL needs.
-      sql<AnswerRow>`(select * from unnest(${sql.join(ANSWER_COLUMN_NAMES.map((c, i) => sql`${columns[i]}::${sql.raw(ANSWER_COLUMNS[c])}[]`))}) as v(${sql.join(ANSWER_COLUMN_NAMES.map((c) => sql.ref(c)))}))`,
+    .with(
+      "v",
+      () =>
+        // Kysely writes a raw CTE body without the parentheses PostgreSQL needs.
+        sql<AnswerRow>`(select * from unnest(${sql.join(ANSWER_COLUMN_NAMES.map((c, i) => sql`${columns[i]}::${sql.raw(ANSWER_COLUMNS[c])}[]`))}) as v(${sql.join(ANSWER_COLUMN_NAMES.map((c) => sql.ref(c)))}))`,
     )
     .with("c", (q) =>
       q
         .updateTable("Call")
         .from("v")
-        .set((eb) => ({ answer: eb.ref("v.answer"), errorCode: eb.ref("v.errorCode"), errorMessage: eb.ref("v.errorMessage"), twiml: eb.ref("v.twiml"), updatedAt: now() }))
+        .set((eb) => ({
+          answer: eb.ref("v.answer"),
+          errorCode: eb.ref("v.errorCode"),
+          errorMessage: eb.ref("v.errorMessage"),
+          twiml: eb.ref("v.twiml"),
+          updatedAt: now(),
+        }))
         .whereRef("Call.id", "=", "v.callId")
         .returning("Call.id"),
     )
@@ -94,20 +136,51 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
       q
         .insertInto("CallRequest")
         .columns(["callId", "at", "kind", "callStatus"])
-        .expression((eb) => eb.selectFrom("v").innerJoin("c", "c.id", "v.callId").select((s) => ["v.callId", "v.requestAt", s.val("voice").as("kind"), "v.requestStatus"])),
+        .expression((eb) =>
+          eb
+            .selectFrom("v")
+            .innerJoin("c", "c.id", "v.callId")
+            .select((s) => ["v.callId", "v.requestAt", s.val("voice").as("kind"), "v.requestStatus"]),
+        ),
     )
     .with("d", (q) =>
       q
         .insertInto("WebhookDelivery")
-        .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "cycleAttempts", "lastAttemptAt", "deliveredAt", "createdAt", "synchronous", "answerUse"])
+        .columns([
+          "accountId",
+          "eventId",
+          "eventType",
+          "callSid",
+          "url",
+          "payload",
+          "status",
+          "attemptCount",
+          "cycleAttempts",
+          "lastAttemptAt",
+          "deliveredAt",
+          "createdAt",
+          "synchronous",
+          "answerUse",
+        ])
         .expression((eb) =>
           eb
             .selectFrom("v")
             .innerJoin("c", "c.id", "v.callId")
             .select((s) => [
-              "v.accountId", "v.eventId", s.val("call.started").as("eventType"), "v.callSid", "v.url", "v.payload", "v.status",
-              s.val(1).as("attemptCount"), s.val(1).as("cycleAttempts"), "v.at as lastAttemptAt", "v.deliveredAt", "v.at as createdAt",
-              s.val(true).as("synchronous"), "v.answerUse",
+              "v.accountId",
+              "v.eventId",
+              s.val("call.started").as("eventType"),
+              "v.callSid",
+              "v.url",
+              "v.payload",
+              "v.status",
+              s.val(1).as("attemptCount"),
+              s.val(1).as("cycleAttempts"),
+              "v.at as lastAttemptAt",
+              "v.deliveredAt",
+              "v.at as createdAt",
+              s.val(true).as("synchronous"),
+              "v.answerUse",
             ]),
         )
         .returning(["id", "eventId"]),
@@ -115,11 +188,15 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
     .insertInto("WebhookAttempt")
     .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
     .expression((eb) =>
-      eb.selectFrom("d").innerJoin("v", "v.eventId", "d.eventId").select(["d.id", "v.at", "v.url", "v.statusCode", "v.latencyMs", "v.responseExcerpt", "v.error"]),
+      eb
+        .selectFrom("d")
+        .innerJoin("v", "v.eventId", "d.eventId")
+        .select(["d.id", "v.at", "v.url", "v.statusCode", "v.latencyMs", "v.responseExcerpt", "v.error"]),
     ),
 );
 
-const runAnswers = (rows: AnswerRow[]) => executeCompiled(recordAnswers(...ANSWER_COLUMN_NAMES.map((c) => rows.map((r) => r[c]))));
+const runAnswers = (rows: AnswerRow[]) =>
+  executeCompiled(recordAnswers(...ANSWER_COLUMN_NAMES.map((c) => rows.map((r) => r[c]))));
 
 /**
  * Answers go out in batches: one statement in flight, and what arrives while it
@@ -146,7 +223,10 @@ function flushAnswers(): void {
       .then(
         () => void (pending -= batch.length),
         (err: unknown) => {
-          logger().warn({ err: err instanceof Error ? err.message : String(err), calls: batch.length }, "could not record a batch of call answers; trying each alone");
+          logger().warn(
+            { err: err instanceof Error ? err.message : String(err), calls: batch.length },
+            "could not record a batch of call answers; trying each alone",
+          );
           // Each answer is then tried again alone, on the usual schedule, so one that cannot be written holds back no other.
           pending -= batch.length;
           for (const row of batch) writeLater("call answer", row.callSid, () => runAnswers([row]), 1);
@@ -217,8 +297,24 @@ export function recordRejectedLater(rec: RejectedCall): void {
       q
         .insertInto("Call")
         .columns([
-          "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "onErrorUrl",
-          "endedAt", "lastRequestAt", "createdAt", "answer", "errorCode", "errorMessage", "twiml",
+          "callSid",
+          "accountId",
+          "phoneNumberId",
+          "direction",
+          "fromNumber",
+          "toNumber",
+          "status",
+          "statusRank",
+          "onCallStartUrl",
+          "onCallEndUrl",
+          "onErrorUrl",
+          "endedAt",
+          "lastRequestAt",
+          "createdAt",
+          "answer",
+          "errorCode",
+          "errorMessage",
+          "twiml",
         ])
         .expression(
           q
@@ -242,14 +338,29 @@ export function recordRejectedLater(rec: RejectedCall): void {
               s.val(rec.error.message).as("errorMessage"),
               s.val(rec.twiml).as("twiml"),
             ])
-            .where((w) => w(w.selectFrom(recentRejects.as("recent")).select((c) => c.fn.countAll<number>().as("n")), "<", REJECTED_CALLS_PER_DAY)),
+            .where((w) =>
+              w(
+                w.selectFrom(recentRejects.as("recent")).select((c) => c.fn.countAll<number>().as("n")),
+                "<",
+                REJECTED_CALLS_PER_DAY,
+              ),
+            ),
         )
         .onConflict((oc) => oc.column("callSid").doNothing())
         .returning("id"),
     )
     .insertInto("CallRequest")
     .columns(["callId", "at", "kind", "callStatus"])
-    .expression((eb) => eb.selectFrom("c").select((s) => ["c.id", s.val(rec.at).as("at"), s.val("voice").as("kind"), s.val(rec.requestStatus).as("callStatus")]));
+    .expression((eb) =>
+      eb
+        .selectFrom("c")
+        .select((s) => [
+          "c.id",
+          s.val(rec.at).as("at"),
+          s.val("voice").as("kind"),
+          s.val(rec.requestStatus).as("callStatus"),
+        ]),
+    );
   writeLater("rejected call", rec.callSid, () => query.execute());
 }
 
@@ -277,7 +388,10 @@ function writeLater(what: string, callSid: string, write: () => Promise<unknown>
         const delay = RETRY_DELAYS_MS[n];
         if (delay === undefined) {
           pending--;
-          logger().error({ err: err instanceof Error ? err.message : String(err), callSid }, `could not record the ${what}`);
+          logger().error(
+            { err: err instanceof Error ? err.message : String(err), callSid },
+            `could not record the ${what}`,
+          );
           return;
         }
         setTimeout(() => attempt(n + 1), delay).unref();

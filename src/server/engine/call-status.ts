@@ -7,7 +7,13 @@ import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus 
 
 export type TerminalStatus = TerminalCallStatus;
 
-const RANK: Record<Exclude<TwilioCallStatus, TerminalCallStatus>, number> = { queued: 0, initiated: 1, ringing: 2, "in-progress": 3, answered: 3 };
+const RANK: Record<Exclude<TwilioCallStatus, TerminalCallStatus>, number> = {
+  queued: 0,
+  initiated: 1,
+  ringing: 2,
+  "in-progress": 3,
+  answered: 3,
+};
 export const TERMINAL_RANK = 10;
 
 export function isTerminal(status: string): status is TerminalStatus {

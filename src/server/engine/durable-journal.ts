@@ -106,8 +106,13 @@ export class DurableJournal<T> {
 
   private async read(name: string): Promise<T | undefined> {
     try {
-      const record = JSON.parse(await readFile(path.join(this.dir, name), "utf8")) as { v?: unknown; sha256?: unknown; entry?: unknown };
-      if (record.v !== 1 || typeof record.entry !== "string" || record.sha256 !== sha256(record.entry)) return undefined;
+      const record = JSON.parse(await readFile(path.join(this.dir, name), "utf8")) as {
+        v?: unknown;
+        sha256?: unknown;
+        entry?: unknown;
+      };
+      if (record.v !== 1 || typeof record.entry !== "string" || record.sha256 !== sha256(record.entry))
+        return undefined;
       return JSON.parse(record.entry) as T;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") throw err;

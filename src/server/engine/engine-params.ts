@@ -30,10 +30,14 @@ export function validateEngineParams(params: EngineParams): void {
   }
   const duration = params.CallDuration;
   if (duration !== undefined && (!DURATION.test(duration) || Number(duration) > MAX_CALL_DURATION_SECONDS)) {
-    problems.push({ path: "CallDuration", message: `must be a whole number of seconds from 0 to ${MAX_CALL_DURATION_SECONDS}` });
+    problems.push({
+      path: "CallDuration",
+      message: `must be a whole number of seconds from 0 to ${MAX_CALL_DURATION_SECONDS}`,
+    });
   }
   if (!params.CallSid) problems.push({ path: "CallSid", message: "is required" });
-  if (problems.length) throw new AppError("VALIDATION_FAILED", "These are not Twilio's call parameters.", { details: problems });
+  if (problems.length)
+    throw new AppError("VALIDATION_FAILED", "These are not Twilio's call parameters.", { details: problems });
 }
 
 /** The request's CallStatus, once `validateEngineParams` has passed it. */

@@ -36,12 +36,17 @@ let database: DatabaseAvailability | undefined;
 export async function serveEngine(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
   try {
     if (req.method !== "POST") {
-      throw new AppError("METHOD_NOT_ALLOWED", "The engine takes Twilio's POST requests; set the voice URL's method to HTTP POST.");
+      throw new AppError(
+        "METHOD_NOT_ALLOWED",
+        "The engine takes Twilio's POST requests; set the voice URL's method to HTTP POST.",
+      );
     }
     const pathAndQuery = req.url ?? "/";
     const token = engineToken(pathAndQuery);
     if (!token) throw new AppError("NOT_FOUND", "Unknown engine URL.");
-    const query = pathAndQuery.includes("?") ? new URLSearchParams(pathAndQuery.slice(pathAndQuery.indexOf("?") + 1)) : null;
+    const query = pathAndQuery.includes("?")
+      ? new URLSearchParams(pathAndQuery.slice(pathAndQuery.indexOf("?") + 1))
+      : null;
     const params = parseEngineParams(checkedBodyOf(req)?.toString("utf8") ?? (await readNodeBody(req)));
     validateEngineParams(params);
     const signature = req.headers["x-twilio-signature"];

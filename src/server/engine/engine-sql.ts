@@ -11,8 +11,14 @@ import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { TERMINAL_RANK } from "./call-status";
 
 const ACCOUNT_COLUMNS = [
-  "a.id", "a.status", "a.stripeCustomerId", "a.currentPeriodStart", "a.currentPeriodEnd",
-  "a.webhookSecretEnc", "a.previousWebhookSecretEnc", "a.previousWebhookSecretExpiresAt",
+  "a.id",
+  "a.status",
+  "a.stripeCustomerId",
+  "a.currentPeriodStart",
+  "a.currentPeriodEnd",
+  "a.webhookSecretEnc",
+  "a.previousWebhookSecretEnc",
+  "a.previousWebhookSecretExpiresAt",
 ] as const;
 type AccountColumn = (typeof ACCOUNT_COLUMNS)[number] extends `a.${infer C}` ? C : never;
 
@@ -26,8 +32,21 @@ export type EngineNumber = { id: string; onCallStartUrl: string; onCallEndUrl: s
 
 // The call's columns that decide it; the call log's (answer, error, TwiML of up to 16 KiB) are no part of that.
 const CALL_COLUMNS = [
-  "id", "accountId", "callSid", "direction", "fromNumber", "toNumber", "phoneNumberId", "metadata", "statusRank",
-  "answeredBy", "onCallStartUrl", "onCallEndUrl", "onErrorUrl", "providerAccountSid", "providerAuthTokenEnc",
+  "id",
+  "accountId",
+  "callSid",
+  "direction",
+  "fromNumber",
+  "toNumber",
+  "phoneNumberId",
+  "metadata",
+  "statusRank",
+  "answeredBy",
+  "onCallStartUrl",
+  "onCallEndUrl",
+  "onErrorUrl",
+  "providerAccountSid",
+  "providerAuthTokenEnc",
 ] as const;
 type CallColumn = (typeof CALL_COLUMNS)[number];
 
@@ -43,49 +62,87 @@ function callFromRow(row: PrefixedRow): EngineCall | null {
   return Object.fromEntries(CALL_COLUMNS.map((c) => [c, row[`call_${c}`]])) as EngineCall;
 }
 
-export type EngineLookup = { account: EngineAccount; number: EngineNumber | null; call: EngineCall | null; connection: EngineConnection | null };
+export type EngineLookup = {
+  account: EngineAccount;
+  number: EngineNumber | null;
+  call: EngineCall | null;
+  connection: EngineConnection | null;
+};
 
 // An outbound call is found by our own id (on its URLs), and only within the account; any other by its SID.
 const lookup = (by: "sid" | "id") =>
   precompiled((tokenHash: string, to: string, key: string) =>
     kysely()
       .selectFrom("Account as a")
-      .leftJoin("PhoneNumber as n", (j) => j.on("n.phoneNumber", "=", to).onRef("n.accountId", "=", "a.id").on("n.isActive", "=", true))
+      .leftJoin("PhoneNumber as n", (j) =>
+        j.on("n.phoneNumber", "=", to).onRef("n.accountId", "=", "a.id").on("n.isActive", "=", true),
+      )
       .leftJoin("TwilioConnection as tc", "tc.accountId", "a.id")
-      .leftJoin("Call as c", (j) => (by === "id" ? j.on("c.id", "=", key).onRef("c.accountId", "=", "a.id") : j.on("c.callSid", "=", key)))
+      .leftJoin("Call as c", (j) =>
+        by === "id" ? j.on("c.id", "=", key).onRef("c.accountId", "=", "a.id") : j.on("c.callSid", "=", key),
+      )
       .select([
         ...ACCOUNT_COLUMNS,
-        "n.id as numberId", "n.onCallStartUrl as numberStartUrl", "n.onCallEndUrl as numberEndUrl", "n.onErrorUrl as numberErrorUrl",
-        "tc.accountSid as connectionAccountSid", "tc.authTokenEnc as connectionAuthTokenEnc",
+        "n.id as numberId",
+        "n.onCallStartUrl as numberStartUrl",
+        "n.onCallEndUrl as numberEndUrl",
+        "n.onErrorUrl as numberErrorUrl",
+        "tc.accountSid as connectionAccountSid",
+        "tc.authTokenEnc as connectionAuthTokenEnc",
         ...prefixedCallColumns,
       ])
       // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
       .where((eb) =>
-        eb.or([eb("a.routingTokenHash", "=", tokenHash), eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())])]),
+        eb.or([
+          eb("a.routingTokenHash", "=", tokenHash),
+          eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())]),
+        ]),
       ),
   );
 const lookupBySid = lookup("sid");
 const lookupById = lookup("id");
 
 /** The account behind an engine URL, the number called (active only) and the call, in one read. */
-export async function lookupEngineRequest(opts: { routingToken: string; to: string; callSid: string; callId: string | null }): Promise<EngineLookup | null> {
+export async function lookupEngineRequest(opts: {
+  routingToken: string;
+  to: string;
+  callSid: string;
+  callId: string | null;
+}): Promise<EngineLookup | null> {
   const tokenHash = hashRoutingToken(opts.routingToken);
-  const query = opts.callId ? lookupById(tokenHash, opts.to, opts.callId) : lookupBySid(tokenHash, opts.to, opts.callSid);
+  const query = opts.callId
+    ? lookupById(tokenHash, opts.to, opts.callId)
+    : lookupBySid(tokenHash, opts.to, opts.callSid);
   const [row] = await executeCompiled(query);
   if (!row) return null;
   const { numberId, numberStartUrl, numberEndUrl, numberErrorUrl, connectionAccountSid, connectionAuthTokenEnc } = row;
   return {
     account: {
-      id: row.id, status: row.status, stripeCustomerId: row.stripeCustomerId, currentPeriodStart: row.currentPeriodStart, currentPeriodEnd: row.currentPeriodEnd,
-      webhookSecretEnc: row.webhookSecretEnc, previousWebhookSecretEnc: row.previousWebhookSecretEnc, previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
+      id: row.id,
+      status: row.status,
+      stripeCustomerId: row.stripeCustomerId,
+      currentPeriodStart: row.currentPeriodStart,
+      currentPeriodEnd: row.currentPeriodEnd,
+      webhookSecretEnc: row.webhookSecretEnc,
+      previousWebhookSecretEnc: row.previousWebhookSecretEnc,
+      previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
     },
-    number: numberId && numberStartUrl && numberEndUrl ? { id: numberId, onCallStartUrl: numberStartUrl, onCallEndUrl: numberEndUrl, onErrorUrl: numberErrorUrl } : null,
+    number:
+      numberId && numberStartUrl && numberEndUrl
+        ? { id: numberId, onCallStartUrl: numberStartUrl, onCallEndUrl: numberEndUrl, onErrorUrl: numberErrorUrl }
+        : null,
     call: callFromRow(row as unknown as PrefixedRow),
-    connection: connectionAccountSid && connectionAuthTokenEnc ? { accountSid: connectionAccountSid, authTokenEnc: connectionAuthTokenEnc } : null,
+    connection:
+      connectionAccountSid && connectionAuthTokenEnc
+        ? { accountSid: connectionAccountSid, authTokenEnc: connectionAuthTokenEnc }
+        : null,
   };
 }
 
-type NewInboundCall = Omit<EngineCall, "id" | "metadata" | "answeredBy" | "providerAccountSid" | "providerAuthTokenEnc" | "direction"> & {
+type NewInboundCall = Omit<
+  EngineCall,
+  "id" | "metadata" | "answeredBy" | "providerAccountSid" | "providerAuthTokenEnc" | "direction"
+> & {
   status: string;
   reconciled?: boolean;
 };
@@ -101,12 +158,34 @@ export async function insertInboundCall(call: NewInboundCall): Promise<EngineCal
 /** The same, saying whether this insert made the row (`inserted`) or found it there. */
 const insertInbound = (reconciled: boolean) =>
   precompiled(
-    (callSid: string, accountId: string, phoneNumberId: string | null, fromNumber: string, toNumber: string, status: string, statusRank: number,
-      onCallStartUrl: string, onCallEndUrl: string, onErrorUrl: string | null) =>
+    (
+      callSid: string,
+      accountId: string,
+      phoneNumberId: string | null,
+      fromNumber: string,
+      toNumber: string,
+      status: string,
+      statusRank: number,
+      onCallStartUrl: string,
+      onCallEndUrl: string,
+      onErrorUrl: string | null,
+    ) =>
       kysely()
         .insertInto("Call")
-        .values({ callSid, accountId, phoneNumberId, direction: "inbound", fromNumber, toNumber, status, statusRank, onCallStartUrl, onCallEndUrl, onErrorUrl,
-          reconciledAt: reconciled ? now() : null })
+        .values({
+          callSid,
+          accountId,
+          phoneNumberId,
+          direction: "inbound",
+          fromNumber,
+          toNumber,
+          status,
+          statusRank,
+          onCallStartUrl,
+          onCallEndUrl,
+          onErrorUrl,
+          reconciledAt: reconciled ? now() : null,
+        })
         .onConflict((oc) => oc.column("callSid").doNothing())
         // Only the id: the rest of a new row is what was just sent, so it is not read back (15 columns decoded per call otherwise).
         .returning("id"),
@@ -114,19 +193,59 @@ const insertInbound = (reconciled: boolean) =>
 const insertLive = insertInbound(false);
 const insertReconciled = insertInbound(true);
 
-export async function insertInboundCallOnce(call: NewInboundCall): Promise<{ call: EngineCall | null; inserted: boolean }> {
+export async function insertInboundCallOnce(
+  call: NewInboundCall,
+): Promise<{ call: EngineCall | null; inserted: boolean }> {
   const insert = call.reconciled ? insertReconciled : insertLive;
-  const query = insert(call.callSid, call.accountId, call.phoneNumberId, call.fromNumber, call.toNumber, call.status, call.statusRank, call.onCallStartUrl, call.onCallEndUrl, call.onErrorUrl);
+  const query = insert(
+    call.callSid,
+    call.accountId,
+    call.phoneNumberId,
+    call.fromNumber,
+    call.toNumber,
+    call.status,
+    call.statusRank,
+    call.onCallStartUrl,
+    call.onCallEndUrl,
+    call.onErrorUrl,
+  );
   const [inserted] = await executeCompiled(query);
   if (inserted) {
-    const { callSid, accountId, phoneNumberId, fromNumber, toNumber, statusRank, onCallStartUrl, onCallEndUrl, onErrorUrl } = call;
+    const {
+      callSid,
+      accountId,
+      phoneNumberId,
+      fromNumber,
+      toNumber,
+      statusRank,
+      onCallStartUrl,
+      onCallEndUrl,
+      onErrorUrl,
+    } = call;
     const made: EngineCall = {
-      id: inserted.id, accountId, callSid, direction: "inbound", fromNumber, toNumber, phoneNumberId, metadata: null, statusRank, answeredBy: null,
-      onCallStartUrl, onCallEndUrl, onErrorUrl, providerAccountSid: null, providerAuthTokenEnc: null,
+      id: inserted.id,
+      accountId,
+      callSid,
+      direction: "inbound",
+      fromNumber,
+      toNumber,
+      phoneNumberId,
+      metadata: null,
+      statusRank,
+      answeredBy: null,
+      onCallStartUrl,
+      onCallEndUrl,
+      onErrorUrl,
+      providerAccountSid: null,
+      providerAuthTokenEnc: null,
     };
     return { call: made, inserted: true };
   }
-  const existing = await kysely().selectFrom("Call").select(CALL_COLUMNS).where("callSid", "=", call.callSid).executeTakeFirst();
+  const existing = await kysely()
+    .selectFrom("Call")
+    .select(CALL_COLUMNS)
+    .where("callSid", "=", call.callSid)
+    .executeTakeFirst();
   return { call: existing && existing.accountId === call.accountId ? existing : null, inserted: false };
 }
 
@@ -150,10 +269,22 @@ export type TimelineRequest = {
 
 // Each status request goes on the call's timeline (CallRequest) in the statement it runs anyway;
 // a data-modifying CTE always runs, so duplicates and late statuses are on the timeline too.
-function withTimeline(db: Kysely<DB>, callId: string, at: Date | ReturnType<typeof now>, request: TimelineRequest | null, status: string): QueryCreator<DB> {
+function withTimeline(
+  db: Kysely<DB>,
+  callId: string,
+  at: Date | ReturnType<typeof now>,
+  request: TimelineRequest | null,
+  status: string,
+): QueryCreator<DB> {
   if (!request) return db;
   return db.with("timeline", (q) =>
-    q.insertInto("CallRequest").values({ callId, at, kind: request.kind, callStatus: request.sentStatus ?? status, sequenceNumber: request.sequenceNumber }),
+    q.insertInto("CallRequest").values({
+      callId,
+      at,
+      kind: request.kind,
+      callStatus: request.sentStatus ?? status,
+      sequenceNumber: request.sequenceNumber,
+    }),
   ) as unknown as QueryCreator<DB>;
 }
 
@@ -180,7 +311,9 @@ export async function advanceCall(opts: {
         status: eb.case().when(forward).then(opts.status).else(eb.ref("status")).end(),
         statusRank: eb.fn<number>("greatest", [eb.ref("statusRank"), eb.val(rank)]),
         answeredBy: eb.case().when(forward).then(opts.answeredBy).else(eb.ref("answeredBy")).end(),
-        answeredAt: opts.answered ? eb.case().when(forward).then(now()).else(eb.ref("answeredAt")).end() : eb.ref("answeredAt"),
+        answeredAt: opts.answered
+          ? eb.case().when(forward).then(now()).else(eb.ref("answeredAt")).end()
+          : eb.ref("answeredAt"),
         lastRequestAt: now(),
         updatedAt: now(),
       };
@@ -207,7 +340,17 @@ export const UNVERIFIED_DURATION_SLACK_SECONDS = 60;
  */
 export async function closeCall(
   db: Kysely<DB>,
-  opts: { callId: string; status: string; rank: number; endedAt: Date; durationSeconds: number; answeredBy: string | null; reconciled: boolean; request: TimelineRequest; clampToLifetime?: boolean },
+  opts: {
+    callId: string;
+    status: string;
+    rank: number;
+    endedAt: Date;
+    durationSeconds: number;
+    answeredBy: string | null;
+    reconciled: boolean;
+    request: TimelineRequest;
+    clampToLifetime?: boolean;
+  },
 ): Promise<number | null> {
   const failed = opts.status === "failed";
   const reported = sql<number>`${opts.durationSeconds}::int`;
@@ -220,7 +363,9 @@ export async function closeCall(
       statusRank: opts.rank,
       endedAt: opts.endedAt,
       durationSeconds: clamp ? sql<number>`least(${reported}, ${lifetime})` : opts.durationSeconds,
-      reportedDurationSeconds: clamp ? sql<number | null>`case when ${reported} > ${lifetime} then ${reported} end` : null,
+      reportedDurationSeconds: clamp
+        ? sql<number | null>`case when ${reported} > ${lifetime} then ${reported} end`
+        : null,
       answeredBy: opts.answeredBy,
       providerAuthTokenEnc: null,
       lastRequestAt: now(),
@@ -228,7 +373,14 @@ export async function closeCall(
       updatedAt: now(),
       // A failed call says why, unless it already does (SET sees the row as it was).
       errorCode: failed ? eb.fn.coalesce("errorCode", eb.val("CALL_FAILED")) : eb.ref("errorCode"),
-      errorMessage: failed ? eb.case().when("errorCode", "is", null).then("Twilio reported the call as failed.").else(eb.ref("errorMessage")).end() : eb.ref("errorMessage"),
+      errorMessage: failed
+        ? eb
+            .case()
+            .when("errorCode", "is", null)
+            .then("Twilio reported the call as failed.")
+            .else(eb.ref("errorMessage"))
+            .end()
+        : eb.ref("errorMessage"),
     }))
     .where("id", "=", opts.callId)
     .where("statusRank", "<", opts.rank)
@@ -242,7 +394,11 @@ export async function closeCall(
 /** The accounts with these ids, as the close path needs them. */
 export async function engineAccounts(ids: string[]): Promise<Map<string, EngineAccount>> {
   if (!ids.length) return new Map();
-  const rows = await kysely().selectFrom("Account as a").select(ACCOUNT_COLUMNS).where((eb) => eb("a.id", "=", eb.fn.any(eb.val(ids)))).execute();
+  const rows = await kysely()
+    .selectFrom("Account as a")
+    .select(ACCOUNT_COLUMNS)
+    .where((eb) => eb("a.id", "=", eb.fn.any(eb.val(ids))))
+    .execute();
   return new Map(rows.map((a) => [a.id, a]));
 }
 
@@ -263,12 +419,20 @@ export async function staleOpenCalls(before: Date, limit: number): Promise<Stale
     .orderBy("c.lastRequestAt")
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ call: callFromRow(r as unknown as PrefixedRow)!, connection: { accountSid: r.accountSid, authTokenEnc: r.authTokenEnc } }));
+  return rows.map((r) => ({
+    call: callFromRow(r as unknown as PrefixedRow)!,
+    connection: { accountSid: r.accountSid, authTokenEnc: r.authTokenEnc },
+  }));
 }
 
 /** Twilio knows nothing final about the call yet: ask again after another quiet spell, and let the others have their turn. */
 export async function postponeReconciliation(callId: string, at: Date): Promise<void> {
-  await kysely().updateTable("Call").set({ lastRequestAt: at }).where("id", "=", callId).where("statusRank", "<", TERMINAL_RANK).execute();
+  await kysely()
+    .updateTable("Call")
+    .set({ lastRequestAt: at })
+    .where("id", "=", callId)
+    .where("statusRank", "<", TERMINAL_RANK)
+    .execute();
 }
 
 export type ReconcileTarget = EngineConnection & {
@@ -282,10 +446,21 @@ export type ReconcileTarget = EngineConnection & {
 export async function reconcileTargets(): Promise<ReconcileTarget[]> {
   const rows = await kysely()
     .selectFrom("TwilioConnection as tc")
-    .innerJoin("PhoneNumber as n", (j) => j.onRef("n.accountId", "=", "tc.accountId").on("n.verified", "=", true).on("n.isActive", "=", true))
+    .innerJoin("PhoneNumber as n", (j) =>
+      j.onRef("n.accountId", "=", "tc.accountId").on("n.verified", "=", true).on("n.isActive", "=", true),
+    )
     .select([
-      "tc.accountId", "tc.accountSid", "tc.authTokenEnc", "tc.connectedAt", "tc.reconciledThrough",
-      "n.id", "n.phoneNumber", "n.onCallStartUrl", "n.onCallEndUrl", "n.onErrorUrl", "n.createdAt",
+      "tc.accountId",
+      "tc.accountSid",
+      "tc.authTokenEnc",
+      "tc.connectedAt",
+      "tc.reconciledThrough",
+      "n.id",
+      "n.phoneNumber",
+      "n.onCallStartUrl",
+      "n.onCallEndUrl",
+      "n.onErrorUrl",
+      "n.createdAt",
     ])
     .orderBy("tc.accountId")
     .execute();
@@ -293,10 +468,24 @@ export async function reconcileTargets(): Promise<ReconcileTarget[]> {
   for (const r of rows) {
     let t = targets.get(r.accountId);
     if (!t) {
-      t = { accountId: r.accountId, accountSid: r.accountSid, authTokenEnc: r.authTokenEnc, connectedAt: r.connectedAt, reconciledThrough: r.reconciledThrough, numbers: [] };
+      t = {
+        accountId: r.accountId,
+        accountSid: r.accountSid,
+        authTokenEnc: r.authTokenEnc,
+        connectedAt: r.connectedAt,
+        reconciledThrough: r.reconciledThrough,
+        numbers: [],
+      };
       targets.set(r.accountId, t);
     }
-    t.numbers.push({ id: r.id, phoneNumber: r.phoneNumber, onCallStartUrl: r.onCallStartUrl, onCallEndUrl: r.onCallEndUrl, onErrorUrl: r.onErrorUrl, createdAt: r.createdAt });
+    t.numbers.push({
+      id: r.id,
+      phoneNumber: r.phoneNumber,
+      onCallStartUrl: r.onCallStartUrl,
+      onCallEndUrl: r.onCallEndUrl,
+      onErrorUrl: r.onErrorUrl,
+      createdAt: r.createdAt,
+    });
   }
   return [...targets.values()];
 }
@@ -305,7 +494,12 @@ export async function reconcileTargets(): Promise<ReconcileTarget[]> {
 export async function advanceReconciledThrough(accountId: string, through: Date): Promise<void> {
   await kysely()
     .updateTable("TwilioConnection")
-    .set((eb) => ({ reconciledThrough: eb.fn<Date>("greatest", [eb.fn.coalesce("reconciledThrough", eb.val(through)), eb.val(through)]) }))
+    .set((eb) => ({
+      reconciledThrough: eb.fn<Date>("greatest", [
+        eb.fn.coalesce("reconciledThrough", eb.val(through)),
+        eb.val(through),
+      ]),
+    }))
     .where("accountId", "=", accountId)
     .execute();
 }

@@ -17,7 +17,10 @@ export const FINAL_STATUS_DEADLINE_MS = 4_000;
 const MAX_JOURNALED = 200_000;
 const REPLAY_INTERVAL_MS = 2_000;
 
-type JournaledRequest = Omit<EngineRequest, "params" | "receivedAt"> & { params: [string, string][]; receivedAt: string };
+type JournaledRequest = Omit<EngineRequest, "params" | "receivedAt"> & {
+  params: [string, string][];
+  receivedAt: string;
+};
 
 let instance: DurableJournal<JournaledRequest> | undefined;
 
@@ -39,7 +42,10 @@ export async function handleFinalStatus(req: EngineRequest, deadlineMs = FINAL_S
   work.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const outcome = await Promise.race([work, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)))]);
+    const outcome = await Promise.race([
+      work,
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs))),
+    ]);
     if (outcome !== null) return outcome;
   } catch (err) {
     if (!isTransientError(err)) throw err;
@@ -54,14 +60,24 @@ export async function handleFinalStatus(req: EngineRequest, deadlineMs = FINAL_S
  * back, and answers what Twilio gets: the database is known to be down (a
  * degraded start), or it did not answer within the deadline.
  */
-export async function journalFinalStatus(req: EngineRequest, receivedAt: Date = req.receivedAt ?? new Date()): Promise<string> {
+export async function journalFinalStatus(
+  req: EngineRequest,
+  receivedAt: Date = req.receivedAt ?? new Date(),
+): Promise<string> {
   try {
-    await finalStatusJournal().append({ ...req, params: Object.entries(req.params), receivedAt: receivedAt.toISOString() });
+    await finalStatusJournal().append({
+      ...req,
+      params: Object.entries(req.params),
+      receivedAt: receivedAt.toISOString(),
+    });
   } catch (err) {
     logger().error({ err: err instanceof Error ? err.message : String(err) }, "a final status could not be journaled");
     throw new AppError("SERVICE_UNAVAILABLE", "The final status could not be recorded; try again.", { cause: err });
   }
-  logger().warn({ callSid: req.params.CallSid, status: req.params.CallStatus }, "database unavailable: final status journaled, applied once it is back");
+  logger().warn(
+    { callSid: req.params.CallSid, status: req.params.CallStatus },
+    "database unavailable: final status journaled, applied once it is back",
+  );
   return EMPTY_TWIML;
 }
 
@@ -97,7 +113,8 @@ export async function replayFinalStatuses(): Promise<{ applied: number; corrupt:
 
 /** At start and then every few seconds: what an outage left in the journal reaches the database once it is back. */
 export function startFinalStatusReplay(): () => void {
-  const run = () => void replayFinalStatuses().catch((err: unknown) => logger().error({ err }, "final status journal replay failed"));
+  const run = () =>
+    void replayFinalStatuses().catch((err: unknown) => logger().error({ err }, "final status journal replay failed"));
   run();
   const timer = setInterval(run, REPLAY_INTERVAL_MS);
   timer.unref();

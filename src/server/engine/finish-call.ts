@@ -53,20 +53,32 @@ export async function finishCall(opts: FinishCall): Promise<boolean> {
   const answeredBy = opts.answeredBy;
   const plan = await billingPlan();
   return transactionWithEvents(async (trx, emit) => {
-    const durationSeconds = await closeCall(trx, { callId: call.id, status, rank: TERMINAL_RANK, endedAt, durationSeconds: reportedSeconds, answeredBy, reconciled: opts.reconciled,
+    const durationSeconds = await closeCall(trx, {
+      callId: call.id,
+      status,
+      rank: TERMINAL_RANK,
+      endedAt,
+      durationSeconds: reportedSeconds,
+      answeredBy,
+      reconciled: opts.reconciled,
       request: { kind: opts.reconciled ? "reconciliation" : "status", sequenceNumber: opts.sequenceNumber ?? null },
       clampToLifetime: opts.unverified === true,
     });
     if (durationSeconds === null) return false;
 
     const closed = { ...call, answeredBy };
-    const breakdown = status === "completed" ? costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate }) : null;
+    const breakdown =
+      status === "completed" ? costBreakdown({ durationSeconds, perMinuteRate: plan.perMinuteRate }) : null;
     let usage: Partial<EventData> = {};
     if (breakdown) {
       await recordUsage(trx, { account, call: closed, breakdown, at: endedAt });
       usage = { durationSeconds, billedMinutes: breakdown.billedMinutes, costBreakdown: breakdown };
     }
-    await emit({ accountId: account.id, url: call.onCallEndUrl, event: buildEvent("call.ended", eventData(closed, { status, ...usage })) });
+    await emit({
+      accountId: account.id,
+      url: call.onCallEndUrl,
+      event: buildEvent("call.ended", eventData(closed, { status, ...usage })),
+    });
     if (status === "failed" && call.onErrorUrl) {
       await emitFailure(emit, account.id, call.onErrorUrl, closed);
     }
@@ -77,6 +89,12 @@ export async function finishCall(opts: FinishCall): Promise<boolean> {
 }
 
 function emitFailure(emit: Emit, accountId: string, url: string, call: EngineCall) {
-  const event = buildEvent("call.error", eventData(call, { status: "failed", error: { code: "CALL_FAILED", message: "Twilio reported the call as failed." } }));
+  const event = buildEvent(
+    "call.error",
+    eventData(call, {
+      status: "failed",
+      error: { code: "CALL_FAILED", message: "Twilio reported the call as failed." },
+    }),
+  );
   return emit({ accountId, url, event });
 }

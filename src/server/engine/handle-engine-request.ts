@@ -9,7 +9,16 @@ import { logger } from "../logger";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
 import { callStatusOf, type EngineParams } from "./engine-params";
 import { shownCallStatus } from "../schemas/enums";
-import { advanceCall, bindCallSid, insertInboundCall, lookupEngineRequest, type EngineAccount, type EngineCall, type EngineLookup, type EngineNumber } from "./engine-sql";
+import {
+  advanceCall,
+  bindCallSid,
+  insertInboundCall,
+  lookupEngineRequest,
+  type EngineAccount,
+  type EngineCall,
+  type EngineLookup,
+  type EngineNumber,
+} from "./engine-sql";
 import { eventData, finishCall } from "./finish-call";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
@@ -36,11 +45,20 @@ export type EngineRequest = {
  */
 export async function handleEngineRequest(req: EngineRequest): Promise<string> {
   const callSid = req.params.CallSid;
-  if (!callSid) throw new AppError("VALIDATION_FAILED", "Missing CallSid.", { details: [{ path: "CallSid", message: "is required" }] });
-  const found = await lookupEngineRequest({ routingToken: req.routingToken, to: req.params.To ?? "", callSid, callId: req.callId });
+  if (!callSid)
+    throw new AppError("VALIDATION_FAILED", "Missing CallSid.", {
+      details: [{ path: "CallSid", message: "is required" }],
+    });
+  const found = await lookupEngineRequest({
+    routingToken: req.routingToken,
+    to: req.params.To ?? "",
+    callSid,
+    callId: req.callId,
+  });
   if (!found) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   const { account, number, call } = found;
-  if ((call && call.accountId !== account.id) || (req.callId && !call)) throw new AppError("NOT_FOUND", "Unknown call.");
+  if ((call && call.accountId !== account.id) || (req.callId && !call))
+    throw new AppError("NOT_FOUND", "Unknown call.");
 
   const verified = verifyRequest(found, req);
   let bound = call;
@@ -82,10 +100,18 @@ function verifyRequest(found: EngineLookup, req: EngineRequest): boolean {
 }
 
 /** A call coming in: recorded once per SID, then the customer's backend decides it. */
-async function answerInbound(account: EngineAccount, number: EngineNumber | null, params: EngineParams, receivedAt: Date): Promise<string> {
+async function answerInbound(
+  account: EngineAccount,
+  number: EngineNumber | null,
+  params: EngineParams,
+  receivedAt: Date,
+): Promise<string> {
   if (!number || account.status !== "ACTIVE") {
     const error = !number
-      ? { code: "NUMBER_NOT_REGISTERED", message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.` }
+      ? {
+          code: "NUMBER_NOT_REGISTERED",
+          message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.`,
+        }
       : {
           code: account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED",
           message: `The call was rejected: the account is ${account.status}.`,
@@ -130,13 +156,22 @@ async function answerInbound(account: EngineAccount, number: EngineNumber | null
  * with it, never dropped. Only a request proven Twilio's gets here: an unsigned
  * one could bill a call that never was. Other statuses of unknown calls carry no usage.
  */
-async function adoptCompletedCall(account: EngineAccount, number: EngineNumber | null, params: EngineParams): Promise<EngineCall | null> {
+async function adoptCompletedCall(
+  account: EngineAccount,
+  number: EngineNumber | null,
+  params: EngineParams,
+): Promise<EngineCall | null> {
   if (!number || params.CallStatus !== "completed" || (params.Direction ?? "inbound") !== "inbound") return null;
   return recordInboundCall(account, number, params, "in-progress");
 }
 
 /** An inbound call to `number`, once per SID, with the number's callback URLs as they are now. */
-function recordInboundCall(account: EngineAccount, number: EngineNumber, params: EngineParams, status: string): Promise<EngineCall | null> {
+function recordInboundCall(
+  account: EngineAccount,
+  number: EngineNumber,
+  params: EngineParams,
+  status: string,
+): Promise<EngineCall | null> {
   return insertInboundCall({
     callSid: params.CallSid!,
     accountId: account.id,
@@ -152,12 +187,24 @@ function recordInboundCall(account: EngineAccount, number: EngineNumber, params:
 }
 
 /** A call we already know: an outbound call answered, or Twilio retrying a voice request. */
-async function answerKnownCall(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<string> {
+async function answerKnownCall(
+  account: EngineAccount,
+  call: EngineCall,
+  params: EngineParams,
+  receivedAt: Date,
+): Promise<string> {
   if (account.status !== "ACTIVE") return REJECT_TWIML;
   // A voice request overtaken by its own call's end: the call is over, there is nothing to ask.
   if (call.statusRank >= TERMINAL_RANK) return REJECT_TWIML;
   const answeredBy = params.AnsweredBy ?? call.answeredBy;
-  await advanceCall({ callId: call.id, status: "in-progress", rank: statusRank("in-progress"), answeredBy, answered: true, request: null });
+  await advanceCall({
+    callId: call.id,
+    status: "in-progress",
+    rank: statusRank("in-progress"),
+    answeredBy,
+    answered: true,
+    request: null,
+  });
   return askBackend(account, { ...call, answeredBy }, params, receivedAt);
 }
 
@@ -165,12 +212,30 @@ async function answerKnownCall(account: EngineAccount, call: EngineCall, params:
  * `call.started` to the customer's backend: its answer is the call's TwiML, or the fallback and a `call.error`.
  * The attempt and how its answer was used go to the call log once the TwiML is on its way.
  */
-async function askBackend(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date): Promise<string> {
+async function askBackend(
+  account: EngineAccount,
+  call: EngineCall,
+  params: EngineParams,
+  receivedAt: Date,
+): Promise<string> {
   const event = buildEvent("call.started", eventData(call, { status: params.CallStatus }));
   const started = new Date();
   const payload = JSON.stringify(event);
-  const attempt: StartAttempt = { url: call.onCallStartUrl, event, payload, at: started, latencyMs: 0, statusCode: null, responseBody: null, error: null };
-  const log = (answer: "xml" | "json-twiml" | "json-actions" | "fallback", twiml: string, error: { code: string; message: string } | null) =>
+  const attempt: StartAttempt = {
+    url: call.onCallStartUrl,
+    event,
+    payload,
+    at: started,
+    latencyMs: 0,
+    statusCode: null,
+    responseBody: null,
+    error: null,
+  };
+  const log = (
+    answer: "xml" | "json-twiml" | "json-actions" | "fallback",
+    twiml: string,
+    error: { code: string; message: string } | null,
+  ) =>
     recordAnswerLater({
       callId: call.id,
       accountId: account.id,
@@ -185,10 +250,19 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
 
   let failure: { code: string; message: string };
   try {
-    const res = await postCallStarted({ url: call.onCallStartUrl, event, body: payload, secrets: signingSecrets(account) });
+    const res = await postCallStarted({
+      url: call.onCallStartUrl,
+      event,
+      body: payload,
+      secrets: signingSecrets(account),
+    });
     attempt.statusCode = res.status;
     attempt.responseBody = res.body;
-    const answer = interpretStartAnswer({ status: res.status, contentType: res.headers["content-type"] ?? null, body: res.body });
+    const answer = interpretStartAnswer({
+      status: res.status,
+      contentType: res.headers["content-type"] ?? null,
+      body: res.body,
+    });
     if (answer.ok) {
       log(answer.form, answer.twiml, null);
       return answer.twiml;
@@ -197,7 +271,10 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
   } catch (err) {
     failure =
       err instanceof CallbackRequestError
-        ? { code: err.kind === "timeout" ? "START_CALLBACK_TIMEOUT" : "START_CALLBACK_UNREACHABLE", message: `onCallStartUrl: ${err.message}` }
+        ? {
+            code: err.kind === "timeout" ? "START_CALLBACK_TIMEOUT" : "START_CALLBACK_UNREACHABLE",
+            message: `onCallStartUrl: ${err.message}`,
+          }
         : { code: "START_CALLBACK_UNREACHABLE", message: "onCallStartUrl could not be reached." };
     attempt.error = failure.message;
   }
@@ -206,7 +283,11 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
   const url = call.onErrorUrl;
   if (url) {
     await transactionWithEvents((_client, emit) =>
-      emit({ accountId: account.id, url, event: buildEvent("call.error", eventData(call, { status: params.CallStatus, error: failure })) }),
+      emit({
+        accountId: account.id,
+        url,
+        event: buildEvent("call.error", eventData(call, { status: params.CallStatus, error: failure })),
+      }),
     ).catch((err: unknown) => logger().error({ err, callSid: call.callSid }, "could not record call.error"));
   }
   return fallbackTwiml();
@@ -216,7 +297,13 @@ async function askBackend(account: EngineAccount, call: EngineCall, params: Engi
  * A status callback. Progress only moves forward; the final status closes the
  * call exactly once (finish-call.ts).
  */
-async function applyStatus(account: EngineAccount, call: EngineCall, params: EngineParams, receivedAt: Date, verified: boolean): Promise<void> {
+async function applyStatus(
+  account: EngineAccount,
+  call: EngineCall,
+  params: EngineParams,
+  receivedAt: Date,
+  verified: boolean,
+): Promise<void> {
   // Stored as shown: Twilio's `answered` is the call in progress.
   const status = shownCallStatus(callStatusOf(params));
   const rank = statusRank(status);
@@ -225,9 +312,26 @@ async function applyStatus(account: EngineAccount, call: EngineCall, params: Eng
   const sequenceNumber = /^\d{1,9}$/.test(params.SequenceNumber ?? "") ? Number(params.SequenceNumber) : null;
 
   if (!isTerminal(status)) {
-    await advanceCall({ callId: call.id, status, rank, answeredBy, answered: status === "in-progress", request: { kind: "status", sequenceNumber, sentStatus: params.CallStatus } });
+    await advanceCall({
+      callId: call.id,
+      status,
+      rank,
+      answeredBy,
+      answered: status === "in-progress",
+      request: { kind: "status", sequenceNumber, sentStatus: params.CallStatus },
+    });
     return;
   }
   const durationSeconds = status === "completed" ? Number.parseInt(params.CallDuration ?? "0", 10) || 0 : 0;
-  await finishCall({ account, call, status, durationSeconds, answeredBy, endedAt: receivedAt, reconciled: false, sequenceNumber, unverified: !verified });
+  await finishCall({
+    account,
+    call,
+    status,
+    durationSeconds,
+    answeredBy,
+    endedAt: receivedAt,
+    reconciled: false,
+    sequenceNumber,
+    unverified: !verified,
+  });
 }

@@ -6,7 +6,12 @@ import { env } from "../env";
  * TLS-terminating proxy the Host header and scheme we see are not that URL,
  * so it is rebuilt from PUBLIC_BASE_URL plus the path and query.
  */
-export function verifyTwilioSignature(opts: { authToken: string; signature: string | null; pathAndQuery: string; params: Record<string, string> }): boolean {
+export function verifyTwilioSignature(opts: {
+  authToken: string;
+  signature: string | null;
+  pathAndQuery: string;
+  params: Record<string, string>;
+}): boolean {
   if (!opts.signature) return false;
   return twilio.validateRequest(opts.authToken, opts.signature, env().publicBaseUrl + opts.pathAndQuery, opts.params);
 }

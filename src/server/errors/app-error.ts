@@ -9,7 +9,11 @@ export class AppError extends Error {
   /** Seconds, for RATE_LIMITED. */
   readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, opts: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    opts: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown } = {},
+  ) {
     super(message ?? DEFAULT_MESSAGE[code], { cause: opts.cause });
     this.name = "AppError";
     this.code = code;

@@ -44,11 +44,24 @@ const TRPC_TO_CODE: Partial<Record<TRPCError["code"], ErrorCode>> = {
 };
 
 function isPrismaKnownError(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && err.name === "PrismaClientKnownRequestError" && typeof (err as { code?: unknown }).code === "string";
+  return (
+    err instanceof Error &&
+    err.name === "PrismaClientKnownRequestError" &&
+    typeof (err as { code?: unknown }).code === "string"
+  );
 }
 
 /** Node's socket errors: the database (or the queue's connection to it) cannot be reached right now. */
-const TRANSIENT_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND"]);
+const TRANSIENT_NODE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+]);
 /**
  * PostgreSQL SQLSTATEs that mean "try again", one by one: serialization failure
  * and deadlock (40001, 40P01), cancelled by the statement timeout (57014), a
@@ -101,8 +114,15 @@ export function isTransientError(thrown: unknown): boolean {
     const err = queue.shift();
     if (err === null || typeof err !== "object" || seen.has(err)) continue;
     seen.add(err);
-    const fields = err as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    for (const code of [fields.code, fields.originalCode]) if (typeof code === "string" && isTransientCode(code)) return true;
+    const fields = err as {
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
+    for (const code of [fields.code, fields.originalCode])
+      if (typeof code === "string" && isTransientCode(code)) return true;
     // Messages only of errors: a plain object's message may be anything the database said.
     if (err instanceof Error) {
       const message = err.message.toLowerCase();
@@ -142,7 +162,8 @@ export function toErrorResponse(thrown: unknown): MappedError {
   }
 
   // "Try again" always says when (the reference promises Retry-After on every 503).
-  if (code === "SERVICE_UNAVAILABLE" && !headers["retry-after"]) headers["retry-after"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_S);
+  if (code === "SERVICE_UNAVAILABLE" && !headers["retry-after"])
+    headers["retry-after"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_S);
   const status = ERROR_STATUS[code];
   const unexpected = status >= 500 && !(err instanceof AppError);
   // 5xx bodies never carry internals (stack, SQL): the default message only.

@@ -19,11 +19,23 @@ function readDelivery(deliveryId: string) {
   return kysely()
     .selectFrom("WebhookDelivery as d")
     .innerJoin("Account as a", "a.id", "d.accountId")
-    .leftJoin("WebhookEndpointHealth as h", (j) => j.onRef("h.accountId", "=", "d.accountId").onRef("h.url", "=", "d.url"))
+    .leftJoin("WebhookEndpointHealth as h", (j) =>
+      j.onRef("h.accountId", "=", "d.accountId").onRef("h.url", "=", "d.url"),
+    )
     .select([
-      "d.id", "d.accountId", "d.status", "d.attemptCount", "d.cycleAttempts", "d.eventId", "d.url", "d.payload",
-      "a.webhookSecretEnc", "a.previousWebhookSecretEnc", "a.previousWebhookSecretExpiresAt",
-      "h.consecutiveFailures as endpointFailures", "h.backoffUntil as endpointBackoffUntil",
+      "d.id",
+      "d.accountId",
+      "d.status",
+      "d.attemptCount",
+      "d.cycleAttempts",
+      "d.eventId",
+      "d.url",
+      "d.payload",
+      "a.webhookSecretEnc",
+      "a.previousWebhookSecretEnc",
+      "a.previousWebhookSecretExpiresAt",
+      "h.consecutiveFailures as endpointFailures",
+      "h.backoffUntil as endpointBackoffUntil",
     ])
     .where("d.id", "=", deliveryId)
     .executeTakeFirst();
@@ -139,9 +151,19 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   }
 }
 
-async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date, answered: (r: AttemptResult) => void): Promise<AttemptOutcome> {
+async function attempt(
+  delivery: DeliveryRow,
+  deps: AttemptDeps,
+  now: () => Date,
+  answered: (r: AttemptResult) => void,
+): Promise<AttemptOutcome> {
   const startedAt = now();
-  const headers = webhookHeaders({ id: delivery.eventId, body: delivery.payload, secrets: signingSecrets(delivery, startedAt), now: startedAt });
+  const headers = webhookHeaders({
+    id: delivery.eventId,
+    body: delivery.payload,
+    secrets: signingSecrets(delivery, startedAt),
+    now: startedAt,
+  });
   let statusCode: number | null = null;
   let excerpt: string | null = null;
   let error: string | null = null;
@@ -151,7 +173,13 @@ async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date
   let errorKind: string | null = null;
   const clock = performance.now();
   try {
-    const res = await deps.client.send({ url: delivery.url, headers, body: delivery.payload, timeoutMs: deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS, maxResponseBytes: EXCERPT_BYTES });
+    const res = await deps.client.send({
+      url: delivery.url,
+      headers,
+      body: delivery.payload,
+      timeoutMs: deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      maxResponseBytes: EXCERPT_BYTES,
+    });
     statusCode = res.status;
     excerpt = res.body;
     latencyMs = Math.round(res.durationMs);
@@ -174,7 +202,11 @@ async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
   const endpointFailed = isEndpointFailure({ statusCode, errorKind });
   const cycleAttempts = delivery.cycleAttempts + 1;
-  const decision = ok ? null : retryable ? nextRetry({ attempt: cycleAttempts, status: statusCode, retryAfterSeconds: retryAfter, random: deps.random }) : { retry: false as const, reason: "not retryable" };
+  const decision = ok
+    ? null
+    : retryable
+      ? nextRetry({ attempt: cycleAttempts, status: statusCode, retryAfterSeconds: retryAfter, random: deps.random })
+      : { retry: false as const, reason: "not retryable" };
   const finishedAt = now();
   const outcome: AttemptOutcome = ok ? "delivered" : decision?.retry ? "retry-scheduled" : "failed";
   const nextAttemptAt = decision?.retry ? new Date(finishedAt.getTime() + decision.delayMs) : null;
@@ -196,7 +228,11 @@ async function attempt(delivery: DeliveryRow, deps: AttemptDeps, now: () => Date
     if (!nextAttemptAt) return (await recordAttempt(kysely(), entry)) ? outcome : "skipped";
     return sqlTransaction(async (trx) => {
       if (!(await recordAttempt(trx, entry))) return "skipped" as const;
-      await scheduleAttempt(onTransaction(trx), { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1, accountId: delivery.accountId }, nextAttemptAt);
+      await scheduleAttempt(
+        onTransaction(trx),
+        { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1, accountId: delivery.accountId },
+        nextAttemptAt,
+      );
       return outcome;
     });
   });
@@ -226,7 +262,14 @@ async function recordSurely(entry: AttemptRecord, record: () => Promise<AttemptO
     try {
       if (tries > 0) {
         const landed = await attemptLanded(entry);
-        if (landed) return landed === "moved" ? (entry.status === "DELIVERED" ? "delivered" : entry.status === "FAILED" ? "failed" : "retry-scheduled") : "skipped";
+        if (landed)
+          return landed === "moved"
+            ? entry.status === "DELIVERED"
+              ? "delivered"
+              : entry.status === "FAILED"
+                ? "failed"
+                : "retry-scheduled"
+            : "skipped";
       }
       return await record();
     } catch (err) {
@@ -248,5 +291,8 @@ async function attemptLanded(entry: AttemptRecord): Promise<"moved" | "logged" |
     .where("a.attemptedAt", "=", entry.startedAt)
     .executeTakeFirst();
   if (!row) return null;
-  return row.attemptCount === entry.delivery.attemptCount + 1 && row.lastAttemptAt?.getTime() === entry.startedAt.getTime() ? "moved" : "logged";
+  return row.attemptCount === entry.delivery.attemptCount + 1 &&
+    row.lastAttemptAt?.getTime() === entry.startedAt.getTime()
+    ? "moved"
+    : "logged";
 }

@@ -121,7 +121,13 @@ class DeliveryLoop {
     private readonly boss: PgBoss,
     private readonly lease: Lease,
     private readonly claims: Claims,
-    private readonly cfg: { deps: AttemptDeps; maxInFlight: number; accountCap: number; reserved: number; pollMs: number },
+    private readonly cfg: {
+      deps: AttemptDeps;
+      maxInFlight: number;
+      accountCap: number;
+      reserved: number;
+      pollMs: number;
+    },
   ) {
     // Several renewals per lease, so one slow or lost renewal does not let a live attempt's job expire.
     this.heartbeat = setInterval(() => void this.renew(), (lease.seconds * 1000) / 4);
@@ -183,7 +189,14 @@ class DeliveryLoop {
         const fastOnly = [...this.fast.keys()].filter((a) => !skip.includes(a));
         jobs = fastOnly.length ? await this.claim({ ...base, limit: want, only: fastOnly }) : [];
         if (jobs.length < want && slowRoom > 0) {
-          jobs = jobs.concat(await this.claim({ ...base, skip: skip.concat(fastOnly), limit: Math.min(want - jobs.length, slowRoom), only: null }));
+          jobs = jobs.concat(
+            await this.claim({
+              ...base,
+              skip: skip.concat(fastOnly),
+              limit: Math.min(want - jobs.length, slowRoom),
+              only: null,
+            }),
+          );
         } else if (slowRoom <= 0) this.wanting = true;
       }
       claimed += jobs.length;
@@ -196,7 +209,13 @@ class DeliveryLoop {
     const burstNow = maxInFlight - reserved - this.held.size;
     const fastCapped = [...this.perAccount].filter(([a, n]) => n >= accountCap && this.fast.has(a)).map(([a]) => a);
     if (short && fastCapped.length && burstNow > 0) {
-      const jobs = await this.claim({ skip: [], rooms: new Map(), room: burstNow, limit: Math.min(burstNow, FETCH_MAX), only: fastCapped });
+      const jobs = await this.claim({
+        skip: [],
+        rooms: new Map(),
+        room: burstNow,
+        limit: Math.min(burstNow, FETCH_MAX),
+        only: fastCapped,
+      });
       claimed += jobs.length;
       this.wanting = true;
       if (jobs.length === Math.min(burstNow, FETCH_MAX) && this.held.size < maxInFlight - reserved) return true;
@@ -279,7 +298,9 @@ class DeliveryLoop {
       // A redeliver the customer asked for goes out now: they have likely just fixed the endpoint.
       if (target.endpointBackoffUntil && target.endpointBackoffUntil.getTime() > now && !target.requested) {
         const wait = target.endpointBackoffUntil.getTime() - now;
-        deferUntil = new Date(target.endpointBackoffUntil.getTime() + Math.random() * Math.max(BACKOFF_SPREAD_MS, wait / 4));
+        deferUntil = new Date(
+          target.endpointBackoffUntil.getTime() + Math.random() * Math.max(BACKOFF_SPREAD_MS, wait / 4),
+        );
         return null;
       }
       const h = this.held.get(job.id);
@@ -307,7 +328,9 @@ class DeliveryLoop {
     } catch (err) {
       // Our own failure (the database), not the receiver's: pg-boss retries the job; an attempt already recorded is skipped then.
       logger().error({ err, deliveryId: job.data.deliveryId }, "delivery attempt could not be recorded");
-      await this.boss.fail(DELIVERY_QUEUE, job.id, { message: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
+      await this.boss
+        .fail(DELIVERY_QUEUE, job.id, { message: err instanceof Error ? err.message : String(err) })
+        .catch(() => undefined);
     } finally {
       this.release(job.id);
     }
@@ -332,14 +355,24 @@ class DeliveryLoop {
     this.putBacks = [];
     // Lost, the jobs expire and run again: a completed one skips (its attempt is recorded), a put-back one is put back again.
     await Promise.all([
-      ids.length && this.boss.complete(DELIVERY_QUEUE, ids).catch((err: unknown) => logger().warn({ err, count: ids.length }, "delivery jobs could not be marked complete")),
-      later.length && this.claims.putBack(later).catch((err: unknown) => logger().warn({ err, count: later.length }, "delivery jobs could not be put back")),
+      ids.length &&
+        this.boss
+          .complete(DELIVERY_QUEUE, ids)
+          .catch((err: unknown) =>
+            logger().warn({ err, count: ids.length }, "delivery jobs could not be marked complete"),
+          ),
+      later.length &&
+        this.claims
+          .putBack(later)
+          .catch((err: unknown) => logger().warn({ err, count: later.length }, "delivery jobs could not be put back")),
     ]);
   }
 
   private async renew(): Promise<void> {
     if (!this.held.size) return;
-    await this.lease.renew(DELIVERY_QUEUE, [...this.held.keys()]).catch((err: unknown) => logger().warn({ err }, "delivery leases could not be renewed"));
+    await this.lease
+      .renew(DELIVERY_QUEUE, [...this.held.keys()])
+      .catch((err: unknown) => logger().warn({ err }, "delivery leases could not be renewed"));
   }
 
   /** Stops fetching and waits (up to 11 s, one attempt's timeout) for the attempts in flight. */

@@ -26,8 +26,12 @@ export function backoffMs(failures: number): number {
 }
 
 /** Records one attempt's result for its endpoint. `knownHealthy`: the caller read no failures, so a success writes nothing. */
-export async function recordEndpointResult(opts: { accountId: string; url: string; failed: boolean; knownHealthy?: boolean }, db: Kysely<DB> = kysely()): Promise<void> {
-  const endpoint = (eb: ExpressionBuilder<DB, "WebhookEndpointHealth">) => eb.and([eb("accountId", "=", opts.accountId), eb("url", "=", opts.url)]);
+export async function recordEndpointResult(
+  opts: { accountId: string; url: string; failed: boolean; knownHealthy?: boolean },
+  db: Kysely<DB> = kysely(),
+): Promise<void> {
+  const endpoint = (eb: ExpressionBuilder<DB, "WebhookEndpointHealth">) =>
+    eb.and([eb("accountId", "=", opts.accountId), eb("url", "=", opts.url)]);
   if (!opts.failed) {
     if (opts.knownHealthy) return;
     await db
@@ -46,12 +50,20 @@ export async function recordEndpointResult(opts: { accountId: string; url: strin
     .values({ accountId: opts.accountId, url: opts.url, consecutiveFailures: 1, lastFailureAt: now() })
     .onConflict((oc) =>
       oc.columns(["accountId", "url"]).doUpdateSet((eb) => ({
-        consecutiveFailures: eb.case().when("WebhookEndpointHealth.backoffUntil", ">", now()).then(eb.ref("WebhookEndpointHealth.consecutiveFailures")).else(eb("WebhookEndpointHealth.consecutiveFailures", "+", 1)).end(),
+        consecutiveFailures: eb
+          .case()
+          .when("WebhookEndpointHealth.backoffUntil", ">", now())
+          .then(eb.ref("WebhookEndpointHealth.consecutiveFailures"))
+          .else(eb("WebhookEndpointHealth.consecutiveFailures", "+", 1))
+          .end(),
         lastFailureAt: now(),
         updatedAt: now(),
       })),
     )
-    .returning((eb) => ["consecutiveFailures as failures", eb.and([eb("backoffUntil", "is not", null), eb("backoffUntil", ">", now())]).as("open")])
+    .returning((eb) => [
+      "consecutiveFailures as failures",
+      eb.and([eb("backoffUntil", "is not", null), eb("backoffUntil", ">", now())]).as("open"),
+    ])
     .executeTakeFirst();
   if (row && !row.open && row.failures >= FAILURE_THRESHOLD) {
     await db

@@ -27,7 +27,15 @@ export async function transactionWithEvents<T>(work: (trx: SqlTransaction, emit:
     const emit: Emit = async ({ accountId, url, event }) => {
       const { id } = await trx
         .insertInto("WebhookDelivery")
-        .values({ accountId, eventId: event.id, eventType: event.type, callSid: event.data.callSid, url, payload: JSON.stringify(event), nextAttemptAt: now() })
+        .values({
+          accountId,
+          eventId: event.id,
+          eventType: event.type,
+          callSid: event.data.callSid,
+          url,
+          payload: JSON.stringify(event),
+          nextAttemptAt: now(),
+        })
         .returning("id")
         .executeTakeFirstOrThrow();
       await scheduleAttempt(onTransaction(trx), { deliveryId: id, expectedAttempt: 0, accountId });

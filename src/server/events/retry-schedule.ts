@@ -11,13 +11,21 @@ const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
 
 /** `attempt` is how many attempts of this cycle have been made, the failed one included. */
-export function nextRetry(opts: { attempt: number; status: number | null; retryAfterSeconds?: number | null; random?: () => number }): RetryDecision {
+export function nextRetry(opts: {
+  attempt: number;
+  status: number | null;
+  retryAfterSeconds?: number | null;
+  random?: () => number;
+}): RetryDecision {
   // Standard Webhooks: 410 Gone means the receiver wants no more.
   if (opts.status === 410) return { retry: false, reason: "receiver answered 410 Gone" };
   if (opts.attempt >= MAX_ATTEMPTS) return { retry: false, reason: `gave up after ${MAX_ATTEMPTS} attempts` };
   const base = DELAYS_MS[opts.attempt - 1]!;
   const jittered = Math.round(base * (1 + 0.2 * (opts.random ?? Math.random)()));
-  const asked = opts.retryAfterSeconds && opts.retryAfterSeconds > 0 ? Math.min(opts.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS) : 0;
+  const asked =
+    opts.retryAfterSeconds && opts.retryAfterSeconds > 0
+      ? Math.min(opts.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS)
+      : 0;
   return { retry: true, delayMs: Math.max(jittered, asked) };
 }
 

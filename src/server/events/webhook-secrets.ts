@@ -12,7 +12,11 @@ type SecretColumns = {
 /** The secrets every signature is made with now: the current one, and the previous one for 24 hours after a rotation. */
 export function signingSecrets(account: SecretColumns, now: Date = new Date()): string[] {
   const secrets = [decryptSecret(account.webhookSecretEnc)];
-  if (account.previousWebhookSecretEnc && account.previousWebhookSecretExpiresAt && account.previousWebhookSecretExpiresAt > now) {
+  if (
+    account.previousWebhookSecretEnc &&
+    account.previousWebhookSecretExpiresAt &&
+    account.previousWebhookSecretExpiresAt > now
+  ) {
     secrets.push(decryptSecret(account.previousWebhookSecretEnc));
   }
   return secrets;

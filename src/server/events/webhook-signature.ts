@@ -28,7 +28,12 @@ export function signatureFor(secret: string, id: string, timestamp: number, body
   return "v1," + createHmac("sha256", hmacKeyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
 }
 
-export function webhookHeaders(opts: { id: string; body: string; secrets: string[]; now?: Date }): Record<string, string> {
+export function webhookHeaders(opts: {
+  id: string;
+  body: string;
+  secrets: string[];
+  now?: Date;
+}): Record<string, string> {
   const timestamp = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   return {
     "content-type": "application/json",

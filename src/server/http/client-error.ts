@@ -21,7 +21,11 @@ type ClientError = Error & { code?: string };
  * ordinary answers by main.ts) with the API's policy, and a request id.
  */
 function rawHeaderLines(headers: Record<string, string>): string {
-  const all: Record<string, string> = { ...headers, "content-security-policy": API_CONTENT_SECURITY_POLICY, "x-request-id": randomUUID() };
+  const all: Record<string, string> = {
+    ...headers,
+    "content-security-policy": API_CONTENT_SECURITY_POLICY,
+    "x-request-id": randomUUID(),
+  };
   return Object.entries(all)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
@@ -50,7 +54,9 @@ export function answerClientError(err: ClientError, socket: Duplex, headers: Rec
     return;
   }
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    socket.end(`HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${rawHeaderLines(headers)}Content-Length: 0\r\n\r\n`);
+    socket.end(
+      `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${rawHeaderLines(headers)}Content-Length: 0\r\n\r\n`,
+    );
     return;
   }
   if (err.code === "ECONNRESET") {
@@ -58,13 +64,24 @@ export function answerClientError(err: ClientError, socket: Duplex, headers: Rec
     return;
   }
   // Over 16 KiB of request line and headers (Node's limit) is a malformed request like any other: 400, in the envelope.
-  const why = err.code === "HPE_HEADER_OVERFLOW" ? "The request line and headers are larger than 16 KiB." : "The HTTP request is malformed.";
-  socket.end(rawJsonAnswer("400 Bad Request", headers, { error: { code: "VALIDATION_FAILED", message: `${DEFAULT_MESSAGE.VALIDATION_FAILED} ${why}` } }));
+  const why =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? "The request line and headers are larger than 16 KiB."
+      : "The HTTP request is malformed.";
+  socket.end(
+    rawJsonAnswer("400 Bad Request", headers, {
+      error: { code: "VALIDATION_FAILED", message: `${DEFAULT_MESSAGE.VALIDATION_FAILED} ${why}` },
+    }),
+  );
 }
 
 /** CONNECT never reaches a request handler (Node hands it to 'connect'); we tunnel nothing. */
 export function refuseConnect(_req: unknown, socket: Duplex, headers: Record<string, string> = {}): void {
   socket.end(
-    rawJsonAnswer("405 Method Not Allowed", { ...headers, allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" }, { error: { code: "METHOD_NOT_ALLOWED", message: "CONNECT is not allowed; this is not a proxy." } }),
+    rawJsonAnswer(
+      "405 Method Not Allowed",
+      { ...headers, allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" },
+      { error: { code: "METHOD_NOT_ALLOWED", message: "CONNECT is not allowed; this is not a proxy." } },
+    ),
   );
 }

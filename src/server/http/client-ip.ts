@@ -18,7 +18,11 @@ export function clientIpOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers["x-forwarded-for"];
     const value = Array.isArray(forwarded) ? forwarded.join(",") : forwarded;
-    const last = value?.split(",").map((s) => s.trim()).filter(Boolean).pop();
+    const last = value
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last) return last;
   }
   return req.socket.remoteAddress ?? "unknown";

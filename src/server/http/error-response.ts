@@ -7,10 +7,17 @@ import { REQUEST_ID_HEADER } from "./request-id";
 /** Keeps secrets out of logs: the engine's routing token and billing tokens are in their paths. */
 export function loggablePath(url: string | undefined): string {
   const pathOnly = (url ?? "/").split("?")[0] ?? "/";
-  return pathOnly.replace(/(\/api\/engine\/voice\/)[^/]+/, "$1[token]").replace(/(\/billing\/[a-z]+\/)[^/]+/, "$1[token]");
+  return pathOnly
+    .replace(/(\/api\/engine\/voice\/)[^/]+/, "$1[token]")
+    .replace(/(\/billing\/[a-z]+\/)[^/]+/, "$1[token]");
 }
 
-function mapAndLog(err: unknown, requestId: string, method: string | undefined, url: string | undefined): { mapped: MappedError; headers: Record<string, string> } {
+function mapAndLog(
+  err: unknown,
+  requestId: string,
+  method: string | undefined,
+  url: string | undefined,
+): { mapped: MappedError; headers: Record<string, string> } {
   const mapped = toErrorResponse(err);
   if (mapped.unexpected) logger().error({ err, requestId, method, path: loggablePath(url) }, "request failed");
   // The rest of an oversized body stays unread, so this connection cannot carry another request.
@@ -25,7 +32,12 @@ export function errorResponse(err: unknown, req: Request, requestId: string): Re
 }
 
 /** The same envelope for a route served straight from node:http. */
-export function writeErrorResponse(err: unknown, req: { method?: string; url?: string }, res: ServerResponse, requestId: string): void {
+export function writeErrorResponse(
+  err: unknown,
+  req: { method?: string; url?: string },
+  res: ServerResponse,
+  requestId: string,
+): void {
   const { mapped, headers } = mapAndLog(err, requestId, req.method, req.url);
   res.writeHead(mapped.status, { ...JSON_HEADERS, ...headers });
   res.end(JSON.stringify(mapped.body));

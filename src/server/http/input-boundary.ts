@@ -40,7 +40,8 @@ export function mediaTypeOf(contentType: string | string[] | undefined): string 
 }
 
 const FORM = "application/x-www-form-urlencoded";
-const ACCOUNT_FORM_POSTS = /^\/(login\/submit|signup\/submit|forgot-password\/send|reset-password\/submit|verify-email\/confirm)\/?$/;
+const ACCOUNT_FORM_POSTS =
+  /^\/(login\/submit|signup\/submit|forgot-password\/send|reset-password\/submit|verify-email\/confirm)\/?$/;
 const MULTIPART = "multipart/form-data";
 
 /** What a POST to these paths must declare; everything else parses (or refuses) its own body. */
@@ -84,7 +85,8 @@ export function checkUrl(url: string): Refusal | null {
     const value = decodeComponent(part, true);
     if (value === null) return refuse(invalid("The query has a malformed percent-escape."));
     // A query value may carry JSON (tRPC's `input`), where `\u0000` becomes a NUL.
-    if (value.includes("\0") || JSON_NUL_ESCAPE.test(value)) return refuse(invalid("The query contains a NUL character."));
+    if (value.includes("\0") || JSON_NUL_ESCAPE.test(value))
+      return refuse(invalid("The query contains a NUL character."));
   }
   return null;
 }
@@ -120,19 +122,26 @@ export function checkHead(req: Pick<IncomingMessage, "method" | "url" | "headers
   const url = req.url ?? "/";
   if (!(SERVED_METHODS as readonly string[]).includes(method)) {
     const allow = allowedMethodsFor(pathOf(url)) ?? SERVED_METHODS;
-    return refuse(new AppError("METHOD_NOT_ALLOWED", `${method || "This method"} is not allowed; use ${allow.join(", ")}.`), { allow: allow.join(", ") });
+    return refuse(
+      new AppError("METHOD_NOT_ALLOWED", `${method || "This method"} is not allowed; use ${allow.join(", ")}.`),
+      { allow: allow.join(", ") },
+    );
   }
   // `*` (OPTIONS's server-wide form) or any other target that is not a path would reach Next.js, which fails on it with a 500.
-  if (!url.startsWith("/") && !ABSOLUTE_FORM.test(url)) return refuse(invalid("The request target must be a path starting with /."));
+  if (!url.startsWith("/") && !ABSOLUTE_FORM.test(url))
+    return refuse(invalid("The request target must be a path starting with /."));
   const badUrl = checkUrl(url);
   if (badUrl) return badUrl;
   const path = pathOf(url);
   const allow = allowedMethodsFor(path);
   if (allow && !allow.includes(method)) {
-    return refuse(new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${allow.join(", ")}.`), { allow: allow.join(", ") });
+    return refuse(new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${allow.join(", ")}.`), {
+      allow: allow.join(", "),
+    });
   }
   const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) return refuse(new AppError("PAYLOAD_TOO_LARGE"), { connection: "close" });
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES)
+    return refuse(new AppError("PAYLOAD_TOO_LARGE"), { connection: "close" });
   const required = method === "POST" ? requiredMediaTypes(path) : null;
   if (required && !required.includes(mediaTypeOf(req.headers["content-type"]))) {
     return refuse(invalid(`Send the request body as ${required.join(" or ")}.`));
@@ -270,11 +279,16 @@ export function withBody(req: IncomingMessage, body: Buffer): IncomingMessage {
  * checks it and hands it on intact. Returns the request to serve, or null when
  * the request was answered here.
  */
-export async function passInputBoundary(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<IncomingMessage | null> {
+export async function passInputBoundary(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+): Promise<IncomingMessage | null> {
   if (req.url) req.url = originFormOf(req.url);
   const refusal = checkHead(req);
   if (refusal) {
-    if (refusal.error.code === "PAYLOAD_TOO_LARGE" && Number(req.headers["content-length"]) <= DRAIN_LIMIT.bytes) await drainBody(req);
+    if (refusal.error.code === "PAYLOAD_TOO_LARGE" && Number(req.headers["content-length"]) <= DRAIN_LIMIT.bytes)
+      await drainBody(req);
     for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
     writeErrorResponse(refusal.error, req, res, requestId);
     return null;

@@ -8,7 +8,8 @@ import type { ServerResponse } from "node:http";
  */
 
 /** For answers that are not HTML documents: nothing may load, nothing may frame them. */
-export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const API_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** One year, subdomains too: only ever sent when the public origin is https. */
 const HSTS = "max-age=31536000; includeSubDomains";
@@ -33,7 +34,8 @@ export function applySecurityHeaders(res: ServerResponse, headers: Record<string
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-    if (!this.hasHeader("content-security-policy")) this.setHeader("content-security-policy", API_CONTENT_SECURITY_POLICY);
+    if (!this.hasHeader("content-security-policy"))
+      this.setHeader("content-security-policy", API_CONTENT_SECURITY_POLICY);
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse["writeHead"];
 }

@@ -34,7 +34,11 @@ export const MAINTENANCE_INTERVAL_SECONDS = 4;
  * (about 90,000 rows). Failed jobs (our own failures, after 10 retries) stay a
  * day in the job table, where an operator looks.
  */
-export const RETENTION = { archiveCompletedAfterSeconds: 300, archiveFailedAfterSeconds: 24 * 3600, deleteAfterSeconds: 900 } as const;
+export const RETENTION = {
+  archiveCompletedAfterSeconds: 300,
+  archiveFailedAfterSeconds: 24 * 3600,
+  deleteAfterSeconds: 900,
+} as const;
 
 /** Errors of two instances creating the same queue at once: the loser tries again and finds the queue there. */
 const CREATE_RACE_CODES = new Set(["40P01", "23505", "42P07", "40001", "55P03"]);
@@ -64,14 +68,29 @@ async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> 
       continue;
     }
     // A database from before a policy change (the 12 s delivery lease) keeps its queue: bring it up to date (new jobs take it).
-    const drifted = (key: "expireInSeconds" | "retryDelay") => options[key] !== undefined && current[key] !== options[key];
+    const drifted = (key: "expireInSeconds" | "retryDelay") =>
+      options[key] !== undefined && current[key] !== options[key];
     if (drifted("expireInSeconds") || drifted("retryDelay")) await boss.updateQueue(job.name, options);
   }
   return boss;
 }
 
-type Workers = { ids: string[]; batchSize: number; requested: number; timer: NodeJS.Timeout | null; wake?: () => void; stop?: () => Promise<void> };
-type State = { boss: PgBoss; schema: string; leaseSeconds: number; ready: Promise<PgBoss>; workers: Map<string, Workers>; nextWake: number };
+type Workers = {
+  ids: string[];
+  batchSize: number;
+  requested: number;
+  timer: NodeJS.Timeout | null;
+  wake?: () => void;
+  stop?: () => Promise<void>;
+};
+type State = {
+  boss: PgBoss;
+  schema: string;
+  leaseSeconds: number;
+  ready: Promise<PgBoss>;
+  workers: Map<string, Workers>;
+  nextWake: number;
+};
 function state(tuning: QueueTuning = {}): State {
   return remember("jobQueue", () => {
     const schema = tuning.schema ?? "pgboss";
@@ -126,7 +145,10 @@ export function registerFetchLoop(queue: string, loop: { wake: () => void; stop:
  * alone. Bound to the queue as it is now, so a worker never renews on a
  * queue started after it stopped.
  */
-export async function deliveryLease(): Promise<{ seconds: number; renew(queue: string, ids: string[]): Promise<number> }> {
+export async function deliveryLease(): Promise<{
+  seconds: number;
+  renew(queue: string, ids: string[]): Promise<number>;
+}> {
   const s = state();
   const boss = await s.ready;
   const schema = `"${s.schema.replaceAll('"', '""')}"`;
@@ -207,7 +229,16 @@ export async function deliveryClaims(queue: string): Promise<{
       const candidates = Math.min(req.limit * 4, 400);
       const { rows } = await boss
         .getDb()
-        .executeSql(claimSql, [queue, req.limit, req.skip, req.only, candidates, rooms.map(([a]) => a), rooms.map(([, n]) => n), req.room]);
+        .executeSql(claimSql, [
+          queue,
+          req.limit,
+          req.skip,
+          req.only,
+          candidates,
+          rooms.map(([a]) => a),
+          rooms.map(([, n]) => n),
+          req.room,
+        ]);
       return rows as PgBoss.Job<object>[];
     },
     async putBack(jobs) {
@@ -254,7 +285,11 @@ export async function stopJobQueue(): Promise<void> {
  * Sends a job of a definition, its payload checked against the definition's
  * schema; a job pg-boss did not store is an error, never a silent loss.
  */
-export async function sendJob<P extends object>(job: JobDefinition<P>, payload: P, options: PgBoss.SendOptions = {}): Promise<string> {
+export async function sendJob<P extends object>(
+  job: JobDefinition<P>,
+  payload: P,
+  options: PgBoss.SendOptions = {},
+): Promise<string> {
   const data = job.payload.parse(payload);
   const boss = await jobQueue();
   const id = await boss.send(job.name, data, options);

@@ -11,7 +11,11 @@ import { JOB_WORKERS } from "./job-workers";
 export async function startJobWorkers(): Promise<void> {
   const boss = await jobQueue();
   for (const job of JOB_DEFINITIONS) {
-    const worker = JOB_WORKERS[job.name as keyof typeof JOB_WORKERS] as { enabled?: () => boolean; run?: () => Promise<void>; handler?: (payloads: object[]) => Promise<void> };
+    const worker = JOB_WORKERS[job.name as keyof typeof JOB_WORKERS] as {
+      enabled?: () => boolean;
+      run?: () => Promise<void>;
+      handler?: (payloads: object[]) => Promise<void>;
+    };
     if (worker.enabled && !worker.enabled()) continue;
     if (worker.run) await worker.run();
     if (job.cron) await boss.schedule(job.name, job.cron);

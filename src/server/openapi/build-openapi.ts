@@ -24,7 +24,9 @@ const ERROR_ENVELOPE = z.object({
     .object({
       code: z
         .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
-        .describe(`What went wrong, for programs: ${CODES}. Each is explained in the API guide's error table (${ERROR_TABLE_LINK}).`),
+        .describe(
+          `What went wrong, for programs: ${CODES}. Each is explained in the API guide's error table (${ERROR_TABLE_LINK}).`,
+        ),
       message: z.string().describe("What went wrong, for people; never a stack trace or SQL"),
       details: z
         .array(
@@ -40,9 +42,17 @@ const ERROR_ENVELOPE = z.object({
 });
 
 const STATUS_TEXT: Record<number, string> = {
-  400: "Invalid request", 401: "Missing or invalid API key or token", 402: "Payment required: complete checkout",
-  403: "Forbidden: account suspended, number not owned, unverified number limit reached, or invalid signature", 404: "Not found", 409: "Conflict",
-  413: "Body over 64 KiB", 422: "Idempotency-Key reused with another request body", 429: "Rate limited (see Retry-After)", 500: "Internal error", 502: "Provider unavailable",
+  400: "Invalid request",
+  401: "Missing or invalid API key or token",
+  402: "Payment required: complete checkout",
+  403: "Forbidden: account suspended, number not owned, unverified number limit reached, or invalid signature",
+  404: "Not found",
+  409: "Conflict",
+  413: "Body over 64 KiB",
+  422: "Idempotency-Key reused with another request body",
+  429: "Rate limited (see Retry-After)",
+  500: "Internal error",
+  502: "Provider unavailable",
   503: "Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds",
 };
 
@@ -71,7 +81,10 @@ function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
 
 function errorExample(status: number, route: RestRoute) {
   // A POST without a 409 of its own shows the idempotency one.
-  const own = status === 409 && route.method === "POST" && !(route.errors ?? []).includes(409) ? "IDEMPOTENCY_IN_PROGRESS" : undefined;
+  const own =
+    status === 409 && route.method === "POST" && !(route.errors ?? []).includes(409)
+      ? "IDEMPOTENCY_IN_PROGRESS"
+      : undefined;
   const code = own ?? (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status)!;
   return { error: { code, message: DEFAULT_MESSAGE[code] } };
 }
@@ -86,33 +99,76 @@ function operation(route: RestRoute) {
 
   const parameters: unknown[] = pathParams.map((name) => {
     const schema = properties[name] ?? { type: "string" };
-    return { name, in: "path", required: true, schema, ...(schema.description ? { description: schema.description } : {}) };
+    return {
+      name,
+      in: "path",
+      required: true,
+      schema,
+      ...(schema.description ? { description: schema.description } : {}),
+    };
   });
   if (route.method === "POST") parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   let requestBody: unknown;
   const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
   if (route.method === "GET") {
-    for (const [name, schema] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: required.has(name), schema, ...(schema.description ? { description: schema.description } : {}) });
+    for (const [name, schema] of Object.entries(bodyProps))
+      parameters.push({
+        name,
+        in: "query",
+        required: required.has(name),
+        schema,
+        ...(schema.description ? { description: schema.description } : {}),
+      });
   } else if (Object.keys(bodyProps).length) {
-    const bodySchema = { ...inputSchema, properties: bodyProps, required: [...required].filter((k) => !pathParams.includes(k)) };
+    const bodySchema = {
+      ...inputSchema,
+      properties: bodyProps,
+      required: [...required].filter((k) => !pathParams.includes(k)),
+    };
     requestBody = {
       required: bodySchema.required.length > 0,
-      content: { "application/json": { schema: bodySchema, ...(examples?.request !== undefined && { example: examples.request }) } },
+      content: {
+        "application/json": {
+          schema: bodySchema,
+          ...(examples?.request !== undefined && { example: examples.request }),
+        },
+      },
     };
   }
 
   const responses: Record<string, unknown> = {
     [route.status]: {
       description: route.summary,
-      ...(route.method === "POST" && { headers: { "idempotent-replayed": { schema: { type: "string", enum: ["true"] }, description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key" } } }),
-      content: { "application/json": { schema: jsonSchema(route.output, "output"), ...(examples?.response !== undefined && { example: examples.response }) } },
+      ...(route.method === "POST" && {
+        headers: {
+          "idempotent-replayed": {
+            schema: { type: "string", enum: ["true"] },
+            description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key",
+          },
+        },
+      }),
+      content: {
+        "application/json": {
+          schema: jsonSchema(route.output, "output"),
+          ...(examples?.response !== undefined && { example: examples.response }),
+        },
+      },
     },
   };
   for (const status of errorStatuses(route, Boolean(input))) {
     responses[status] = {
       description: STATUS_TEXT[status] ?? "Error",
-      ...((status === 429 || status === 503) && { headers: { "Retry-After": { schema: { type: "integer", minimum: 1 }, description: "Seconds to wait before retrying" } } }),
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" }, example: errorExample(status, route) } },
+      ...((status === 429 || status === 503) && {
+        headers: {
+          "Retry-After": { schema: { type: "integer", minimum: 1 }, description: "Seconds to wait before retrying" },
+        },
+      }),
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/ErrorEnvelope" },
+          example: errorExample(status, route),
+        },
+      },
     };
   }
   return {
@@ -127,7 +183,13 @@ function operation(route: RestRoute) {
 }
 
 function webhook(type: string, summary: string) {
-  const header = (name: string, description: string) => ({ name, in: "header", required: true, schema: { type: "string" }, description });
+  const header = (name: string, description: string) => ({
+    name,
+    in: "header",
+    required: true,
+    schema: { type: "string" },
+    description,
+  });
   return {
     post: {
       summary,
@@ -135,10 +197,26 @@ function webhook(type: string, summary: string) {
       parameters: [
         header("webhook-id", "The event id; the same on every retry: deduplicate on it"),
         header("webhook-timestamp", "Unix seconds; reject events older than 5 minutes"),
-        header("webhook-signature", "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; two during a secret rotation"),
+        header(
+          "webhook-signature",
+          "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; two during a secret rotation",
+        ),
       ],
-      requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Event" }, example: ROUTE_EXAMPLES[`event ${type}`]?.request } } },
-      responses: { "2XX": { description: "Received. Anything else is retried (call.ended, call.error) or treated as no answer (call.started)." } },
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/Event" },
+            example: ROUTE_EXAMPLES[`event ${type}`]?.request,
+          },
+        },
+      },
+      responses: {
+        "2XX": {
+          description:
+            "Received. Anything else is retried (call.ended, call.error) or treated as no answer (call.started).",
+        },
+      },
     },
   };
 }
@@ -164,12 +242,21 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     servers: [{ url: "/", description: "This service" }],
     paths,
     webhooks: {
-      "call.started": webhook("call.started", "A call was answered; your answer (TwiML, {twiml} or {actions}) decides it"),
+      "call.started": webhook(
+        "call.started",
+        "A call was answered; your answer (TwiML, {twiml} or {actions}) decides it",
+      ),
       "call.ended": webhook("call.ended", "A call ended; completed calls carry duration and cost"),
       "call.error": webhook("call.error", "A call failed, was rejected, or your start answer was unusable"),
     },
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (`rtk_…`) or the JWT from POST /api/auth/login" } },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key (`rtk_…`) or the JWT from POST /api/auth/login",
+        },
+      },
       schemas: { ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, "output"), Event: jsonSchema(ZEventEnvelope, "output") },
     },
   };

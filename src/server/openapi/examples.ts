@@ -22,9 +22,28 @@ const number = {
   createdAt: ts,
 };
 const engineUrl = "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU";
-const twilioConnection = { accountSid: "AC0123456789abcdef0123456789abcdef", friendlyName: "Acme Voice", connectedAt: ts };
-const breakdown = { durationSeconds: 61, billedMinutes: 2, perMinuteRate: 0.02, usageCost: 0.04, totalCost: 0.04, currency: "usd" };
-const attempt = { id: "cmwra5q0e00062c7d9k1x0c3v", attemptedAt: ts, url: "https://api.example.com/twilio/end", statusCode: 200, latencyMs: 84, responseExcerpt: "ok", error: null };
+const twilioConnection = {
+  accountSid: "AC0123456789abcdef0123456789abcdef",
+  friendlyName: "Acme Voice",
+  connectedAt: ts,
+};
+const breakdown = {
+  durationSeconds: 61,
+  billedMinutes: 2,
+  perMinuteRate: 0.02,
+  usageCost: 0.04,
+  totalCost: 0.04,
+  currency: "usd",
+};
+const attempt = {
+  id: "cmwra5q0e00062c7d9k1x0c3v",
+  attemptedAt: ts,
+  url: "https://api.example.com/twilio/end",
+  statusCode: 200,
+  latencyMs: 84,
+  responseExcerpt: "ok",
+  error: null,
+};
 const delivery = {
   id: "cmwra4z2c00052c7dq7ds1m2n",
   eventId: "evt_3q2Hf8sLk1mNoPqR",
@@ -52,10 +71,23 @@ const pausedDelivery = {
   attemptCount: 5,
   nextAttemptAt: "2026-11-23T10:05:00.000Z",
   deliveredAt: null,
-  lastAttempt: { ...attempt, id: "cmwra5q0e00082c7d1w6f2h9k", statusCode: null, latencyMs: 10000, responseExcerpt: null, error: "timeout: no answer within 10000 ms" },
+  lastAttempt: {
+    ...attempt,
+    id: "cmwra5q0e00082c7d1w6f2h9k",
+    statusCode: null,
+    latencyMs: 10000,
+    responseExcerpt: null,
+    error: "timeout: no answer within 10000 ms",
+  },
   endpointBackoffUntil: "2026-11-23T10:02:00.000Z",
 };
-const eventData = { callSid: "CA0123456789abcdef0123456789abcdef", direction: "inbound", from: "+14155550100", to: "+14155550123", phoneNumberId: number.id };
+const eventData = {
+  callSid: "CA0123456789abcdef0123456789abcdef",
+  direction: "inbound",
+  from: "+14155550100",
+  to: "+14155550123",
+  phoneNumberId: number.id,
+};
 
 /** A completed inbound call as the call log shows it; `answer` and `error` say how it was decided. */
 function callExample(decided: { answer: string; error: { code: string; message: string } | null }) {
@@ -97,7 +129,10 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
   },
   "POST /api/auth/login": {
     request: { email: "you@example.com", password: "correct horse" },
-    response: { token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl", expiresAt: ts },
+    response: {
+      token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl",
+      expiresAt: ts,
+    },
   },
   "POST /api/auth/logout": { response: { loggedOut: true } },
   "GET /api/account": {
@@ -112,7 +147,12 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
       },
     },
   },
-  "POST /api/account/webhook-secret": { response: { webhookSecret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGV4YW1wbGUgb25seQ==", previousSecretExpiresAt: "2026-11-23T10:00:00.000Z" } },
+  "POST /api/account/webhook-secret": {
+    response: {
+      webhookSecret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGV4YW1wbGUgb25seQ==",
+      previousSecretExpiresAt: "2026-11-23T10:00:00.000Z",
+    },
+  },
   "POST /api/account/engine-url": {
     response: {
       engineVoiceUrl: "http://localhost:3000/api/engine/voice/rt_Q3b9Xk2mN7pL4sV8wY1zA5cD6eF0gHjK",
@@ -129,24 +169,55 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
   "GET /api/twilio-connection/numbers": {
     response: {
       numbers: [
-        { sid: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123", friendlyName: "(415) 555-0123", voiceUrl: engineUrl, statusCallback: engineUrl, registered: true, configured: true },
-        { sid: "PNfedcba9876543210fedcba9876543210", phoneNumber: "+14155550124", friendlyName: "Support line", voiceUrl: "https://demo.twilio.com/welcome/voice/", statusCallback: null, registered: false, configured: false },
+        {
+          sid: "PN0123456789abcdef0123456789abcdef",
+          phoneNumber: "+14155550123",
+          friendlyName: "(415) 555-0123",
+          voiceUrl: engineUrl,
+          statusCallback: engineUrl,
+          registered: true,
+          configured: true,
+        },
+        {
+          sid: "PNfedcba9876543210fedcba9876543210",
+          phoneNumber: "+14155550124",
+          friendlyName: "Support line",
+          voiceUrl: "https://demo.twilio.com/welcome/voice/",
+          statusCallback: null,
+          registered: false,
+          configured: false,
+        },
       ],
       subaccounts: [],
     },
   },
-  "POST /api/api-keys": { request: { label: "CI" }, response: { id: "cmwra6c9f00072c7d0v8a4n1q", key, keyPrefix: key.slice(0, 12), label: "CI", createdAt: ts } },
+  "POST /api/api-keys": {
+    request: { label: "CI" },
+    response: { id: "cmwra6c9f00072c7d0v8a4n1q", key, keyPrefix: key.slice(0, 12), label: "CI", createdAt: ts },
+  },
   "GET /api/api-keys": {
-    response: { apiKeys: [{ id: "cmwra2uwb00012c7d7x0e5b4k", keyPrefix: "rtk_DKFv6bh5", label: "Default", lastUsedAt: ts, createdAt: ts }] },
+    response: {
+      apiKeys: [
+        { id: "cmwra2uwb00012c7d7x0e5b4k", keyPrefix: "rtk_DKFv6bh5", label: "Default", lastUsedAt: ts, createdAt: ts },
+      ],
+    },
   },
   "DELETE /api/api-keys/:id": { response: { revoked: true } },
   "POST /api/phone-numbers": {
-    request: { phoneNumber: number.phoneNumber, onCallStartUrl: number.onCallStartUrl, onCallEndUrl: number.onCallEndUrl, onErrorUrl: number.onErrorUrl },
+    request: {
+      phoneNumber: number.phoneNumber,
+      onCallStartUrl: number.onCallStartUrl,
+      onCallEndUrl: number.onCallEndUrl,
+      onErrorUrl: number.onErrorUrl,
+    },
     response: { phoneNumber: number },
   },
   "GET /api/phone-numbers": { response: { phoneNumbers: [number] } },
   "GET /api/phone-numbers/:id": { response: { phoneNumber: number } },
-  "PATCH /api/phone-numbers/:id": { request: { onErrorUrl: null }, response: { phoneNumber: { ...number, onErrorUrl: null } } },
+  "PATCH /api/phone-numbers/:id": {
+    request: { onErrorUrl: null },
+    response: { phoneNumber: { ...number, onErrorUrl: null } },
+  },
   "DELETE /api/phone-numbers/:id": { response: { deleted: true } },
   "POST /api/outbound": {
     request: {
@@ -165,7 +236,10 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
   "GET /api/calls": {
     response: {
       calls: [
-        callExample({ answer: "fallback", error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: no answer within 5000 ms" } }),
+        callExample({
+          answer: "fallback",
+          error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: no answer within 5000 ms" },
+        }),
       ],
       nextCursor: "MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafGNtd3JhN2QyZzAwMDgyYzdkMXc5YjVvMnI",
     },
@@ -188,8 +262,22 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
             answerUse: "xml",
           },
           { type: "twiml", at: "2026-11-22T10:00:00.084Z", twiml: "<Response><Say>Hello</Say></Response>" },
-          { type: "request", at: "2026-11-22T10:01:01.000Z", kind: "status", callStatus: "completed", sequenceNumber: 3 },
-          { type: "event", at: "2026-11-22T10:01:01.000Z", deliveryId: delivery.id, eventType: "call.ended", url: delivery.url, status: "DELIVERED", attemptCount: 1 },
+          {
+            type: "request",
+            at: "2026-11-22T10:01:01.000Z",
+            kind: "status",
+            callStatus: "completed",
+            sequenceNumber: 3,
+          },
+          {
+            type: "event",
+            at: "2026-11-22T10:01:01.000Z",
+            deliveryId: delivery.id,
+            eventType: "call.ended",
+            url: delivery.url,
+            status: "DELIVERED",
+            attemptCount: 1,
+          },
           { type: "usage", at: "2026-11-22T10:01:01.000Z", billedMinutes: 2, costBreakdown: breakdown },
         ],
       },
@@ -250,12 +338,19 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
   },
   "POST /api/billing/checkout": { response: { url: "https://checkout.stripe.com/c/pay/cs_test_a1b2c3" } },
   "POST /api/billing/portal": { response: { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" } },
-  "GET /api/webhook-deliveries": { response: { deliveries: [delivery, pausedDelivery], total: 2, limit: 50, offset: 0 } },
+  "GET /api/webhook-deliveries": {
+    response: { deliveries: [delivery, pausedDelivery], total: 2, limit: 50, offset: 0 },
+  },
   "GET /api/webhook-deliveries/:id": {
     response: {
       delivery: {
         ...delivery,
-        payload: { id: delivery.eventId, type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown } },
+        payload: {
+          id: delivery.eventId,
+          type: "call.ended",
+          createdAt: ts,
+          data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown },
+        },
         attempts: [attempt],
       },
     },
@@ -266,7 +361,12 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
         ...delivery,
         status: "PENDING",
         nextAttemptAt: ts,
-        payload: { id: delivery.eventId, type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed" } },
+        payload: {
+          id: delivery.eventId,
+          type: "call.ended",
+          createdAt: ts,
+          data: { ...eventData, status: "completed" },
+        },
         attempts: [attempt],
       },
     },
@@ -282,18 +382,48 @@ export const ROUTE_EXAMPLES: Record<string, { request?: unknown; response?: unkn
           id: "evt_9kTq2Lm4Np6Rs8Uv",
           type: "call.ended",
           createdAt: ts,
-          data: { callSid: "CA00000000000000000000000000000000", direction: "inbound", from: "+15005550006", to: number.phoneNumber, phoneNumberId: number.id, status: "completed", durationSeconds: 42, billedMinutes: 1, costBreakdown: { ...breakdown, durationSeconds: 42, billedMinutes: 1, usageCost: 0.02, totalCost: 0.02 }, test: true },
+          data: {
+            callSid: "CA00000000000000000000000000000000",
+            direction: "inbound",
+            from: "+15005550006",
+            to: number.phoneNumber,
+            phoneNumberId: number.id,
+            status: "completed",
+            durationSeconds: 42,
+            billedMinutes: 1,
+            costBreakdown: { ...breakdown, durationSeconds: 42, billedMinutes: 1, usageCost: 0.02, totalCost: 0.02 },
+            test: true,
+          },
         },
         attempts: [attempt],
       },
     },
   },
-  "POST /api/webhook-deliveries/replay": { request: { since: "2026-11-21T00:00:00.000Z", status: "FAILED" }, response: { queued: 3, more: false } },
-  "event call.started": { request: { id: "evt_1a2b3c", type: "call.started", createdAt: ts, data: { ...eventData, status: "ringing" } } },
+  "POST /api/webhook-deliveries/replay": {
+    request: { since: "2026-11-21T00:00:00.000Z", status: "FAILED" },
+    response: { queued: 3, more: false },
+  },
+  "event call.started": {
+    request: { id: "evt_1a2b3c", type: "call.started", createdAt: ts, data: { ...eventData, status: "ringing" } },
+  },
   "event call.ended": {
-    request: { id: "evt_3q2Hf8sLk1mNoPqR", type: "call.ended", createdAt: ts, data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown } },
+    request: {
+      id: "evt_3q2Hf8sLk1mNoPqR",
+      type: "call.ended",
+      createdAt: ts,
+      data: { ...eventData, status: "completed", durationSeconds: 61, billedMinutes: 2, costBreakdown: breakdown },
+    },
   },
   "event call.error": {
-    request: { id: "evt_9z8y7x", type: "call.error", createdAt: ts, data: { ...eventData, status: "ringing", error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: timed out" } } },
+    request: {
+      id: "evt_9z8y7x",
+      type: "call.error",
+      createdAt: ts,
+      data: {
+        ...eventData,
+        status: "ringing",
+        error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: timed out" },
+      },
+    },
   },
 };

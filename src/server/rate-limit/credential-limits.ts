@@ -8,7 +8,10 @@ import ipaddr from "ipaddr.js";
  * address. Anything unparseable is counted as given (cut short: it is a key).
  */
 export function rateLimitSubject(ip: string): string {
-  const address = ip.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const address = ip
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   if (!ipaddr.isValid(address)) return ip.slice(0, 64);
   const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes its IPv4 address
   if (parsed.kind() === "ipv4") return parsed.toString();
@@ -27,7 +30,12 @@ export type CredentialLimit = { key: string; policy: "authPair" | "authEmail" | 
  *   addresses is still bounded.
  * A request stopped by the pair bucket takes nothing from the email ceiling.
  */
-export function credentialLimits(opts: { procedure: string; ip: string; email?: string; stage: "address" | "credentials" }): CredentialLimit[] {
+export function credentialLimits(opts: {
+  procedure: string;
+  ip: string;
+  email?: string;
+  stage: "address" | "credentials";
+}): CredentialLimit[] {
   const subject = rateLimitSubject(opts.ip);
   if (opts.stage === "address") return [{ key: `${opts.procedure}:ip:${subject}`, policy: "authIp" }];
   const email = (opts.email ?? "").trim().toLowerCase();

@@ -1,7 +1,11 @@
 import { retryAfter, type BucketPolicy, type RateLimitStore, type TakeResult } from "./bucket-policy";
 
 /** The shared bucket's one operation: take `n` tokens, all or nothing, and report what is left. */
-export type SharedBucket = (key: string, policy: BucketPolicy, n: number) => Promise<{ taken: boolean; tokens: number }>;
+export type SharedBucket = (
+  key: string,
+  policy: BucketPolicy,
+  n: number,
+) => Promise<{ taken: boolean; tokens: number }>;
 
 /** A lease unused for this long is dropped, so leased tokens are spent near when they were taken. */
 export const LEASE_TTL_MS = 1_000;
@@ -12,7 +16,10 @@ export const LEASE_TTL_MS = 1_000;
  * wastes little). Slow buckets (login: 10 a minute) get 1, exact per request.
  */
 export function leaseSize(policy: BucketPolicy): number {
-  return Math.max(1, Math.min(10, Math.floor(policy.capacity / 10), Math.floor((policy.refillPerSecond * LEASE_TTL_MS) / 1000)));
+  return Math.max(
+    1,
+    Math.min(10, Math.floor(policy.capacity / 10), Math.floor((policy.refillPerSecond * LEASE_TTL_MS) / 1000)),
+  );
 }
 
 /** `lowUntil`: the bucket held less than a lease, so requests take single tokens until it could hold one again. */
@@ -70,7 +77,13 @@ export class LeasedRateLimitStore implements RateLimitStore {
   private async refill(key: string, policy: BucketPolicy, size: number): Promise<TakeResult | undefined> {
     const leased = await this.shared(key, policy, size);
     if (leased.taken) {
-      this.keep(key, { tokens: size, expiresAt: this.now() + LEASE_TTL_MS, deniedUntil: 0, lowUntil: 0, retryAfterSeconds: 0 });
+      this.keep(key, {
+        tokens: size,
+        expiresAt: this.now() + LEASE_TTL_MS,
+        deniedUntil: 0,
+        lowUntil: 0,
+        retryAfterSeconds: 0,
+      });
       return undefined;
     }
     if (leased.tokens < 1) return this.refuse(key, policy, leased.tokens);
@@ -88,7 +101,13 @@ export class LeasedRateLimitStore implements RateLimitStore {
     const retryAfterSeconds = retryAfter(tokens, policy);
     const now = this.now();
     const deniedUntil = now + ((1 - tokens) / policy.refillPerSecond) * 1000;
-    this.keep(key, { tokens: 0, expiresAt: Math.max(deniedUntil, now + 1), deniedUntil, lowUntil: 0, retryAfterSeconds });
+    this.keep(key, {
+      tokens: 0,
+      expiresAt: Math.max(deniedUntil, now + 1),
+      deniedUntil,
+      lowUntil: 0,
+      retryAfterSeconds,
+    });
     return { allowed: false, retryAfterSeconds };
   }
 

@@ -15,7 +15,12 @@ const take = precompiled((key: string, capacity: number, refillPerSecond: number
   const refilled = sql<number>`LEAST(${capacity}::float8, "RateLimitBucket"."tokens" + GREATEST(0, EXTRACT(EPOCH FROM now() - "RateLimitBucket"."updatedAt")::float8) * ${refillPerSecond}::float8)`;
   return kysely()
     .insertInto("RateLimitBucket")
-    .values({ key, tokens: sql<number>`${capacity}::float8 - ${n}::float8`, allowed: true, updatedAt: sql<Date>`now()` })
+    .values({
+      key,
+      tokens: sql<number>`${capacity}::float8 - ${n}::float8`,
+      allowed: true,
+      updatedAt: sql<Date>`now()`,
+    })
     .onConflict((oc) =>
       oc.column("key").doUpdateSet({
         tokens: sql<number>`CASE WHEN ${refilled} >= ${n}::float8 THEN ${refilled} - ${n}::float8 ELSE ${refilled} END`,
@@ -27,11 +32,17 @@ const take = precompiled((key: string, capacity: number, refillPerSecond: number
 });
 
 const prune = precompiled((olderThanSeconds: number) =>
-  kysely().deleteFrom("RateLimitBucket").where("updatedAt", "<", sql<Date>`now() - make_interval(secs => ${olderThanSeconds}::float8)`),
+  kysely()
+    .deleteFrom("RateLimitBucket")
+    .where("updatedAt", "<", sql<Date>`now() - make_interval(secs => ${olderThanSeconds}::float8)`),
 );
 
 /** `n` must not exceed the policy's capacity (a fresh bucket starts full). */
-export async function takeTokens(key: string, policy: BucketPolicy, n: number): Promise<{ taken: boolean; tokens: number }> {
+export async function takeTokens(
+  key: string,
+  policy: BucketPolicy,
+  n: number,
+): Promise<{ taken: boolean; tokens: number }> {
   const [row] = await executeCompiled(take(key, policy.capacity, policy.refillPerSecond, n));
   if (!row) throw new Error("rate limit upsert returned no row");
   return { taken: row.allowed, tokens: row.tokens };

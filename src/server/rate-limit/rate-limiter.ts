@@ -178,7 +178,9 @@ export class FailoverRateLimitStore implements RateLimitStore {
       this.up = true;
       if (this.probeTimer) clearInterval(this.probeTimer);
       this.probeTimer = null;
-      logger().info(this.logged ? "Redis answers again: rate limits back on Redis" : "Redis reachable: rate limits on Redis");
+      logger().info(
+        this.logged ? "Redis answers again: rate limits back on Redis" : "Redis reachable: rate limits on Redis",
+      );
       this.logged = true;
     } catch (err) {
       this.down(err);

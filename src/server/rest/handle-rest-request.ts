@@ -47,7 +47,14 @@ export async function handleRestRequest(req: Request): Promise<Response> {
     const match = matchRoute(restRoutes, req.method, url.pathname);
     if (match.kind === "not-found") throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${url.pathname}`);
     if (match.kind === "method-not-allowed") {
-      const res = errorResponse(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`), req, requestId);
+      const res = errorResponse(
+        new AppError(
+          "METHOD_NOT_ALLOWED",
+          `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`,
+        ),
+        req,
+        requestId,
+      );
       res.headers.set("allow", match.allow.join(", "));
       return res;
     }

@@ -31,17 +31,22 @@ export type RestMeta = {
 export type RestSpec<I extends z.ZodType | undefined, O extends z.ZodType> = RestMeta & { input?: I; output: O };
 
 /** What the table keeps of each procedure: its route and the schemas that document it. */
-export type RestContract = Required<Pick<RestMeta, "status" | "auth">> & RestMeta & { input?: z.ZodType; output: z.ZodType };
+export type RestContract = Required<Pick<RestMeta, "status" | "auth">> &
+  RestMeta & { input?: z.ZodType; output: z.ZodType };
 
 // Keyed by the built procedure: the table reads it back without reaching into tRPC's internals.
 const contracts = new WeakMap<object, RestContract>();
 
 export function restContractOf(procedure: unknown): RestContract | undefined {
-  return typeof procedure === "function" || (typeof procedure === "object" && procedure !== null) ? contracts.get(procedure) : undefined;
+  return typeof procedure === "function" || (typeof procedure === "object" && procedure !== null)
+    ? contracts.get(procedure)
+    : undefined;
 }
 
 type Builder<C, M, X, E, II, IO, OI, OO> = TRPCProcedureBuilder<C, M, X, II, IO, OI, OO, false, E>;
-type Finish<B extends { query: unknown; mutation: unknown }, Method extends HttpMethod> = Method extends "GET" ? Pick<B, "query"> : Pick<B, "mutation">;
+type Finish<B extends { query: unknown; mutation: unknown }, Method extends HttpMethod> = Method extends "GET"
+  ? Pick<B, "query">
+  : Pick<B, "mutation">;
 
 /**
  * `restProcedure(apiProcedure, { method, path, summary, input, output }).query(…)`:
@@ -49,7 +54,15 @@ type Finish<B extends { query: unknown; mutation: unknown }, Method extends Http
  * and in this module (for the table), and offers `.query` for GET and
  * `.mutation` for the other methods only, so the kind cannot disagree with the method.
  */
-export function restProcedure<C, M, X, E, O extends z.ZodType, Method extends HttpMethod, I extends z.ZodType | undefined = undefined>(
+export function restProcedure<
+  C,
+  M,
+  X,
+  E,
+  O extends z.ZodType,
+  Method extends HttpMethod,
+  I extends z.ZodType | undefined = undefined,
+>(
   builder: Builder<C, M, X, E, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker>,
   spec: RestSpec<I, O> & { method: Method },
 ): Finish<
@@ -66,8 +79,20 @@ export function restProcedure<C, M, X, E, O extends z.ZodType, Method extends Ht
   Method
 > {
   const { input, output, ...meta } = spec;
-  const contract: RestContract = { ...meta, status: meta.status ?? 200, auth: meta.auth ?? true, ...(input && { input }), output };
-  type Loose = { input(s: unknown): Loose; output(s: unknown): Loose; meta(m: unknown): Loose; query(fn: unknown): AnyTRPCProcedure; mutation(fn: unknown): AnyTRPCProcedure };
+  const contract: RestContract = {
+    ...meta,
+    status: meta.status ?? 200,
+    auth: meta.auth ?? true,
+    ...(input && { input }),
+    output,
+  };
+  type Loose = {
+    input(s: unknown): Loose;
+    output(s: unknown): Loose;
+    meta(m: unknown): Loose;
+    query(fn: unknown): AnyTRPCProcedure;
+    mutation(fn: unknown): AnyTRPCProcedure;
+  };
   let typed = (builder as unknown as Loose).meta({ rest: contract });
   if (input) typed = typed.input(input);
   typed = typed.output(output);
@@ -75,6 +100,9 @@ export function restProcedure<C, M, X, E, O extends z.ZodType, Method extends Ht
     contracts.set(procedure, contract);
     return procedure;
   };
-  const finish = spec.method === "GET" ? { query: (fn: unknown) => record(typed.query(fn)) } : { mutation: (fn: unknown) => record(typed.mutation(fn)) };
+  const finish =
+    spec.method === "GET"
+      ? { query: (fn: unknown) => record(typed.query(fn)) }
+      : { mutation: (fn: unknown) => record(typed.mutation(fn)) };
   return finish as never;
 }

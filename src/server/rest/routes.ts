@@ -15,10 +15,17 @@ export type RestRoute = RestContract & {
 };
 
 /** Every procedure in the router, with its dotted path and its REST contract if it has one. */
-export function listProcedures(record: object = procedures, prefix = ""): { procedure: string; contract: RestContract | undefined }[] {
+export function listProcedures(
+  record: object = procedures,
+  prefix = "",
+): { procedure: string; contract: RestContract | undefined }[] {
   return Object.entries(record).flatMap(([name, value]) =>
-    typeof value === "function" ? [{ procedure: `${prefix}${name}`, contract: restContractOf(value) }] : listProcedures(value as object, `${prefix}${name}.`),
+    typeof value === "function"
+      ? [{ procedure: `${prefix}${name}`, contract: restContractOf(value) }]
+      : listProcedures(value as object, `${prefix}${name}.`),
   );
 }
 
-export const restRoutes: readonly RestRoute[] = listProcedures().flatMap(({ procedure, contract }) => (contract ? [{ ...contract, procedure }] : []));
+export const restRoutes: readonly RestRoute[] = listProcedures().flatMap(({ procedure, contract }) =>
+  contract ? [{ ...contract, procedure }] : [],
+);

@@ -10,7 +10,9 @@ export const ZAccount = z.object({
   webhookSecret: z.string().describe("Signs the events we send you (Standard Webhooks, `whsec_…`)"),
   engineVoiceUrl: z
     .string()
-    .describe("Where Twilio sends your numbers' calls and status callbacks: set it as both the voice URL and the status callback (POST). Without a Twilio connection it is a bearer secret"),
+    .describe(
+      "Where Twilio sends your numbers' calls and status callbacks: set it as both the voice URL and the status callback (POST). Without a Twilio connection it is a bearer secret",
+    ),
   _count: z
     .object({
       phoneNumbers: z.number().int().describe("Registered numbers"),
@@ -21,11 +23,15 @@ export const ZAccount = z.object({
 export const ZGetAccountOutput = z.object({ account: ZAccount.describe("The account the credential belongs to") });
 
 export const ZRotateEngineUrlOutput = z.object({
-  engineVoiceUrl: z.string().describe("The new engine URL: set it as the voice URL and status callback of numbers you set up by hand"),
+  engineVoiceUrl: z
+    .string()
+    .describe("The new engine URL: set it as the voice URL and status callback of numbers you set up by hand"),
   previousExpiresAt: ZTimestamp.describe("Until then the previous engine URL keeps working"),
   twilioNumbers: z
     .object({
-      repointed: z.array(z.string()).describe("Numbers set up through the Twilio connection, now pointing at the new URL"),
+      repointed: z
+        .array(z.string())
+        .describe("Numbers set up through the Twilio connection, now pointing at the new URL"),
       failed: z
         .array(
           z.object({

@@ -5,7 +5,13 @@ const ZKeyPrefix = z.string().describe("The key's first 12 characters (`rtk_` + 
 const ZLabel = z.string().nullable().describe("Your name for the key; null when none was given");
 
 export const ZCreateApiKeyInput = z.object({
-  label: z.string().trim().min(1).max(100).nullish().describe("Your name for the key (1–100 characters), e.g. where it is used"),
+  label: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .nullish()
+    .describe("Your name for the key (1–100 characters), e.g. where it is used"),
 });
 export const ZCreatedApiKey = z.object({
   id: ZId,
@@ -18,9 +24,15 @@ export const ZApiKeyListItem = z.object({
   id: ZId,
   keyPrefix: ZKeyPrefix,
   label: ZLabel,
-  lastUsedAt: ZTimestamp.nullable().describe("When the key last authenticated a request (written at most once a minute); null if never"),
+  lastUsedAt: ZTimestamp.nullable().describe(
+    "When the key last authenticated a request (written at most once a minute); null if never",
+  ),
   createdAt: ZTimestamp,
 });
-export const ZListApiKeysOutput = z.object({ apiKeys: z.array(ZApiKeyListItem).describe("Active keys; revoked ones are not listed") });
+export const ZListApiKeysOutput = z.object({
+  apiKeys: z.array(ZApiKeyListItem).describe("Active keys; revoked ones are not listed"),
+});
 export const ZRevokeApiKeyInput = z.object({ id: ZId.describe("The key's id, from GET /api/api-keys") });
-export const ZRevokeApiKeyOutput = z.object({ revoked: z.literal(true).describe("The key stops working on the next request, on every instance") });
+export const ZRevokeApiKeyOutput = z.object({
+  revoked: z.literal(true).describe("The key stops working on the next request, on every instance"),
+});

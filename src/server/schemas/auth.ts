@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 
-export const ZEmail = z.string().trim().toLowerCase().max(254).email({ message: "must be a valid email address" }).describe("Email address; compared case-insensitively");
+export const ZEmail = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .email({ message: "must be a valid email address" })
+  .describe("Email address; compared case-insensitively");
 export const ZPassword = z
   .string({ message: "is required" })
   .min(8, { message: "must be at least 8 characters" })
@@ -42,5 +48,7 @@ export const ZLoginOutput = z.object({
 });
 
 export const ZLogoutOutput = z.object({
-  loggedOut: z.literal(true).describe("Every dashboard session and login token of the account has ended; API keys keep working"),
+  loggedOut: z
+    .literal(true)
+    .describe("Every dashboard session and login token of the account has ended; API keys keep working"),
 });

@@ -8,7 +8,10 @@ export const ZTimestamp = z.iso.datetime({ offset: true }).describe("ISO 8601 ti
  * -271821 is an error there, not an empty page), and no record of ours lies
  * before 1970 or after 9999.
  */
-export const QUERY_TIME_RANGE = { min: new Date("1970-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z") } as const;
+export const QUERY_TIME_RANGE = {
+  min: new Date("1970-01-01T00:00:00.000Z"),
+  max: new Date("9999-12-31T23:59:59.999Z"),
+} as const;
 
 export function isQueryableTime(time: Date): boolean {
   const ms = time.getTime();
@@ -18,7 +21,9 @@ export function isQueryableTime(time: Date): boolean {
 /** An ISO 8601 time in a query (`since`, `until`), within QUERY_TIME_RANGE. */
 export const ZQueryTime = z.iso
   .datetime({ offset: true, message: "must be an ISO 8601 time" })
-  .refine((v) => isQueryableTime(new Date(v)), { message: "must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z" });
+  .refine((v) => isQueryableTime(new Date(v)), {
+    message: "must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z",
+  });
 /** An integer from the query string (coerced), with the API's messages; chain `.default()` and `.describe()`. */
 export function queryInteger(bounds: { min: number; max?: number }) {
   const atLeast = z.coerce

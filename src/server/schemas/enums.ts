@@ -9,13 +9,19 @@ import { AccountStatus, DeliveryStatus } from "../../generated/prisma/enums";
  */
 export { AccountStatus, DeliveryStatus };
 
-export const ZAccountStatus = z.enum(AccountStatus).describe("INACTIVE until checkout is completed, ACTIVE while paid, SUSPENDED when payment stopped");
-export const ZDeliveryStatus = z.enum(DeliveryStatus).describe("PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted");
+export const ZAccountStatus = z
+  .enum(AccountStatus)
+  .describe("INACTIVE until checkout is completed, ACTIVE while paid, SUSPENDED when payment stopped");
+export const ZDeliveryStatus = z
+  .enum(DeliveryStatus)
+  .describe("PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted");
 
 /** Stored as text: who placed the call. */
 export const CALL_DIRECTIONS = ["inbound", "outbound"] as const;
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];
-export const ZCallDirection = z.enum(CALL_DIRECTIONS).describe("inbound: a call to your number; outbound: a call you started with POST /api/outbound");
+export const ZCallDirection = z
+  .enum(CALL_DIRECTIONS)
+  .describe("inbound: a call to your number; outbound: a call you started with POST /api/outbound");
 
 /**
  * Twilio's CallStatus values as they reach the engine (PROVIDER-FACTS.md), in
@@ -34,7 +40,9 @@ export type TwilioCallRecordStatus = Exclude<TwilioCallStatus, "initiated" | "an
 /** A call's status as the API shows it: Twilio's last (`answered` as `in-progress`), or `rejected` when Routekit rejected the call. */
 export const CALL_STATUSES = [...SHOWN_PROGRESS, ...TERMINAL_CALL_STATUSES, "rejected"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
-export const ZCallStatus = z.enum(CALL_STATUSES).describe("Twilio's CallStatus as last reported, or `rejected` when Routekit rejected the call");
+export const ZCallStatus = z
+  .enum(CALL_STATUSES)
+  .describe("Twilio's CallStatus as last reported, or `rejected` when Routekit rejected the call");
 
 /** The status a call is stored and shown with, from the CallStatus Twilio sent. */
 export function shownCallStatus(status: TwilioCallStatus): Exclude<CallStatus, "rejected"> {

@@ -11,7 +11,11 @@ export const MAX_METADATA_BYTES = 4096;
 export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions) {
   const url = zCallbackUrl(policy);
   return z.object({
-    to: z.string().trim().regex(E164, { message: "must be an E.164 number, like +14155550123" }).describe(`The number to call, ${E164_RULE}`),
+    to: z
+      .string()
+      .trim()
+      .regex(E164, { message: "must be an E.164 number, like +14155550123" })
+      .describe(`The number to call, ${E164_RULE}`),
     from: ZUsPhoneNumber.describe("A number registered to your account, US E.164 (like +14155550123)"),
     onCallStartUrl: url.describe(`For this call only: ${CALLBACK_FIELD.onCallStartUrl}`),
     onCallEndUrl: url.describe(`For this call only: ${CALLBACK_FIELD.onCallEndUrl}`),
@@ -25,14 +29,29 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions) {
       .string()
       .min(1)
       .max(256)
-      .describe("That account's auth token: used to create the call and check Twilio's signatures on it; kept only encrypted while the call lives, never logged or returned"),
+      .describe(
+        "That account's auth token: used to create the call and check Twilio's signatures on it; kept only encrypted while the call lives, never logged or returned",
+      ),
     metadata: z
       .record(z.string(), z.unknown())
-      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, { message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` })
+      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
+        message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+      })
       .optional()
-      .describe(`Any JSON object (at most ${MAX_METADATA_BYTES} bytes), sent back as data.metadata in this call's events`),
-    machineDetection: z.enum(["Enable", "DetectMessageEnd"]).optional().describe("Twilio's answering machine detection, passed through; the result arrives as answeredBy"),
-    timeout: z.number().int({ message: "must be a whole number of seconds" }).min(5).max(120).default(30).describe("Seconds to let the callee's phone ring (5–120, default 30)"),
+      .describe(
+        `Any JSON object (at most ${MAX_METADATA_BYTES} bytes), sent back as data.metadata in this call's events`,
+      ),
+    machineDetection: z
+      .enum(["Enable", "DetectMessageEnd"])
+      .optional()
+      .describe("Twilio's answering machine detection, passed through; the result arrives as answeredBy"),
+    timeout: z
+      .number()
+      .int({ message: "must be a whole number of seconds" })
+      .min(5)
+      .max(120)
+      .default(30)
+      .describe("Seconds to let the callee's phone ring (5–120, default 30)"),
   });
 }
 export type TOutboundInput = z.infer<ReturnType<typeof outboundInputSchema>>;

@@ -7,9 +7,7 @@ export const ZPagination = z.object({
     .default(50)
     .transform((v) => Math.min(v, 100))
     .describe("Page size, at least 1 (default 50); more than 100 is clamped to 100"),
-  offset: queryInteger({ min: 0 })
-    .default(0)
-    .describe("Rows to skip (default 0)"),
+  offset: queryInteger({ min: 0 }).default(0).describe("Rows to skip (default 0)"),
 });
 export const ZPageInfo = z.object({
   total: z.number().int().describe("Matching rows in all pages"),

@@ -24,8 +24,14 @@ export const ZTwilioConnection = z.object({
   friendlyName: z.string().nullable().describe("The Twilio account's name, as Twilio gave it"),
   connectedAt: ZTimestamp.describe("When the credentials were last checked and stored"),
 });
-export const ZTwilioConnectionOutput = z.object({ twilioConnection: ZTwilioConnection.describe("The connection; the auth token is never returned") });
-export const ZDisconnectTwilioOutput = z.object({ disconnected: z.literal(true).describe("The credentials are forgotten; numbers stay registered but lose verified and twilioConfigured") });
+export const ZTwilioConnectionOutput = z.object({
+  twilioConnection: ZTwilioConnection.describe("The connection; the auth token is never returned"),
+});
+export const ZDisconnectTwilioOutput = z.object({
+  disconnected: z
+    .literal(true)
+    .describe("The credentials are forgotten; numbers stay registered but lose verified and twilioConfigured"),
+});
 
 export const ZTwilioNumber = z.object({
   sid: z.string().describe("Twilio's `PN…` sid"),
@@ -39,7 +45,13 @@ export const ZTwilioNumber = z.object({
 export const ZListTwilioNumbersOutput = z.object({
   numbers: z.array(ZTwilioNumber).describe("Every incoming number of the connected account, all of Twilio's pages"),
   subaccounts: z
-    .array(z.object({ sid: z.string().describe("The subaccount's Account SID"), friendlyName: z.string().describe("Its name at Twilio") }))
-    .describe("Subaccounts of the connected account: their numbers are not listed here; connect the subaccount that holds them"),
+    .array(
+      z.object({
+        sid: z.string().describe("The subaccount's Account SID"),
+        friendlyName: z.string().describe("Its name at Twilio"),
+      }),
+    )
+    .describe(
+      "Subaccounts of the connected account: their numbers are not listed here; connect the subaccount that holds them",
+    ),
 });
-

@@ -5,11 +5,22 @@ import { ZPageInfo, ZPagination } from "./pagination";
 
 export const ZListUsageInput = z.object({
   limit: ZPagination.shape.limit,
-  offset: ZPagination.shape.offset.unwrap().optional().describe("Rows to skip (default 0); slower at depth than cursor, and not allowed with it"),
-  cursor: z.string().min(1).max(200).optional().describe("nextCursor of the previous page: the page after it, at the same cost at any depth"),
+  offset: ZPagination.shape.offset
+    .unwrap()
+    .optional()
+    .describe("Rows to skip (default 0); slower at depth than cursor, and not allowed with it"),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("nextCursor of the previous page: the page after it, at the same cost at any depth"),
 });
 
-const ZBilledMinutes = z.number().int().describe("Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0");
+const ZBilledMinutes = z
+  .number()
+  .int()
+  .describe("Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0");
 const ZDurationSeconds = z.number().int().describe("Twilio's CallDuration, in seconds");
 const ZPerMinuteRate = z.number().describe("USD per billed minute");
 const ZMonthlyBase = z.number().describe("USD per month, whatever the usage");
@@ -64,15 +75,17 @@ export const ZSubscriptionOutput = z.object({
   totalCalls: z.number().int().describe("Completed calls in the current period"),
   totalMinutes: z.number().int().describe("Shape A name of totalBilledMinutes; same value"),
   totalBilledMinutes: z.number().int().describe("Billed minutes in the current period"),
-  hasPaymentMethod: z.boolean().describe("Stripe mode: a payment method is on file; local billing mode: the account has paid"),
-  currentPeriodStart: ZTimestamp.describe("Start of the billing period (Stripe's when known, else the UTC calendar month)"),
+  hasPaymentMethod: z
+    .boolean()
+    .describe("Stripe mode: a payment method is on file; local billing mode: the account has paid"),
+  currentPeriodStart: ZTimestamp.describe(
+    "Start of the billing period (Stripe's when known, else the UTC calendar month)",
+  ),
   currentPeriodEnd: ZTimestamp.describe("End of the billing period"),
 });
 
 export const ZDailyUsageInput = z.object({
-  days: queryInteger({ min: 1, max: 90 })
-    .default(30)
-    .describe("How many UTC days, ending today (1–90, default 30)"),
+  days: queryInteger({ min: 1, max: 90 }).default(30).describe("How many UTC days, ending today (1–90, default 30)"),
 });
 export const ZDailyUsageOutput = z.object({
   days: z

@@ -18,7 +18,10 @@ export const ZWebhookAttempt = z.object({
   statusCode: z.number().int().nullable().describe("Your HTTP status; null when there was no answer"),
   latencyMs: z.number().int().describe("Milliseconds until your answer, or until it was given up (10 s at most)"),
   responseExcerpt: z.string().nullable().describe("At most 1 KiB of the response body (4 KiB for call.started)"),
-  error: z.string().nullable().describe("Why there was no answer (time-out, refused connection, address not allowed…); null when there was one"),
+  error: z
+    .string()
+    .nullable()
+    .describe("Why there was no answer (time-out, refused connection, address not allowed…); null when there was one"),
 });
 
 export const ZWebhookDelivery = z.object({
@@ -37,11 +40,20 @@ export const ZWebhookDelivery = z.object({
   endpointBackoffUntil: ZTimestamp.nullable().describe(
     "Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule",
   ),
-  synchronous: z.boolean().describe("call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered"),
-  answerUse: z.string().nullable().describe("Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback"),
+  synchronous: z
+    .boolean()
+    .describe("call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered"),
+  answerUse: z
+    .string()
+    .nullable()
+    .describe(
+      "Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback",
+    ),
 });
 
-export const ZListDeliveriesOutput = ZPageInfo.extend({ deliveries: z.array(ZWebhookDelivery).describe("Newest first") });
+export const ZListDeliveriesOutput = ZPageInfo.extend({
+  deliveries: z.array(ZWebhookDelivery).describe("Newest first"),
+});
 export const ZDeliveryIdInput = z.object({ id: ZId.describe("The delivery's id") });
 export const ZDeliveryDetailOutput = z.object({
   delivery: ZWebhookDelivery.extend({
@@ -54,13 +66,17 @@ export const ZRotateSecretInput = z
     expirePrevious: z
       .boolean()
       .optional()
-      .describe("true: do not rotate; retire the previous secret now (once your receivers verify with the new one). The answer then holds the current secret and previousSecretExpiresAt null"),
+      .describe(
+        "true: do not rotate; retire the previous secret now (once your receivers verify with the new one). The answer then holds the current secret and previousSecretExpiresAt null",
+      ),
   })
   .optional();
 
 export const ZRotateSecretOutput = z.object({
   webhookSecret: z.string().describe("The secret events are signed with from now on"),
-  previousSecretExpiresAt: ZTimestamp.nullable().describe("Until then events carry signatures from both secrets; null when only the current secret signs"),
+  previousSecretExpiresAt: ZTimestamp.nullable().describe(
+    "Until then events carry signatures from both secrets; null when only the current secret signs",
+  ),
 });
 
 export const ZSendTestEventInput = z.object({
@@ -73,6 +89,13 @@ export const ZReplayDeliveriesInput = z.object({
   status: ZDeliveryStatus.default("FAILED").describe("Which deliveries to queue again (default FAILED)"),
 });
 export const ZReplayDeliveriesOutput = z.object({
-  queued: z.number().int().describe("Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted"),
-  more: z.boolean().describe("true when more than 1,000 deliveries matched: replay again (once a minute) to queue the rest"),
+  queued: z
+    .number()
+    .int()
+    .describe(
+      "Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted",
+    ),
+  more: z
+    .boolean()
+    .describe("true when more than 1,000 deliveries matched: replay again (once a minute) to queue the rest"),
 });

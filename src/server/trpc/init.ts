@@ -3,7 +3,13 @@ import { authenticate, type Auth } from "../auth/authenticate";
 import { AppError } from "../errors/app-error";
 import { ERROR_STATUS } from "../errors/error-codes";
 import { toErrorResponse, type ErrorEnvelope } from "../errors/to-error-response";
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestHash, validIdempotencyKey } from "../services/idempotency/idempotency";
+import {
+  beginIdempotent,
+  completeIdempotent,
+  releaseIdempotent,
+  requestHash,
+  validIdempotencyKey,
+} from "../services/idempotency/idempotency";
 import { credentialLimits } from "../rate-limit/credential-limits";
 import { enforceCredentialLimits } from "../rate-limit/enforce-credential-limits";
 import { POLICIES, enforceRateLimit } from "../rate-limit/rate-limiter";
@@ -31,7 +37,11 @@ const t = initTRPC.context<Context>().create({
   // tRPC clients (the dashboard) get the same code and message as REST clients.
   errorFormatter({ shape, error }) {
     const mapped = toErrorResponse(error);
-    return { ...shape, message: mapped.body.error.message, data: { ...shape.data, stack: undefined, appError: mapped.body.error, httpStatus: mapped.status } };
+    return {
+      ...shape,
+      message: mapped.body.error.message,
+      data: { ...shape.data, stack: undefined, appError: mapped.body.error, httpStatus: mapped.status },
+    };
   },
 });
 
@@ -53,7 +63,11 @@ type NextResult = { ok: true; data: unknown } | { ok: false; error: unknown };
  * middleware of its own: each tRPC middleware level costs every request
  * (queries included) a round of context copying.
  */
-async function idempotently<R extends NextResult>({ ctx, type, path, getRawInput }: MiddlewareCall, scope: string, next: () => Promise<R>): Promise<R> {
+async function idempotently<R extends NextResult>(
+  { ctx, type, path, getRawInput }: MiddlewareCall,
+  scope: string,
+  next: () => Promise<R>,
+): Promise<R> {
   const key = ctx.idempotencyKey;
   if (type !== "mutation" || key === null || key === undefined) return next();
   if (!validIdempotencyKey(key)) {
@@ -105,9 +119,13 @@ export const credentialProcedure = t.procedure
   .use(async (opts) => {
     const { ctx, path, getRawInput, next } = opts;
     const raw = await getRawInput().catch(() => undefined);
-    const email = typeof raw === "object" && raw !== null && typeof (raw as { email?: unknown }).email === "string" ? (raw as { email: string }).email : null;
+    const email =
+      typeof raw === "object" && raw !== null && typeof (raw as { email?: unknown }).email === "string"
+        ? (raw as { email: string }).email
+        : null;
     // Without a plausible email the input fails validation anyway; the address bucket has counted it.
-    if (email !== null && email.length <= 320) await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, email, stage: "credentials" }));
+    if (email !== null && email.length <= 320)
+      await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, email, stage: "credentials" }));
     return idempotently(opts, `ip:${ctx.ip}`, () => next());
   });
 
@@ -118,13 +136,12 @@ export const credentialProcedure = t.procedure
 const READS_OWN_ACCOUNT = new Set(["account.get"]);
 
 /** API key or login JWT; narrows ctx with the account and applies the per-account rate limit. */
-export const apiProcedure = t.procedure
-  .use(async (opts) => {
-    const { ctx, path, next } = opts;
-    const auth = await authenticate(ctx.authorization, { readAccount: READS_OWN_ACCOUNT.has(path) });
-    await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
-    return idempotently(opts, `account:${auth.account.id}`, () => next({ ctx: { ...ctx, auth } }));
-  });
+export const apiProcedure = t.procedure.use(async (opts) => {
+  const { ctx, path, next } = opts;
+  const auth = await authenticate(ctx.authorization, { readAccount: READS_OWN_ACCOUNT.has(path) });
+  await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
+  return idempotently(opts, `account:${auth.account.id}`, () => next({ ctx: { ...ctx, auth } }));
+});
 
 /**
  * docs/decisions.md §4, the one rule for account standing: SUSPENDED is 403 wherever

@@ -8,7 +8,9 @@ export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; 
 export type Server = "strict" | "permissive" | "stripe";
 
 export function baseUrlOf(server: Server = "strict"): string {
-  return { strict: inject("baseUrl"), permissive: inject("permissiveBaseUrl"), stripe: inject("stripeBaseUrl") }[server];
+  return { strict: inject("baseUrl"), permissive: inject("permissiveBaseUrl"), stripe: inject("stripeBaseUrl") }[
+    server
+  ];
 }
 
 export type CallOptions = {
@@ -69,7 +71,11 @@ export async function newAccount(opts: { companyName?: string; server?: Server }
   const server = opts.server ?? "strict";
   const email = uniqueEmail();
   const password = `pw-${randomBytes(8).toString("hex")}`;
-  const res = await call("POST", "/api/auth/register", { body: { email, password, companyName: opts.companyName }, ip, server });
+  const res = await call("POST", "/api/auth/register", {
+    body: { email, password, companyName: opts.companyName },
+    ip,
+    server,
+  });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
   const account: TestAccount = {
     id: res.body.account.id,
@@ -91,7 +97,11 @@ const pools = new Map<Server, pg.Pool>();
 export function sql(server: Server = "strict"): pg.Pool {
   let pool = pools.get(server);
   if (!pool) {
-    const url = { strict: inject("databaseUrl"), permissive: inject("permissiveDatabaseUrl"), stripe: inject("stripeDatabaseUrl") }[server];
+    const url = {
+      strict: inject("databaseUrl"),
+      permissive: inject("permissiveDatabaseUrl"),
+      stripe: inject("stripeDatabaseUrl"),
+    }[server];
     pool = new pg.Pool({ connectionString: url, max: 2 });
     pools.set(server, pool);
   }

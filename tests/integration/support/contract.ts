@@ -8,7 +8,11 @@ import { inject } from "vitest";
  */
 type Operation = { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> };
 type Webhook = { post: { requestBody: { content: { "application/json": { schema: Record<string, unknown> } } } } };
-type Doc = { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, Webhook>; components: { schemas: Record<string, Record<string, unknown>> } };
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Webhook>;
+  components: { schemas: Record<string, Record<string, unknown>> };
+};
 
 let loaded: Promise<{ doc: Doc; routes: { pattern: RegExp; template: string }[] }> | undefined;
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
@@ -19,7 +23,10 @@ function load() {
     .then((r) => r.json() as Promise<Doc>)
     .then((doc) => ({
       doc,
-      routes: Object.keys(doc.paths).map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}/?$`) })),
+      routes: Object.keys(doc.paths).map((template) => ({
+        template,
+        pattern: new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}/?$`),
+      })),
     })));
 }
 
@@ -35,7 +42,10 @@ export async function checkContract(method: string, url: string, status: number,
   const op = route && doc.paths[route.template]![method.toLowerCase()];
   if (!route || !op) return; // not part of the documented API (pages, the engine, unknown paths)
   const response = op.responses[String(status)];
-  if (!response) throw new Error(`contract: ${method} ${route.template} answered ${status}, which the OpenAPI document does not list`);
+  if (!response)
+    throw new Error(
+      `contract: ${method} ${route.template} answered ${status}, which the OpenAPI document does not list`,
+    );
   const schema = response.content?.["application/json"]?.schema;
   if (!schema) return;
   const key = `${method} ${route.template} ${status}`;
@@ -44,7 +54,10 @@ export async function checkContract(method: string, url: string, status: number,
     validate = ajv.compile(deref(schema, doc));
     compiled.set(key, validate);
   }
-  if (!validate(body)) throw new Error(`contract: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+  if (!validate(body))
+    throw new Error(
+      `contract: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+    );
 }
 
 /** Checks an event body (as a receiver got it) against the served document's `webhooks` entry for its type. */
@@ -58,5 +71,8 @@ export async function checkEventContract(event: { type: string }): Promise<void>
     validate = ajv.compile(deref(hook.post.requestBody.content["application/json"].schema, doc));
     compiled.set(key, validate);
   }
-  if (!validate(event)) throw new Error(`contract: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(event).slice(0, 500)}`);
+  if (!validate(event))
+    throw new Error(
+      `contract: ${key} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(event).slice(0, 500)}`,
+    );
 }

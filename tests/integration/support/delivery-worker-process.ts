@@ -11,13 +11,24 @@ import { jobQueue } from "../../../src/server/jobs/job-queue";
 import { startDeliveryWorker } from "../../../src/server/events/delivery-worker";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
-setEnv(parseEnv({ DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-worker-")), AUTH_SECRET: TEST_AUTH_SECRET, CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: "silent" }));
+setEnv(
+  parseEnv({
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-worker-")),
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    CALLBACK_ALLOW_PRIVATE: "true",
+    LOG_LEVEL: "silent",
+  }),
+);
 setConnectionUrl(process.env.WORKER_DATABASE_URL!);
 // node-postgres emits a connection lost mid-statement on the checked-out client too, where the
 // pool's own listener is not attached: unheard, it would end this process (the statement itself
 // fails and the worker handles that). The server's pool error handlers are issue 23 item 7.
 pool().on("connect", (client) => client.on("error", () => undefined));
 const seconds = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
-await jobQueue({ schema: process.env.WORKER_SCHEMA!, maintenanceIntervalSeconds: seconds("WORKER_MAINTENANCE_SECONDS"), deliveryLeaseSeconds: seconds("WORKER_LEASE_SECONDS") });
+await jobQueue({
+  schema: process.env.WORKER_SCHEMA!,
+  maintenanceIntervalSeconds: seconds("WORKER_MAINTENANCE_SECONDS"),
+  deliveryLeaseSeconds: seconds("WORKER_LEASE_SECONDS"),
+});
 await startDeliveryWorker();
 console.log("worker ready");

@@ -7,7 +7,11 @@ import { inject } from "vitest";
  * it is ready. `extraEnv`: WORKER_LEASE_SECONDS, WORKER_MAINTENANCE_SECONDS.
  * Every worker started is in `started`, for the test's afterAll to kill.
  */
-export function startWorkerProcess(schema: string, started: ChildProcess[], extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
+export function startWorkerProcess(
+  schema: string,
+  started: ChildProcess[],
+  extraEnv: Record<string, string> = {},
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "tests/integration/support/delivery-worker-process.ts"], {
     env: { ...process.env, WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"), WORKER_SCHEMA: schema, ...extraEnv },
     stdio: ["ignore", "pipe", "inherit"],

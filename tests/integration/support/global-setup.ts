@@ -8,7 +8,10 @@ import { STRIPE_TEST_ENV, TEST_AUTH_SECRET } from "./test-secrets";
 
 /** One test server on its own database (or embedded when none): servers share AUTH_SECRET with in-process tests. */
 function startServer(name: string, databaseUrl: string | undefined, env: Record<string, string>): Promise<BuiltServer> {
-  return startBuiltServer({ name: `it-${name}`, env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, ...env } });
+  return startBuiltServer({
+    name: `it-${name}`,
+    env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: databaseUrl, ...env },
+  });
 }
 
 declare module "vitest" {

@@ -13,7 +13,9 @@ import { TEST_AUTH_SECRET } from "./test-secrets";
  * database, with a pg-boss schema of its own: no server worker sees these
  * jobs, so the test decides when each attempt runs and what time it is.
  */
-export async function startInProcess(tuning: Omit<QueueTuning, "schema"> = {}): Promise<{ schema: string; stop(): Promise<void> }> {
+export async function startInProcess(
+  tuning: Omit<QueueTuning, "schema"> = {},
+): Promise<{ schema: string; stop(): Promise<void> }> {
   setEnv(
     parseEnv({
       DATA_DIR: mkdtempSync(path.join(tmpdir(), "routekit-inproc-")),

@@ -37,17 +37,34 @@ export function rawRequest(
 }
 
 /** A body that arrives in chunks with no declared length, `total` bytes of `fill`. */
-export function chunkedRequest(method: string, path: string, total: number, opts: { server?: Server; headers?: Record<string, string>; fill?: string } = {}): Promise<RawAnswer> {
+export function chunkedRequest(
+  method: string,
+  path: string,
+  total: number,
+  opts: { server?: Server; headers?: Record<string, string>; fill?: string } = {},
+): Promise<RawAnswer> {
   const base = new URL(baseUrlOf(opts.server));
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: base.hostname, port: base.port, method, path, headers: { "x-forwarded-for": randomIp(), "transfer-encoding": "chunked", ...opts.headers }, agent: false },
+      {
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        headers: { "x-forwarded-for": randomIp(), "transfer-encoding": "chunked", ...opts.headers },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: text ? JSON.parse(text) : undefined });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            body: text ? JSON.parse(text) : undefined,
+          });
         });
       },
     );
@@ -67,7 +84,10 @@ export function chunkedRequest(method: string, path: string, total: number, opts
 }
 
 /** Writes `text` on a fresh connection and reads until the server closes it (or `waitMs`). */
-export function rawSocket(text: string, opts: { server?: Server; baseUrl?: string; waitMs?: number } = {}): Promise<string> {
+export function rawSocket(
+  text: string,
+  opts: { server?: Server; baseUrl?: string; waitMs?: number } = {},
+): Promise<string> {
   const base = new URL(opts.baseUrl ?? baseUrlOf(opts.server));
   return new Promise((resolve) => {
     const socket = net.connect(Number(base.port), base.hostname);
@@ -82,9 +102,14 @@ export function rawSocket(text: string, opts: { server?: Server; baseUrl?: strin
 
 /** The `{ error: { code, message } }` envelope with this code. */
 export function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
-  if (answer.status !== status || answer.body?.error?.code !== code || typeof answer.body?.error?.message !== "string") {
+  if (
+    answer.status !== status ||
+    answer.body?.error?.code !== code ||
+    typeof answer.body?.error?.message !== "string"
+  ) {
     throw new Error(`expected ${status} ${code} in the envelope, got ${answer.status} ${answer.text.slice(0, 300)}`);
   }
-  if (!String(answer.headers["content-type"]).includes("application/json")) throw new Error(`expected JSON, got ${answer.headers["content-type"]}`);
+  if (!String(answer.headers["content-type"]).includes("application/json"))
+    throw new Error(`expected JSON, got ${answer.headers["content-type"]}`);
   if (!answer.headers["x-request-id"]) throw new Error("no x-request-id");
 }

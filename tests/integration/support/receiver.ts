@@ -11,7 +11,12 @@ export async function startReceiver(reply: Reply = (_r, res) => res.end("ok")) {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), path: req.url ?? "/", at: Date.now() };
+      const r = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        path: req.url ?? "/",
+        at: Date.now(),
+      };
       received.push(r);
       void handler(r, res);
     });

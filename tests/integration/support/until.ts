@@ -2,7 +2,12 @@
  * Polls `probe` until it gives a value (anything but undefined, null or
  * false), and returns that value; after `ms` it fails naming `what`.
  */
-export async function until<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, ms = 15_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what: string,
+  ms = 15_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();

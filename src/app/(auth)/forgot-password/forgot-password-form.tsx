@@ -40,9 +40,23 @@ export function ForgotPasswordForm(props: { sent: boolean; error: string | null 
           {RESET_SENT}
         </Alert>
       ) : (
-        <form method="post" action="/forgot-password/send" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-          <p className="text-sm text-slate-600">Enter your account&apos;s email address and we will mail you a link to choose a new password.</p>
-          <TextField label="Email" type="email" autoComplete="email" required {...field("email", { subject: "Email" })} />
+        <form
+          method="post"
+          action="/forgot-password/send"
+          onSubmit={(e) => void onSubmit(e)}
+          className="space-y-4"
+          noValidate
+        >
+          <p className="text-sm text-slate-600">
+            Enter your account&apos;s email address and we will mail you a link to choose a new password.
+          </p>
+          <TextField
+            label="Email"
+            type="email"
+            autoComplete="email"
+            required
+            {...field("email", { subject: "Email" })}
+          />
           {error ? <Alert tone="error">{error}</Alert> : null}
           <Button type="submit" loading={request.isPending} className="w-full">
             Send the link

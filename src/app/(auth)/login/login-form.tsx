@@ -21,7 +21,12 @@ const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid e
  * redirects; once JavaScript runs, it validates with the API's schema and
  * signs in through next-auth's client without leaving the page.
  */
-export function LoginForm(props: { callbackUrl: string | null; email: string; error: string | null; notice: string | null }) {
+export function LoginForm(props: {
+  callbackUrl: string | null;
+  email: string;
+  error: string | null;
+  notice: string | null;
+}) {
   const router = useRouter();
   const returnTo = safeRedirectPath(props.callbackUrl);
   const [error, setError] = useState<string | null>(props.error);
@@ -50,8 +55,22 @@ export function LoginForm(props: { callbackUrl: string | null; email: string; er
       ) : null}
       <form method="post" action="/login/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
         <input type="hidden" name="callbackUrl" value={returnTo} />
-        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} {...field("email", { subject: "Email" })} />
-        <TextField label="Password" type="password" autoComplete="current-password" required {...field("password")} error={errors.password && "Enter your password"} />
+        <TextField
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={props.email}
+          {...field("email", { subject: "Email" })}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          {...field("password")}
+          error={errors.password && "Enter your password"}
+        />
         {error ? (
           <Alert tone="error" data-testid="login-error">
             {error}

@@ -20,7 +20,11 @@ const NOTICES: Record<string, string> = {
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /** Rendered on the server, so the form is in the HTML and posts before (or without) JavaScript. */
-export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const error = one(params.error);
   return (

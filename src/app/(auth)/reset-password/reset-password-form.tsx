@@ -20,7 +20,10 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
   const router = useRouter();
   const reset = useMutation(trpc.settings.resetPassword.mutationOptions());
   const [error, setError] = useState(props.error);
-  const form = useForm({ resolver: zodResolver(ZResetPasswordInput), defaultValues: { token: props.token, password: "" } });
+  const form = useForm({
+    resolver: zodResolver(ZResetPasswordInput),
+    defaultValues: { token: props.token, password: "" },
+  });
   const field = fieldBinder(form);
   const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
@@ -37,7 +40,13 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
       {!props.token ? (
         <Alert tone="error">This page needs the link from the reset mail.</Alert>
       ) : (
-        <form method="post" action="/reset-password/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
+        <form
+          method="post"
+          action="/reset-password/submit"
+          onSubmit={(e) => void onSubmit(e)}
+          className="space-y-4"
+          noValidate
+        >
           {/* defaultValue puts it in the server HTML; react-hook-form fills values only once scripts run. */}
           <input type="hidden" defaultValue={props.token} {...form.register("token")} />
           <TextField

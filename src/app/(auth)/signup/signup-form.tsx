@@ -18,7 +18,13 @@ import { ZRegisterInput } from "@/server/schemas/auth";
 import { fieldBinder } from "@/lib/form-field";
 
 // The API's schema; the form's empty company field means "none".
-const ZSignupForm = ZRegisterInput.extend({ companyName: z.string().trim().max(200).transform((v) => v || null) });
+const ZSignupForm = ZRegisterInput.extend({
+  companyName: z
+    .string()
+    .trim()
+    .max(200)
+    .transform((v) => v || null),
+});
 type SignupValues = z.input<typeof ZSignupForm>;
 const LABELS = { email: "Email", password: "Password", companyName: "Company" } as const;
 
@@ -61,10 +67,13 @@ export function SignupForm(props: { email: string; companyName: string; error: s
     return (
       <Card title="Your account is ready">
         <Alert tone="warning" title="Save your API key now">
-          This is the only time it is shown. Your backend sends it as <code>Authorization: Bearer …</code>. You can create more keys and revoke this one later.
+          This is the only time it is shown. Your backend sends it as <code>Authorization: Bearer …</code>. You can
+          create more keys and revoke this one later.
         </Alert>
         <CopyField label="API key" value={apiKey} data-testid="signup-api-key" />
-        <p className="text-sm text-slate-600">We sent a link to your email address: open it to confirm the address is yours.</p>
+        <p className="text-sm text-slate-600">
+          We sent a link to your email address: open it to confirm the address is yours.
+        </p>
         {signInError ? <Alert tone="error">{signInError}</Alert> : null}
         <Button
           className="w-full"
@@ -84,9 +93,28 @@ export function SignupForm(props: { email: string; companyName: string; error: s
   return (
     <Card title="Create your Routekit account">
       <form method="post" action="/signup/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
-        <TextField label="Email" type="email" autoComplete="email" required defaultValue={props.email} {...field("email", { subject: LABELS.email })} />
-        <TextField label="Password" type="password" autoComplete="new-password" required hint="At least 8 characters." {...field("password", { subject: LABELS.password })} />
-        <TextField label="Company (optional)" autoComplete="organization" defaultValue={props.companyName} {...field("companyName", { subject: LABELS.companyName })} />
+        <TextField
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={props.email}
+          {...field("email", { subject: LABELS.email })}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          required
+          hint="At least 8 characters."
+          {...field("password", { subject: LABELS.password })}
+        />
+        <TextField
+          label="Company (optional)"
+          autoComplete="organization"
+          defaultValue={props.companyName}
+          {...field("companyName", { subject: LABELS.companyName })}
+        />
         {formError ? (
           <Alert tone="error" data-testid="signup-error">
             {formError}

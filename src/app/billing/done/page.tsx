@@ -15,7 +15,11 @@ export default async function BillingDonePage({ searchParams }: { searchParams: 
       <Card title="Routekit billing">
         <p>{text}</p>
         <p className="pt-2">
-          <Link href="/dashboard" className="font-medium text-indigo-700 hover:underline" data-testid="back-to-dashboard">
+          <Link
+            href="/dashboard"
+            className="font-medium text-indigo-700 hover:underline"
+            data-testid="back-to-dashboard"
+          >
             Back to the dashboard
           </Link>
         </p>

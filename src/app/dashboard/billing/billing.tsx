@@ -29,7 +29,11 @@ export function Billing({ note }: { note: string | null }) {
         title="Billing"
         description="A monthly base plus a per-minute rate; minutes are rounded up per call."
         actions={
-          <Button onClick={() => portal.mutate()} loading={portal.isPending || portal.isSuccess} data-testid="open-portal">
+          <Button
+            onClick={() => portal.mutate()}
+            loading={portal.isPending || portal.isSuccess}
+            data-testid="open-portal"
+          >
             Open billing portal
           </Button>
         }
@@ -40,7 +44,10 @@ export function Billing({ note }: { note: string | null }) {
         <ErrorState message={messageOf(subscription.error)} onRetry={() => void subscription.refetch()} />
       ) : (
         <div className="space-y-6">
-          <StatusCallToAction status={subscription.data.status} subscriptionStatus={subscription.data.subscriptionStatus} />
+          <StatusCallToAction
+            status={subscription.data.status}
+            subscriptionStatus={subscription.data.subscriptionStatus}
+          />
           <Panel title="Plan" data-testid="billing-plan">
             <dl className="grid grid-cols-1 gap-x-8 gap-y-3 text-sm sm:grid-cols-2">
               <div>
@@ -84,7 +91,11 @@ export function Billing({ note }: { note: string | null }) {
           </Panel>
           <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
             <Stat label="Calls this period" value={subscription.data.totalCalls} data-testid="period-calls" />
-            <Stat label="Billed minutes this period" value={subscription.data.totalBilledMinutes} data-testid="period-minutes" />
+            <Stat
+              label="Billed minutes this period"
+              value={subscription.data.totalBilledMinutes}
+              data-testid="period-minutes"
+            />
             <Stat
               label="Estimated this month"
               value={current.data ? usd(current.data.currentMonth.estimatedCost) : "—"}

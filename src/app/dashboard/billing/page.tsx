@@ -7,7 +7,10 @@ export const metadata: Metadata = { title: "Billing · Routekit" };
 
 export default async function BillingPage() {
   const qc = getQueryClient();
-  await Promise.all([qc.prefetchQuery(trpc.billing.subscription.queryOptions()), qc.prefetchQuery(trpc.usage.current.queryOptions())]);
+  await Promise.all([
+    qc.prefetchQuery(trpc.billing.subscription.queryOptions()),
+    qc.prefetchQuery(trpc.usage.current.queryOptions()),
+  ]);
   return (
     <HydrateClient>
       <Billing note={billing().dashboardNote} />

@@ -20,7 +20,12 @@ export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () 
   const detail = useQuery({
     ...trpc.calls.get.queryOptions({ callSid }),
     // A live call's timeline keeps growing; an ended one may still have events on their way.
-    refetchInterval: (q) => (q.state.data && q.state.data.call.endedAt && q.state.data.call.timeline.every((e) => e.type !== "event" || e.status !== "PENDING") ? false : POLL_MS),
+    refetchInterval: (q) =>
+      q.state.data &&
+      q.state.data.call.endedAt &&
+      q.state.data.call.timeline.every((e) => e.type !== "event" || e.status !== "PENDING")
+        ? false
+        : POLL_MS,
   });
 
   useEffect(() => {
@@ -89,7 +94,11 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
         <dt className="text-slate-500 dark:text-slate-400">Duration</dt>
         <dd>{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Cost</dt>
-        <dd>{c.costBreakdown ? `${usd(c.costBreakdown.totalCost, { precise: true })} (${c.costBreakdown.billedMinutes} min)` : "—"}</dd>
+        <dd>
+          {c.costBreakdown
+            ? `${usd(c.costBreakdown.totalCost, { precise: true })} (${c.costBreakdown.billedMinutes} min)`
+            : "—"}
+        </dd>
         {c.answeredBy ? (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Answered by</dt>
@@ -109,12 +118,19 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
         <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Timeline</h3>
         <ol className="mt-2 space-y-3" data-testid="call-timeline">
           {c.timeline.map((e, i) => (
-            <li key={i} data-testid="timeline-entry" data-type={e.type} className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm">
+            <li
+              key={i}
+              data-testid="timeline-entry"
+              data-type={e.type}
+              className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm"
+            >
               <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
                 <span className="font-medium text-slate-900 dark:text-slate-100">
                   <LocalTime iso={e.at} />
                 </span>
-                <span className="font-mono text-xs font-semibold text-slate-700 dark:text-slate-300">{headline(e)}</span>
+                <span className="font-mono text-xs font-semibold text-slate-700 dark:text-slate-300">
+                  {headline(e)}
+                </span>
               </div>
               <EntryBody entry={e} />
             </li>
@@ -128,7 +144,11 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
 function headline(e: TTimelineEntry): string {
   switch (e.type) {
     case "request":
-      return e.kind === "voice" ? `Twilio voice request (${e.callStatus})` : e.kind === "status" ? `Twilio status: ${e.callStatus}` : `Twilio call record read: ${e.callStatus}`;
+      return e.kind === "voice"
+        ? `Twilio voice request (${e.callStatus})`
+        : e.kind === "status"
+          ? `Twilio status: ${e.callStatus}`
+          : `Twilio call record read: ${e.callStatus}`;
     case "call.started":
       return `call.started → ${e.statusCode === null ? "no answer" : `HTTP ${e.statusCode}`} in ${e.latencyMs} ms`;
     case "twiml":
@@ -143,10 +163,13 @@ function headline(e: TTimelineEntry): string {
 }
 
 function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
-  const pre = "mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300";
+  const pre =
+    "mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300";
   switch (e.type) {
     case "request":
-      return e.sequenceNumber === null ? null : <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`SequenceNumber ${e.sequenceNumber}`}</p>;
+      return e.sequenceNumber === null ? null : (
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`SequenceNumber ${e.sequenceNumber}`}</p>
+      );
     case "call.started":
       return (
         <>
@@ -162,14 +185,23 @@ function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
       return (
         <p className="mt-1 break-all text-xs text-slate-500 dark:text-slate-400">
           {`${e.url} · ${e.attemptCount === 1 ? "1 attempt" : `${e.attemptCount} attempts`} · `}
-          <Link href="/dashboard/deliveries" className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300">
+          <Link
+            href="/dashboard/deliveries"
+            className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+          >
             Delivery log
           </Link>
         </p>
       );
     case "duration-clamped":
-      return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No Twilio connection verified this status, so it bills at most the time since the call began plus 60 s.</p>;
+      return (
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+          No Twilio connection verified this status, so it bills at most the time since the call began plus 60 s.
+        </p>
+      );
     case "usage":
-      return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`${e.costBreakdown.durationSeconds} s at ${usd(e.costBreakdown.perMinuteRate, { precise: true })}/min = ${usd(e.costBreakdown.totalCost, { precise: true })}`}</p>;
+      return (
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`${e.costBreakdown.durationSeconds} s at ${usd(e.costBreakdown.perMinuteRate, { precise: true })}/min = ${usd(e.costBreakdown.totalCost, { precise: true })}`}</p>
+      );
   }
 }

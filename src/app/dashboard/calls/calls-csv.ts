@@ -1,6 +1,22 @@
 import type { TCall } from "@/server/schemas/calls";
 
-const COLUMNS = ["callSid", "direction", "from", "to", "phoneNumberId", "status", "startedAt", "endedAt", "durationSeconds", "billedMinutes", "totalCost", "answeredBy", "answer", "errorCode", "errorMessage"] as const;
+const COLUMNS = [
+  "callSid",
+  "direction",
+  "from",
+  "to",
+  "phoneNumberId",
+  "status",
+  "startedAt",
+  "endedAt",
+  "durationSeconds",
+  "billedMinutes",
+  "totalCost",
+  "answeredBy",
+  "answer",
+  "errorCode",
+  "errorMessage",
+] as const;
 
 /**
  * RFC 4180 quoting. A value that a spreadsheet would run as a formula (a leading =, @, or a + or -
@@ -9,7 +25,8 @@ const COLUMNS = ["callSid", "direction", "from", "to", "phoneNumberId", "status"
 function cell(value: string | number | null): string {
   if (value === null) return "";
   let s = String(value);
-  if (typeof value === "string" && (/^[=@\t\r]/.test(s) || (/^[+-]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s)))) s = `'${s}`;
+  if (typeof value === "string" && (/^[=@\t\r]/.test(s) || (/^[+-]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s))))
+    s = `'${s}`;
   return /[",\r\n']/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 

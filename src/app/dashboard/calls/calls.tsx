@@ -29,12 +29,21 @@ const STATUSES = CALL_STATUSES;
 type Status = CallStatus;
 
 /** The view lives in the URL, so a refresh, Back and a shared link show the same calls. */
-type Filters = { status?: Status; direction?: CallDirection; phoneNumberId?: string; callSid?: string; since?: string; until?: string };
+type Filters = {
+  status?: Status;
+  direction?: CallDirection;
+  phoneNumberId?: string;
+  callSid?: string;
+  since?: string;
+  until?: string;
+};
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 // The API's own callSid rule; an empty box searches for nothing (the filter is removed).
-const ZSidSearch = z.object({ sid: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZListCallsInput.shape.callSid) });
+const ZSidSearch = z.object({
+  sid: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZListCallsInput.shape.callSid),
+});
 
 function filtersOf(params: URLSearchParams): Filters {
   const f: Filters = {};
@@ -72,7 +81,10 @@ function queryOf(f: Filters) {
 
 /** The keyset pages walked so far, oldest-first cursors joined by "." (base64url has none): page N is N-1 cursors in. */
 function cursorTrail(params: URLSearchParams): string[] {
-  return (params.get("after") ?? "").split(".").filter((c) => /^[A-Za-z0-9_-]{1,200}$/.test(c)).slice(0, 100);
+  return (params.get("after") ?? "")
+    .split(".")
+    .filter((c) => /^[A-Za-z0-9_-]{1,200}$/.test(c))
+    .slice(0, 100);
 }
 
 export function Calls() {
@@ -81,7 +93,8 @@ export function Calls() {
   const selected = params.get("call");
   const trail = cursorTrail(new URLSearchParams(params.toString()));
   // A new filter starts at the first page; opening a call keeps the page.
-  const navigate = (change: UrlChange) => set("call" in change && Object.keys(change).length === 1 ? change : { ...change, after: null });
+  const navigate = (change: UrlChange) =>
+    set("call" in change && Object.keys(change).length === 1 ? change : { ...change, after: null });
 
   return (
     <>
@@ -98,7 +111,9 @@ export function Calls() {
           selected={selected}
           onSelect={(sid) => navigate({ call: sid === selected ? null : sid })}
         />
-        {selected ? <CallDetail key={selected} callSid={selected} onClose={() => set({ call: null }, "replace")} /> : null}
+        {selected ? (
+          <CallDetail key={selected} callSid={selected} onClose={() => set({ call: null }, "replace")} />
+        ) : null}
       </div>
     </>
   );
@@ -107,14 +122,22 @@ export function Calls() {
 function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: UrlChange) => void }) {
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
-  const form = useForm({ resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }), defaultValues: { sid: filters.callSid ?? "" } });
+  const form = useForm({
+    resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }),
+    defaultValues: { sid: filters.callSid ?? "" },
+  });
   const field = fieldBinder(form);
   const search = form.handleSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
   const anySet = Object.keys(filters).length > 0;
   return (
     <Panel title="Find calls" data-testid="call-filters">
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
-        <SelectField label="Status" value={filters.status ?? ""} onChange={(e) => onChange({ status: e.target.value || null, call: null })} data-testid="filter-status">
+        <SelectField
+          label="Status"
+          value={filters.status ?? ""}
+          onChange={(e) => onChange({ status: e.target.value || null, call: null })}
+          data-testid="filter-status"
+        >
           <option value="">All</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -122,7 +145,12 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
             </option>
           ))}
         </SelectField>
-        <SelectField label="Direction" value={filters.direction ?? ""} onChange={(e) => onChange({ direction: e.target.value || null, call: null })} data-testid="filter-direction">
+        <SelectField
+          label="Direction"
+          value={filters.direction ?? ""}
+          onChange={(e) => onChange({ direction: e.target.value || null, call: null })}
+          data-testid="filter-direction"
+        >
           <option value="">Both</option>
           {CALL_DIRECTIONS.map((d) => (
             <option key={d} value={d}>
@@ -130,7 +158,12 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
             </option>
           ))}
         </SelectField>
-        <SelectField label="Number" value={filters.phoneNumberId ?? ""} onChange={(e) => onChange({ number: e.target.value || null, call: null })} data-testid="filter-number">
+        <SelectField
+          label="Number"
+          value={filters.phoneNumberId ?? ""}
+          onChange={(e) => onChange({ number: e.target.value || null, call: null })}
+          data-testid="filter-number"
+        >
           <option value="">All numbers</option>
           {numbers.data?.phoneNumbers.map((n) => (
             <option key={n.id} value={n.id}>
@@ -138,10 +171,28 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
             </option>
           ))}
         </SelectField>
-        <TextField label="From" type="date" value={filters.since ?? ""} onChange={(e) => onChange({ since: e.target.value || null, call: null })} data-testid="filter-since" />
-        <TextField label="To" type="date" value={filters.until ?? ""} onChange={(e) => onChange({ until: e.target.value || null, call: null })} data-testid="filter-until" />
+        <TextField
+          label="From"
+          type="date"
+          value={filters.since ?? ""}
+          onChange={(e) => onChange({ since: e.target.value || null, call: null })}
+          data-testid="filter-since"
+        />
+        <TextField
+          label="To"
+          type="date"
+          value={filters.until ?? ""}
+          onChange={(e) => onChange({ until: e.target.value || null, call: null })}
+          data-testid="filter-until"
+        />
         <form onSubmit={search} role="search" noValidate className="flex items-start gap-2">
-          <TextField label="Call SID" placeholder="CA…" className="min-w-0 flex-1" data-testid="filter-sid" {...field("sid")} />
+          <TextField
+            label="Call SID"
+            placeholder="CA…"
+            className="min-w-0 flex-1"
+            data-testid="filter-sid"
+            {...field("sid")}
+          />
           <Button type="submit" variant="secondary" className="mt-6" data-testid="filter-sid-submit">
             Search
           </Button>
@@ -154,7 +205,15 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
             size="sm"
             onClick={() => {
               form.reset({ sid: "" });
-              onChange({ status: null, direction: null, number: null, sid: null, since: null, until: null, call: null });
+              onChange({
+                status: null,
+                direction: null,
+                number: null,
+                sid: null,
+                since: null,
+                until: null,
+                call: null,
+              });
             }}
           >
             Clear filters
@@ -200,7 +259,9 @@ function CallList({
       const all: TCall[] = [];
       let next: string | undefined;
       do {
-        const page = await queryClient.fetchQuery(trpc.calls.list.queryOptions({ ...queryOf(filters), limit: 100, ...(next && { cursor: next }) }));
+        const page = await queryClient.fetchQuery(
+          trpc.calls.list.queryOptions({ ...queryOf(filters), limit: 100, ...(next && { cursor: next }) }),
+        );
         all.push(...page.calls);
         next = page.nextCursor ?? undefined;
       } while (next);
@@ -229,7 +290,15 @@ function CallList({
     // A page whose cursor the API refuses (an edited or stale link) cannot be retried: offer the first page instead.
     const badCursor = page > 1 && appErrorOf(list.error)?.code === "VALIDATION_FAILED";
     body = badCursor ? (
-      <EmptyState title="This page of calls no longer exists" data-testid="calls-bad-page" action={<Button variant="secondary" onClick={() => onPage([])}>First page</Button>}>
+      <EmptyState
+        title="This page of calls no longer exists"
+        data-testid="calls-bad-page"
+        action={
+          <Button variant="secondary" onClick={() => onPage([])}>
+            First page
+          </Button>
+        }
+      >
         {messageOf(list.error)}
       </EmptyState>
     ) : (
@@ -238,7 +307,9 @@ function CallList({
   } else if (list.data.calls.length === 0 && page === 1) {
     body = (
       <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
-        {filtered ? "Change or clear the filters to see other calls." : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
+        {filtered
+          ? "Change or clear the filters to see other calls."
+          : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
       </EmptyState>
     );
   } else {
@@ -246,9 +317,18 @@ function CallList({
       <div className="space-y-4">
         <CallLogTable calls={list.data.calls} selected={selected} onSelect={onSelect} />
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="calls-page">{`Page ${page}`}</p>
+          <p
+            className="text-sm text-slate-600 dark:text-slate-400"
+            aria-live="polite"
+            data-testid="calls-page"
+          >{`Page ${page}`}</p>
           <div className="flex gap-2">
-            <Button variant="secondary" size="sm" disabled={page === 1 || list.isPlaceholderData} onClick={() => onPage(trail.slice(0, -1))}>
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={page === 1 || list.isPlaceholderData}
+              onClick={() => onPage(trail.slice(0, -1))}
+            >
               Newer
             </Button>
             <Button
@@ -270,7 +350,13 @@ function CallList({
       title="Call log"
       data-testid="call-log"
       actions={
-        <Button variant="secondary" size="sm" loading={exporting} onClick={() => void exportCsv()} data-testid="export-csv">
+        <Button
+          variant="secondary"
+          size="sm"
+          loading={exporting}
+          onClick={() => void exportCsv()}
+          data-testid="export-csv"
+        >
           Export CSV
         </Button>
       }

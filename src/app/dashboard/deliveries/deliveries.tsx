@@ -12,7 +12,16 @@ import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useUrlState } from "@/lib/use-url-state";
 import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
-import { DELIVERY_STATUSES, POLL_MS, PAGE_SIZE, attemptOutcome, deliveryListInput, deliveryViewOf, dueSoon, isDeliveryStatus } from "./delivery-status";
+import {
+  DELIVERY_STATUSES,
+  POLL_MS,
+  PAGE_SIZE,
+  attemptOutcome,
+  deliveryListInput,
+  deliveryViewOf,
+  dueSoon,
+  isDeliveryStatus,
+} from "./delivery-status";
 import { ReplayFailed } from "./replay-failed";
 import { SigningSecret } from "./signing-secret";
 
@@ -27,7 +36,9 @@ export function Deliveries() {
       />
       <div className="space-y-6">
         <DeliveryLog />
-        {selected ? <DeliveryDetail key={selected} id={selected} onClose={() => set({ delivery: null }, "replace")} /> : null}
+        {selected ? (
+          <DeliveryDetail key={selected} id={selected} onClose={() => set({ delivery: null }, "replace")} />
+        ) : null}
         <ReplayFailed />
         <SigningSecret />
       </div>
@@ -52,7 +63,9 @@ function DeliveryLog() {
     <SelectField
       label="Status"
       value={status ?? ""}
-      onChange={(e) => set({ status: isDeliveryStatus(e.target.value) ? e.target.value : null, page: null, delivery: null })}
+      onChange={(e) =>
+        set({ status: isDeliveryStatus(e.target.value) ? e.target.value : null, page: null, delivery: null })
+      }
       className="w-full sm:w-48"
       data-testid="delivery-status-filter"
     >
@@ -73,13 +86,22 @@ function DeliveryLog() {
   } else if (list.data.total === 0) {
     body = (
       <EmptyState title={status ? `No ${status} deliveries` : "No deliveries yet"} data-testid="deliveries-empty">
-        {status ? "Choose another status to see the rest." : "Events appear here when calls to your numbers end or fail."}
+        {status
+          ? "Choose another status to see the rest."
+          : "Events appear here when calls to your numbers end or fail."}
       </EmptyState>
     );
   } else if (list.data.deliveries.length === 0) {
     // The log shrank under this page (a filter's rows changed status): back to the start.
     body = (
-      <EmptyState title="Nothing on this page" action={<Button variant="secondary" onClick={() => setOffset(0)}>First page</Button>}>
+      <EmptyState
+        title="Nothing on this page"
+        action={
+          <Button variant="secondary" onClick={() => setOffset(0)}>
+            First page
+          </Button>
+        }
+      >
         {`There are ${list.data.total} deliveries in all.`}
       </EmptyState>
     );
@@ -91,15 +113,26 @@ function DeliveryLog() {
       <div className="space-y-4">
         <Table head={["Status", "Event and call", "URL", "Last attempt", ""]} data-testid="deliveries-table">
           {deliveries.map((d) => (
-            <tr key={d.id} data-testid="delivery-row" data-event-type={d.eventType} data-status={d.status} className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}>
+            <tr
+              key={d.id}
+              data-testid="delivery-row"
+              data-event-type={d.eventType}
+              data-status={d.status}
+              className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}
+            >
               <Td label="Status">
                 <StatusBadge status={d.status} />
-                <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">{d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}</span>
+                <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">
+                  {d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}
+                </span>
                 <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
               </Td>
               <Td label="Event and call" className="font-mono text-xs">
                 <span className="block">{d.eventType}</span>
-                <span className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400" title={d.callSid ?? undefined}>
+                <span
+                  className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400"
+                  title={d.callSid ?? undefined}
+                >
                   {d.callSid ?? "—"}
                 </span>
               </Td>
@@ -110,10 +143,20 @@ function DeliveryLog() {
               </Td>
               <Td label="Last attempt">
                 <span className="block">{dateTime(d.lastAttemptAt)}</span>
-                {d.lastAttempt ? <span className="block text-xs text-slate-500 dark:text-slate-400">{attemptOutcome(d.lastAttempt)}</span> : null}
+                {d.lastAttempt ? (
+                  <span className="block text-xs text-slate-500 dark:text-slate-400">
+                    {attemptOutcome(d.lastAttempt)}
+                  </span>
+                ) : null}
               </Td>
               <Td className="text-right">
-                <Button variant="secondary" size="sm" aria-expanded={selected === d.id} aria-controls="delivery-detail" onClick={() => onSelect(d.id)}>
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  aria-expanded={selected === d.id}
+                  aria-controls="delivery-detail"
+                  onClick={() => onSelect(d.id)}
+                >
                   Details
                 </Button>
               </Td>
@@ -121,12 +164,26 @@ function DeliveryLog() {
           ))}
         </Table>
         <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="deliveries-range" aria-live="polite">{`Showing ${first}–${last} of ${total}`}</p>
+          <p
+            className="text-sm text-slate-600 dark:text-slate-400"
+            data-testid="deliveries-range"
+            aria-live="polite"
+          >{`Showing ${first}–${last} of ${total}`}</p>
           <div className="flex gap-2">
-            <Button variant="secondary" size="sm" disabled={list.data.offset === 0 || list.isPlaceholderData} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={list.data.offset === 0 || list.isPlaceholderData}
+              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+            >
               Previous
             </Button>
-            <Button variant="secondary" size="sm" disabled={last >= total || list.isPlaceholderData} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={last >= total || list.isPlaceholderData}
+              onClick={() => setOffset(offset + PAGE_SIZE)}
+            >
               Next
             </Button>
           </div>

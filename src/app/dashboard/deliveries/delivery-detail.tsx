@@ -102,7 +102,15 @@ type Detail = {
   synchronous: boolean;
   answerUse: string | null;
   payload: Record<string, unknown>;
-  attempts: { id: string; attemptedAt: string; url: string; statusCode: number | null; latencyMs: number; responseExcerpt: string | null; error: string | null }[];
+  attempts: {
+    id: string;
+    attemptedAt: string;
+    url: string;
+    statusCode: number | null;
+    latencyMs: number;
+    responseExcerpt: string | null;
+    error: string | null;
+  }[];
 };
 
 function DetailBody({ delivery: d }: { delivery: Detail }) {
@@ -126,7 +134,9 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
             <dt className="text-slate-500 dark:text-slate-400">Answer used</dt>
             <dd data-testid="delivery-answer-use">
               <span className="font-mono text-xs">{d.answerUse ?? "—"}</span>
-              <span className="block text-xs text-slate-500 dark:text-slate-400">Sent while Twilio waited; its answer decided the call, so it is never redelivered.</span>
+              <span className="block text-xs text-slate-500 dark:text-slate-400">
+                Sent while Twilio waited; its answer decided the call, so it is never redelivered.
+              </span>
             </dd>
           </>
         ) : null}
@@ -151,7 +161,10 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
 
       <section>
         <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Payload</h3>
-        <pre data-testid="delivery-payload" className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-5 text-slate-100">
+        <pre
+          data-testid="delivery-payload"
+          className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-5 text-slate-100"
+        >
           {JSON.stringify(d.payload, null, 2)}
         </pre>
       </section>
@@ -159,24 +172,39 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
       <section>
         <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">{`Attempts (${d.attempts.length})`}</h3>
         {d.attempts.length === 0 ? (
-          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">No attempts yet: the first one is on its way.</p>
+          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+            No attempts yet: the first one is on its way.
+          </p>
         ) : (
           <ol className="mt-2 space-y-3">
             {d.attempts.map((a) => {
               const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
               return (
-                <li key={a.id} data-testid="delivery-attempt" className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm">
+                <li
+                  key={a.id}
+                  data-testid="delivery-attempt"
+                  className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm"
+                >
                   <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
                     <span className="font-medium text-slate-900 dark:text-slate-100">{dateTime(a.attemptedAt)}</span>
-                    <span className={`font-mono text-xs font-semibold ${ok ? "text-green-700 dark:text-green-300" : "text-red-700 dark:text-red-300"}`} data-testid="attempt-outcome">
+                    <span
+                      className={`font-mono text-xs font-semibold ${ok ? "text-green-700 dark:text-green-300" : "text-red-700 dark:text-red-300"}`}
+                      data-testid="attempt-outcome"
+                    >
                       {attemptOutcome(a)}
                     </span>
                     <span className="text-xs text-slate-500 dark:text-slate-400">{`${a.latencyMs} ms`}</span>
                   </div>
-                  {a.statusCode !== null && a.error ? <p className="mt-1 text-xs text-red-700 dark:text-red-300">{a.error}</p> : null}
-                  {a.url !== d.url ? <p className="mt-1 break-all font-mono text-xs text-slate-500 dark:text-slate-400">{`Sent to ${a.url}`}</p> : null}
+                  {a.statusCode !== null && a.error ? (
+                    <p className="mt-1 text-xs text-red-700 dark:text-red-300">{a.error}</p>
+                  ) : null}
+                  {a.url !== d.url ? (
+                    <p className="mt-1 break-all font-mono text-xs text-slate-500 dark:text-slate-400">{`Sent to ${a.url}`}</p>
+                  ) : null}
                   {a.responseExcerpt ? (
-                    <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300">{a.responseExcerpt}</pre>
+                    <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300">
+                      {a.responseExcerpt}
+                    </pre>
                   ) : (
                     <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No response body.</p>
                   )}

@@ -36,6 +36,7 @@ export function deliveryViewOf(params: { get(name: string): string | null }) {
 }
 
 export function deliveryListInput(view: { status: DeliveryStatus | null; offset: number }) {
-  return view.status ? { limit: PAGE_SIZE, offset: view.offset, status: view.status } : { limit: PAGE_SIZE, offset: view.offset };
+  return view.status
+    ? { limit: PAGE_SIZE, offset: view.offset, status: view.status }
+    : { limit: PAGE_SIZE, offset: view.offset };
 }
-

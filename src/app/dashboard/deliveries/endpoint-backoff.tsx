@@ -4,7 +4,11 @@ import { dateTime } from "@/lib/format";
 export function EndpointBackoffNotice({ until, className }: { until: string | null; className?: string }) {
   if (!until) return null;
   return (
-    <p role="status" data-testid="endpoint-backoff" className={`text-xs text-amber-700 dark:text-amber-300 ${className ?? ""}`}>
+    <p
+      role="status"
+      data-testid="endpoint-backoff"
+      className={`text-xs text-amber-700 dark:text-amber-300 ${className ?? ""}`}
+    >
       {`This endpoint is failing; further attempts are paused until ${dateTime(until)}.`}
     </p>
   );

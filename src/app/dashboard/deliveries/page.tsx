@@ -14,7 +14,10 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
   const sp = await searchParams;
   const view = deliveryViewOf({ get: (name) => (typeof sp[name] === "string" ? sp[name] : null) });
   const qc = getQueryClient();
-  await Promise.all([qc.prefetchQuery(trpc.webhookDeliveries.list.queryOptions(deliveryListInput(view))), qc.prefetchQuery(trpc.account.get.queryOptions())]);
+  await Promise.all([
+    qc.prefetchQuery(trpc.webhookDeliveries.list.queryOptions(deliveryListInput(view))),
+    qc.prefetchQuery(trpc.account.get.queryOptions()),
+  ]);
   return (
     <HydrateClient>
       <Suspense fallback={<LoadingState label="Loading deliveries…" />}>

@@ -36,9 +36,18 @@ export function ReplayFailed() {
   return (
     <Panel title="Replay failed deliveries" data-testid="replay-failed">
       <div className="space-y-3">
-        <p className="text-sm text-slate-600 dark:text-slate-400">Once your endpoint is fixed, queue every event that gave up again. Each is sent once more, with its original id, and retried as usual.</p>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          Once your endpoint is fixed, queue every event that gave up again. Each is sent once more, with its original
+          id, and retried as usual.
+        </p>
         <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
-          <SelectField label="Failed since" value={String(windowIndex)} onChange={(e) => setWindowIndex(Number(e.target.value))} className="w-full sm:w-56" data-testid="replay-since">
+          <SelectField
+            label="Failed since"
+            value={String(windowIndex)}
+            onChange={(e) => setWindowIndex(Number(e.target.value))}
+            className="w-full sm:w-56"
+            data-testid="replay-since"
+          >
             {WINDOWS.map((w, i) => (
               <option key={w.label} value={i}>
                 {w.label}
@@ -58,7 +67,9 @@ export function ReplayFailed() {
         <div aria-live="polite">
           {replay.mutation.data ? (
             <Alert tone="success" data-testid="replay-result">
-              {replay.mutation.data.queued === 1 ? "1 delivery queued again." : `${replay.mutation.data.queued} deliveries queued again.`}
+              {replay.mutation.data.queued === 1
+                ? "1 delivery queued again."
+                : `${replay.mutation.data.queued} deliveries queued again.`}
               {replay.mutation.data.more ? " More match: replay again in a minute to queue the next 1,000." : null}
             </Alert>
           ) : null}

@@ -27,7 +27,9 @@ export function SigningSecret() {
   const rotate = useConfirmedMutation(trpc.account.rotateWebhookSecret.mutationOptions(), {
     onSuccess: async ({ webhookSecret, previousSecretExpiresAt }) => {
       setOverlapUntil(previousSecretExpiresAt);
-      queryClient.setQueryData(trpc.account.get.queryKey(), (old) => (old ? { account: { ...old.account, webhookSecret } } : old));
+      queryClient.setQueryData(trpc.account.get.queryKey(), (old) =>
+        old ? { account: { ...old.account, webhookSecret } } : old,
+      );
       toast.success("Signing secret rotated");
       await queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() });
     },
@@ -43,9 +45,10 @@ export function SigningSecret() {
     body = (
       <div className="space-y-4">
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          Every event carries <code className="font-mono text-xs">webhook-id</code>, <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
-          <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with any Standard Webhooks library before
-          trusting an event.
+          Every event carries <code className="font-mono text-xs">webhook-id</code>,{" "}
+          <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
+          <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with
+          any Standard Webhooks library before trusting an event.
         </p>
         <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
           <code
@@ -82,8 +85,8 @@ export function SigningSecret() {
     >
       {body}
       <ConfirmDialog {...rotate.dialog} title="Rotate the signing secret?" confirmLabel="Rotate now" tone="primary">
-        A new secret starts signing events at once. The old secret keeps signing for 24 hours as well, so your receivers accept events while you switch them to
-        the new one.
+        A new secret starts signing events at once. The old secret keeps signing for 24 hours as well, so your receivers
+        accept events while you switch them to the new one.
       </ConfirmDialog>
     </Panel>
   );

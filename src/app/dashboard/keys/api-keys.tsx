@@ -29,7 +29,12 @@ type CreatedKey = Outputs["apiKeys"]["create"];
 
 const FIELD_NAMES = { label: "Label" };
 // An empty box means no label; the API's schema reads that as absent.
-const ZCreateKeyForm = ZCreateApiKeyInput.extend({ label: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), ZCreateApiKeyInput.shape.label) });
+const ZCreateKeyForm = ZCreateApiKeyInput.extend({
+  label: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    ZCreateApiKeyInput.shape.label,
+  ),
+});
 
 export function ApiKeys() {
   const trpc = useTRPC();
@@ -50,7 +55,13 @@ export function ApiKeys() {
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) => showError(err, { fields: { names: FIELD_NAMES, set: (_name, message) => form.setError("label", { message }, { shouldFocus: true }) } }),
+      onError: (err) =>
+        showError(err, {
+          fields: {
+            names: FIELD_NAMES,
+            set: (_name, message) => form.setError("label", { message }, { shouldFocus: true }),
+          },
+        }),
     }),
   );
 
@@ -60,14 +71,20 @@ export function ApiKeys() {
         title="API keys"
         description={
           <>
-            Keys authenticate your server to the REST API: send one as <code className="font-mono text-xs">Authorization: Bearer rtk_…</code>. Revoking
-            a key stops it on the next request.
+            Keys authenticate your server to the REST API: send one as{" "}
+            <code className="font-mono text-xs">Authorization: Bearer rtk_…</code>. Revoking a key stops it on the next
+            request.
           </>
         }
       />
       <div className="space-y-6">
         <Panel title="Create a key">
-          <form onSubmit={form.handleSubmit((input) => create.mutate(input))} noValidate data-testid="api-key-form" className="flex flex-col gap-3 sm:flex-row sm:items-start">
+          <form
+            onSubmit={form.handleSubmit((input) => create.mutate(input))}
+            noValidate
+            data-testid="api-key-form"
+            className="flex flex-col gap-3 sm:flex-row sm:items-start"
+          >
             <TextField
               label="Label (optional)"
               hint="A name to tell keys apart, like “production server”."
@@ -97,18 +114,33 @@ function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => 
     headingRef.current?.focus();
   }, [created.id]);
   return (
-    <section data-testid="new-api-key-panel" aria-labelledby="new-api-key-title" className="rounded-xl border-2 border-indigo-300 dark:border-indigo-700 bg-indigo-50 dark:bg-indigo-950/60 p-4 shadow-sm sm:p-5">
-      <h2 id="new-api-key-title" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-indigo-950 dark:text-indigo-100 focus:outline-none">
+    <section
+      data-testid="new-api-key-panel"
+      aria-labelledby="new-api-key-title"
+      className="rounded-xl border-2 border-indigo-300 dark:border-indigo-700 bg-indigo-50 dark:bg-indigo-950/60 p-4 shadow-sm sm:p-5"
+    >
+      <h2
+        id="new-api-key-title"
+        ref={headingRef}
+        tabIndex={-1}
+        className="text-base font-semibold text-indigo-950 dark:text-indigo-100 focus:outline-none"
+      >
         {created.label ? `Your new key “${created.label}”` : "Your new key"}
       </h2>
       <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-start">
-        <code data-testid="new-api-key" className="min-w-0 flex-1 break-all rounded-md bg-white dark:bg-slate-900 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100 ring-1 ring-inset ring-indigo-200 dark:ring-indigo-800">
+        <code
+          data-testid="new-api-key"
+          className="min-w-0 flex-1 break-all rounded-md bg-white dark:bg-slate-900 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100 ring-1 ring-inset ring-indigo-200 dark:ring-indigo-800"
+        >
           {created.key}
         </code>
         <CopyButton value={created.key} label="Copy key" />
       </div>
       <div className="mt-3">
-        <Alert tone="warning">Copy it now and keep it somewhere safe: it will not be shown again. If you lose it, revoke it and create another.</Alert>
+        <Alert tone="warning">
+          Copy it now and keep it somewhere safe: it will not be shown again. If you lose it, revoke it and create
+          another.
+        </Alert>
       </div>
       <div className="mt-4 flex justify-end">
         <Button onClick={onDone}>Done</Button>
@@ -152,7 +184,11 @@ function KeyList() {
               <Td label="Label">
                 {k.label ? (
                   // Labels run to 100 characters: one line, cut short, whole on hover.
-                  <span className="block max-w-[16rem] truncate max-sm:max-w-full" title={k.label} data-testid="api-key-label">
+                  <span
+                    className="block max-w-[16rem] truncate max-sm:max-w-full"
+                    title={k.label}
+                    data-testid="api-key-label"
+                  >
                     {k.label}
                   </span>
                 ) : (

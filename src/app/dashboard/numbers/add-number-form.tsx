@@ -45,7 +45,10 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
       },
       onError: (err) =>
         showError(err, {
-          fields: { names: NUMBER_FIELD_NAMES, set: (name, message) => form.setError(name as NumberField, { message }, { shouldFocus: true }) },
+          fields: {
+            names: NUMBER_FIELD_NAMES,
+            set: (name, message) => form.setError(name as NumberField, { message }, { shouldFocus: true }),
+          },
           inline: setFormError,
         }),
     }),
@@ -78,12 +81,22 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           field={field}
           policy={policy}
           examples
-          hints={{ onCallStartUrl: "Receives call.started; its answer decides the call.", onCallEndUrl: "Receives call.ended.", onErrorUrl: "Receives call.error. Leave empty to skip." }}
+          hints={{
+            onCallStartUrl: "Receives call.started; its answer decides the call.",
+            onCallEndUrl: "Receives call.ended.",
+            onErrorUrl: "Receives call.error. Leave empty to skip.",
+          }}
         />
       </fieldset>
       <div className="flex flex-col items-stretch gap-2 sm:flex-row sm:items-center sm:justify-end">
         <ForbiddenReason reason={forbidden} id="add-number-forbidden" />
-        <Button type="submit" loading={create.isPending} disabled={forbidden !== null} aria-describedby={forbidden ? "add-number-forbidden" : undefined} className="w-full sm:w-auto">
+        <Button
+          type="submit"
+          loading={create.isPending}
+          disabled={forbidden !== null}
+          aria-describedby={forbidden ? "add-number-forbidden" : undefined}
+          className="w-full sm:w-auto"
+        >
           Add number
         </Button>
       </div>

@@ -34,9 +34,27 @@ export function CallbackUrlFields({
   const common = { type: "url", autoComplete: "off", spellCheck: false } as const;
   return (
     <>
-      <TextField label="Call start URL" {...common} hint={urlHint(policy, hints.onCallStartUrl)} placeholder={examples ? EXAMPLES.onCallStartUrl : undefined} {...field("onCallStartUrl")} />
-      <TextField label="Call end URL" {...common} hint={urlHint(policy, hints.onCallEndUrl)} placeholder={examples ? EXAMPLES.onCallEndUrl : undefined} {...field("onCallEndUrl")} />
-      <TextField label="Error URL (optional)" {...common} hint={urlHint(policy, hints.onErrorUrl)} placeholder={examples ? EXAMPLES.onErrorUrl : undefined} {...field("onErrorUrl")} />
+      <TextField
+        label="Call start URL"
+        {...common}
+        hint={urlHint(policy, hints.onCallStartUrl)}
+        placeholder={examples ? EXAMPLES.onCallStartUrl : undefined}
+        {...field("onCallStartUrl")}
+      />
+      <TextField
+        label="Call end URL"
+        {...common}
+        hint={urlHint(policy, hints.onCallEndUrl)}
+        placeholder={examples ? EXAMPLES.onCallEndUrl : undefined}
+        {...field("onCallEndUrl")}
+      />
+      <TextField
+        label="Error URL (optional)"
+        {...common}
+        hint={urlHint(policy, hints.onErrorUrl)}
+        placeholder={examples ? EXAMPLES.onErrorUrl : undefined}
+        {...field("onErrorUrl")}
+      />
     </>
   );
 }

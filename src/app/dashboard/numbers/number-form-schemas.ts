@@ -3,11 +3,19 @@ import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
 import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
 
 /** What the number forms hold: text boxes, so every value is a string. */
-export type NumberFormValues = { phoneNumber: string; onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string };
+export type NumberFormValues = {
+  phoneNumber: string;
+  onCallStartUrl: string;
+  onCallEndUrl: string;
+  onErrorUrl: string;
+};
 export type UrlFormValues = Omit<NumberFormValues, "phoneNumber">;
 
 // An empty optional box means "no URL": the API's schema takes that as absent (create) or null (edit, which clears it).
-const blankAs = <T,>(value: T) => (v: unknown) => (typeof v === "string" && v.trim() === "" ? value : v);
+const blankAs =
+  <T>(value: T) =>
+  (v: unknown) =>
+    typeof v === "string" && v.trim() === "" ? value : v;
 
 /** The API's create schema, reading the form's strings. */
 export function createNumberFormSchema(policy: CallbackUrlPolicyOptions) {

@@ -64,16 +64,28 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
       ) : null}
       {numbers.length > 0 ? <ForbiddenReason reason={forbidden} id="number-change-forbidden" /> : null}
       {numbers.length === 0 ? (
-        <EmptyState title="No numbers yet" data-testid="numbers-empty" action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}>
-          Add the Twilio number your callers dial, then point it at your engine URL. The setup guide walks you through both.
+        <EmptyState
+          title="No numbers yet"
+          data-testid="numbers-empty"
+          action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}
+        >
+          Add the Twilio number your callers dial, then point it at your engine URL. The setup guide walks you through
+          both.
         </EmptyState>
       ) : (
         <ul className="space-y-3" data-testid="number-list">
           {numbers.map((n) => (
-            <li key={n.id} data-testid="number-row" data-phone-number={n.phoneNumber} className="rounded-lg border border-slate-200 dark:border-slate-700 p-4">
+            <li
+              key={n.id}
+              data-testid="number-row"
+              data-phone-number={n.phoneNumber}
+              className="rounded-lg border border-slate-200 dark:border-slate-700 p-4"
+            >
               <div className="flex flex-wrap items-start justify-between gap-3">
                 <div className="min-w-0">
-                  <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">{n.phoneNumber}</p>
+                  <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">
+                    {n.phoneNumber}
+                  </p>
                   <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{`Added ${dateTime(n.createdAt)}`}</p>
                 </div>
                 <div className="flex flex-wrap items-center gap-2">
@@ -91,17 +103,34 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                     </Badge>
                   ) : null}
                   {editing === n.id ? null : (
-                    <Button variant="secondary" size="sm" disabled={forbidden !== null} aria-describedby={forbidden ? "number-change-forbidden" : undefined} onClick={() => setEditing(n.id)}>
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      disabled={forbidden !== null}
+                      aria-describedby={forbidden ? "number-change-forbidden" : undefined}
+                      onClick={() => setEditing(n.id)}
+                    >
                       Edit
                     </Button>
                   )}
-                  <Button variant="secondary" size="sm" aria-expanded={testing === n.id} onClick={() => setTesting(testing === n.id ? null : n.id)}>
+                  <Button
+                    variant="secondary"
+                    size="sm"
+                    aria-expanded={testing === n.id}
+                    onClick={() => setTesting(testing === n.id ? null : n.id)}
+                  >
                     Send test event
                   </Button>
-                  <Button variant="secondary" size="sm" disabled={forbidden !== null} aria-describedby={forbidden ? "number-change-forbidden" : undefined} onClick={() => {
+                  <Button
+                    variant="secondary"
+                    size="sm"
+                    disabled={forbidden !== null}
+                    aria-describedby={forbidden ? "number-change-forbidden" : undefined}
+                    onClick={() => {
                       setListError(null);
                       del.ask(n);
-                    }}>
+                    }}
+                  >
                     Delete
                   </Button>
                 </div>
@@ -111,15 +140,24 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
               ) : (
                 <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
                   <dt className="text-slate-500 dark:text-slate-400">Call start URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-start-url">
+                  <dd
+                    className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+                    data-testid="number-start-url"
+                  >
                     {n.onCallStartUrl}
                   </dd>
                   <dt className="text-slate-500 dark:text-slate-400">Call end URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-end-url">
+                  <dd
+                    className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+                    data-testid="number-end-url"
+                  >
                     {n.onCallEndUrl}
                   </dd>
                   <dt className="text-slate-500 dark:text-slate-400">Error URL</dt>
-                  <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="number-error-url">
+                  <dd
+                    className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+                    data-testid="number-error-url"
+                  >
                     {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
                   </dd>
                 </dl>
@@ -139,14 +177,26 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
 }
 
 /** PATCH semantics: only changed URLs are sent; an emptied error URL is sent as null, which clears it. */
-function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; policy: CallbackUrlPolicyOptions; onDone: () => void }) {
+function EditNumberForm({
+  number,
+  policy,
+  onDone,
+}: {
+  number: PhoneNumber;
+  policy: CallbackUrlPolicyOptions;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
   const showError = useShowError();
   const { allowPrivate } = policy;
   const schema = useMemo(() => editNumberFormSchema({ allowPrivate }), [allowPrivate]);
-  const defaultValues: UrlFormValues = { onCallStartUrl: number.onCallStartUrl, onCallEndUrl: number.onCallEndUrl, onErrorUrl: number.onErrorUrl ?? "" };
+  const defaultValues: UrlFormValues = {
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl ?? "",
+  };
   const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues });
   const field = fieldBinder(form);
   const [formError, setFormError] = useState<string | null>(null);
@@ -164,7 +214,10 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
       },
       onError: (err) =>
         showError(err, {
-          fields: { names: NUMBER_FIELD_NAMES, set: (name, message) => form.setError(name as keyof UrlFormValues, { message }, { shouldFocus: true }) },
+          fields: {
+            names: NUMBER_FIELD_NAMES,
+            set: (name, message) => form.setError(name as keyof UrlFormValues, { message }, { shouldFocus: true }),
+          },
           inline: setFormError,
         }),
     }),
@@ -181,7 +234,12 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
   });
 
   return (
-    <form onSubmit={submit} noValidate data-testid="number-edit-form" className="mt-4 space-y-4 border-t border-slate-100 dark:border-slate-800 pt-4">
+    <form
+      onSubmit={submit}
+      noValidate
+      data-testid="number-edit-form"
+      className="mt-4 space-y-4 border-t border-slate-100 dark:border-slate-800 pt-4"
+    >
       {formError ? (
         <Alert tone="error" title="The changes were not saved" data-testid="number-edit-error">
           {formError}
@@ -191,7 +249,11 @@ function EditNumberForm({ number, policy, onDone }: { number: PhoneNumber; polic
         <CallbackUrlFields
           field={field}
           policy={policy}
-          hints={{ onCallStartUrl: "Receives call.started.", onCallEndUrl: "Receives call.ended.", onErrorUrl: "Receives call.error. Empty it to stop sending errors." }}
+          hints={{
+            onCallStartUrl: "Receives call.started.",
+            onCallEndUrl: "Receives call.ended.",
+            onErrorUrl: "Receives call.error. Empty it to stop sending errors.",
+          }}
         />
       </div>
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">

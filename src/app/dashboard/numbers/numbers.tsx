@@ -39,7 +39,8 @@ function AccountStandingNotice({ status }: { status: string }) {
           </ButtonLink>
         }
       >
-        Your account is suspended: numbers cannot be added, changed or deleted. Update your payment or resume your plan in billing.
+        Your account is suspended: numbers cannot be added, changed or deleted. Update your payment or resume your plan
+        in billing.
       </Alert>
     );
   }

@@ -31,15 +31,26 @@ export function SendTestEvent({ number, onClose }: { number: NumberUrls; onClose
   const ok = attempt?.statusCode != null && attempt.statusCode >= 200 && attempt.statusCode < 300;
 
   return (
-    <section aria-labelledby={headingId} data-testid="test-event-panel" className="mt-4 space-y-3 border-t border-slate-100 dark:border-slate-800 pt-4">
+    <section
+      aria-labelledby={headingId}
+      data-testid="test-event-panel"
+      className="mt-4 space-y-3 border-t border-slate-100 dark:border-slate-800 pt-4"
+    >
       <h3 id={headingId} className="text-sm font-semibold text-slate-900 dark:text-slate-100">
         Send a test event
       </h3>
       <p className="text-xs text-slate-500 dark:text-slate-400">
-        A signed sample event with <code className="font-mono">data.test = true</code> and call SID <code className="font-mono">CA000…</code>, sent once, now.
+        A signed sample event with <code className="font-mono">data.test = true</code> and call SID{" "}
+        <code className="font-mono">CA000…</code>, sent once, now.
       </p>
       <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
-        <SelectField label="Event type" value={type} onChange={(e) => setType(e.target.value as EventType)} className="w-full sm:w-56" data-testid="test-event-type">
+        <SelectField
+          label="Event type"
+          value={type}
+          onChange={(e) => setType(e.target.value as EventType)}
+          className="w-full sm:w-56"
+          data-testid="test-event-type"
+        >
           {TYPES.map((t) => (
             <option key={t.type} value={t.type} disabled={!number[t.field]}>
               {number[t.field] ? t.type : `${t.type} (no URL)`}
@@ -62,17 +73,26 @@ export function SendTestEvent({ number, onClose }: { number: NumberUrls; onClose
           </Alert>
         ) : null}
         {send.data ? (
-          <Alert tone={ok ? "success" : "error"} title={ok ? "Your endpoint accepted the test event" : "Your endpoint did not accept the test event"} data-testid="test-event-result">
+          <Alert
+            tone={ok ? "success" : "error"}
+            title={ok ? "Your endpoint accepted the test event" : "Your endpoint did not accept the test event"}
+            data-testid="test-event-result"
+          >
             <dl className="grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1 text-sm">
               <dt className="text-slate-500 dark:text-slate-400">Sent to</dt>
               <dd className="break-all font-mono text-xs leading-5">{send.data.delivery.url}</dd>
               <dt className="text-slate-500 dark:text-slate-400">Answer</dt>
-              <dd data-testid="test-event-status">{attempt?.statusCode != null ? `HTTP ${attempt.statusCode}` : (attempt?.error ?? "no response")}</dd>
+              <dd data-testid="test-event-status">
+                {attempt?.statusCode != null ? `HTTP ${attempt.statusCode}` : (attempt?.error ?? "no response")}
+              </dd>
               <dt className="text-slate-500 dark:text-slate-400">Latency</dt>
               <dd data-testid="test-event-latency">{attempt ? `${attempt.latencyMs} ms` : "—"}</dd>
               <dt className="text-slate-500 dark:text-slate-400">Excerpt</dt>
               <dd className="min-w-0">
-                <pre className="max-h-32 overflow-auto whitespace-pre-wrap break-all rounded bg-white/60 p-2 font-mono text-xs" data-testid="test-event-excerpt">
+                <pre
+                  className="max-h-32 overflow-auto whitespace-pre-wrap break-all rounded bg-white/60 p-2 font-mono text-xs"
+                  data-testid="test-event-excerpt"
+                >
                   {attempt?.responseExcerpt || "(empty)"}
                 </pre>
               </dd>

@@ -18,7 +18,10 @@ export function ChangeEmail() {
   const qc = useQueryClient();
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const form = useForm({ resolver: zodResolver(ZRequestEmailChangeInput), defaultValues: { newEmail: "", currentPassword: "" } });
+  const form = useForm({
+    resolver: zodResolver(ZRequestEmailChangeInput),
+    defaultValues: { newEmail: "", currentPassword: "" },
+  });
   const field = fieldBinder(form);
   const change = useMutation(trpc.settings.requestEmailChange.mutationOptions());
 
@@ -47,11 +50,17 @@ export function ChangeEmail() {
       </p>
       {s?.pendingEmail ? (
         <p className="mt-2 text-sm text-slate-600" data-testid="settings-pending-email">
-          Waiting for confirmation: <span className="break-all font-medium">{s.pendingEmail}</span>. Open the link we sent there.
+          Waiting for confirmation: <span className="break-all font-medium">{s.pendingEmail}</span>. Open the link we
+          sent there.
         </p>
       ) : null}
       <form onSubmit={(e) => void onSubmit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
-        <TextField label="New email address" type="email" autoComplete="email" {...field("newEmail", { subject: "Email" })} />
+        <TextField
+          label="New email address"
+          type="email"
+          autoComplete="email"
+          {...field("newEmail", { subject: "Email" })}
+        />
         <TextField
           label="Current password"
           type="password"

@@ -23,7 +23,10 @@ export function ChangePassword() {
   const router = useRouter();
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const form = useForm({ resolver: zodResolver(ZChangePasswordInput), defaultValues: { currentPassword: "", newPassword: "" } });
+  const form = useForm({
+    resolver: zodResolver(ZChangePasswordInput),
+    defaultValues: { currentPassword: "", newPassword: "" },
+  });
   const field = fieldBinder(form);
   const change = useMutation(trpc.settings.changePassword.mutationOptions());
 
@@ -37,7 +40,9 @@ export function ChangePassword() {
       return;
     }
     form.reset();
-    const session = settings.data ? await signIn("credentials", { redirect: false, email: settings.data.email, password: values.newPassword }) : null;
+    const session = settings.data
+      ? await signIn("credentials", { redirect: false, email: settings.data.email, password: values.newPassword })
+      : null;
     if (!session?.ok || session.error) {
       router.replace("/login?notice=password-changed");
       return;

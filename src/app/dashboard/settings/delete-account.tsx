@@ -17,7 +17,10 @@ export function DeleteAccount() {
   const trpc = useTRPC();
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const form = useForm({ resolver: zodResolver(ZDeleteAccountInput), defaultValues: { confirmEmail: "", password: "" } });
+  const form = useForm({
+    resolver: zodResolver(ZDeleteAccountInput),
+    defaultValues: { confirmEmail: "", password: "" },
+  });
   const field = fieldBinder(form);
   const remove = useMutation(trpc.settings.delete.mutationOptions());
 
@@ -40,9 +43,14 @@ export function DeleteAccount() {
   return (
     <Panel title="Close the account" data-testid="settings-delete">
       <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700">
-        <li>Your numbers are released (and cleared at Twilio where they still point at Routekit); inbound calls to them are no longer answered.</li>
+        <li>
+          Your numbers are released (and cleared at Twilio where they still point at Routekit); inbound calls to them
+          are no longer answered.
+        </li>
         <li>Every API key stops working and every session ends. Your subscription is cancelled.</li>
-        <li>Your calls and usage records are kept for billing and audit; your email address is freed for a new sign-up.</li>
+        <li>
+          Your calls and usage records are kept for billing and audit; your email address is freed for a new sign-up.
+        </li>
       </ul>
       <form onSubmit={(e) => void onSubmit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
         <TextField
@@ -51,7 +59,12 @@ export function DeleteAccount() {
           autoComplete="off"
           {...field("confirmEmail", { subject: "Email" })}
         />
-        <TextField label="Password" type="password" autoComplete="current-password" {...field("password", { subject: "Password" })} />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          {...field("password", { subject: "Password" })}
+        />
         <div className="sm:col-span-2">
           <Button type="submit" variant="danger" loading={remove.isPending || form.formState.isSubmitting}>
             Close my account for good

@@ -13,7 +13,10 @@ export default async function SettingsPage() {
   return (
     <HydrateClient>
       <div className="space-y-6">
-        <PageHeader title="Settings" description="Your sign-in address and password, your sessions, and closing the account." />
+        <PageHeader
+          title="Settings"
+          description="Your sign-in address and password, your sessions, and closing the account."
+        />
         <ChangeEmail />
         <ChangePassword />
         <SignOutEverywhere />

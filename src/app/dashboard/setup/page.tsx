@@ -47,19 +47,33 @@ export default async function SetupPage() {
       <div className="space-y-6">
         <Step n={1} title="Connect Twilio">
           <p>
-            On the <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/twilio">Twilio</a> page, enter your Account SID and auth
-            token. Routekit then lists your Twilio numbers and registers and configures each one in a click: it proves the number is yours, sets its voice URL
-            and status callback to your engine URL at Twilio, and verifies Twilio&apos;s signature on every request of every call, so nobody can forge a call
-            or claim your number.
+            On the{" "}
+            <a
+              className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+              href="/dashboard/twilio"
+            >
+              Twilio
+            </a>{" "}
+            page, enter your Account SID and auth token. Routekit then lists your Twilio numbers and registers and
+            configures each one in a click: it proves the number is yours, sets its voice URL and status callback to
+            your engine URL at Twilio, and verifies Twilio&apos;s signature on every request of every call, so nobody
+            can forge a call or claim your number.
           </p>
         </Step>
 
         <Step n={2} title="Or point a number at Routekit by hand">
           <p>
-            Without a connection, register the number under <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/numbers">Numbers</a>{" "}
-            with the URLs of your backend, then give Twilio your engine URL. It is a bearer secret, as sensitive as an API key: anyone who has it can send
-            requests that look like calls (Routekit limits what those can do, and you can rotate the URL on the Twilio page), and numbers you register this way are
-            first-come and limited to 25.
+            Without a connection, register the number under{" "}
+            <a
+              className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+              href="/dashboard/numbers"
+            >
+              Numbers
+            </a>{" "}
+            with the URLs of your backend, then give Twilio your engine URL. It is a bearer secret, as sensitive as an
+            API key: anyone who has it can send requests that look like calls (Routekit limits what those can do, and
+            you can rotate the URL on the Twilio page), and numbers you register this way are first-come and limited to
+            25.
           </p>
           <CopyField label="Engine voice URL" value={engineUrl} data-testid="engine-voice-url" />
           <p>In the Twilio console:</p>
@@ -77,7 +91,8 @@ export default async function SetupPage() {
 
         <Step n={3} title="Answer call.started from your onCallStartUrl">
           <p>
-            When a call comes in we POST a signed <code>call.started</code> event to the number&apos;s call start URL and wait up to 5 seconds. Answer 2xx with one of:
+            When a call comes in we POST a signed <code>call.started</code> event to the number&apos;s call start URL
+            and wait up to 5 seconds. Answer 2xx with one of:
           </p>
           <p className="font-medium">TwiML, as XML:</p>
           <Code>{`<Response><Say>Thanks for calling Acme.</Say><Dial>+14155550199</Dial></Response>`}</Code>
@@ -85,22 +100,53 @@ export default async function SetupPage() {
           <Code>{`{ "twiml": "<Response><Say>Hi</Say></Response>" }`}</Code>
           <p className="font-medium">Actions, which we turn into TwiML (say, play, dial, pause, hangup):</p>
           <Code>{`{ "actions": [ { "say": "Connecting you" }, { "pause": 1 }, { "dial": "+14155550199" } ] }`}</Code>
-          <p>Anything else, or no answer in time, gets a polite apology and a hang-up, and your error URL gets a <code>call.error</code>. When the call ends your call end URL gets <code>call.ended</code> with its cost breakdown.</p>
+          <p>
+            Anything else, or no answer in time, gets a polite apology and a hang-up, and your error URL gets a{" "}
+            <code>call.error</code>. When the call ends your call end URL gets <code>call.ended</code> with its cost
+            breakdown.
+          </p>
         </Step>
 
         <Step n={4} title="Verify our signatures">
           <p>
-            Every event is signed per the Standard Webhooks spec with your signing secret (under <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/deliveries">Deliveries</a>). Any Standard Webhooks library verifies it; in Node.js:
+            Every event is signed per the Standard Webhooks spec with your signing secret (under{" "}
+            <a
+              className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+              href="/dashboard/deliveries"
+            >
+              Deliveries
+            </a>
+            ). Any Standard Webhooks library verifies it; in Node.js:
           </p>
           <Code>{SIGNATURE_EXAMPLE}</Code>
-          <p>Verify the raw body before parsing it, and use the <code>webhook-id</code> header to ignore retries you already handled.</p>
+          <p>
+            Verify the raw body before parsing it, and use the <code>webhook-id</code> header to ignore retries you
+            already handled.
+          </p>
         </Step>
 
         <Step n={5} title="Place a test call without Twilio">
-          <p>The project&apos;s Twilio simulator plays Twilio&apos;s side of a call against your engine URL, with signed requests. From a checkout of Routekit:</p>
+          <p>
+            The project&apos;s Twilio simulator plays Twilio&apos;s side of a call against your engine URL, with signed
+            requests. From a checkout of Routekit:
+          </p>
           <Code data-testid="simulator-command">{`npm run twilio-sim -- inbound '${engineUrl}' --from +14155550100 --to <your registered number> --duration 61`}</Code>
           <p>
-            The call appears under <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/dashboard/calls">Calls</a> (2 billed minutes) and its events under Deliveries. The full API is in the <a className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300" href="/docs">API reference</a>.
+            The call appears under{" "}
+            <a
+              className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+              href="/dashboard/calls"
+            >
+              Calls
+            </a>{" "}
+            (2 billed minutes) and its events under Deliveries. The full API is in the{" "}
+            <a
+              className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+              href="/docs"
+            >
+              API reference
+            </a>
+            .
           </p>
         </Step>
       </div>

@@ -36,7 +36,14 @@ export function ConnectTwilioForm() {
         await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
       },
       // Twilio refusing the credentials is the action's failure: one alert above the form.
-      onError: (err) => showError(err, { fields: { names: FIELD_NAMES, set: (name, message) => form.setError(name as Field, { message }, { shouldFocus: true }) }, inline: setFormError }),
+      onError: (err) =>
+        showError(err, {
+          fields: {
+            names: FIELD_NAMES,
+            set: (name, message) => form.setError(name as Field, { message }, { shouldFocus: true }),
+          },
+          inline: setFormError,
+        }),
     }),
   );
 
@@ -53,12 +60,27 @@ export function ConnectTwilioForm() {
         </Alert>
       ) : null}
       <p className="text-sm text-slate-600 dark:text-slate-400">
-        Both are on the Twilio console&apos;s home page, under Account Info. The auth token is stored encrypted and never shown again. Numbers in a Twilio
-        subaccount are signed with that subaccount&apos;s own token: connect the subaccount that holds your numbers.
+        Both are on the Twilio console&apos;s home page, under Account Info. The auth token is stored encrypted and
+        never shown again. Numbers in a Twilio subaccount are signed with that subaccount&apos;s own token: connect the
+        subaccount that holds your numbers.
       </p>
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
-        <TextField label="Account SID" placeholder="AC…" autoComplete="off" spellCheck={false} hint="AC followed by 32 characters" {...field("accountSid")} />
-        <TextField label="Auth token" type="password" autoComplete="off" spellCheck={false} hint="Checked with Twilio before it is saved" {...field("authToken")} />
+        <TextField
+          label="Account SID"
+          placeholder="AC…"
+          autoComplete="off"
+          spellCheck={false}
+          hint="AC followed by 32 characters"
+          {...field("accountSid")}
+        />
+        <TextField
+          label="Auth token"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          hint="Checked with Twilio before it is saved"
+          {...field("authToken")}
+        />
       </div>
       <div className="flex justify-end">
         <Button type="submit" loading={connect.isPending} className="w-full sm:w-auto">

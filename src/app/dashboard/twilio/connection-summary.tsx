@@ -43,15 +43,19 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
           {connection.friendlyName ?? "—"} <Badge tone="green">connected</Badge>
         </dd>
         <dt className="text-slate-500 dark:text-slate-400">Account SID</dt>
-        <dd className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200" data-testid="twilio-account-sid">
+        <dd
+          className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+          data-testid="twilio-account-sid"
+        >
           {connection.accountSid}
         </dd>
         <dt className="text-slate-500 dark:text-slate-400">Connected</dt>
         <dd className="text-slate-800 dark:text-slate-200">{dateTime(connection.connectedAt)}</dd>
       </dl>
       <ConfirmDialog {...disconnect.dialog} title="Disconnect Twilio" confirmLabel="Disconnect">
-        Your numbers stay registered and Twilio keeps sending their calls to your engine URL, but Routekit can no longer verify Twilio&apos;s signatures or prove
-        the numbers are yours: another account that connects the Twilio account owning them could take them over.
+        Your numbers stay registered and Twilio keeps sending their calls to your engine URL, but Routekit can no longer
+        verify Twilio&apos;s signatures or prove the numbers are yours: another account that connects the Twilio account
+        owning them could take them over.
       </ConfirmDialog>
     </Panel>
   );

@@ -51,11 +51,23 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
             ? "Twilio sends your numbers' calls here. Numbers you set up through the connection are repointed automatically when you rotate it."
             : "Twilio sends your numbers' calls here. Without a Twilio connection it is a bearer secret, as sensitive as an API key: rotate it if it may have leaked."}
         </p>
-        {account.data ? <CopyField label="Engine voice URL" value={account.data.account.engineVoiceUrl} data-testid="twilio-engine-url" /> : null}
+        {account.data ? (
+          <CopyField
+            label="Engine voice URL"
+            value={account.data.account.engineVoiceUrl}
+            data-testid="twilio-engine-url"
+          />
+        ) : null}
         {result ? (
-          <Alert tone={result.twilioNumbers.failed.length ? "warning" : "success"} title="New engine URL issued" data-testid="engine-url-rotated">
+          <Alert
+            tone={result.twilioNumbers.failed.length ? "warning" : "success"}
+            title="New engine URL issued"
+            data-testid="engine-url-rotated"
+          >
             The previous URL keeps working until {dateTime(result.previousExpiresAt)}.{" "}
-            {result.twilioNumbers.repointed.length ? `Repointed at Twilio: ${result.twilioNumbers.repointed.join(", ")}. ` : ""}
+            {result.twilioNumbers.repointed.length
+              ? `Repointed at Twilio: ${result.twilioNumbers.repointed.join(", ")}. `
+              : ""}
             {result.twilioNumbers.failed.length
               ? `Not repointed (set them up again below before the old URL expires): ${result.twilioNumbers.failed.map((f) => f.phoneNumber).join(", ")}. `
               : ""}
@@ -65,8 +77,8 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
       </div>
       <ConfirmDialog {...rotate.dialog} title="Rotate the engine URL" confirmLabel="Issue a new URL" tone="primary">
         A new engine URL is issued now and the current one stops working in 24 hours.
-        {connected ? " Numbers set up through your Twilio connection are repointed at once;" : ""} any number you pointed at Routekit by hand in the Twilio
-        console must get the new URL within those 24 hours.
+        {connected ? " Numbers set up through your Twilio connection are repointed at once;" : ""} any number you
+        pointed at Routekit by hand in the Twilio console must get the new URL within those 24 hours.
       </ConfirmDialog>
     </Panel>
   );

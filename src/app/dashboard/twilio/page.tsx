@@ -7,7 +7,10 @@ export const metadata: Metadata = { title: "Twilio · Routekit" };
 
 export default async function TwilioPage() {
   const qc = getQueryClient();
-  await Promise.all([qc.prefetchQuery(trpc.account.get.queryOptions()), qc.prefetchQuery(trpc.phoneNumbers.list.queryOptions())]);
+  await Promise.all([
+    qc.prefetchQuery(trpc.account.get.queryOptions()),
+    qc.prefetchQuery(trpc.phoneNumbers.list.queryOptions()),
+  ]);
   // The callback URL fields validate with the API's own schema, so the browser needs the server's URL policy.
   const { allowPrivate } = serverCallbackPolicy();
   return (

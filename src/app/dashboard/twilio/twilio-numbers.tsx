@@ -21,7 +21,11 @@ import { fieldBinder } from "@/lib/form-field";
 import { CallbackUrlFields } from "../numbers/callback-url-fields";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
-const URL_FIELD_NAMES: Record<UrlField, string> = { onCallStartUrl: "Call start URL", onCallEndUrl: "Call end URL", onErrorUrl: "Error URL" };
+const URL_FIELD_NAMES: Record<UrlField, string> = {
+  onCallStartUrl: "Call start URL",
+  onCallEndUrl: "Call end URL",
+  onErrorUrl: "Error URL",
+};
 
 /**
  * The connected account's numbers at Twilio. Registering one takes the
@@ -42,8 +46,16 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
 
   const newest = registered.data?.phoneNumbers.at(-1);
   // Prefilled from the newest registered number once it loads; what the customer typed stays.
-  const prefill: UrlFormValues = { onCallStartUrl: newest?.onCallStartUrl ?? "", onCallEndUrl: newest?.onCallEndUrl ?? "", onErrorUrl: newest?.onErrorUrl ?? "" };
-  const form = useForm({ resolver: apiSchemaResolver(schema, URL_FIELD_NAMES), values: prefill, resetOptions: { keepDirtyValues: true } });
+  const prefill: UrlFormValues = {
+    onCallStartUrl: newest?.onCallStartUrl ?? "",
+    onCallEndUrl: newest?.onCallEndUrl ?? "",
+    onErrorUrl: newest?.onErrorUrl ?? "",
+  };
+  const form = useForm({
+    resolver: apiSchemaResolver(schema, URL_FIELD_NAMES),
+    values: prefill,
+    resetOptions: { keepDirtyValues: true },
+  });
   const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -54,7 +66,13 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
       queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
     ]);
   const onError = (err: unknown) =>
-    showError(err, { fields: { names: URL_FIELD_NAMES, set: (name, message) => form.setError(name as UrlField, { message }, { shouldFocus: true }) }, inline: setActionError });
+    showError(err, {
+      fields: {
+        names: URL_FIELD_NAMES,
+        set: (name, message) => form.setError(name as UrlField, { message }, { shouldFocus: true }),
+      },
+      inline: setActionError,
+    });
   const create = useMutation(trpc.phoneNumbers.create.mutationOptions({ onError, onSettled: () => setBusy(null) }));
   const configure = useMutation(trpc.phoneNumbers.update.mutationOptions({ onError, onSettled: () => setBusy(null) }));
 
@@ -100,7 +118,11 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
           <CallbackUrlFields
             field={fieldBinder(form)}
             policy={policy}
-            hints={{ onCallStartUrl: "For numbers you register here.", onCallEndUrl: "Receives call.ended.", onErrorUrl: "Receives call.error." }}
+            hints={{
+              onCallStartUrl: "For numbers you register here.",
+              onCallEndUrl: "Receives call.ended.",
+              onErrorUrl: "Receives call.error.",
+            }}
           />
         </div>
         {numbers.data && numbers.data.subaccounts.length > 0 ? (
@@ -119,26 +141,51 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
         ) : numbers.error ? (
           <ErrorState message={messageOf(numbers.error)} onRetry={() => void numbers.refetch()} />
         ) : numbers.data.numbers.length === 0 ? (
-          <EmptyState title="No numbers in this Twilio account">Buy a number in the Twilio console, then come back here to register it.</EmptyState>
+          <EmptyState title="No numbers in this Twilio account">
+            Buy a number in the Twilio console, then come back here to register it.
+          </EmptyState>
         ) : (
           <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
             {numbers.data.numbers.map((n) => (
               <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
-                <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">{n.phoneNumber}</Td>
-                <Td label="Name" className="text-slate-600 dark:text-slate-400">{n.friendlyName}</Td>
+                <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">
+                  {n.phoneNumber}
+                </Td>
+                <Td label="Name" className="text-slate-600 dark:text-slate-400">
+                  {n.friendlyName}
+                </Td>
                 <Td label="State">
                   <span className="flex flex-wrap gap-1">
                     {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
-                    {n.configured ? <Badge tone="green">configured</Badge> : n.voiceUrl ? <Badge tone="amber">points elsewhere</Badge> : <Badge>no voice URL</Badge>}
+                    {n.configured ? (
+                      <Badge tone="green">configured</Badge>
+                    ) : n.voiceUrl ? (
+                      <Badge tone="amber">points elsewhere</Badge>
+                    ) : (
+                      <Badge>no voice URL</Badge>
+                    )}
                   </span>
                 </Td>
                 <Td className="text-right">
                   {!n.registered ? (
-                    <Button size="sm" loading={busy === n.phoneNumber} disabled={busy !== null || registerForbidden !== null} aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined} onClick={() => register(n.phoneNumber)}>
+                    <Button
+                      size="sm"
+                      loading={busy === n.phoneNumber}
+                      disabled={busy !== null || registerForbidden !== null}
+                      aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined}
+                      onClick={() => register(n.phoneNumber)}
+                    >
                       Register and configure
                     </Button>
                   ) : !n.configured ? (
-                    <Button size="sm" variant="secondary" loading={busy === n.phoneNumber} disabled={busy !== null || changeForbidden !== null} aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined} onClick={() => setUp(n.phoneNumber)}>
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      loading={busy === n.phoneNumber}
+                      disabled={busy !== null || changeForbidden !== null}
+                      aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined}
+                      onClick={() => setUp(n.phoneNumber)}
+                    >
                       Point at Routekit
                     </Button>
                   ) : null}

@@ -34,9 +34,10 @@ export function Twilio({ policy }: { policy: CallbackUrlPolicyOptions }) {
         ) : notConnected ? (
           <>
             <Alert tone="warning" title="Your engine URL is a bearer secret" data-testid="twilio-not-connected">
-              Without a Twilio connection your engine URL is as sensitive as an API key: anyone who knows it can send requests that look like calls, so keep it
-              private and rotate it if it may have leaked. Connecting Twilio makes forged calls impossible: every request must then carry Twilio&apos;s signature
-              made with your auth token. It also proves which numbers are yours, so nobody else can register them.
+              Without a Twilio connection your engine URL is as sensitive as an API key: anyone who knows it can send
+              requests that look like calls, so keep it private and rotate it if it may have leaked. Connecting Twilio
+              makes forged calls impossible: every request must then carry Twilio&apos;s signature made with your auth
+              token. It also proves which numbers are yours, so nobody else can register them.
             </Alert>
             <Panel title="Connect your Twilio account">
               <ConnectTwilioForm />

@@ -35,15 +35,21 @@ export default async function OutboxPage() {
     <main className="mx-auto max-w-3xl space-y-4 px-4 py-8">
       <h1 className="text-xl font-semibold">Outbox</h1>
       <p className="text-sm text-slate-600">
-        No <code>SMTP_URL</code> is set, so mail is written to <code className="break-all">{outboxDir()}</code> instead of being sent. This page exists only on a development box
-        (a loopback address, no SMTP) and only for a browser on this machine. Newest first.
+        No <code>SMTP_URL</code> is set, so mail is written to <code className="break-all">{outboxDir()}</code> instead
+        of being sent. This page exists only on a development box (a loopback address, no SMTP) and only for a browser
+        on this machine. Newest first.
       </p>
       {mails.length === 0 ? <p data-testid="outbox-empty">No mail yet.</p> : null}
       {mails.map((m) => (
-        <article key={m.id} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200" data-testid="outbox-mail">
+        <article
+          key={m.id}
+          className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200"
+          data-testid="outbox-mail"
+        >
           <h2 className="font-semibold">{m.subject}</h2>
           <p className="text-sm text-slate-600">
-            To <span data-testid="outbox-to">{m.to}</span> · {new Date(m.createdAt).toISOString().replace("T", " ").slice(0, 19)} UTC
+            To <span data-testid="outbox-to">{m.to}</span> ·{" "}
+            {new Date(m.createdAt).toISOString().replace("T", " ").slice(0, 19)} UTC
           </p>
           <pre className="mt-3 whitespace-pre-wrap break-words text-sm">
             <Linked text={m.text} />

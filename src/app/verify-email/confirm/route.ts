@@ -21,6 +21,8 @@ export async function POST(req: Request): Promise<Response> {
     await caller.verifyEmail({ token: fields.token ?? "" });
     return seeOther("/verify-email?done=1");
   } catch (err) {
-    return seeOther(`${page()}?${new URLSearchParams({ token: (fields.token ?? "").slice(0, 200), error: errorSentence(err, ctx.requestId) })}`);
+    return seeOther(
+      `${page()}?${new URLSearchParams({ token: (fields.token ?? "").slice(0, 200), error: errorSentence(err, ctx.requestId) })}`,
+    );
   }
 }

@@ -5,7 +5,11 @@ export const metadata: Metadata = { title: "Confirm your new email · Routekit",
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-export default async function ConfirmNewAddressPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ConfirmNewAddressPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   return (
     <ConfirmLinkPage

@@ -74,7 +74,8 @@ export function twimlFromActions(actions: unknown): { ok: true; twiml: string } 
   const fail = (message: string) => ({ ok: false as const, message });
   if (!Array.isArray(actions)) return fail("actions must be an array");
   if (actions.length === 0) return fail("actions must not be empty");
-  if (actions.length > MAX_ACTIONS) return fail(`actions must have at most ${MAX_ACTIONS} items (got ${actions.length})`);
+  if (actions.length > MAX_ACTIONS)
+    return fail(`actions must have at most ${MAX_ACTIONS} items (got ${actions.length})`);
 
   const parsed: Action[] = [];
   for (let i = 0; i < actions.length; i++) {
@@ -104,7 +105,9 @@ export function twimlFromActions(actions: unknown): { ok: true; twiml: string } 
     twiml = build(parsed);
   } catch (err) {
     // Unreachable with the checks above (the builder throws on characters XML cannot carry).
-    return fail(`actions could not be turned into TwiML: ${excerpt(err instanceof Error ? err.message : String(err), 120)}`);
+    return fail(
+      `actions could not be turned into TwiML: ${excerpt(err instanceof Error ? err.message : String(err), 120)}`,
+    );
   }
   if (exceedsTwimlSize(twiml)) return fail(`actions produce TwiML larger than ${MAX_TWIML_BYTES / 1024} KiB`);
   return { ok: true, twiml };

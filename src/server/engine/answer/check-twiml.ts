@@ -32,7 +32,8 @@ export function checkResponseDocument(xml: string, source = xml, shift = 0): Doc
   if (exceedsTwimlSize(xml)) return { ok: false, reason: `document is larger than ${MAX_TWIML_BYTES / 1024} KiB` };
   // saxes reads a lone surrogate together with the next character; a Unicode-aware pattern finds it.
   const lone = xml.search(LONE_SURROGATE);
-  const refusal = lone === -1 ? walk(xml) : new Refusal(`character U+${hex4(xml.charCodeAt(lone))} is not allowed in XML`, lone);
+  const refusal =
+    lone === -1 ? walk(xml) : new Refusal(`character U+${hex4(xml.charCodeAt(lone))} is not allowed in XML`, lone);
   if (refusal === null) return { ok: true };
   return { ok: false, reason: `${refusal.reason} (${position(source, refusal.at + shift)})` };
 }
@@ -62,7 +63,9 @@ function walk(xml: string): Refusal | null {
     }
   });
   parser.on("doctype", () => refuse("DOCTYPE declarations are not allowed", xml.indexOf("<!DOCTYPE", state.markupEnd)));
-  parser.on("processinginstruction", () => refuse("processing instructions are not allowed", xml.indexOf("<?", state.markupEnd)));
+  parser.on("processinginstruction", () =>
+    refuse("processing instructions are not allowed", xml.indexOf("<?", state.markupEnd)),
+  );
   parser.on("comment", markupEnds);
   parser.on("cdata", markupEnds);
   parser.on("opentagstart", ({ name }) => {

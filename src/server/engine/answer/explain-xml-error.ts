@@ -99,7 +99,7 @@ export function explainSaxesError(saxesMessage: string, pos: number, state: Walk
       const at = xml.lastIndexOf("&", pos - 1);
       return reference(xml, at).refusal ?? refusal(message, at);
     }
-    case "the string \"]]>\" is disallowed in char data":
+    case 'the string "]]>" is disallowed in char data':
       return refusal("']]>' is not allowed in text", xml.lastIndexOf("]]>", pos));
     case "disallowed character": {
       const bad = firstInvalidXmlChar(xml, Math.min(markupEnd, pos), Math.min(xml.length, pos + 1));
@@ -131,7 +131,7 @@ export function explainSaxesError(saxesMessage: string, pos: number, state: Walk
       return refusal("XML declaration must start with version", pos - 1);
     case "version number must match /^1\\.[0-9]+$/":
       return refusal(`unsupported XML version "${excerpt(declaredVersion(xml), 20)}"`, xml.indexOf("<?xml"));
-    case "standalone value must match \"yes\" or \"no\"":
+    case 'standalone value must match "yes" or "no"':
       return refusal('standalone must be "yes" or "no"', xml.indexOf("<?xml"));
   }
   if (message.startsWith("duplicate attribute: ")) {
@@ -146,7 +146,11 @@ export function explainSaxesError(saxesMessage: string, pos: number, state: Walk
   if (message.startsWith("expected one of version") || message.startsWith("expected the name version")) {
     return refusal("XML declaration must start with version", pos - 1);
   }
-  if (DECLARATION_ERRORS.has(message) || message.startsWith("expected one of") || message.startsWith("encoding value must match")) {
+  if (
+    DECLARATION_ERRORS.has(message) ||
+    message.startsWith("expected one of") ||
+    message.startsWith("encoding value must match")
+  ) {
     return refusal("malformed XML declaration", pos - 1);
   }
   return refusal(excerpt(message, 120), pos);

@@ -48,7 +48,9 @@ export function interpretAnswer(res: StartAnswerInput): AnswerForm {
     return invalid(`answer is not valid JSON: ${excerpt(err instanceof Error ? err.message : String(err), 160)}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return invalid("answer is JSON but not an object; expected { \"twiml\": \"<Response>…</Response>\" } or { \"actions\": [...] }");
+    return invalid(
+      'answer is JSON but not an object; expected { "twiml": "<Response>…</Response>" } or { "actions": [...] }',
+    );
   }
   const hasTwiml = Object.hasOwn(parsed, "twiml");
   const hasActions = Object.hasOwn(parsed, "actions");
@@ -57,7 +59,8 @@ export function interpretAnswer(res: StartAnswerInput): AnswerForm {
 
   if (hasActions) return { form: "json-actions", actions: (parsed as { actions: unknown }).actions };
   const twiml = (parsed as { twiml: unknown }).twiml;
-  if (typeof twiml !== "string") return invalid("answer's `twiml` must be a string holding a TwiML <Response> document");
+  if (typeof twiml !== "string")
+    return invalid("answer's `twiml` must be a string holding a TwiML <Response> document");
   const doc = stripLeading(twiml);
   return { form: "json-twiml", doc, source: twiml, shift: twiml.length - doc.length };
 }

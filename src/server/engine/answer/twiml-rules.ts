@@ -65,7 +65,10 @@ function attributeCheck(rule: AttributeRule): AttributeCheck {
       const values = rules.enums[rule.enum]!;
       const set = new Set(values);
       one = (v) => set.has(v);
-      expected = values.length <= LISTED_VALUES ? `one of: ${values.join(", ")}` : `one of the ${rule.enum} values Twilio accepts`;
+      expected =
+        values.length <= LISTED_VALUES
+          ? `one of: ${values.join(", ")}`
+          : `one of the ${rule.enum} values Twilio accepts`;
       break;
     }
   }

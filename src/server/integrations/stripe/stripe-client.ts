@@ -23,6 +23,10 @@ function createStripe(): Stripe {
     apiVersion: STRIPE_API_VERSION,
     maxNetworkRetries: 2,
     timeout: 10_000,
-    ...(base && { host: base.hostname, port: Number(base.port || (base.protocol === "https:" ? 443 : 80)), protocol: base.protocol === "https:" ? "https" : "http" }),
+    ...(base && {
+      host: base.hostname,
+      port: Number(base.port || (base.protocol === "https:" ? 443 : 80)),
+      protocol: base.protocol === "https:" ? "https" : "http",
+    }),
   });
 }

@@ -19,13 +19,32 @@ const redactKeys = (text: string) => text.replace(/\b(sk|rk|pk)_(live|test)_\S*/
 export function stripeFailure(err: unknown, action: string): AppError {
   if (err instanceof AppError) return err;
   const status = err instanceof Stripe.errors.StripeError ? err.statusCode : undefined;
-  if (err instanceof Stripe.errors.StripeError && status !== undefined && status >= 400 && status < 500 && status !== 429) {
+  if (
+    err instanceof Stripe.errors.StripeError &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 429
+  ) {
     logger().error(
-      { action, stripe: { status, type: err.type, code: err.code ?? null, param: err.param ?? null, message: redactKeys(err.message), requestId: err.requestId ?? null } },
+      {
+        action,
+        stripe: {
+          status,
+          type: err.type,
+          code: err.code ?? null,
+          param: err.param ?? null,
+          message: redactKeys(err.message),
+          requestId: err.requestId ?? null,
+        },
+      },
       "Stripe refused our request: check STRIPE_SECRET_KEY and the STRIPE_PRICE_* settings",
     );
     return new AppError("PROVIDER_UNAVAILABLE", STRIPE_REFUSED_MESSAGE, { cause: err });
   }
-  logger().warn({ action, status: status ?? null, err: redactKeys(err instanceof Error ? err.message : String(err)) }, "Stripe could not be reached");
+  logger().warn(
+    { action, status: status ?? null, err: redactKeys(err instanceof Error ? err.message : String(err)) },
+    "Stripe could not be reached",
+  );
   return new AppError("PROVIDER_UNAVAILABLE", STRIPE_UNREACHABLE_MESSAGE, { cause: err });
 }

@@ -20,26 +20,47 @@ const PAGE_SIZE = 1000;
 
 /** `GET /2010-04-01/Accounts/{Sid}.json`: succeeds only with valid credentials. */
 export async function fetchTwilioAccount(creds: TwilioCredentials): Promise<{ friendlyName: string; status: string }> {
-  const account = await twilioRestClient(creds.accountSid, creds.authToken).api.v2010.accounts(creds.accountSid).fetch();
+  const account = await twilioRestClient(creds.accountSid, creds.authToken)
+    .api.v2010.accounts(creds.accountSid)
+    .fetch();
   return { friendlyName: account.friendlyName, status: account.status };
 }
 
-function toNumber(n: { sid: string; phoneNumber: string; friendlyName: string; voiceUrl: string | null; statusCallback: string | null }): TwilioIncomingNumber {
+function toNumber(n: {
+  sid: string;
+  phoneNumber: string;
+  friendlyName: string;
+  voiceUrl: string | null;
+  statusCallback: string | null;
+}): TwilioIncomingNumber {
   // Twilio answers a cleared URL as "" or null; both mean "not set".
-  return { sid: n.sid, phoneNumber: n.phoneNumber, friendlyName: n.friendlyName, voiceUrl: n.voiceUrl || null, statusCallback: n.statusCallback || null };
+  return {
+    sid: n.sid,
+    phoneNumber: n.phoneNumber,
+    friendlyName: n.friendlyName,
+    voiceUrl: n.voiceUrl || null,
+    statusCallback: n.statusCallback || null,
+  };
 }
 
 /**
  * The account's subaccounts (Twilio lists the credentials' own account too; it
  * is left out). Their numbers' requests are signed with their own tokens.
  */
-export async function listTwilioSubaccounts(creds: TwilioCredentials): Promise<{ sid: string; friendlyName: string }[]> {
-  const accounts = await twilioRestClient(creds.accountSid, creds.authToken).api.v2010.accounts.list({ pageSize: PAGE_SIZE });
+export async function listTwilioSubaccounts(
+  creds: TwilioCredentials,
+): Promise<{ sid: string; friendlyName: string }[]> {
+  const accounts = await twilioRestClient(creds.accountSid, creds.authToken).api.v2010.accounts.list({
+    pageSize: PAGE_SIZE,
+  });
   return accounts.filter((a) => a.sid !== creds.accountSid).map((a) => ({ sid: a.sid, friendlyName: a.friendlyName }));
 }
 
 /** Every incoming number of the account, across all of Twilio's pages (the SDK follows next_page_uri). */
-export async function listTwilioNumbers(creds: TwilioCredentials, filter: { phoneNumber?: string } = {}): Promise<TwilioIncomingNumber[]> {
+export async function listTwilioNumbers(
+  creds: TwilioCredentials,
+  filter: { phoneNumber?: string } = {},
+): Promise<TwilioIncomingNumber[]> {
   const numbers = await twilioRestClient(creds.accountSid, creds.authToken).incomingPhoneNumbers.list({
     pageSize: PAGE_SIZE,
     ...(filter.phoneNumber && { phoneNumber: filter.phoneNumber }),
@@ -48,7 +69,10 @@ export async function listTwilioNumbers(creds: TwilioCredentials, filter: { phon
 }
 
 /** The account's incoming number with exactly this E.164 value, or null: the proof of ownership. */
-export async function findTwilioNumber(creds: TwilioCredentials, phoneNumber: string): Promise<TwilioIncomingNumber | null> {
+export async function findTwilioNumber(
+  creds: TwilioCredentials,
+  phoneNumber: string,
+): Promise<TwilioIncomingNumber | null> {
   // Twilio's PhoneNumber filter matches partially; only an exact match proves ownership.
   return (await listTwilioNumbers(creds, { phoneNumber })).find((n) => n.phoneNumber === phoneNumber) ?? null;
 }
@@ -61,7 +85,11 @@ export async function fetchTwilioNumber(creds: TwilioCredentials, sid: string): 
  * Sets (a URL) or clears ("") the voice URL and status callback, both POST.
  * Omitted fields are left as they are at Twilio.
  */
-export async function setTwilioNumberUrls(creds: TwilioCredentials, sid: string, urls: { voiceUrl?: string; statusCallback?: string }): Promise<TwilioIncomingNumber> {
+export async function setTwilioNumberUrls(
+  creds: TwilioCredentials,
+  sid: string,
+  urls: { voiceUrl?: string; statusCallback?: string },
+): Promise<TwilioIncomingNumber> {
   const updated = await twilioRestClient(creds.accountSid, creds.authToken)
     .incomingPhoneNumbers(sid)
     .update({

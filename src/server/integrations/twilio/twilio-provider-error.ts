@@ -11,7 +11,9 @@ export function toProviderError(err: unknown, doing: string): AppError {
   if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
     const message = typeof e.message === "string" ? e.message : "refused";
     const code = typeof e.code === "number" ? e.code : "error";
-    return new AppError("PROVIDER_REJECTED", `Twilio refused to ${doing}: ${message}`, { details: [{ path: "provider", message: `${code}: ${message}` }] });
+    return new AppError("PROVIDER_REJECTED", `Twilio refused to ${doing}: ${message}`, {
+      details: [{ path: "provider", message: `${code}: ${message}` }],
+    });
   }
   logger().warn({ err: err instanceof Error ? err.message : String(err), doing }, "Twilio unreachable");
   return new AppError("PROVIDER_UNAVAILABLE", `Twilio could not be reached to ${doing}; try again.`);

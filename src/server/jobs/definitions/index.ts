@@ -5,4 +5,9 @@ import { webhookAttemptPruneJob } from "./webhook-attempt-prune";
 import { webhookDeliveryJob } from "./webhook-delivery";
 
 /** Every job of the service: its queue is created before any is sent, its worker started in this order. */
-export const JOB_DEFINITIONS: readonly JobDefinition<object>[] = [webhookDeliveryJob, webhookAttemptPruneJob, stripeMeterEventJob, twilioReconcileJob] as JobDefinition<object>[];
+export const JOB_DEFINITIONS: readonly JobDefinition<object>[] = [
+  webhookDeliveryJob,
+  webhookAttemptPruneJob,
+  stripeMeterEventJob,
+  twilioReconcileJob,
+] as JobDefinition<object>[];

@@ -12,7 +12,10 @@ export const stripeMeterEventWorker: JobWorker<MeterJob> = {
       try {
         await reportMeterEvent(job);
       } catch (err) {
-        logger().warn({ err: err instanceof Error ? err.message : String(err), callSid: job.callSid }, "meter event not reported yet; will retry");
+        logger().warn(
+          { err: err instanceof Error ? err.message : String(err), callSid: job.callSid },
+          "meter event not reported yet; will retry",
+        );
         throw err;
       }
     }

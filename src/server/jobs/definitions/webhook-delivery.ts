@@ -19,10 +19,19 @@ export const DELIVERY_LEASE_SECONDS = 12;
  */
 export const webhookDeliveryJob = defineJob({
   name: "webhook-delivery",
-  payload: z.object({ deliveryId: z.string().min(1), expectedAttempt: z.number().int().nonnegative(), accountId: z.string().min(1).optional() }),
+  payload: z.object({
+    deliveryId: z.string().min(1),
+    expectedAttempt: z.number().int().nonnegative(),
+    accountId: z.string().min(1).optional(),
+  }),
   // Our retry schedule makes new jobs; these retries only cover our own
   // failures and crashes, so the first comes soon (1-2 s), then backs off.
-  queue: (tuning) => ({ retryLimit: 10, retryDelay: 1, retryBackoff: true, expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS }),
+  queue: (tuning) => ({
+    retryLimit: 10,
+    retryDelay: 1,
+    retryBackoff: true,
+    expireInSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS,
+  }),
 });
 
 export type DeliveryJob = z.infer<typeof webhookDeliveryJob.payload>;

@@ -18,13 +18,26 @@ export function hashAccountToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-export async function issueAccountToken(opts: { accountId: string; purpose: AccountTokenPurpose; email: string }): Promise<string> {
+export async function issueAccountToken(opts: {
+  accountId: string;
+  purpose: AccountTokenPurpose;
+  email: string;
+}): Promise<string> {
   const token = randomBytes(32).toString("base64url");
   const now = new Date();
   await db().$transaction([
-    db().accountToken.updateMany({ where: { accountId: opts.accountId, purpose: opts.purpose, usedAt: null }, data: { usedAt: now } }),
+    db().accountToken.updateMany({
+      where: { accountId: opts.accountId, purpose: opts.purpose, usedAt: null },
+      data: { usedAt: now },
+    }),
     db().accountToken.create({
-      data: { accountId: opts.accountId, purpose: opts.purpose, email: opts.email, tokenHash: hashAccountToken(token), expiresAt: new Date(now.getTime() + LIFETIME_MS[opts.purpose]) },
+      data: {
+        accountId: opts.accountId,
+        purpose: opts.purpose,
+        email: opts.email,
+        tokenHash: hashAccountToken(token),
+        expiresAt: new Date(now.getTime() + LIFETIME_MS[opts.purpose]),
+      },
     }),
   ]);
   return token;
@@ -32,7 +45,10 @@ export async function issueAccountToken(opts: { accountId: string; purpose: Acco
 
 /** Retires unused links (a password change retires a pending email change). */
 export async function retireAccountTokens(accountId: string, purposes: AccountTokenPurpose[]): Promise<void> {
-  await db().accountToken.updateMany({ where: { accountId, purpose: { in: purposes }, usedAt: null }, data: { usedAt: new Date() } });
+  await db().accountToken.updateMany({
+    where: { accountId, purpose: { in: purposes }, usedAt: null },
+    data: { usedAt: new Date() },
+  });
 }
 
 export const INVALID_LINK_MESSAGE = "This link is invalid, already used or expired. Ask for a new one.";
@@ -42,7 +58,10 @@ export const INVALID_LINK_MESSAGE = "This link is invalid, already used or expir
  * once cannot both succeed. Unknown, used and expired links are one answer;
  * a link of a closed account is 404 and acts on nothing (docs/decisions.md §20).
  */
-export async function consumeAccountToken(purpose: AccountTokenPurpose, token: string): Promise<{ accountId: string; email: string }> {
+export async function consumeAccountToken(
+  purpose: AccountTokenPurpose,
+  token: string,
+): Promise<{ accountId: string; email: string }> {
   const tokenHash = hashAccountToken(token);
   const now = new Date();
   const claimed = await db().accountToken.updateMany({
@@ -51,10 +70,18 @@ export async function consumeAccountToken(purpose: AccountTokenPurpose, token: s
   });
   if (claimed.count !== 1) {
     // Only a failed claim pays for this read: the link may be a closed account's.
-    const closed = await db().accountToken.findFirst({ where: { tokenHash, purpose, account: { deletedAt: { not: null } } }, select: { id: true } });
+    const closed = await db().accountToken.findFirst({
+      where: { tokenHash, purpose, account: { deletedAt: { not: null } } },
+      select: { id: true },
+    });
     if (closed) throw new AppError("NOT_FOUND", "This link belongs to a closed account.");
-    throw new AppError("VALIDATION_FAILED", INVALID_LINK_MESSAGE, { details: [{ path: "token", message: "invalid, used or expired" }] });
+    throw new AppError("VALIDATION_FAILED", INVALID_LINK_MESSAGE, {
+      details: [{ path: "token", message: "invalid, used or expired" }],
+    });
   }
-  const row = await db().accountToken.findUniqueOrThrow({ where: { tokenHash }, select: { accountId: true, email: true } });
+  const row = await db().accountToken.findUniqueOrThrow({
+    where: { tokenHash },
+    select: { accountId: true, email: true },
+  });
   return row;
 }

@@ -12,13 +12,21 @@ import { enforceMailLimits } from "./mail-rate-limits";
  * password is required, so a borrowed session cannot take the account over;
  * the old address is told.
  */
-export async function requestEmailChange(opts: { accountId: string; newEmail: string; currentPassword: string; ip: string }): Promise<{ pendingEmail: string }> {
+export async function requestEmailChange(opts: {
+  accountId: string;
+  newEmail: string;
+  currentPassword: string;
+  ip: string;
+}): Promise<{ pendingEmail: string }> {
   await requireCurrentPassword({ accountId: opts.accountId, password: opts.currentPassword, ip: opts.ip });
   const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true } });
   if (account.email === opts.newEmail) {
-    throw new AppError("VALIDATION_FAILED", "That is already your address.", { details: [{ path: "newEmail", message: "is already your address" }] });
+    throw new AppError("VALIDATION_FAILED", "That is already your address.", {
+      details: [{ path: "newEmail", message: "is already your address" }],
+    });
   }
-  if (await db().account.findUnique({ where: { email: opts.newEmail }, select: { id: true } })) throw new AppError("EMAIL_TAKEN");
+  if (await db().account.findUnique({ where: { email: opts.newEmail }, select: { id: true } }))
+    throw new AppError("EMAIL_TAKEN");
   await enforceMailLimits({ kind: "verify", email: opts.newEmail, ip: opts.ip });
   const token = await issueAccountToken({ accountId: opts.accountId, purpose: "CHANGE_EMAIL", email: opts.newEmail });
   await sendMail(emailChangeMail(opts.newEmail, token));

@@ -12,12 +12,22 @@ export const WRONG_CURRENT_PASSWORD = "is not your current password";
  * form can show it there. Every check counts against log-in's limits for the
  * account's address and the client's (docs/decisions.md §20), before the hash is tried.
  */
-export async function requireCurrentPassword(opts: { accountId: string; password: string; ip: string; field?: string }): Promise<void> {
-  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, passwordHash: true } });
+export async function requireCurrentPassword(opts: {
+  accountId: string;
+  password: string;
+  ip: string;
+  field?: string;
+}): Promise<void> {
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: opts.accountId },
+    select: { email: true, passwordHash: true },
+  });
   await enforceCredentialLimits(sessionPasswordCheckLimits({ ip: opts.ip, email: account.email }));
   if (!(await verifyPassword(account.passwordHash, opts.password))) {
     const field = opts.field ?? "currentPassword";
-    throw new AppError("VALIDATION_FAILED", `The password ${WRONG_CURRENT_PASSWORD}.`, { details: [{ path: field, message: WRONG_CURRENT_PASSWORD }] });
+    throw new AppError("VALIDATION_FAILED", `The password ${WRONG_CURRENT_PASSWORD}.`, {
+      details: [{ path: field, message: WRONG_CURRENT_PASSWORD }],
+    });
   }
 }
 
@@ -27,10 +37,18 @@ export async function requireCurrentPassword(opts: { accountId: string; password
  * in again with the new password, so the person who changed it stays in.
  * Unused reset and change-of-address links are retired too.
  */
-export async function changePassword(opts: { accountId: string; currentPassword: string; newPassword: string; ip: string }): Promise<{ changed: true }> {
+export async function changePassword(opts: {
+  accountId: string;
+  currentPassword: string;
+  newPassword: string;
+  ip: string;
+}): Promise<{ changed: true }> {
   await requireCurrentPassword({ accountId: opts.accountId, password: opts.currentPassword, ip: opts.ip });
   const passwordHash = await hashPassword(opts.newPassword);
-  await db().account.update({ where: { id: opts.accountId }, data: { passwordHash, sessionVersion: { increment: 1 } } });
+  await db().account.update({
+    where: { id: opts.accountId },
+    data: { passwordHash, sessionVersion: { increment: 1 } },
+  });
   await retireAccountTokens(opts.accountId, ["RESET_PASSWORD", "CHANGE_EMAIL"]);
   return { changed: true };
 }

@@ -22,10 +22,20 @@ const CLOSED_PASSWORD_HASH = "!closed";
  * is what every credential and link check refuses. Mailed links are retired,
  * not deleted, so a late click is recognised as belonging to a closed account.
  */
-export async function deleteAccount(opts: { accountId: string; confirmEmail: string; password: string; ip: string }): Promise<{ deleted: true }> {
-  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, stripeSubscriptionId: true, subscriptionStatus: true } });
+export async function deleteAccount(opts: {
+  accountId: string;
+  confirmEmail: string;
+  password: string;
+  ip: string;
+}): Promise<{ deleted: true }> {
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: opts.accountId },
+    select: { email: true, stripeSubscriptionId: true, subscriptionStatus: true },
+  });
   if (opts.confirmEmail !== account.email) {
-    throw new AppError("VALIDATION_FAILED", "Type the account's email address to confirm.", { details: [{ path: "confirmEmail", message: "does not match the account's email address" }] });
+    throw new AppError("VALIDATION_FAILED", "Type the account's email address to confirm.", {
+      details: [{ path: "confirmEmail", message: "does not match the account's email address" }],
+    });
   }
   await requireCurrentPassword({ accountId: opts.accountId, password: opts.password, ip: opts.ip, field: "password" });
   // A subscription Stripe already ended needs nothing more.

@@ -18,8 +18,14 @@ export async function startEmailVerification(opts: { accountId: string; email: s
 }
 
 /** The dashboard's "resend" button: limited per address and per client address. */
-export async function resendVerificationEmail(opts: { accountId: string; ip: string }): Promise<{ sent: boolean; alreadyVerified: boolean }> {
-  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { email: true, emailVerifiedAt: true } });
+export async function resendVerificationEmail(opts: {
+  accountId: string;
+  ip: string;
+}): Promise<{ sent: boolean; alreadyVerified: boolean }> {
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: opts.accountId },
+    select: { email: true, emailVerifiedAt: true },
+  });
   if (account.emailVerifiedAt) return { sent: false, alreadyVerified: true };
   await enforceMailLimits({ kind: "verify", email: account.email, ip: opts.ip });
   await sendVerificationEmail({ accountId: opts.accountId, email: account.email });
@@ -30,7 +36,13 @@ export async function resendVerificationEmail(opts: { accountId: string; ip: str
 export async function verifyEmail(opts: { token: string }): Promise<{ verified: true; email: string }> {
   const { accountId, email } = await consumeAccountToken("VERIFY_EMAIL", opts.token);
   // A link for an address the account no longer has proves nothing about the current one.
-  const updated = await db().account.updateMany({ where: { id: accountId, email, deletedAt: null }, data: { emailVerifiedAt: new Date() } });
-  if (updated.count !== 1) throw new AppError("VALIDATION_FAILED", "This link is for an address the account no longer uses.", { details: [{ path: "token", message: "for another address" }] });
+  const updated = await db().account.updateMany({
+    where: { id: accountId, email, deletedAt: null },
+    data: { emailVerifiedAt: new Date() },
+  });
+  if (updated.count !== 1)
+    throw new AppError("VALIDATION_FAILED", "This link is for an address the account no longer uses.", {
+      details: [{ path: "token", message: "for another address" }],
+    });
   return { verified: true, email };
 }

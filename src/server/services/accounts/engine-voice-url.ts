@@ -28,7 +28,10 @@ export function sealRoutingToken(token: string): { routingTokenHash: string; rou
 }
 
 /** The account's engine URL, from the stored (encrypted) token. */
-export function engineVoiceUrlOf(account: { routingTokenEnc: string | null; legacyRoutingToken?: string | null }): string {
+export function engineVoiceUrlOf(account: {
+  routingTokenEnc: string | null;
+  legacyRoutingToken?: string | null;
+}): string {
   const token = account.routingTokenEnc ? decryptSecret(account.routingTokenEnc) : account.legacyRoutingToken;
   if (!token) throw new Error("account has no routing token");
   return engineVoiceUrl(token);
@@ -36,7 +39,10 @@ export function engineVoiceUrlOf(account: { routingTokenEnc: string | null; lega
 
 /** The engine URL of an account by id. */
 export async function accountEngineVoiceUrl(accountId: string): Promise<string> {
-  const account = await db().account.findUniqueOrThrow({ where: { id: accountId }, select: { routingTokenEnc: true, legacyRoutingToken: true } });
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: accountId },
+    select: { routingTokenEnc: true, legacyRoutingToken: true },
+  });
   return engineVoiceUrlOf(account);
 }
 
@@ -46,7 +52,10 @@ export async function accountEngineVoiceUrl(accountId: string): Promise<string> 
  * instance may run it at start.
  */
 export async function sealLegacyRoutingTokens(): Promise<number> {
-  const legacy = await db().account.findMany({ where: { legacyRoutingToken: { not: null } }, select: { id: true, legacyRoutingToken: true } });
+  const legacy = await db().account.findMany({
+    where: { legacyRoutingToken: { not: null } },
+    select: { id: true, legacyRoutingToken: true },
+  });
   for (const a of legacy) {
     await db().account.updateMany({
       where: { id: a.id, legacyRoutingToken: a.legacyRoutingToken },
@@ -56,7 +65,11 @@ export async function sealLegacyRoutingTokens(): Promise<number> {
   return legacy.length;
 }
 
-type RoutingTokenHashes = { routingTokenHash: string; previousRoutingTokenHash: string | null; previousRoutingTokenExpiresAt: Date | null };
+type RoutingTokenHashes = {
+  routingTokenHash: string;
+  previousRoutingTokenHash: string | null;
+  previousRoutingTokenExpiresAt: Date | null;
+};
 
 /**
  * Whether a URL (a number's voice URL at Twilio, say) is this account's engine
@@ -68,5 +81,9 @@ export function isEngineVoiceUrlOf(url: string | null, account: RoutingTokenHash
   if (!url?.startsWith(prefix)) return false;
   const hash = hashRoutingToken(url.slice(prefix.length));
   if (hash === account.routingTokenHash) return true;
-  return hash === account.previousRoutingTokenHash && account.previousRoutingTokenExpiresAt !== null && account.previousRoutingTokenExpiresAt > now;
+  return (
+    hash === account.previousRoutingTokenHash &&
+    account.previousRoutingTokenExpiresAt !== null &&
+    account.previousRoutingTokenExpiresAt > now
+  );
 }

@@ -9,7 +9,10 @@ import { signToken } from "../../auth/tokens";
  * "closed account" (docs/decisions.md §20: a closed account's alias never logs in).
  */
 export async function logIn(input: TLoginInput) {
-  const found = await db().account.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true, sessionVersion: true, deletedAt: true } });
+  const found = await db().account.findUnique({
+    where: { email: input.email },
+    select: { id: true, passwordHash: true, sessionVersion: true, deletedAt: true },
+  });
   const account = found && !found.deletedAt ? found : null;
   const ok = await verifyPassword(account?.passwordHash ?? (await decoyPasswordHash()), input.password);
   if (!account || !ok) throw new AppError("UNAUTHORIZED", "Invalid email or password.");

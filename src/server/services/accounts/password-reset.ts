@@ -17,7 +17,10 @@ export async function requestPasswordReset(opts: { email: string; ip: string }):
   await enforceMailLimits({ kind: "reset", email: opts.email, ip: opts.ip });
   setImmediate(() => {
     mailResetLink(opts.email).catch((err: unknown) =>
-      logger().error({ err: { message: err instanceof Error ? err.message : String(err) } }, "password reset link failed"),
+      logger().error(
+        { err: { message: err instanceof Error ? err.message : String(err) } },
+        "password reset link failed",
+      ),
     );
   });
   return { requested: true };
@@ -43,7 +46,10 @@ export async function resetPassword(opts: { token: string; password: string }): 
     where: { id: accountId, deletedAt: null },
     data: { passwordHash, sessionVersion: { increment: 1 } },
   });
-  await db().account.updateMany({ where: { id: accountId, email, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
+  await db().account.updateMany({
+    where: { id: accountId, email, emailVerifiedAt: null },
+    data: { emailVerifiedAt: new Date() },
+  });
   await retireAccountTokens(accountId, ["RESET_PASSWORD", "CHANGE_EMAIL"]);
   return { reset: true };
 }

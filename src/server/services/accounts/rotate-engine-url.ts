@@ -22,15 +22,26 @@ export async function rotateEngineUrl(opts: { accountId: string; now?: Date }) {
   const token = generateRoutingToken();
   const previousExpiresAt = new Date(now.getTime() + ENGINE_URL_OVERLAP_MS);
   await db().$transaction(async (tx) => {
-    const [current] = await inPrismaTransaction(tx, kysely().selectFrom("Account").select("routingTokenHash").where("id", "=", opts.accountId).forUpdate());
+    const [current] = await inPrismaTransaction(
+      tx,
+      kysely().selectFrom("Account").select("routingTokenHash").where("id", "=", opts.accountId).forUpdate(),
+    );
     if (!current) throw new Error("account vanished during rotation");
     await tx.account.update({
       where: { id: opts.accountId },
-      data: { ...sealRoutingToken(token), previousRoutingTokenHash: current.routingTokenHash, previousRoutingTokenExpiresAt: previousExpiresAt },
+      data: {
+        ...sealRoutingToken(token),
+        previousRoutingTokenHash: current.routingTokenHash,
+        previousRoutingTokenExpiresAt: previousExpiresAt,
+      },
     });
   });
   const url = engineVoiceUrl(token);
-  return { engineVoiceUrl: url, previousExpiresAt: previousExpiresAt.toISOString(), twilioNumbers: await repointConfiguredNumbers(opts.accountId, url) };
+  return {
+    engineVoiceUrl: url,
+    previousExpiresAt: previousExpiresAt.toISOString(),
+    twilioNumbers: await repointConfiguredNumbers(opts.accountId, url),
+  };
 }
 
 async function repointConfiguredNumbers(accountId: string, url: string) {
@@ -51,7 +62,10 @@ async function repointConfiguredNumbers(accountId: string, url: string) {
       const message = creds ? toProviderError(err, "repoint the number").message : "No Twilio account is connected.";
       result.failed.push({ phoneNumber: n.phoneNumber, message });
       await db().phoneNumber.updateMany({ where: { id: n.id, accountId }, data: { twilioConfigured: false } });
-      logger().warn({ accountId, phoneNumber: n.phoneNumber, err: message }, "could not repoint a number at the new engine URL");
+      logger().warn(
+        { accountId, phoneNumber: n.phoneNumber, err: message },
+        "could not repoint a number at the new engine URL",
+      );
     }
   }
   return result;

@@ -16,18 +16,28 @@ import { ROTATION_OVERLAP_MS } from "../../events/webhook-secrets";
 export async function rotateWebhookSecret(opts: { accountId: string; expirePrevious?: boolean; now?: Date }) {
   return db().$transaction(async (tx) => {
     const now = opts.now ?? new Date();
-    const rows = await inPrismaTransaction(tx, kysely().selectFrom("Account").select("webhookSecretEnc").where("id", "=", opts.accountId).forUpdate());
+    const rows = await inPrismaTransaction(
+      tx,
+      kysely().selectFrom("Account").select("webhookSecretEnc").where("id", "=", opts.accountId).forUpdate(),
+    );
     const current = rows[0];
     if (!current) throw new Error("account not found");
     if (opts.expirePrevious) {
-      await tx.account.update({ where: { id: opts.accountId }, data: { previousWebhookSecretEnc: null, previousWebhookSecretExpiresAt: null } });
+      await tx.account.update({
+        where: { id: opts.accountId },
+        data: { previousWebhookSecretEnc: null, previousWebhookSecretExpiresAt: null },
+      });
       return { webhookSecret: decryptSecret(current.webhookSecretEnc), previousSecretExpiresAt: null };
     }
     const secret = generateWebhookSecret();
     const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
     await tx.account.update({
       where: { id: opts.accountId },
-      data: { webhookSecretEnc: encryptSecret(secret), previousWebhookSecretEnc: current.webhookSecretEnc, previousWebhookSecretExpiresAt: expiresAt },
+      data: {
+        webhookSecretEnc: encryptSecret(secret),
+        previousWebhookSecretEnc: current.webhookSecretEnc,
+        previousWebhookSecretExpiresAt: expiresAt,
+      },
     });
     return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
   });

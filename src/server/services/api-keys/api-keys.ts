@@ -9,13 +9,25 @@ export const MAX_ACTIVE_KEYS = 100;
 export async function createApiKey(opts: { accountId: string; label?: string | null }) {
   return db().$transaction(async (tx) => {
     // Serialise key creation per account so the ceiling holds under concurrency.
-    await inPrismaTransaction(tx, kysely().selectFrom("Account").select("id").where("id", "=", opts.accountId).forUpdate());
+    await inPrismaTransaction(
+      tx,
+      kysely().selectFrom("Account").select("id").where("id", "=", opts.accountId).forUpdate(),
+    );
     const active = await tx.apiKey.count({ where: { accountId: opts.accountId, revokedAt: null } });
     if (active >= MAX_ACTIVE_KEYS) {
-      throw new AppError("VALIDATION_FAILED", `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`);
+      throw new AppError(
+        "VALIDATION_FAILED",
+        `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
+      );
     }
     const created = await issueApiKey(tx, opts.accountId, opts.label ?? null);
-    return { id: created.id, key: created.key, keyPrefix: created.keyPrefix, label: created.label, createdAt: created.createdAt.toISOString() };
+    return {
+      id: created.id,
+      key: created.key,
+      keyPrefix: created.keyPrefix,
+      label: created.label,
+      createdAt: created.createdAt.toISOString(),
+    };
   });
 }
 

@@ -41,7 +41,8 @@ export function subscriptionEventFor(
   current: CurrentSubscription,
   event: { kind: "created" | "updated" | "deleted"; subscriptionId: string; status: string },
 ): "current" | "adopt" | "ignore" {
-  if (event.subscriptionId === current.subscriptionId) return isEndedSubscription(current.subscriptionStatus) ? "ignore" : "current";
+  if (event.subscriptionId === current.subscriptionId)
+    return isEndedSubscription(current.subscriptionStatus) ? "ignore" : "current";
   if (event.kind === "deleted") return "ignore";
   if (current.subscriptionId === null) return "adopt";
   return event.kind === "created" && statusForSubscription(event.status) === "ACTIVE" ? "adopt" : "ignore";
@@ -54,5 +55,9 @@ export function adoptsCheckout(current: CurrentSubscription, subscriptionId: str
 
 /** An invoice moves the account only when it belongs to the account's living subscription. */
 export function invoiceCounts(current: CurrentSubscription, invoiceSubscriptionId: string | null): boolean {
-  return invoiceSubscriptionId !== null && invoiceSubscriptionId === current.subscriptionId && !isEndedSubscription(current.subscriptionStatus);
+  return (
+    invoiceSubscriptionId !== null &&
+    invoiceSubscriptionId === current.subscriptionId &&
+    !isEndedSubscription(current.subscriptionStatus)
+  );
 }

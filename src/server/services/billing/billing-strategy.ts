@@ -7,8 +7,13 @@ import { LocalBilling } from "./local-billing";
 import type { PortalAction, PortalView } from "./local-portal";
 import { StripeBilling } from "./stripe-billing";
 
-export type CheckoutNotShown = { outcome: "not-found" } | { outcome: "redirect"; url: string } | { outcome: "provider-unavailable"; message: string };
-export type CheckoutView = CheckoutNotShown | { outcome: "show"; email: string; status: AccountStatus; plan: BillingPlan };
+export type CheckoutNotShown =
+  | { outcome: "not-found" }
+  | { outcome: "redirect"; url: string }
+  | { outcome: "provider-unavailable"; message: string };
+export type CheckoutView =
+  | CheckoutNotShown
+  | { outcome: "show"; email: string; status: AccountStatus; plan: BillingPlan };
 export type CheckoutPayment = { outcome: "paid" } | CheckoutNotShown;
 
 /**
@@ -36,7 +41,10 @@ export interface BillingStrategy {
   /** Whether the account counts as having a payment method on file. */
   hasPaymentMethod(account: { status: AccountStatus; hasPaymentMethod: boolean }): boolean;
   /** In the usage record's transaction: a completed call's billed minutes, for the provider's meter. */
-  recordBilledMinutes(trx: SqlTransaction, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void>;
+  recordBilledMinutes(
+    trx: SqlTransaction,
+    call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date },
+  ): Promise<void>;
   /** Closing an account: its subscription ends now, so a closed account is never billed again (PROVIDER_UNAVAILABLE when that cannot be done). */
   cancelSubscription(subscriptionId: string | null): Promise<void>;
   /** Whether completed calls' minutes go to a provider's meter: the meter job's workers run only then. */

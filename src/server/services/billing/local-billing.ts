@@ -13,7 +13,8 @@ import { applyLocalPortalAction, viewLocalPortal, type PortalAction, type Portal
  * checkout and portal are pages of this service (docs/decisions.md §4). The usage totals are the bill.
  */
 export class LocalBilling implements BillingStrategy {
-  readonly dashboardNote = "Local billing mode: no payment provider is configured; the portal is a page of this service.";
+  readonly dashboardNote =
+    "Local billing mode: no payment provider is configured; the portal is a page of this service.";
 
   async plan(): Promise<BillingPlan> {
     return { monthlyBase: env().monthlyBase, perMinuteRate: env().perMinuteRate };

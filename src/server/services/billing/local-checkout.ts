@@ -12,7 +12,10 @@ import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
 export async function viewLocalCheckout(token: string, plan: () => Promise<BillingPlan>): Promise<CheckoutView> {
   const claims = await unusedLink("checkout", token);
   if (!claims) return { outcome: "not-found" };
-  const account = await db().account.findFirst({ where: { id: claims.accountId, deletedAt: null }, select: { email: true, status: true } });
+  const account = await db().account.findFirst({
+    where: { id: claims.accountId, deletedAt: null },
+    select: { email: true, status: true },
+  });
   if (!account) return { outcome: "not-found" };
   return { outcome: "show", ...account, plan: await plan() };
 }
@@ -24,10 +27,16 @@ export async function payLocalCheckout(token: string): Promise<CheckoutPayment> 
   try {
     return await db().$transaction(async (tx) => {
       // The update below repeats `deletedAt: null`, so a closing that commits meanwhile still wins.
-      const account = await tx.account.findFirst({ where: { id: claims.accountId, deletedAt: null }, select: { id: true } });
+      const account = await tx.account.findFirst({
+        where: { id: claims.accountId, deletedAt: null },
+        select: { id: true },
+      });
       if (!account) throw new LinkUsedError("account gone or closed");
       await useLink(tx, claims);
-      await tx.account.updateMany({ where: { id: claims.accountId, deletedAt: null, status: { in: ["INACTIVE", "SUSPENDED"] } }, data: { status: "ACTIVE" } });
+      await tx.account.updateMany({
+        where: { id: claims.accountId, deletedAt: null, status: { in: ["INACTIVE", "SUSPENDED"] } },
+        data: { status: "ACTIVE" },
+      });
       return { outcome: "paid" as const };
     });
   } catch (err) {

@@ -11,7 +11,10 @@ export type PortalView = { email: string; status: AccountStatus; plan: BillingPl
 export async function viewLocalPortal(token: string, plan: () => Promise<BillingPlan>): Promise<PortalView | null> {
   const claims = await unusedLink("portal", token);
   if (!claims) return null;
-  const account = await db().account.findFirst({ where: { id: claims.accountId, deletedAt: null }, select: { email: true, status: true } });
+  const account = await db().account.findFirst({
+    where: { id: claims.accountId, deletedAt: null },
+    select: { email: true, status: true },
+  });
   return account ? { ...account, plan: await plan() } : null;
 }
 
@@ -26,13 +29,19 @@ const TRANSITION: Record<PortalAction, { from: AccountStatus; to: AccountStatus 
  * apply to the account's standing (cancel while suspended) changes nothing and
  * leaves the link usable. "not-found" for forged, expired or used links.
  */
-export async function applyLocalPortalAction(token: string, action: PortalAction): Promise<"done" | "not-applicable" | "not-found"> {
+export async function applyLocalPortalAction(
+  token: string,
+  action: PortalAction,
+): Promise<"done" | "not-applicable" | "not-found"> {
   const claims = await unusedLink("portal", token);
   if (!claims) return "not-found";
   const { from, to } = TRANSITION[action];
   try {
     return await db().$transaction(async (tx) => {
-      const { count } = await tx.account.updateMany({ where: { id: claims.accountId, deletedAt: null, status: from }, data: { status: to } });
+      const { count } = await tx.account.updateMany({
+        where: { id: claims.accountId, deletedAt: null, status: from },
+        data: { status: to },
+      });
       if (count === 0) return "not-applicable" as const;
       await useLink(tx, claims);
       return "done" as const;

@@ -22,7 +22,8 @@ export async function reportMeterEvent(job: MeterJob): Promise<"reported" | "alr
     return "reported";
   } catch (err) {
     // A retry of an event Stripe already counted: done, not an error.
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && /already exists/i.test(err.message)) return "already-reported";
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && /already exists/i.test(err.message))
+      return "already-reported";
     throw err;
   }
 }

@@ -73,9 +73,17 @@ export class StripeBilling implements BillingStrategy {
   }
 
   /** The minutes reach Stripe's meter from the durable queue, once per call SID. */
-  async recordBilledMinutes(trx: SqlTransaction, call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date }): Promise<void> {
+  async recordBilledMinutes(
+    trx: SqlTransaction,
+    call: { stripeCustomerId: string | null; callSid: string; minutes: number; at: Date },
+  ): Promise<void> {
     if (!call.stripeCustomerId || call.minutes <= 0) return;
-    const meter = { stripeCustomerId: call.stripeCustomerId, callSid: call.callSid, minutes: call.minutes, timestamp: Math.floor(call.at.getTime() / 1000) };
+    const meter = {
+      stripeCustomerId: call.stripeCustomerId,
+      callSid: call.callSid,
+      minutes: call.minutes,
+      timestamp: Math.floor(call.at.getTime() / 1000),
+    };
     // Sent in the usage record's transaction, so the minutes are never lost nor sent for a rolled-back call.
     await sendJob(stripeMeterEventJob, meter, { db: onTransaction(trx) });
   }
@@ -99,15 +107,21 @@ export class StripeBilling implements BillingStrategy {
     try {
       return stripe().webhooks.constructEvent(raw, signature, env().stripe.webhookSecret!);
     } catch {
-      throw new AppError("VALIDATION_FAILED", "Invalid Stripe-Signature.", { details: [{ path: "stripe-signature", message: "does not verify" }] });
+      throw new AppError("VALIDATION_FAILED", "Invalid Stripe-Signature.", {
+        details: [{ path: "stripe-signature", message: "does not verify" }],
+      });
     }
   }
 }
 
 async function readStripePlan(): Promise<BillingPlan> {
   const { priceBase, pricePerMinute } = env().stripe;
-  const [base, perMinute] = await Promise.all([stripe().prices.retrieve(priceBase!), stripe().prices.retrieve(pricePerMinute!)]);
-  const cents = (p: typeof base) => (p.unit_amount_decimal !== null ? Number(p.unit_amount_decimal) : (p.unit_amount ?? 0));
+  const [base, perMinute] = await Promise.all([
+    stripe().prices.retrieve(priceBase!),
+    stripe().prices.retrieve(pricePerMinute!),
+  ]);
+  const cents = (p: typeof base) =>
+    p.unit_amount_decimal !== null ? Number(p.unit_amount_decimal) : (p.unit_amount ?? 0);
   return { monthlyBase: cents(base) / 100, perMinuteRate: cents(perMinute) / 100 };
 }
 
@@ -117,6 +131,9 @@ async function stripeRedirect(token: string): Promise<CheckoutNotShown> {
   try {
     return { outcome: "redirect", url: await createStripeCheckoutUrl(claims.accountId) };
   } catch (err) {
-    return { outcome: "provider-unavailable", message: err instanceof AppError ? err.message : "The payment provider could not be reached; try again shortly." };
+    return {
+      outcome: "provider-unavailable",
+      message: err instanceof AppError ? err.message : "The payment provider could not be reached; try again shortly.",
+    };
   }
 }

@@ -10,7 +10,10 @@ import { stripeFailure } from "../../integrations/stripe/stripe-errors";
 
 /** The account's Stripe customer; the idempotency key makes a retried creation return the same one. */
 async function ensureCustomer(accountId: string): Promise<string> {
-  const account = await db().account.findUniqueOrThrow({ where: { id: accountId }, select: { email: true, stripeCustomerId: true } });
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: accountId },
+    select: { email: true, stripeCustomerId: true },
+  });
   if (account.stripeCustomerId) return account.stripeCustomerId;
   const customer = await stripe().customers.create(
     { email: account.email, metadata: { accountId } },
@@ -51,7 +54,10 @@ async function stripeCheckoutSession(accountId: string): Promise<string> {
 export async function createStripePortalUrl(accountId: string): Promise<string> {
   try {
     const customer = await ensureCustomer(accountId);
-    const session = await stripe().billingPortal.sessions.create({ customer, return_url: `${env().publicBaseUrl}/billing/done` });
+    const session = await stripe().billingPortal.sessions.create({
+      customer,
+      return_url: `${env().publicBaseUrl}/billing/done`,
+    });
     return session.url;
   } catch (err) {
     throw stripeFailure(err, "billing portal");

@@ -62,11 +62,20 @@ export async function listCalls(opts: ListCallsOptions) {
     ...(opts.phoneNumberId && { phoneNumberId: opts.phoneNumberId }),
     ...(opts.callSid && { callSid: opts.callSid }),
     ...((opts.since || opts.until) && { createdAt }),
-    ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+    ...(after && {
+      OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
+    }),
   };
-  const rows = await db().call.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: opts.limit + 1 });
+  const rows = await db().call.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: opts.limit + 1,
+  });
   const page = rows.slice(0, opts.limit);
-  const usage = await usageBySid(opts.accountId, page.filter((c) => c.status === "completed").map((c) => c.callSid));
+  const usage = await usageBySid(
+    opts.accountId,
+    page.filter((c) => c.status === "completed").map((c) => c.callSid),
+  );
   const last = page[page.length - 1];
   return {
     calls: page.map((c) => callDto(c, usage.get(c.callSid))),
@@ -137,15 +146,34 @@ export async function getCall(opts: { accountId: string; callSid: string }) {
   if (call.twiml !== null) {
     // The TwiML went back when the answer came: right after the last call.started attempt, or with the reject.
     const started = timeline.filter((e) => e.type === "call.started").pop();
-    const at = started ? new Date(Date.parse(started.at) + (started.type === "call.started" ? started.latencyMs : 0)) : call.createdAt;
+    const at = started
+      ? new Date(Date.parse(started.at) + (started.type === "call.started" ? started.latencyMs : 0))
+      : call.createdAt;
     timeline.push({ type: "twiml", at: at.toISOString(), twiml: call.twiml, order: 2 });
   }
   if (call.reportedDurationSeconds !== null && call.endedAt !== null) {
-    timeline.push({ type: "duration-clamped", at: call.endedAt.toISOString(), reportedSeconds: call.reportedDurationSeconds, billedSeconds: call.durationSeconds ?? 0, order: 0.5 });
+    timeline.push({
+      type: "duration-clamped",
+      at: call.endedAt.toISOString(),
+      reportedSeconds: call.reportedDurationSeconds,
+      billedSeconds: call.durationSeconds ?? 0,
+      order: 0.5,
+    });
   }
   if (usage) {
-    timeline.push({ type: "usage", at: usage.createdAt.toISOString(), billedMinutes: usage.billedMinutes, costBreakdown: usage.costBreakdown as CostBreakdown, order: 4 });
+    timeline.push({
+      type: "usage",
+      at: usage.createdAt.toISOString(),
+      billedMinutes: usage.billedMinutes,
+      costBreakdown: usage.costBreakdown as CostBreakdown,
+      order: 4,
+    });
   }
   timeline.sort((x, y) => Date.parse(x.at) - Date.parse(y.at) || x.order - y.order);
-  return { call: { ...callDto(call, usage ?? undefined), timeline: timeline.map(({ order: _order, ...e }) => e as TTimelineEntry) } };
+  return {
+    call: {
+      ...callDto(call, usage ?? undefined),
+      timeline: timeline.map(({ order: _order, ...e }) => e as TTimelineEntry),
+    },
+  };
 }

@@ -11,7 +11,10 @@ import { engineVoiceUrlOf } from "../accounts/engine-voice-url";
 function providerRefusal(err: unknown): { code: number | undefined; message: string } | null {
   const e = err as { status?: unknown; code?: unknown; message?: unknown };
   if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
-    return { code: typeof e.code === "number" ? e.code : undefined, message: typeof e.message === "string" ? e.message : "refused" };
+    return {
+      code: typeof e.code === "number" ? e.code : undefined,
+      message: typeof e.message === "string" ? e.message : "refused",
+    };
   }
   return null;
 }
@@ -24,8 +27,14 @@ function providerRefusal(err: unknown): { code: number | undefined; message: str
  */
 export async function startOutboundCall(opts: { accountId: string; input: TOutboundInput }) {
   const { input } = opts;
-  const account = await db().account.findUniqueOrThrow({ where: { id: opts.accountId }, select: { routingTokenEnc: true, legacyRoutingToken: true } });
-  const number = await db().phoneNumber.findFirst({ where: { accountId: opts.accountId, phoneNumber: input.from, isActive: true }, select: { id: true } });
+  const account = await db().account.findUniqueOrThrow({
+    where: { id: opts.accountId },
+    select: { routingTokenEnc: true, legacyRoutingToken: true },
+  });
+  const number = await db().phoneNumber.findFirst({
+    where: { accountId: opts.accountId, phoneNumber: input.from, isActive: true },
+    select: { id: true },
+  });
   if (!number) throw new AppError("NUMBER_NOT_OWNED", `${input.from} is not a number registered to this account.`);
 
   const call = await db().call.create({

@@ -76,7 +76,12 @@ export type BeginResult = { kind: "started" } | { kind: "replay"; answer: Stored
  * one INSERT … ON CONFLICT DO NOTHING, so of any number of concurrent requests
  * on any instances exactly one runs.
  */
-export async function beginIdempotent(opts: { scope: string; key: string; requestHash: string; now?: Date }): Promise<BeginResult> {
+export async function beginIdempotent(opts: {
+  scope: string;
+  key: string;
+  requestHash: string;
+  now?: Date;
+}): Promise<BeginResult> {
   const now = opts.now ?? new Date();
   const db = kysely();
   // An expired key, or a claim its instance abandoned, is gone before the claim below.
@@ -84,11 +89,26 @@ export async function beginIdempotent(opts: { scope: string; key: string; reques
     .deleteFrom("IdempotencyKey")
     .where("scope", "=", opts.scope)
     .where("key", "=", opts.key)
-    .where((eb) => eb.or([eb("expiresAt", "<=", now), eb.and([eb("state", "=", "IN_PROGRESS"), eb("createdAt", "<=", new Date(now.getTime() - IN_PROGRESS_ABANDONED_MS))])]))
+    .where((eb) =>
+      eb.or([
+        eb("expiresAt", "<=", now),
+        eb.and([
+          eb("state", "=", "IN_PROGRESS"),
+          eb("createdAt", "<=", new Date(now.getTime() - IN_PROGRESS_ABANDONED_MS)),
+        ]),
+      ]),
+    )
     .execute();
   const claimed = await db
     .insertInto("IdempotencyKey")
-    .values({ scope: opts.scope, key: opts.key, requestHash: opts.requestHash, state: "IN_PROGRESS", createdAt: now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) })
+    .values({
+      scope: opts.scope,
+      key: opts.key,
+      requestHash: opts.requestHash,
+      state: "IN_PROGRESS",
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    })
     .onConflict((oc) => oc.columns(["scope", "key"]).doNothing())
     .returning("key")
     .executeTakeFirst();
@@ -96,7 +116,18 @@ export async function beginIdempotent(opts: { scope: string; key: string; reques
     // Pruning on access, bounded so no request pays for a backlog.
     await db
       .deleteFrom("IdempotencyKey")
-      .where((eb) => eb(eb.refTuple("scope", "key"), "in", eb.selectFrom("IdempotencyKey").select(["scope", "key"]).where("expiresAt", "<=", now).limit(PRUNE_BATCH).$asTuple("scope", "key")))
+      .where((eb) =>
+        eb(
+          eb.refTuple("scope", "key"),
+          "in",
+          eb
+            .selectFrom("IdempotencyKey")
+            .select(["scope", "key"])
+            .where("expiresAt", "<=", now)
+            .limit(PRUNE_BATCH)
+            .$asTuple("scope", "key"),
+        ),
+      )
       .execute();
     return { kind: "started" };
   }
@@ -110,7 +141,13 @@ export async function beginIdempotent(opts: { scope: string; key: string; reques
   if (!row) return beginIdempotent(opts);
   if (row.requestHash !== opts.requestHash) throw new AppError("IDEMPOTENCY_KEY_REUSED");
   if (row.state !== "DONE" || row.responseStatus === null) throw new AppError("IDEMPOTENCY_IN_PROGRESS");
-  return { kind: "replay", answer: { status: row.responseStatus, body: row.responseBody === null ? null : JSON.parse(decryptSecret(row.responseBody)) } };
+  return {
+    kind: "replay",
+    answer: {
+      status: row.responseStatus,
+      body: row.responseBody === null ? null : JSON.parse(decryptSecret(row.responseBody)),
+    },
+  };
 }
 
 /** Stores the answer a retry with this key will get. */
@@ -118,7 +155,11 @@ export async function completeIdempotent(opts: { scope: string; key: string; ans
   await kysely()
     .updateTable("IdempotencyKey")
     // Sealed: answers can hold secrets shown once (a new API key, a webhook secret, a login token).
-    .set({ state: "DONE", responseStatus: opts.answer.status, responseBody: encryptSecret(JSON.stringify(opts.answer.body ?? null)) })
+    .set({
+      state: "DONE",
+      responseStatus: opts.answer.status,
+      responseBody: encryptSecret(JSON.stringify(opts.answer.body ?? null)),
+    })
     .where("scope", "=", opts.scope)
     .where("key", "=", opts.key)
     .where("state", "=", "IN_PROGRESS")
@@ -127,7 +168,12 @@ export async function completeIdempotent(opts: { scope: string; key: string; ans
 
 /** A 5xx or an unexpected failure: forget the claim so a retry runs the request again. */
 export async function releaseIdempotent(opts: { scope: string; key: string }): Promise<void> {
-  await kysely().deleteFrom("IdempotencyKey").where("scope", "=", opts.scope).where("key", "=", opts.key).where("state", "=", "IN_PROGRESS").execute();
+  await kysely()
+    .deleteFrom("IdempotencyKey")
+    .where("scope", "=", opts.scope)
+    .where("key", "=", opts.key)
+    .where("state", "=", "IN_PROGRESS")
+    .execute();
 }
 
 /** Every expired key, for a maintenance run or a test; requests prune a few on the way. */

@@ -14,7 +14,10 @@ export function encodeKeysetCursor(c: KeysetCursor): string {
 }
 
 export function decodeKeysetCursor(cursor: string): KeysetCursor {
-  const invalid = () => new AppError("VALIDATION_FAILED", "The cursor is not one this API gave out.", { details: [{ path: "cursor", message: "invalid cursor" }] });
+  const invalid = () =>
+    new AppError("VALIDATION_FAILED", "The cursor is not one this API gave out.", {
+      details: [{ path: "cursor", message: "invalid cursor" }],
+    });
   const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";
   const bar = text.indexOf("|");
   if (bar < 0) throw invalid();
@@ -22,6 +25,12 @@ export function decodeKeysetCursor(cursor: string): KeysetCursor {
   const id = text.slice(bar + 1);
   const createdAt = new Date(time);
   // A forged cursor's time must still be one PostgreSQL can compare with (year -271821 is not).
-  if (Number.isNaN(createdAt.getTime()) || !isQueryableTime(createdAt) || createdAt.toISOString() !== time || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw invalid();
+  if (
+    Number.isNaN(createdAt.getTime()) ||
+    !isQueryableTime(createdAt) ||
+    createdAt.toISOString() !== time ||
+    !/^[A-Za-z0-9_-]{1,64}$/.test(id)
+  )
+    throw invalid();
   return { createdAt, id };
 }

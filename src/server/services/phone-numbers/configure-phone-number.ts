@@ -13,11 +13,16 @@ import { pointNumberAtEngine } from "./twilio-number-setup";
  * pointed at the engine URL, without releasing it in between.
  */
 export async function configurePhoneNumberAtTwilio(opts: { accountId: string; id: string }) {
-  const number = await db().phoneNumber.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { id: true, phoneNumber: true } });
+  const number = await db().phoneNumber.findFirst({
+    where: { id: opts.id, accountId: opts.accountId },
+    select: { id: true, phoneNumber: true },
+  });
   if (!number) return notOwnedOrMissing(opts.id);
   const creds = await twilioCredentialsOf(opts.accountId);
   if (!creds) {
-    throw new AppError("VALIDATION_FAILED", "Connect your Twilio account first.", { details: [{ path: "configureTwilio", message: "needs a Twilio connection" }] });
+    throw new AppError("VALIDATION_FAILED", "Connect your Twilio account first.", {
+      details: [{ path: "configureTwilio", message: "needs a Twilio connection" }],
+    });
   }
   let owned;
   try {
@@ -25,7 +30,11 @@ export async function configurePhoneNumberAtTwilio(opts: { accountId: string; id
   } catch (err) {
     throw toProviderError(err, "check who owns the number");
   }
-  if (!owned) throw new AppError("NUMBER_NOT_OWNED", `${number.phoneNumber} is not an incoming number of your Twilio account ${creds.accountSid}.`);
+  if (!owned)
+    throw new AppError(
+      "NUMBER_NOT_OWNED",
+      `${number.phoneNumber} is not an incoming number of your Twilio account ${creds.accountSid}.`,
+    );
   try {
     await pointNumberAtEngine(creds, owned.sid, await accountEngineVoiceUrl(opts.accountId));
   } catch (err) {

@@ -22,4 +22,3 @@ export async function notOwnedOrMissing(id: string): Promise<never> {
   const exists = await db().phoneNumber.findUnique({ where: { id }, select: { id: true } });
   throw exists ? new AppError("NUMBER_NOT_OWNED") : new AppError("NOT_FOUND", "No such phone number.");
 }
-

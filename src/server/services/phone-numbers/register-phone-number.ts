@@ -29,7 +29,11 @@ export async function createPhoneNumber(opts: { accountId: string; input: TCreat
     } catch (err) {
       throw toProviderError(err, "check who owns the number");
     }
-    if (!owned) throw new AppError("NUMBER_NOT_OWNED", `${input.phoneNumber} is not an incoming number of your Twilio account ${creds.accountSid}.`);
+    if (!owned)
+      throw new AppError(
+        "NUMBER_NOT_OWNED",
+        `${input.phoneNumber} is not an incoming number of your Twilio account ${creds.accountSid}.`,
+      );
   }
 
   const created = await insertNumber({ accountId, input, twilioSid: owned?.sid ?? null });
@@ -52,18 +56,30 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
   try {
     return await db().$transaction(async (tx) => {
       // One registration at a time per account: the unverified count below cannot be raced past the limit.
-      await inPrismaTransaction(tx, kysely().selectFrom("Account").select("id").where("id", "=", accountId).forUpdate());
+      await inPrismaTransaction(
+        tx,
+        kysely().selectFrom("Account").select("id").where("id", "=", accountId).forUpdate(),
+      );
       if (verified) {
         // Ownership beats first-come: another account's unproven claim on the number is released (its history stays).
-        const squatters = await tx.phoneNumber.findMany({ where: { phoneNumber: input.phoneNumber, verified: false, accountId: { not: accountId } }, select: { id: true, accountId: true } });
+        const squatters = await tx.phoneNumber.findMany({
+          where: { phoneNumber: input.phoneNumber, verified: false, accountId: { not: accountId } },
+          select: { id: true, accountId: true },
+        });
         if (squatters.length > 0) {
           await tx.phoneNumber.deleteMany({ where: { id: { in: squatters.map((s) => s.id) }, verified: false } });
-          logger().info({ accountId, releasedFrom: squatters.map((s) => s.accountId), phoneNumber: input.phoneNumber }, "verified registration took a number over from an unverified one");
+          logger().info(
+            { accountId, releasedFrom: squatters.map((s) => s.accountId), phoneNumber: input.phoneNumber },
+            "verified registration took a number over from an unverified one",
+          );
         }
       } else {
         const unverified = await tx.phoneNumber.count({ where: { accountId, verified: false } });
         if (unverified >= UNVERIFIED_NUMBER_LIMIT) {
-          throw new AppError("NUMBER_LIMIT_REACHED", `This account holds ${UNVERIFIED_NUMBER_LIMIT} unverified numbers, the most it may; connect Twilio to register numbers you own without a limit.`);
+          throw new AppError(
+            "NUMBER_LIMIT_REACHED",
+            `This account holds ${UNVERIFIED_NUMBER_LIMIT} unverified numbers, the most it may; connect Twilio to register numbers you own without a limit.`,
+          );
         }
       }
       return tx.phoneNumber.create({

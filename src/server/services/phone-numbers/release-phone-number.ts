@@ -10,7 +10,10 @@ import { clearNumberIfStillOurs } from "./twilio-number-setup";
  */
 export async function deletePhoneNumber(opts: { accountId: string; id: string }) {
   const released = await db().$transaction(async (tx) => {
-    const n = await tx.phoneNumber.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { id: true, twilioSid: true } });
+    const n = await tx.phoneNumber.findFirst({
+      where: { id: opts.id, accountId: opts.accountId },
+      select: { id: true, twilioSid: true },
+    });
     if (!n) return null;
     const deleted = await tx.phoneNumber.deleteMany({ where: { id: n.id, accountId: opts.accountId } });
     return deleted.count === 1 ? n : null;

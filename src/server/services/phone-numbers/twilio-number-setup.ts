@@ -1,10 +1,18 @@
 import { db } from "../../db/client";
-import { setTwilioNumberUrls, fetchTwilioNumber, type TwilioCredentials } from "../../integrations/twilio/twilio-account-api";
+import {
+  setTwilioNumberUrls,
+  fetchTwilioNumber,
+  type TwilioCredentials,
+} from "../../integrations/twilio/twilio-account-api";
 import { logger } from "../../logger";
 import { isEngineVoiceUrlOf } from "../accounts/engine-voice-url";
 
 /** docs/decisions.md §10: the number's voice URL and status callback both go to the engine URL, method POST. */
-export async function pointNumberAtEngine(creds: TwilioCredentials, twilioSid: string, engineVoiceUrl: string): Promise<void> {
+export async function pointNumberAtEngine(
+  creds: TwilioCredentials,
+  twilioSid: string,
+  engineVoiceUrl: string,
+): Promise<void> {
   await setTwilioNumberUrls(creds, twilioSid, { voiceUrl: engineVoiceUrl, statusCallback: engineVoiceUrl });
 }
 
@@ -14,7 +22,11 @@ export async function pointNumberAtEngine(creds: TwilioCredentials, twilioSid: s
  * number elsewhere keeps their setting. Best effort: the release stands
  * whatever Twilio answers, and a failure is logged.
  */
-export async function clearNumberIfStillOurs(opts: { accountId: string; creds: TwilioCredentials; twilioSid: string }): Promise<void> {
+export async function clearNumberIfStillOurs(opts: {
+  accountId: string;
+  creds: TwilioCredentials;
+  twilioSid: string;
+}): Promise<void> {
   try {
     const [atTwilio, account] = await Promise.all([
       fetchTwilioNumber(opts.creds, opts.twilioSid),
@@ -29,6 +41,9 @@ export async function clearNumberIfStillOurs(opts: { accountId: string; creds: T
     };
     if (Object.keys(clear).length > 0) await setTwilioNumberUrls(opts.creds, opts.twilioSid, clear);
   } catch (err) {
-    logger().warn({ err: err instanceof Error ? err.message : String(err), accountId: opts.accountId, twilioSid: opts.twilioSid }, "could not clear a released number's URLs at Twilio");
+    logger().warn(
+      { err: err instanceof Error ? err.message : String(err), accountId: opts.accountId, twilioSid: opts.twilioSid },
+      "could not clear a released number's URLs at Twilio",
+    );
   }
 }

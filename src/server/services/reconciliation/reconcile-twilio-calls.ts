@@ -53,7 +53,10 @@ export async function reconcileTwilioCalls(opts: { now?: Date } = {}): Promise<R
   for (const target of await reconcileTargets()) {
     await recordUnseenCalls(target, now, result).catch((err: unknown) => {
       result.errors++;
-      logger().warn({ accountId: target.accountId, err: describe(err) }, "reconciliation: could not read Twilio's call list");
+      logger().warn(
+        { accountId: target.accountId, err: describe(err) },
+        "reconciliation: could not read Twilio's call list",
+      );
     });
   }
   return result;
@@ -83,7 +86,10 @@ async function closeStaleCalls(now: Date, result: ReconcileResult): Promise<void
         continue;
       }
       result.errors++;
-      logger().warn({ callSid: call.callSid, err: describe(err) }, "reconciliation: could not read Twilio's call record");
+      logger().warn(
+        { callSid: call.callSid, err: describe(err) },
+        "reconciliation: could not read Twilio's call record",
+      );
     }
   }
 }

@@ -27,18 +27,37 @@ export async function connectTwilio(opts: { accountId: string; input: TConnectTw
   }
 
   const connection = await db().$transaction(async (tx) => {
-    const previous = await tx.twilioConnection.findUnique({ where: { accountId: opts.accountId }, select: { accountSid: true } });
+    const previous = await tx.twilioConnection.findUnique({
+      where: { accountId: opts.accountId },
+      select: { accountSid: true },
+    });
     // Ownership proven at one Twilio account says nothing about another.
     if (previous && previous.accountSid !== accountSid) {
-      await tx.phoneNumber.updateMany({ where: { accountId: opts.accountId }, data: { verified: false, twilioConfigured: false, twilioSid: null } });
+      await tx.phoneNumber.updateMany({
+        where: { accountId: opts.accountId },
+        data: { verified: false, twilioConfigured: false, twilioSid: null },
+      });
     }
-    const data = { accountSid, authTokenEnc: encryptSecret(authToken), friendlyName: twilioAccount.friendlyName, connectedAt: new Date(), reconciledThrough: null };
-    return tx.twilioConnection.upsert({ where: { accountId: opts.accountId }, create: { accountId: opts.accountId, ...data }, update: data });
+    const data = {
+      accountSid,
+      authTokenEnc: encryptSecret(authToken),
+      friendlyName: twilioAccount.friendlyName,
+      connectedAt: new Date(),
+      reconciledThrough: null,
+    };
+    return tx.twilioConnection.upsert({
+      where: { accountId: opts.accountId },
+      create: { accountId: opts.accountId, ...data },
+      update: data,
+    });
   });
 
   await verifyExistingNumbers({ accountId: opts.accountId, accountSid, authToken }).catch((err: unknown) => {
     // The connection stands; numbers registered before it stay unverified until registered or configured again.
-    logger().warn({ err: err instanceof Error ? err.message : String(err), accountId: opts.accountId }, "could not check existing numbers against Twilio");
+    logger().warn(
+      { err: err instanceof Error ? err.message : String(err), accountId: opts.accountId },
+      "could not check existing numbers against Twilio",
+    );
   });
   return toTwilioConnectionDto(connection);
 }
@@ -49,7 +68,10 @@ export async function connectTwilio(opts: { accountId: string; input: TConnectTw
  * already sends their calls to the account's engine URL.
  */
 async function verifyExistingNumbers(opts: { accountId: string; accountSid: string; authToken: string }) {
-  const registered = await db().phoneNumber.findMany({ where: { accountId: opts.accountId, verified: false }, select: { id: true, phoneNumber: true } });
+  const registered = await db().phoneNumber.findMany({
+    where: { accountId: opts.accountId, verified: false },
+    select: { id: true, phoneNumber: true },
+  });
   if (registered.length === 0) return;
   const atTwilio = new Map((await listTwilioNumbers(opts)).map((n) => [n.phoneNumber, n]));
   const engineUrl = await accountEngineVoiceUrl(opts.accountId);
@@ -58,7 +80,11 @@ async function verifyExistingNumbers(opts: { accountId: string; accountSid: stri
     if (!owned) continue;
     await db().phoneNumber.updateMany({
       where: { id: n.id, accountId: opts.accountId },
-      data: { verified: true, twilioSid: owned.sid, twilioConfigured: owned.voiceUrl === engineUrl && owned.statusCallback === engineUrl },
+      data: {
+        verified: true,
+        twilioSid: owned.sid,
+        twilioConfigured: owned.voiceUrl === engineUrl && owned.statusCallback === engineUrl,
+      },
     });
   }
 }

@@ -9,7 +9,10 @@ import { db } from "../../db/client";
 export async function disconnectTwilio(opts: { accountId: string }) {
   await db().$transaction([
     db().twilioConnection.deleteMany({ where: { accountId: opts.accountId } }),
-    db().phoneNumber.updateMany({ where: { accountId: opts.accountId }, data: { verified: false, twilioConfigured: false } }),
+    db().phoneNumber.updateMany({
+      where: { accountId: opts.accountId },
+      data: { verified: false, twilioConfigured: false },
+    }),
   ]);
   return { disconnected: true as const };
 }

@@ -20,7 +20,14 @@ export type CostBreakdown = {
 export function costBreakdown(opts: { durationSeconds: number; perMinuteRate: number }): CostBreakdown {
   const minutes = billedMinutes(opts.durationSeconds);
   const usageCost = roundMoney(minutes * opts.perMinuteRate);
-  return { durationSeconds: opts.durationSeconds, billedMinutes: minutes, perMinuteRate: opts.perMinuteRate, usageCost, totalCost: usageCost, currency: "usd" };
+  return {
+    durationSeconds: opts.durationSeconds,
+    billedMinutes: minutes,
+    perMinuteRate: opts.perMinuteRate,
+    usageCost,
+    totalCost: usageCost,
+    currency: "usd",
+  };
 }
 
 /** The running-totals key of a moment: its UTC calendar month. */

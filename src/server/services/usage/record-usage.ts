@@ -3,8 +3,19 @@ import { billing } from "../billing/billing-strategy";
 import { billingPeriodKey, dayPeriod, usagePeriod, type CostBreakdown } from "./billed-minutes";
 
 /** What a completed call's usage is recorded from (the engine's view of the call and its account). */
-export type UsageCall = { accountId: string; callSid: string; phoneNumberId: string | null; direction: string; fromNumber: string; toNumber: string };
-export type UsageAccount = { stripeCustomerId: string | null; currentPeriodStart: Date | null; currentPeriodEnd: Date | null };
+export type UsageCall = {
+  accountId: string;
+  callSid: string;
+  phoneNumberId: string | null;
+  direction: string;
+  fromNumber: string;
+  toNumber: string;
+};
+export type UsageAccount = {
+  stripeCustomerId: string | null;
+  currentPeriodStart: Date | null;
+  currentPeriodEnd: Date | null;
+};
 
 /**
  * A completed call's usage record, once per call SID (the table's unique key,
@@ -12,7 +23,10 @@ export type UsageAccount = { stripeCustomerId: string | null; currentPeriodStart
  * transaction. The billing strategy feeds its minutes to the provider's meter
  * (Stripe mode: a durable job sent in that same transaction, never lost).
  */
-export async function recordUsage(trx: SqlTransaction, opts: { account: UsageAccount; call: UsageCall; breakdown: CostBreakdown; at: Date }): Promise<void> {
+export async function recordUsage(
+  trx: SqlTransaction,
+  opts: { account: UsageAccount; call: UsageCall; breakdown: CostBreakdown; at: Date },
+): Promise<void> {
   const { account, call, breakdown, at } = opts;
   await trx
     .insertInto("UsageRecord")
@@ -30,7 +44,12 @@ export async function recordUsage(trx: SqlTransaction, opts: { account: UsageAcc
       createdAt: at,
     })
     .execute();
-  await billing().recordBilledMinutes(trx, { stripeCustomerId: account.stripeCustomerId, callSid: call.callSid, minutes: breakdown.billedMinutes, at });
+  await billing().recordBilledMinutes(trx, {
+    stripeCustomerId: account.stripeCustomerId,
+    callSid: call.callSid,
+    minutes: breakdown.billedMinutes,
+    at,
+  });
 }
 
 /**
@@ -39,11 +58,22 @@ export async function recordUsage(trx: SqlTransaction, opts: { account: UsageAcc
  * makes this its transaction's last statement: the row locks last one round
  * trip and the commit, not the whole transaction.
  */
-export async function addToRunningTotals(trx: SqlTransaction, opts: { accountId: string; account: UsageAccount; breakdown: CostBreakdown; at: Date }): Promise<void> {
+export async function addToRunningTotals(
+  trx: SqlTransaction,
+  opts: { accountId: string; account: UsageAccount; breakdown: CostBreakdown; at: Date },
+): Promise<void> {
   const { accountId, breakdown } = opts;
   await trx
     .insertInto("UsageTotal")
-    .values(usagePeriods(opts.account, opts.at).map((period) => ({ accountId, period, calls: "1", billedMinutes: String(breakdown.billedMinutes), totalCost: String(breakdown.totalCost) })))
+    .values(
+      usagePeriods(opts.account, opts.at).map((period) => ({
+        accountId,
+        period,
+        calls: "1",
+        billedMinutes: String(breakdown.billedMinutes),
+        totalCost: String(breakdown.totalCost),
+      })),
+    )
     .onConflict((oc) =>
       oc.columns(["accountId", "period"]).doUpdateSet((eb) => ({
         calls: eb("UsageTotal.calls", "+", eb.ref("excluded.calls")),

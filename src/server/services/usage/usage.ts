@@ -15,7 +15,8 @@ async function totals(accountId: string, periods: string[]): Promise<Record<stri
   const rows = await db().usageTotal.findMany({ where: { accountId, period: { in: periods } } });
   const out: Record<string, Totals> = {};
   for (const p of periods) out[p] = ZERO;
-  for (const r of rows) out[r.period] = { calls: Number(r.calls), billedMinutes: Number(r.billedMinutes), totalCost: Number(r.totalCost) };
+  for (const r of rows)
+    out[r.period] = { calls: Number(r.calls), billedMinutes: Number(r.billedMinutes), totalCost: Number(r.totalCost) };
   return out;
 }
 
@@ -24,25 +25,46 @@ async function totals(accountId: string, periods: string[]): Promise<Record<stri
  * comparison is an index bound, so a page after a cursor costs the same at any
  * depth. OFFSET still works but reads and discards every row before the page.
  */
-function usagePage(opts: { accountId: string; limit: number; offset: number; after: { createdAt: Date; id: string } | null }) {
+function usagePage(opts: {
+  accountId: string;
+  limit: number;
+  offset: number;
+  after: { createdAt: Date; id: string } | null;
+}) {
   let query = kysely()
     .selectFrom("UsageRecord as u")
-    .select(["u.id", "u.callSid", "u.direction", "u.callerNumber", "u.calledNumber", "u.durationSeconds", "u.billedMinutes", "u.costBreakdown", "u.createdAt"])
+    .select([
+      "u.id",
+      "u.callSid",
+      "u.direction",
+      "u.callerNumber",
+      "u.calledNumber",
+      "u.durationSeconds",
+      "u.billedMinutes",
+      "u.costBreakdown",
+      "u.createdAt",
+    ])
     .where("u.accountId", "=", opts.accountId);
   const after = opts.after;
-  if (after) query = query.where((eb) => eb(eb.refTuple("u.createdAt", "u.id"), "<", eb.tuple(after.createdAt, after.id)));
+  if (after)
+    query = query.where((eb) => eb(eb.refTuple("u.createdAt", "u.id"), "<", eb.tuple(after.createdAt, after.id)));
   return query.orderBy("u.createdAt", "desc").orderBy("u.id", "desc").limit(opts.limit).offset(opts.offset).execute();
 }
 
 /** Newest first; `total` comes from the running totals rather than a count over the records. */
 export async function listUsage(opts: { accountId: string; limit: number; offset?: number; cursor?: string }) {
   if (opts.cursor !== undefined && opts.offset !== undefined) {
-    throw new AppError("VALIDATION_FAILED", "Use either cursor or offset, not both.", { details: [{ path: "offset", message: "not allowed with cursor" }] });
+    throw new AppError("VALIDATION_FAILED", "Use either cursor or offset, not both.", {
+      details: [{ path: "offset", message: "not allowed with cursor" }],
+    });
   }
   const after = opts.cursor === undefined ? null : decodeKeysetCursor(opts.cursor);
   const offset = opts.offset ?? 0;
   // One row more than the page says whether there is a next page.
-  const [rows, all] = await Promise.all([usagePage({ accountId: opts.accountId, limit: opts.limit + 1, offset, after }), totals(opts.accountId, ["all"])]);
+  const [rows, all] = await Promise.all([
+    usagePage({ accountId: opts.accountId, limit: opts.limit + 1, offset, after }),
+    totals(opts.accountId, ["all"]),
+  ]);
   const page = rows.slice(0, opts.limit);
   const last = page[page.length - 1];
   return {
@@ -69,12 +91,18 @@ export async function listUsage(opts: { accountId: string; limit: number; offset
 export async function dailyUsage(opts: { accountId: string; days: number; now?: Date }) {
   const today = opts.now ?? new Date();
   const dates: Date[] = [];
-  for (let i = opts.days - 1; i >= 0; i--) dates.push(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i)));
+  for (let i = opts.days - 1; i >= 0; i--)
+    dates.push(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i)));
   const t = await totals(opts.accountId, dates.map(dayPeriod));
   return {
     days: dates.map((d) => {
       const day = t[dayPeriod(d)]!;
-      return { date: d.toISOString().slice(0, 10), calls: day.calls, billedMinutes: day.billedMinutes, totalCost: roundMoney(day.totalCost) };
+      return {
+        date: d.toISOString().slice(0, 10),
+        calls: day.calls,
+        billedMinutes: day.billedMinutes,
+        totalCost: roundMoney(day.totalCost),
+      };
     }),
   };
 }
@@ -109,8 +137,14 @@ export async function subscriptionSummary(opts: { accountId: string; now?: Date 
     where: { id: opts.accountId },
     select: { status: true, hasPaymentMethod: true, currentPeriodStart: true, currentPeriodEnd: true },
   });
-  const stripePeriod = account.currentPeriodStart && account.currentPeriodEnd && now >= account.currentPeriodStart && now < account.currentPeriodEnd;
-  const { start, end } = stripePeriod ? { start: account.currentPeriodStart!, end: account.currentPeriodEnd! } : periodBounds(now);
+  const stripePeriod =
+    account.currentPeriodStart &&
+    account.currentPeriodEnd &&
+    now >= account.currentPeriodStart &&
+    now < account.currentPeriodEnd;
+  const { start, end } = stripePeriod
+    ? { start: account.currentPeriodStart!, end: account.currentPeriodEnd! }
+    : periodBounds(now);
   const key = stripePeriod ? billingPeriodKey(start) : usagePeriod(now);
   const [t, plan] = await Promise.all([totals(opts.accountId, [key]), billingPlan()]);
   return {

@@ -19,13 +19,19 @@ export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 export async function replayDeliveries(opts: { accountId: string; since: Date; status: DeliveryStatus; now?: Date }) {
   const now = opts.now ?? new Date();
   if (opts.since.getTime() < now.getTime() - REPLAY_WINDOW_MS) {
-    throw new AppError("VALIDATION_FAILED", "since may be at most 14 days ago.", { details: [{ path: "since", message: "at most 14 days ago" }] });
+    throw new AppError("VALIDATION_FAILED", "since may be at most 14 days ago.", {
+      details: [{ path: "since", message: "at most 14 days ago" }],
+    });
   }
   if (opts.since.getTime() > now.getTime()) {
-    throw new AppError("VALIDATION_FAILED", "since may not be in the future.", { details: [{ path: "since", message: "not in the future" }] });
+    throw new AppError("VALIDATION_FAILED", "since may not be in the future.", {
+      details: [{ path: "since", message: "not in the future" }],
+    });
   }
   await enforceRateLimits([{ key: `webhook-replay:${opts.accountId}`, policy: POLICIES.webhookReplay }]);
-  const result = await sqlTransaction((trx) => replayMatching(trx, { accountId: opts.accountId, status: opts.status, since: opts.since }));
+  const result = await sqlTransaction((trx) =>
+    replayMatching(trx, { accountId: opts.accountId, status: opts.status, since: opts.since }),
+  );
   if (result.queued) wakeWorker(DELIVERY_QUEUE);
   return result;
 }

@@ -27,18 +27,37 @@ export async function sendTestEvent(opts: { accountId: string; phoneNumberId: st
   const field = URL_FIELD[opts.type];
   const url = number[field];
   if (!url) {
-    throw new AppError("VALIDATION_FAILED", `This number has no ${field}; set one to receive ${opts.type} events.`, { details: [{ path: "type", message: `the number has no ${field}` }] });
+    throw new AppError("VALIDATION_FAILED", `This number has no ${field}; set one to receive ${opts.type} events.`, {
+      details: [{ path: "type", message: `the number has no ${field}` }],
+    });
   }
   const plan = await billingPlan();
-  const event = sampleEvent({ type: opts.type, phoneNumberId: number.id, phoneNumber: number.phoneNumber, perMinuteRate: plan.perMinuteRate, now: opts.now });
+  const event = sampleEvent({
+    type: opts.type,
+    phoneNumberId: number.id,
+    phoneNumber: number.phoneNumber,
+    perMinuteRate: plan.perMinuteRate,
+    now: opts.now,
+  });
   const delivery = await db().webhookDelivery.create({
-    data: { accountId: opts.accountId, eventId: event.id, eventType: event.type, callSid: event.data.callSid, url, payload: JSON.stringify(event), nextAttemptAt: new Date() },
+    data: {
+      accountId: opts.accountId,
+      eventId: event.id,
+      eventType: event.type,
+      callSid: event.data.callSid,
+      url,
+      payload: JSON.stringify(event),
+      nextAttemptAt: new Date(),
+    },
     select: { id: true },
   });
   const outcome = await attemptDelivery({ deliveryId: delivery.id, expectedAttempt: 0 }, { client: callbackClient() });
   if (outcome === "retry-scheduled") {
     // The retry job it scheduled finds the delivery no longer PENDING and skips.
-    await db().webhookDelivery.updateMany({ where: { id: delivery.id, status: "PENDING", attemptCount: 1 }, data: { status: "FAILED", nextAttemptAt: null } });
+    await db().webhookDelivery.updateMany({
+      where: { id: delivery.id, status: "PENDING", attemptCount: 1 },
+      data: { status: "FAILED", nextAttemptAt: null },
+    });
   }
   return getDelivery({ accountId: opts.accountId, id: delivery.id });
 }

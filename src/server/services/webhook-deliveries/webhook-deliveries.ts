@@ -54,7 +54,9 @@ function deliveryDto(d: WebhookDelivery & { attempts: WebhookAttempt[] }, backof
   };
 }
 
-const latestAttempt = { attempts: { orderBy: { attemptedAt: "desc" }, take: 1 } } satisfies Prisma.WebhookDeliveryInclude;
+const latestAttempt = {
+  attempts: { orderBy: { attemptedAt: "desc" }, take: 1 },
+} satisfies Prisma.WebhookDeliveryInclude;
 
 export async function listDeliveries(opts: {
   accountId: string;
@@ -78,7 +80,10 @@ export async function listDeliveries(opts: {
       include: latestAttempt,
     }),
   ]);
-  const backoffs = await endpointBackoffs(opts.accountId, rows.map((r) => r.url));
+  const backoffs = await endpointBackoffs(
+    opts.accountId,
+    rows.map((r) => r.url),
+  );
   return { deliveries: rows.map((r) => deliveryDto(r, backoffs)), total, limit: opts.limit, offset: opts.offset };
 }
 
@@ -89,7 +94,13 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
   });
   if (!d) throw new AppError("NOT_FOUND", "No such delivery.");
   const backoffs = await endpointBackoffs(opts.accountId, [d.url]);
-  return { delivery: { ...deliveryDto(d, backoffs), payload: JSON.parse(d.payload) as Record<string, unknown>, attempts: d.attempts.map(attemptDto) } };
+  return {
+    delivery: {
+      ...deliveryDto(d, backoffs),
+      payload: JSON.parse(d.payload) as Record<string, unknown>,
+      attempts: d.attempts.map(attemptDto),
+    },
+  };
 }
 
 /** docs/decisions.md §8: a redeliver within this long of the one that restarted a delivery sends nothing more. */
@@ -107,7 +118,8 @@ type Restarted = { id: string; attemptCount: number };
  * first one's result, so the database decides, whatever instance asked.
  */
 async function restart(trx: SqlTransaction, moved: Restarted[]): Promise<number> {
-  for (const d of moved) await scheduleAttempt(onTransaction(trx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
+  for (const d of moved)
+    await scheduleAttempt(onTransaction(trx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
   return moved.length;
 }
 
@@ -127,7 +139,12 @@ export async function redeliverOne(trx: SqlTransaction, opts: { accountId: strin
     .where("accountId", "=", opts.accountId)
     .where("synchronous", "=", false)
     .where((eb) => eb.not(eb.and([eb("status", "=", "PENDING"), eb("cycleAttempts", "=", 0)])))
-    .where((eb) => eb.or([eb("redeliveredAt", "is", null), eb("redeliveredAt", "<", sql<Date>`now() - make_interval(secs => ${REDELIVER_WINDOW_SECONDS})`)]))
+    .where((eb) =>
+      eb.or([
+        eb("redeliveredAt", "is", null),
+        eb("redeliveredAt", "<", sql<Date>`now() - make_interval(secs => ${REDELIVER_WINDOW_SECONDS})`),
+      ]),
+    )
     .returning(["id", "attemptCount"])
     .execute();
   return (await restart(trx, moved)) > 0;
@@ -152,7 +169,13 @@ export async function replayMatching(
       .where("status", "<>", "PENDING")
       .where("synchronous", "=", false)
       .where("createdAt", ">=", opts.since);
-  const ids = (await matching(trx).orderBy("createdAt").orderBy("id").limit(REPLAY_MAX_DELIVERIES + 1).execute()).map((r) => r.id);
+  const ids = (
+    await matching(trx)
+      .orderBy("createdAt")
+      .orderBy("id")
+      .limit(REPLAY_MAX_DELIVERIES + 1)
+      .execute()
+  ).map((r) => r.id);
   const batch = ids.slice(0, REPLAY_MAX_DELIVERIES);
   if (batch.length === 0) return { queued: 0, more: false };
   const moved = await trx
@@ -180,9 +203,16 @@ export async function retryDelivery(opts: { accountId: string; id: string }) {
   const restarted = await sqlTransaction((trx) => redeliverOne(trx, opts));
   if (restarted) wakeWorker(DELIVERY_QUEUE);
   else {
-    const d = await db().webhookDelivery.findFirst({ where: { id: opts.id, accountId: opts.accountId }, select: { synchronous: true } });
+    const d = await db().webhookDelivery.findFirst({
+      where: { id: opts.id, accountId: opts.accountId },
+      select: { synchronous: true },
+    });
     // Its answer decided a call that is over: sending it again could decide nothing.
-    if (d?.synchronous) throw new AppError("VALIDATION_FAILED", "call.started is sent while Twilio waits for the call's answer; it cannot be redelivered. Use POST /api/webhook-deliveries/test to send a sample.");
+    if (d?.synchronous)
+      throw new AppError(
+        "VALIDATION_FAILED",
+        "call.started is sent while Twilio waits for the call's answer; it cannot be redelivered. Use POST /api/webhook-deliveries/test to send a sample.",
+      );
   }
   // Not restarted: already waiting to be sent, or not this account's (getDelivery answers 404).
   return getDelivery(opts);

@@ -7,20 +7,26 @@ import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";
 
 export const account = {
-  get: restProcedure(apiProcedure, { method: "GET", path: "/api/account", summary: "The calling account", output: ZGetAccountOutput }).query(({ ctx }) =>
-    getAccount({ accountId: ctx.auth.account.id, read: ctx.auth.accountRead }),
-  ),
+  get: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/account",
+    summary: "The calling account",
+    output: ZGetAccountOutput,
+  }).query(({ ctx }) => getAccount({ accountId: ctx.auth.account.id, read: ctx.auth.accountRead })),
   rotateWebhookSecret: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/webhook-secret",
     summary: "Rotate the webhook signing secret (the old one keeps signing for 24 hours)",
     input: ZRotateSecretInput,
     output: ZRotateSecretOutput,
-  }).mutation(({ ctx, input }) => rotateWebhookSecret({ accountId: ctx.auth.account.id, expirePrevious: input?.expirePrevious })),
+  }).mutation(({ ctx, input }) =>
+    rotateWebhookSecret({ accountId: ctx.auth.account.id, expirePrevious: input?.expirePrevious }),
+  ),
   rotateEngineUrl: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/engine-url",
-    summary: "Issue a new engine URL (the old one keeps working for 24 hours); numbers set up through the Twilio connection are repointed",
+    summary:
+      "Issue a new engine URL (the old one keeps working for 24 hours); numbers set up through the Twilio connection are repointed",
     output: ZRotateEngineUrlOutput,
   }).mutation(({ ctx }) => rotateEngineUrl({ accountId: ctx.auth.account.id })),
 };

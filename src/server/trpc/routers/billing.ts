@@ -12,9 +12,13 @@ export const billing = {
     summary: "Plan, prices and the current period's totals",
     output: ZBillingSubscriptionOutput,
   }).query(({ ctx }) => billingSubscription({ accountId: ctx.auth.account.id })),
-  checkout: restProcedure(apiProcedure, { method: "POST", path: "/api/billing/checkout", summary: "A fresh checkout link", errors: [502], output: ZUrlOutput }).mutation(
-    ({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id }),
-  ),
+  checkout: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/billing/checkout",
+    summary: "A fresh checkout link",
+    errors: [502],
+    output: ZUrlOutput,
+  }).mutation(({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id })),
   portal: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/billing/portal",

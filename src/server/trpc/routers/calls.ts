@@ -14,7 +14,8 @@ export const calls = {
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/calls/:callSid",
-    summary: "One call with its timeline: Twilio's requests, the call.started attempt, the TwiML returned, events sent, usage",
+    summary:
+      "One call with its timeline: Twilio's requests, the call.started attempt, the TwiML returned, events sent, usage",
     input: ZGetCallInput,
     output: ZGetCallOutput,
   }).query(({ ctx, input }) => getCall({ accountId: ctx.auth.account.id, callSid: input.callSid })),

@@ -1,5 +1,11 @@
 import { serverCallbackPolicy } from "../../callbacks/server-callback-policy";
-import { ZDeletePhoneNumberOutput, ZListPhoneNumbersOutput, ZPhoneNumberIdInput, ZPhoneNumberOutput, phoneNumberInputSchemas } from "../../schemas/phone-numbers";
+import {
+  ZDeletePhoneNumberOutput,
+  ZListPhoneNumbersOutput,
+  ZPhoneNumberIdInput,
+  ZPhoneNumberOutput,
+  phoneNumberInputSchemas,
+} from "../../schemas/phone-numbers";
 import { getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from "../../services/phone-numbers/phone-numbers";
 import { createPhoneNumber } from "../../services/phone-numbers/register-phone-number";
 import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
@@ -18,9 +24,12 @@ export const phoneNumbers = {
     input: inputs.create,
     output: ZPhoneNumberOutput,
   }).mutation(({ ctx, input }) => createPhoneNumber({ accountId: ctx.auth.account.id, input })),
-  list: restProcedure(apiProcedure, { method: "GET", path: "/api/phone-numbers", summary: "List phone numbers, oldest first", output: ZListPhoneNumbersOutput }).query(
-    ({ ctx }) => listPhoneNumbers({ accountId: ctx.auth.account.id }),
-  ),
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/phone-numbers",
+    summary: "List phone numbers, oldest first",
+    output: ZListPhoneNumbersOutput,
+  }).query(({ ctx }) => listPhoneNumbers({ accountId: ctx.auth.account.id })),
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/phone-numbers/:id",

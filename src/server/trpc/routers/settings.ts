@@ -29,14 +29,24 @@ import { apiProcedure, publicProcedure } from "../init";
  * mailed token (256 random bits), which is the credential.
  */
 export const settings = {
-  get: apiProcedure.output(ZAccountSettingsOutput).query(({ ctx }) => getAccountSettings({ accountId: ctx.auth.account.id })),
-  resendVerification: apiProcedure.output(ZResendVerificationOutput).mutation(({ ctx }) => resendVerificationEmail({ accountId: ctx.auth.account.id, ip: ctx.ip })),
-  verifyEmail: publicProcedure.input(ZTokenInput).output(ZVerifyEmailOutput).mutation(({ input }) => verifyEmail(input)),
+  get: apiProcedure
+    .output(ZAccountSettingsOutput)
+    .query(({ ctx }) => getAccountSettings({ accountId: ctx.auth.account.id })),
+  resendVerification: apiProcedure
+    .output(ZResendVerificationOutput)
+    .mutation(({ ctx }) => resendVerificationEmail({ accountId: ctx.auth.account.id, ip: ctx.ip })),
+  verifyEmail: publicProcedure
+    .input(ZTokenInput)
+    .output(ZVerifyEmailOutput)
+    .mutation(({ input }) => verifyEmail(input)),
   requestPasswordReset: publicProcedure
     .input(ZRequestPasswordResetInput)
     .output(ZRequestPasswordResetOutput)
     .mutation(({ ctx, input }) => requestPasswordReset({ email: input.email, ip: ctx.ip })),
-  resetPassword: publicProcedure.input(ZResetPasswordInput).output(ZResetPasswordOutput).mutation(({ input }) => resetPassword(input)),
+  resetPassword: publicProcedure
+    .input(ZResetPasswordInput)
+    .output(ZResetPasswordOutput)
+    .mutation(({ input }) => resetPassword(input)),
   changePassword: apiProcedure
     .input(ZChangePasswordInput)
     .output(ZChangePasswordOutput)
@@ -45,6 +55,12 @@ export const settings = {
     .input(ZRequestEmailChangeInput)
     .output(ZRequestEmailChangeOutput)
     .mutation(({ ctx, input }) => requestEmailChange({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
-  confirmEmailChange: publicProcedure.input(ZTokenInput).output(ZConfirmEmailChangeOutput).mutation(({ input }) => confirmEmailChange(input)),
-  delete: apiProcedure.input(ZDeleteAccountInput).output(ZDeleteAccountOutput).mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
+  confirmEmailChange: publicProcedure
+    .input(ZTokenInput)
+    .output(ZConfirmEmailChangeOutput)
+    .mutation(({ input }) => confirmEmailChange(input)),
+  delete: apiProcedure
+    .input(ZDeleteAccountInput)
+    .output(ZDeleteAccountOutput)
+    .mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
 };

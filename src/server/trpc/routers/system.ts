@@ -19,7 +19,8 @@ export const system = {
     method: "GET",
     path: "/api/ready",
     auth: false,
-    summary: "Readiness: database reachable, journal writable with free space (503 names what is wrong; Redis is named, never unready)",
+    summary:
+      "Readiness: database reachable, journal writable with free space (503 names what is wrong; Redis is named, never unready)",
     errors: [503],
     output: z.object({
       status: z.literal("ready").describe("The instance can serve"),
@@ -27,9 +28,12 @@ export const system = {
         .object({
           database: z.string().describe('"ok" or what is wrong'),
           journal: z.string().describe('"ok" or what is wrong: "read-only: EROFS…", "low on space: …"'),
-          redis: z.string().optional().describe('Only when REDIS_URL is set: "ok", or "unreachable (…), rate limits on PostgreSQL"'),
+          redis: z
+            .string()
+            .optional()
+            .describe('Only when REDIS_URL is set: "ok", or "unreachable (…), rate limits on PostgreSQL"'),
         })
-        .describe("Each dependency, \"ok\" or what is wrong"),
+        .describe('Each dependency, "ok" or what is wrong'),
       journal: z
         .object({
           writable: z.boolean().describe("Whether a file can be written in the journal's directory"),

@@ -1,4 +1,9 @@
-import { ZConnectTwilioInput, ZDisconnectTwilioOutput, ZListTwilioNumbersOutput, ZTwilioConnectionOutput } from "../../schemas/twilio-connection";
+import {
+  ZConnectTwilioInput,
+  ZDisconnectTwilioOutput,
+  ZListTwilioNumbersOutput,
+  ZTwilioConnectionOutput,
+} from "../../schemas/twilio-connection";
 import { connectTwilio } from "../../services/twilio-connection/connect-twilio";
 import { disconnectTwilio } from "../../services/twilio-connection/disconnect-twilio";
 import { getTwilioConnection } from "../../services/twilio-connection/get-twilio-connection";

@@ -1,4 +1,10 @@
-import { ZCurrentUsageOutput, ZDailyUsageInput, ZDailyUsageOutput, ZListUsageInput, ZListUsageOutput } from "../../schemas/usage";
+import {
+  ZCurrentUsageOutput,
+  ZDailyUsageInput,
+  ZDailyUsageOutput,
+  ZListUsageInput,
+  ZListUsageOutput,
+} from "../../schemas/usage";
 import { currentUsage, dailyUsage, listUsage } from "../../services/usage/usage";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";
@@ -11,9 +17,12 @@ export const usage = {
     input: ZListUsageInput,
     output: ZListUsageOutput,
   }).query(({ ctx, input }) => listUsage({ accountId: ctx.auth.account.id, ...input })),
-  current: restProcedure(apiProcedure, { method: "GET", path: "/api/usage/current", summary: "This month's and all-time totals", output: ZCurrentUsageOutput }).query(
-    ({ ctx }) => currentUsage({ accountId: ctx.auth.account.id }),
-  ),
+  current: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/usage/current",
+    summary: "This month's and all-time totals",
+    output: ZCurrentUsageOutput,
+  }).query(({ ctx }) => currentUsage({ accountId: ctx.auth.account.id })),
   daily: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/usage/daily",

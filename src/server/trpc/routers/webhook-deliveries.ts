@@ -24,7 +24,8 @@ export const webhookDeliveries = {
   sendTest: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-deliveries/test",
-    summary: "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type now; answers the delivery with its attempt. At most 10 a minute per account",
+    summary:
+      "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type now; answers the delivery with its attempt. At most 10 a minute per account",
     errors: [403, 404],
     input: ZSendTestEventInput,
     output: ZDeliveryDetailOutput,
@@ -32,10 +33,13 @@ export const webhookDeliveries = {
   replay: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-deliveries/replay",
-    summary: "Queue again the deliveries (default: FAILED) created since a time at most 14 days ago: at most 1,000 a call (`more` says whether others match), once a minute per account",
+    summary:
+      "Queue again the deliveries (default: FAILED) created since a time at most 14 days ago: at most 1,000 a call (`more` says whether others match), once a minute per account",
     input: ZReplayDeliveriesInput,
     output: ZReplayDeliveriesOutput,
-  }).mutation(({ ctx, input }) => replayDeliveries({ accountId: ctx.auth.account.id, since: new Date(input.since), status: input.status })),
+  }).mutation(({ ctx, input }) =>
+    replayDeliveries({ accountId: ctx.auth.account.id, since: new Date(input.since), status: input.status }),
+  ),
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/webhook-deliveries/:id",
@@ -46,7 +50,8 @@ export const webhookDeliveries = {
   retry: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-deliveries/:id/retry",
-    summary: "Redeliver now (idempotent: while a redelivery waits or is in flight, and for 5 s after one, another schedules nothing and answers the delivery as it is)",
+    summary:
+      "Redeliver now (idempotent: while a redelivery waits or is in flight, and for 5 s after one, another schedules nothing and answers the delivery as it is)",
     input: ZDeliveryIdInput,
     output: ZDeliveryDetailOutput,
   }).mutation(({ ctx, input }) => retryDelivery({ accountId: ctx.auth.account.id, id: input.id })),

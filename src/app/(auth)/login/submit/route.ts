@@ -24,7 +24,10 @@ export async function POST(req: Request): Promise<Response> {
   try {
     if (!sameOrigin(req)) throw new AppError("FORBIDDEN", "Log in from this site's own log-in page.");
     fields = await formFields(req);
-    const { token } = await createCaller(ctx).auth.login({ email: fields.email ?? "", password: fields.password ?? "" });
+    const { token } = await createCaller(ctx).auth.login({
+      email: fields.email ?? "",
+      password: fields.password ?? "",
+    });
     const cookie = await sessionSetCookie(token);
     if (!cookie) throw new Error("Login produced an unusable token.");
     return seeOther(safeRedirectPath(fields.callbackUrl), cookie);

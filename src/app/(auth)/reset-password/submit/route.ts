@@ -16,6 +16,8 @@ export async function POST(req: Request): Promise<Response> {
     await createCaller(ctx).settings.resetPassword({ token, password: fields.password ?? "" });
     return seeOther("/login?notice=password-reset");
   } catch (err) {
-    return seeOther(`/reset-password?${new URLSearchParams({ token: token.slice(0, 200), error: errorSentence(err, ctx.requestId) })}`);
+    return seeOther(
+      `/reset-password?${new URLSearchParams({ token: token.slice(0, 200), error: errorSentence(err, ctx.requestId) })}`,
+    );
   }
 }

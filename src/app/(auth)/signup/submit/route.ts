@@ -21,14 +21,25 @@ export async function POST(req: Request): Promise<Response> {
     if (!sameOrigin(req)) throw new AppError("FORBIDDEN", "Sign up from this site's own sign-up page.");
     fields = await formFields(req);
     const companyName = (fields.companyName ?? "").trim() || null;
-    const result = await createCaller(ctx).auth.register({ email: fields.email ?? "", password: fields.password ?? "", companyName });
+    const result = await createCaller(ctx).auth.register({
+      email: fields.email ?? "",
+      password: fields.password ?? "",
+      companyName,
+    });
     const session = await sessionSetCookie(result.token);
     const secure = env().publicBaseUrl.startsWith("https://") ? "; Secure" : "";
     const res = seeOther(NEW_KEY_PATH, session ?? undefined);
-    res.headers.append("set-cookie", `${NEW_KEY_COOKIE}=${result.apiKey}; Path=${NEW_KEY_PATH}; Max-Age=600; HttpOnly; SameSite=Strict${secure}`);
+    res.headers.append(
+      "set-cookie",
+      `${NEW_KEY_COOKIE}=${result.apiKey}; Path=${NEW_KEY_PATH}; Max-Age=600; HttpOnly; SameSite=Strict${secure}`,
+    );
     return res;
   } catch (err) {
-    const q = new URLSearchParams({ error: errorSentence(err, ctx.requestId), email: (fields.email ?? "").slice(0, 254), companyName: (fields.companyName ?? "").slice(0, 200) });
+    const q = new URLSearchParams({
+      error: errorSentence(err, ctx.requestId),
+      email: (fields.email ?? "").slice(0, 254),
+      companyName: (fields.companyName ?? "").slice(0, 200),
+    });
     return seeOther(`/signup?${q}`);
   }
 }

@@ -33,9 +33,14 @@ function isHttpUrlOrPath(value: string): boolean {
 /** The callback URL next-auth checks, from the query or its cookie, when it would refuse it. */
 function badCallbackUrl(req: Request): boolean {
   const fromQuery = new URL(req.url).searchParams.get("callbackUrl");
-  const fromCookie = /(?:^|;\s*)(?:__Secure-)?next-auth\.callback-url=([^;]*)/.exec(req.headers.get("cookie") ?? "")?.[1];
+  const fromCookie = /(?:^|;\s*)(?:__Secure-)?next-auth\.callback-url=([^;]*)/.exec(
+    req.headers.get("cookie") ?? "",
+  )?.[1];
   const cookie = fromCookie === undefined ? null : safeDecode(fromCookie);
-  return (fromQuery !== null && fromQuery !== "" && !isHttpUrlOrPath(fromQuery)) || (cookie !== null && cookie !== "" && !isHttpUrlOrPath(cookie));
+  return (
+    (fromQuery !== null && fromQuery !== "" && !isHttpUrlOrPath(fromQuery)) ||
+    (cookie !== null && cookie !== "" && !isHttpUrlOrPath(cookie))
+  );
 }
 
 function safeDecode(value: string): string | null {
@@ -54,18 +59,38 @@ async function handler(req: Request, ctx: RouteContext): Promise<Response> {
   const method = req.method === "HEAD" ? "GET" : req.method;
   if (!ACTIONS[method]?.includes(action)) {
     const allowed = Object.keys(ACTIONS).filter((m) => ACTIONS[m]!.includes(action));
-    if (!allowed.length) return errorResponse(new AppError("NOT_FOUND", `No such session endpoint: ${action}`), req, requestId);
-    const res = errorResponse(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on this session endpoint; use ${allowed.join(", ")}.`), req, requestId);
+    if (!allowed.length)
+      return errorResponse(new AppError("NOT_FOUND", `No such session endpoint: ${action}`), req, requestId);
+    const res = errorResponse(
+      new AppError(
+        "METHOD_NOT_ALLOWED",
+        `${req.method} is not allowed on this session endpoint; use ${allowed.join(", ")}.`,
+      ),
+      req,
+      requestId,
+    );
     res.headers.set("allow", allowed.join(", "));
     return res;
   }
-  if (badCallbackUrl(req)) return errorResponse(new AppError("VALIDATION_FAILED", "callbackUrl must be an http(s) URL or a path."), req, requestId);
+  if (badCallbackUrl(req))
+    return errorResponse(
+      new AppError("VALIDATION_FAILED", "callbackUrl must be an http(s) URL or a path."),
+      req,
+      requestId,
+    );
   const res = (await NextAuth(req as never, ctx as never, authOptions())) as Response;
   if (res.status < 400) return res;
   return inEnvelope(res, requestId);
 }
 
-const CODE_FOR_STATUS: Record<number, ErrorCode> = { 400: "VALIDATION_FAILED", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMITED" };
+const CODE_FOR_STATUS: Record<number, ErrorCode> = {
+  400: "VALIDATION_FAILED",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  429: "RATE_LIMITED",
+};
 
 /**
  * next-auth's own refusals (a wrong password, a missing CSRF token) in the
@@ -82,7 +107,8 @@ async function inEnvelope(res: Response, requestId: string): Promise<Response> {
     // A plain-text refusal carries nothing the client reads.
   }
   const code = res.status >= 500 ? "INTERNAL" : (CODE_FOR_STATUS[res.status] ?? "VALIDATION_FAILED");
-  if (code === "INTERNAL") logger().error({ requestId, status: res.status, body: text.slice(0, 200) }, "session endpoint failed");
+  if (code === "INTERNAL")
+    logger().error({ requestId, status: res.status, body: text.slice(0, 200) }, "session endpoint failed");
   let message = code === "FORBIDDEN" ? "The session request is not allowed." : DEFAULT_MESSAGE[code];
   try {
     message = (typeof theirs.url === "string" && new URL(theirs.url).searchParams.get("error")) || message;

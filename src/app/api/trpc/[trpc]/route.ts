@@ -46,7 +46,13 @@ async function handler(req: Request): Promise<Response> {
       router: appRouter,
       maxBatchSize: MAX_BATCH_SIZE,
       // One key names one request: a batch of several procedures cannot share it, so it applies to a lone mutation only.
-      createContext: () => ({ requestId, ip, authorization, idempotencyKey: count === 1 && req.method === "POST" ? req.headers.get("idempotency-key") : null, responseMeta }),
+      createContext: () => ({
+        requestId,
+        ip,
+        authorization,
+        idempotencyKey: count === 1 && req.method === "POST" ? req.headers.get("idempotency-key") : null,
+        responseMeta,
+      }),
       onError({ error, path }) {
         // Only our own failures are worth an error line; a refused or unauthenticated call is ordinary traffic.
         const mapped = toErrorResponse(error);
@@ -57,7 +63,11 @@ async function handler(req: Request): Promise<Response> {
       },
       responseMeta({ errors }) {
         // tRPC leaves the type unset on errors it answers before any procedure (a malformed batch).
-        const headers = new Headers({ ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...(responseMeta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }) });
+        const headers = new Headers({
+          ...JSON_HEADERS,
+          [REQUEST_ID_HEADER]: requestId,
+          ...(responseMeta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }),
+        });
         // docs/decisions.md §3: a 429 (or 503) says when to come back, on this transport as on REST; in a batch, the longest wait.
         const waits = errors.map((e) => Number(toErrorResponse(e).headers["retry-after"] ?? 0)).filter((s) => s > 0);
         if (waits.length) headers.set("retry-after", String(Math.max(...waits)));

@@ -7,9 +7,14 @@ export const runtime = "nodejs";
 type Ctx = { params: Promise<{ token: string }> };
 
 function redirectOrError(result: CheckoutNotShown, method: string): Response {
-  if (result.outcome === "redirect") return new Response(null, { status: 303, headers: { location: result.url, "cache-control": "no-store" } });
+  if (result.outcome === "redirect")
+    return new Response(null, { status: 303, headers: { location: result.url, "cache-control": "no-store" } });
   if (result.outcome === "provider-unavailable") {
-    return pageResponse("Checkout not available", html`<p data-testid="billing-result">${result.message} Reload this page in a minute.</p>`, { status: 502, method });
+    return pageResponse(
+      "Checkout not available",
+      html`<p data-testid="billing-result">${result.message} Reload this page in a minute.</p>`,
+      { status: 502, method },
+    );
   }
   return notFoundPage(method, "checkout");
 }

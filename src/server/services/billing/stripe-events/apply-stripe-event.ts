@@ -22,7 +22,8 @@ const HANDLERS: Record<string, StripeEventHandler<never>> = {
 
 export const HANDLED_STRIPE_EVENTS = Object.keys(HANDLERS);
 // Every handled type has its object checked before its handler reads it.
-for (const type of HANDLED_STRIPE_EVENTS) if (!STRIPE_EVENT_OBJECTS[type]) throw new Error(`no schema for the Stripe event ${type}`);
+for (const type of HANDLED_STRIPE_EVENTS)
+  if (!STRIPE_EVENT_OBJECTS[type]) throw new Error(`no schema for the Stripe event ${type}`);
 
 /**
  * Each event id is applied once: its record and its effect commit together. A

@@ -10,13 +10,19 @@ export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, ev
  * it, else by customer. A closed account is never found, so no event (a late
  * checkout, an invoice paid) can bring it back (docs/decisions.md §20).
  */
-export async function findAccountId(tx: Prisma.TransactionClient, ref: { accountId?: string | null; customer?: string | null }): Promise<string | null> {
+export async function findAccountId(
+  tx: Prisma.TransactionClient,
+  ref: { accountId?: string | null; customer?: string | null },
+): Promise<string | null> {
   if (ref.accountId) {
     const byId = await tx.account.findFirst({ where: { id: ref.accountId, deletedAt: null }, select: { id: true } });
     if (byId) return byId.id;
   }
   if (ref.customer) {
-    const byCustomer = await tx.account.findFirst({ where: { stripeCustomerId: ref.customer, deletedAt: null }, select: { id: true } });
+    const byCustomer = await tx.account.findFirst({
+      where: { stripeCustomerId: ref.customer, deletedAt: null },
+      select: { id: true },
+    });
     if (byCustomer) return byCustomer.id;
   }
   return null;
@@ -29,10 +35,20 @@ export type BillingAccount = CurrentSubscription & { id: string };
  * transaction: two events of one account (Stripe sends several at once) are
  * decided one after the other, each seeing the other's effect.
  */
-export async function lockBillingAccount(tx: Prisma.TransactionClient, ref: { accountId?: string | null; customer?: string | null }): Promise<BillingAccount | null> {
+export async function lockBillingAccount(
+  tx: Prisma.TransactionClient,
+  ref: { accountId?: string | null; customer?: string | null },
+): Promise<BillingAccount | null> {
   const id = await findAccountId(tx, ref);
   if (!id) return null;
-  const rows = await inPrismaTransaction(tx, kysely().selectFrom("Account").select(["stripeSubscriptionId", "subscriptionStatus"]).where("id", "=", id).forUpdate());
+  const rows = await inPrismaTransaction(
+    tx,
+    kysely()
+      .selectFrom("Account")
+      .select(["stripeSubscriptionId", "subscriptionStatus"])
+      .where("id", "=", id)
+      .forUpdate(),
+  );
   const row = rows[0];
   return row ? { id, subscriptionId: row.stripeSubscriptionId, subscriptionStatus: row.subscriptionStatus } : null;
 }
@@ -65,7 +81,11 @@ export async function applyBillingState(
   }
   if (state.stripeCustomerId) data.stripeCustomerId = state.stripeCustomerId;
   const { count } = await tx.account.updateMany({
-    where: { id: accountId, deletedAt: null, OR: [{ billingStateAt: null }, { billingStateAt: { lte: eventCreated } }] },
+    where: {
+      id: accountId,
+      deletedAt: null,
+      OR: [{ billingStateAt: null }, { billingStateAt: { lte: eventCreated } }],
+    },
     data,
   });
   return count === 1;
@@ -76,11 +96,17 @@ export async function applyBillingState(
  * the event's age: Checkout saves the card on the subscription, not on the
  * customer, so a customer without a default says nothing about the card.
  */
-export async function notePaymentMethod(tx: Prisma.TransactionClient, accountId: string, paymentMethod: string | null): Promise<void> {
+export async function notePaymentMethod(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  paymentMethod: string | null,
+): Promise<void> {
   if (paymentMethod) await tx.account.update({ where: { id: accountId }, data: { hasPaymentMethod: true } });
 }
 
-export const fromUnix = (seconds: number | null | undefined): Date | null => (typeof seconds === "number" ? new Date(seconds * 1000) : null);
+export const fromUnix = (seconds: number | null | undefined): Date | null =>
+  typeof seconds === "number" ? new Date(seconds * 1000) : null;
 
 /** Stripe fields that hold an id or, when expanded, the object itself. */
-export const idOf = (ref: string | { id: string } | null | undefined): string | null => (typeof ref === "string" ? ref : (ref?.id ?? null));
+export const idOf = (ref: string | { id: string } | null | undefined): string | null =>
+  typeof ref === "string" ? ref : (ref?.id ?? null);

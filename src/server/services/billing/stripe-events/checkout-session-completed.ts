@@ -1,6 +1,12 @@
 import type Stripe from "stripe";
 import { adoptsCheckout } from "../account-status-rules";
-import { applyBillingState, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
+import {
+  applyBillingState,
+  idOf,
+  lockBillingAccount,
+  notePaymentMethod,
+  type StripeEventHandler,
+} from "./billing-state";
 
 /**
  * Checkout completed: its subscription becomes the account's (the one way a
@@ -12,7 +18,10 @@ export const checkoutSessionCompleted: StripeEventHandler<Stripe.Checkout.Sessio
   const subscriptionId = idOf(session.subscription);
   if (!subscriptionId) return;
   const customer = idOf(session.customer);
-  const account = await lockBillingAccount(tx, { accountId: session.client_reference_id ?? session.metadata?.accountId, customer });
+  const account = await lockBillingAccount(tx, {
+    accountId: session.client_reference_id ?? session.metadata?.accountId,
+    customer,
+  });
   if (!account || !adoptsCheckout(account, subscriptionId)) return;
   const paid = session.payment_status !== "unpaid";
   await applyBillingState(tx, account.id, created, {
@@ -21,5 +30,6 @@ export const checkoutSessionCompleted: StripeEventHandler<Stripe.Checkout.Sessio
     subscriptionStatus: paid ? "active" : "incomplete",
     stripeCustomerId: customer,
   });
-  if (typeof session.subscription === "object" && session.subscription) await notePaymentMethod(tx, account.id, idOf(session.subscription.default_payment_method));
+  if (typeof session.subscription === "object" && session.subscription)
+    await notePaymentMethod(tx, account.id, idOf(session.subscription.default_payment_method));
 };

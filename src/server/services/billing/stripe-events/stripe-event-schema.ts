@@ -41,7 +41,11 @@ const ZSubscription = z.looseObject({
   items: z.looseObject({ data: z.array(z.looseObject(ZPeriod)) }).nullish(),
 });
 const ZPaymentMethod = z.looseObject({ id: ZStripeId, customer: ZRef });
-const ZCustomer = z.looseObject({ id: ZStripeId, metadata: ZMetadata, invoice_settings: z.looseObject({ default_payment_method: ZRef }).nullish() });
+const ZCustomer = z.looseObject({
+  id: ZStripeId,
+  metadata: ZMetadata,
+  invoice_settings: z.looseObject({ default_payment_method: ZRef }).nullish(),
+});
 
 /** The object each handled event type carries; apply-stripe-event.ts handles exactly these. */
 export const STRIPE_EVENT_OBJECTS: Record<string, z.ZodType> = {
@@ -89,7 +93,9 @@ export function wellFormedText(root: unknown): boolean {
 
 /** Paths and the schema's own messages only: a detail never quotes the payload back. */
 function malformed(issues: { path: PropertyKey[]; message: string }[]): AppError {
-  const details = issues.slice(0, 10).map((i) => ({ path: ["event", ...i.path.map(String)].join(".").slice(0, 200), message: i.message }));
+  const details = issues
+    .slice(0, 10)
+    .map((i) => ({ path: ["event", ...i.path.map(String)].join(".").slice(0, 200), message: i.message }));
   return new AppError("VALIDATION_FAILED", "The Stripe event is malformed.", { details });
 }
 
@@ -99,13 +105,15 @@ function malformed(issues: { path: PropertyKey[]; message: string }[]): AppError
  * Throws 400 VALIDATION_FAILED otherwise.
  */
 export function parseStripeEvent(event: unknown): Stripe.Event {
-  if (!wellFormedText(event)) throw malformed([{ path: [], message: "contains a string that is not well-formed Unicode (a lone surrogate)" }]);
+  if (!wellFormedText(event))
+    throw malformed([{ path: [], message: "contains a string that is not well-formed Unicode (a lone surrogate)" }]);
   const envelope = ZEnvelope.safeParse(event);
   if (!envelope.success) throw malformed(envelope.error.issues);
   const objectSchema = STRIPE_EVENT_OBJECTS[envelope.data.type];
   if (objectSchema) {
     const object = objectSchema.safeParse(envelope.data.data.object);
-    if (!object.success) throw malformed(object.error.issues.map((i) => ({ ...i, path: ["data", "object", ...i.path] })));
+    if (!object.success)
+      throw malformed(object.error.issues.map((i) => ({ ...i, path: ["data", "object", ...i.path] })));
   }
   return event as Stripe.Event;
 }

@@ -1,6 +1,13 @@
 import type Stripe from "stripe";
 import { statusForSubscription, subscriptionEventFor } from "../account-status-rules";
-import { applyBillingState, fromUnix, idOf, lockBillingAccount, notePaymentMethod, type StripeEventHandler } from "./billing-state";
+import {
+  applyBillingState,
+  fromUnix,
+  idOf,
+  lockBillingAccount,
+  notePaymentMethod,
+  type StripeEventHandler,
+} from "./billing-state";
 
 /** Our pinned API version keeps the billing period on the subscription's items. */
 function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | null } {
@@ -11,7 +18,8 @@ function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | n
 function subscriptionHandler(kind: "created" | "updated"): StripeEventHandler<Stripe.Subscription> {
   return async (tx, sub, created) => {
     const account = await lockBillingAccount(tx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
-    if (!account || subscriptionEventFor(account, { kind, subscriptionId: sub.id, status: sub.status }) === "ignore") return;
+    if (!account || subscriptionEventFor(account, { kind, subscriptionId: sub.id, status: sub.status }) === "ignore")
+      return;
     const period = periodOf(sub);
     await applyBillingState(tx, account.id, created, {
       status: statusForSubscription(sub.status),

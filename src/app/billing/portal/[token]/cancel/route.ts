@@ -13,7 +13,11 @@ async function confirm(req: Request, ctx: Ctx): Promise<Response> {
     const view = await billing().viewPortal(token);
     if (!view) return notFoundPage(req.method, "billing portal");
     if (view.status !== "ACTIVE") {
-      return pageResponse("Nothing to cancel", html`<p data-testid="billing-result">This account's subscription is not active (status ${view.status}).</p>`, { method: req.method });
+      return pageResponse(
+        "Nothing to cancel",
+        html`<p data-testid="billing-result">This account's subscription is not active (status ${view.status}).</p>`,
+        { method: req.method },
+      );
     }
     const body = html`
 <p data-testid="billing-result">Cancel the subscription of <strong>${view.email}</strong>? The account is suspended at once: calls to your numbers are rejected and numbers cannot be changed until you resume.</p>

@@ -19,7 +19,10 @@ async function resume(req: Request, ctx: Ctx): Promise<Response> {
 /** Opening the action's address changes nothing: back to the portal page. */
 async function show(_req: Request, ctx: Ctx): Promise<Response> {
   const { token } = await ctx.params;
-  return new Response(null, { status: 303, headers: { location: `${env().publicBaseUrl}/billing/portal/${encodeURIComponent(token)}` } });
+  return new Response(null, {
+    status: 303,
+    headers: { location: `${env().publicBaseUrl}/billing/portal/${encodeURIComponent(token)}` },
+  });
 }
 
 export { show as GET, show as HEAD, resume as POST };
