@@ -20,7 +20,6 @@ import { seedCalls } from "./calls-seed";
 
 const requests = Number(process.argv[2] ?? 1000);
 const sizes = { small: Number(process.argv[4] ?? 1000), large: Number(process.argv[3] ?? 1_000_000) };
-const warmup = 200;
 // The API allows 50 requests/s per account (bursts of 100): two requests per account per tick stay under it.
 const ticksPerSecond = 15;
 
@@ -37,7 +36,10 @@ async function measure(targets: Target[], count: number, warm: number) {
   const ms: Record<string, number[]> = {};
   const errors: Record<string, number> = {};
   const last: Record<string, string> = {};
-  for (const t of targets) (ms[t.name] = []), (errors[t.name] = 0);
+  for (const t of targets) {
+    ms[t.name] = [];
+    errors[t.name] = 0;
+  }
   const t0 = performance.now();
   for (let i = 0; i < warm + count; i++) {
     const due = t0 + (i * 1000) / ticksPerSecond;

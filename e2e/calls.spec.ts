@@ -72,7 +72,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     const busySid = newCallSid();
     const base = {
       CallSid: busySid,
-      AccountSid: "AC" + "3".repeat(32),
+      AccountSid: `AC${"3".repeat(32)}`,
       From: "+14155550102",
       To: ok.phoneNumber,
       Direction: "inbound",

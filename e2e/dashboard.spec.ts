@@ -139,11 +139,11 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await row.getByRole("button", { name: "Timeline" }).click();
       // Each value sits with its own label.
       const breakdown = page.getByTestId("cost-breakdown");
-      const valueOf = (label: string) =>
+      const breakdownValue = (label: string) =>
         breakdown.locator("div", { has: page.getByText(label, { exact: true }) }).locator("dd");
-      await expect(valueOf("Duration")).toHaveText("61 s");
-      await expect(valueOf("Billed minutes")).toHaveText("2 (rounded up)");
-      await expect(valueOf("Total")).toHaveText("$0.04 USD");
+      await expect(breakdownValue("Duration")).toHaveText("61 s");
+      await expect(breakdownValue("Billed minutes")).toHaveText("2 (rounded up)");
+      await expect(breakdownValue("Total")).toHaveText("$0.04 USD");
       await screenshots(page, "calls");
 
       await page.goto("/dashboard");

@@ -45,7 +45,7 @@ test("send a test event from a number, then replay the failed ones once the endp
       await expect(page.getByTestId("test-event-excerpt")).toHaveText("signature verified");
       expect(ended()).toHaveLength(1);
       const sent = JSON.parse(ended()[0]!.body);
-      expect(sent).toMatchObject({ type: "call.ended", data: { test: true, callSid: "CA" + "0".repeat(32) } });
+      expect(sent).toMatchObject({ type: "call.ended", data: { test: true, callSid: `CA${"0".repeat(32)}` } });
       expect(ended()[0]!.headers["webhook-signature"]).toMatch(/^v1,/);
       await screenshots(page, "numbers-test-event");
 

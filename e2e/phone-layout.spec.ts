@@ -56,7 +56,7 @@ test.beforeAll(async () => {
   seeded.busySid = newCallSid();
   const base = {
     CallSid: seeded.busySid,
-    AccountSid: "AC" + "3".repeat(32),
+    AccountSid: `AC${"3".repeat(32)}`,
     From: "+14155550102",
     To: seeded.number,
     Direction: "inbound",

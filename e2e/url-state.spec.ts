@@ -14,7 +14,7 @@ const DELIVERIES_PAGE_SIZE = 20;
 /** A call the engine saw ring and end `status`, without a customer backend (no Twilio connection: unsigned is accepted). */
 async function endedCall(engineUrl: string, to: string, status: "busy" | "no-answer"): Promise<string> {
   const CallSid = newCallSid();
-  const base = { CallSid, AccountSid: "AC" + "3".repeat(32), From: "+14155550102", To: to, Direction: "inbound" };
+  const base = { CallSid, AccountSid: `AC${"3".repeat(32)}`, From: "+14155550102", To: to, Direction: "inbound" };
   await postSigned(engineUrl, { ...base, CallStatus: "ringing" }, "unused");
   await postSigned(engineUrl, { ...base, CallStatus: status, CallbackSource: "call-progress-events" }, "unused");
   return CallSid;

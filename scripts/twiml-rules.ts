@@ -84,12 +84,12 @@ type Typings = {
 
 // The typings are generated code with one declaration per line, so a line reader is exact enough;
 // anything it does not recognise inside a declaration stops the script rather than being skipped.
-const CLASS = /^(?:declare |    export )class (\w+) extends TwiML \{$/;
-const INTERFACE = /^    export interface (\w+) \{$/;
-const ENUM = /^    type (\w+) = (.*);$/;
+const CLASS = /^(?:declare | {4}export )class (\w+) extends TwiML \{$/;
+const INTERFACE = /^ {4}export interface (\w+) \{$/;
+const ENUM = /^ {4}type (\w+) = (.*);$/;
 const METHOD =
   /^ {4,8}(\w+)\(attributes\??: (?:VoiceResponse\.(\w+)|object)(?:, \w+\??: string)?\): VoiceResponse\.\w+;$/;
-const PROPERTY = /^        (?:(\w+)|"([\w:-]+)")\?: ([\w[\]]+);$/;
+const PROPERTY = /^ {8}(?:(\w+)|"([\w:-]+)")\?: ([\w[\]]+);$/;
 
 function readTypings(dtsPath: string): Typings {
   const methods = new Map<string, Array<[string, string | null]>>();

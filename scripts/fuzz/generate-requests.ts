@@ -275,7 +275,7 @@ export function engineRequest(fixture: Fixture, pick: Pick, random: () => number
         ? pick(fixture.phoneNumbers)
         : pick(["", "\u0000", "+19999999999", "x".repeat(3000)]),
     ],
-    ["AccountSid", pick(["AC" + "0".repeat(32), "", "\u0000"])],
+    ["AccountSid", pick([`AC${"0".repeat(32)}`, "", "\u0000"])],
   ];
   // Twilio's own values mostly; the rest are what a forger sends (docs/decisions.md §7: 400, nothing recorded).
   const statuses = ["ringing", "in-progress", "completed", "busy", "failed", "no-answer", "canceled", "queued"];
@@ -303,7 +303,7 @@ export function engineRequest(fixture: Fixture, pick: Pick, random: () => number
     "content-type": random() < 0.85 ? "application/x-www-form-urlencoded" : pick(CONTENT_TYPES),
   };
   if (random() < 0.5) headers["x-twilio-signature"] = pick(["", "bogus", "x".repeat(500), "AAAA="]);
-  const body = random() < 0.05 ? Buffer.from("CallSid=" + "x".repeat(70 * 1024)) : Buffer.from(text);
+  const body = random() < 0.05 ? Buffer.from(`CallSid=${"x".repeat(70 * 1024)}`) : Buffer.from(text);
   return { kind: "engine", method: random() < 0.93 ? "POST" : pick(METHODS), path: base + query, headers, body };
 }
 
@@ -316,12 +316,12 @@ export function sessionOrBillingRequest(fixture: Fixture, pick: Pick, random: ()
       "csrfToken=x&email=a%40b.co&password=xxxxxxxx",
       "csrfToken=x&email=a%40b.co&password=xxxxxxxx&callbackUrl=%25",
       "email=%00&password=%00",
-      "email=" + "x".repeat(5000),
+      `email=${"x".repeat(5000)}`,
       JSON.stringify({ email: "a@b.co", password: "xxxxxxxxxx", csrfToken: "x" }),
       "action=cancel",
       "action=resume",
       "action=%00",
-      "action=" + "x".repeat(3000),
+      `action=${"x".repeat(3000)}`,
       ...hostileRawBodies().slice(0, 12),
     ]);
   if (roll < 0.5) {
@@ -432,7 +432,7 @@ export function otherRequest(pick: Pick, random: () => number): FuzzRequest {
 }
 
 /** 2,500 levels of `{"a":…}`: JSON.parse takes it; anything recursing over it afterwards overflows. */
-const NESTED_2500 = Buffer.from('{"a":'.repeat(2500) + "1" + "}".repeat(2500));
+const NESTED_2500 = Buffer.from(`${'{"a":'.repeat(2500)}1${"}".repeat(2500)}`);
 
 /**
  * Every case a past attack turned into a 5xx, sent once per run whatever the

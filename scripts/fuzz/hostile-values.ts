@@ -46,7 +46,7 @@ export const HOSTILE_SEGMENTS = [
   "%20",
   "a%2Fb",
   "%25",
-  "cm" + "0".repeat(23),
+  `cm${"0".repeat(23)}`,
   "'%20OR%201=1--",
   "%3Cscript%3E",
 ];
@@ -155,7 +155,7 @@ export const HOSTILE_KEYS = [
 /** Whole request bodies as raw text, whatever the route. */
 export function hostileRawBodies(): string[] {
   const deepArray = "[".repeat(5000) + "]".repeat(5000);
-  const deepObject = '{"a":'.repeat(3000) + "1" + "}".repeat(3000);
+  const deepObject = `${'{"a":'.repeat(3000)}1${"}".repeat(3000)}`;
   return [
     "",
     " ",
@@ -185,7 +185,7 @@ export function hostileRawBodies(): string[] {
     "{'a':1}",
     "{a:1}",
     "NaN",
-    "[" + "1,".repeat(20000) + "1]",
+    `[${"1,".repeat(20000)}1]`,
     "a=1&b=2",
     "a=%00",
     "%",
@@ -221,10 +221,10 @@ export const AUTHORIZATIONS = [
   "valid",
   "valid",
   "Bearer ",
-  "Bearer rtk_" + "A".repeat(49),
+  `Bearer rtk_${"A".repeat(49)}`,
   "Bearer x%00",
   "Basic YTpi",
-  "Bearer " + "x".repeat(8000),
+  `Bearer ${"x".repeat(8000)}`,
   "bearer valid",
   "Bearer a.b.c",
 ];

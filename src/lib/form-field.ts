@@ -6,7 +6,7 @@ import { get, type FieldValues, type Path, type UseFormReturn } from "react-hook
  * registration and its error. `subject` leads the error with the field's name
  * ("Email must be…") where the message alone would not say which field.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any context and any parsed output: only the field values matter here.
+// biome-ignore lint/suspicious/noExplicitAny: any context and any parsed output; only the field values matter here
 export function fieldBinder<T extends FieldValues>(form: UseFormReturn<T, any, any>) {
   return (name: Path<T>, opts: { subject?: string } = {}) => {
     const message = (get(form.formState.errors, name) as { message?: string } | undefined)?.message;

@@ -11,11 +11,9 @@ export function usd(amount: number, opts: { precise?: boolean } = {}): string {
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
-  return (
-    new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(
-      new Date(iso),
-    ) + " UTC"
-  );
+  return `${new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(
+    new Date(iso),
+  )} UTC`;
 }
 
 export function day(iso: string): string {

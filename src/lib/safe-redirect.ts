@@ -5,6 +5,7 @@ export const DEFAULT_REDIRECT = "/dashboard";
 const PROBE_ORIGIN = "http://routekit.invalid";
 
 // Control characters, spaces and backslashes: browsers drop or rewrite them (`/\t/x` is `//x`, `/\x` is `//x`).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
 const UNSAFE_CHARACTER = /[\u0000-\u0020\u007f-\u009f\\\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
 function stays(path: string): boolean {

@@ -204,7 +204,7 @@ function loadOrCreateSecret(dataDir: string, name: string, persist: boolean): st
     mkdirSync(dataDir, { recursive: true });
     // `wx` fails if another process created it first; then read theirs.
     try {
-      writeFileSync(file, secret + "\n", { mode: 0o600, flag: "wx" });
+      writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
     } catch {
       return readFileSync(file, "utf8").trim();
     }

@@ -53,11 +53,11 @@ const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
 
 export function newAccountSid(): string {
-  return "AC" + randomBytes(16).toString("hex");
+  return `AC${randomBytes(16).toString("hex")}`;
 }
 
 export function newPhoneNumberSid(): string {
-  return "PN" + randomBytes(16).toString("hex");
+  return `PN${randomBytes(16).toString("hex")}`;
 }
 
 function rfc2822(date: Date): string {

@@ -44,7 +44,7 @@ export class CallRecordStore {
     const status = record.status ?? "completed";
     const ended = (TERMINAL_CALL_STATUSES as readonly string[]).includes(status);
     const full: CallRecord = {
-      sid: record.sid ?? "CA" + randomBytes(16).toString("hex"),
+      sid: record.sid ?? `CA${randomBytes(16).toString("hex")}`,
       direction: "inbound",
       duration: ended ? 0 : null,
       startTime: status === "queued" ? null : now,

@@ -110,9 +110,9 @@ function describeRequest(e: Extract<SimulatorEvent, { type: "request" }>): strin
     e.kind === "voice"
       ? "voice request (CallStatus=ringing)"
       : e.kind === "answer"
-        ? `answer request (CallStatus=in-progress${e.params["AnsweredBy"] ? `, AnsweredBy=${e.params["AnsweredBy"]}` : ""})`
-        : `status callback #${e.params["SequenceNumber"]} CallStatus=${e.params["CallStatus"]}` +
-          (e.params["CallDuration"] !== undefined ? ` CallDuration=${e.params["CallDuration"]}` : "");
+        ? `answer request (CallStatus=in-progress${e.params.AnsweredBy ? `, AnsweredBy=${e.params.AnsweredBy}` : ""})`
+        : `status callback #${e.params.SequenceNumber} CallStatus=${e.params.CallStatus}` +
+          (e.params.CallDuration !== undefined ? ` CallDuration=${e.params.CallDuration}` : "");
   const outcome = e.error
     ? `no answer (${e.error})`
     : `HTTP ${e.status} in ${e.ms} ms${e.contentType ? ` (${e.contentType})` : ""}`;
@@ -125,13 +125,13 @@ function describeRequest(e: Extract<SimulatorEvent, { type: "request" }>): strin
 function logEvent(e: SimulatorEvent): void {
   switch (e.type) {
     case "call-created": {
-      const events = e.params["StatusCallbackEvent"];
+      const events = e.params.StatusCallbackEvent;
       console.log(
         `\n[${time()}] Calls.create ${e.callSid} (account ${e.accountSid})\n` +
-          `  To=${String(e.params["To"])} From=${String(e.params["From"])}\n` +
-          `  Url=${String(e.params["Url"] ?? "(inline Twiml)")}\n` +
-          `  StatusCallback=${String(e.params["StatusCallback"] ?? "(none)")} events=${Array.isArray(events) ? events.join(",") : "completed (default)"}` +
-          (e.params["MachineDetection"] ? ` MachineDetection=${String(e.params["MachineDetection"])}` : "") +
+          `  To=${String(e.params.To)} From=${String(e.params.From)}\n` +
+          `  Url=${String(e.params.Url ?? "(inline Twiml)")}\n` +
+          `  StatusCallback=${String(e.params.StatusCallback ?? "(none)")} events=${Array.isArray(events) ? events.join(",") : "completed (default)"}` +
+          (e.params.MachineDetection ? ` MachineDetection=${String(e.params.MachineDetection)}` : "") +
           `\n  plan: outcome=${e.plan.outcome ?? "completed"} duration=${e.plan.durationSeconds ?? 5}s`,
       );
       return;

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import twilio from "twilio";
 import { SimulatorAccounts, type IncomingNumber, type RestTools, type SimulatorAccount } from "./accounts";
-import { CallRecordStore, matchCallRecordsPath, serveCallRecords, sharedCallRecords } from "./call-records";
+import { type CallRecordStore, matchCallRecordsPath, serveCallRecords, sharedCallRecords } from "./call-records";
 
 export type SimulatedCallPlan = {
   /** seconds the call lasts once answered; reported as CallDuration on completion */
@@ -126,7 +126,7 @@ type Outcome = NonNullable<SimulatedCallPlan["outcome"]>;
 const OUTCOMES: readonly Outcome[] = TERMINAL_CALL_STATUSES;
 
 export function newCallSid(): string {
-  return "CA" + randomBytes(16).toString("hex");
+  return `CA${randomBytes(16).toString("hex")}`;
 }
 
 /** RFC 2822 with a numeric zone, as Twilio writes dates ("Mon, 16 Aug 2010 03:45:01 +0000"). */
@@ -432,7 +432,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.writeHead(status, {
     "Content-Type": "application/json; charset=utf-8",
     "Content-Length": Buffer.byteLength(text),
-    "Twilio-Request-Id": "RQ" + randomBytes(16).toString("hex"),
+    "Twilio-Request-Id": `RQ${randomBytes(16).toString("hex")}`,
     ...headers,
   });
   res.end(text);
@@ -537,7 +537,7 @@ function validateCreate(params: Record<string, string | string[]>): OutboundSpec
       message: `The StatusCallback URL ${statusCallback} is not a valid URL.`,
     });
   }
-  const rawEvents = params["StatusCallbackEvent"];
+  const rawEvents = params.StatusCallbackEvent;
   const listed = (Array.isArray(rawEvents) ? rawEvents : rawEvents === undefined ? [] : [rawEvents])
     // Twilio also takes a space-separated list, and ignores names it does not know.
     .flatMap((e) => e.trim().toLowerCase().split(/\s+/))

@@ -36,7 +36,7 @@ describe("GET /api/account", () => {
       for (const token of [
         null,
         "garbage",
-        "rtk_" + "a".repeat(49),
+        `rtk_${"a".repeat(49)}`,
         acct.apiKey.slice(0, -1) + (acct.apiKey.endsWith("a") ? "b" : "a"),
       ]) {
         const res = await call("GET", "/api/account", { token });

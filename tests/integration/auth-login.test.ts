@@ -41,7 +41,7 @@ describe("POST /api/auth/login", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++)
       statuses.push(
-        (await call("POST", "/api/auth/login", { ip: attacker, body: { email: acct.email, password: "guess-" + i } }))
+        (await call("POST", "/api/auth/login", { ip: attacker, body: { email: acct.email, password: `guess-${i}` } }))
           .status,
       );
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
@@ -50,7 +50,7 @@ describe("POST /api/auth/login", () => {
     const other = randomIp();
     for (let i = 0; i < 10; i++)
       expect(
-        (await call("POST", "/api/auth/login", { ip: other, body: { email: acct.email, password: "guess-" + i } }))
+        (await call("POST", "/api/auth/login", { ip: other, body: { email: acct.email, password: `guess-${i}` } }))
           .status,
       ).toBe(401);
     expect(
@@ -70,7 +70,7 @@ describe("POST /api/auth/login", () => {
     const acct = await newAccount();
     const statuses = await Promise.all(
       Array.from({ length: 110 }, (_, i) =>
-        call("POST", "/api/auth/login", { ip: randomIp(), body: { email: acct.email, password: "guess-" + i } }).then(
+        call("POST", "/api/auth/login", { ip: randomIp(), body: { email: acct.email, password: `guess-${i}` } }).then(
           (r) => r.status,
         ),
       ),

@@ -12,7 +12,7 @@ import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
 
 // The call log (docs/decisions.md §11): every call the engine sees, whatever its end, with its timeline.
-const TWILIO_SID = "AC" + "2".repeat(32);
+const TWILIO_SID = `AC${"2".repeat(32)}`;
 const TWILIO_TOKEN = "simulator-auth-token";
 const XML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hello from the backend</Say></Response>';
 
@@ -426,7 +426,7 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
       "?status=exploded",
       "?since=yesterday",
       "?cursor=not-a-cursor",
-      "?cursor=" + Buffer.from("2026-01-01T00:00:00.000Z|x' OR 1=1").toString("base64url"),
+      `?cursor=${Buffer.from("2026-01-01T00:00:00.000Z|x' OR 1=1").toString("base64url")}`,
     ]) {
       const res = await s.account.as("GET", `/api/calls${bad}`);
       expect(res.status, bad).toBe(400);

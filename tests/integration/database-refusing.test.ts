@@ -57,7 +57,7 @@ describe.skipIf(inject("embedded"))("PostgreSQL refusing connections (SQLSTATE 5
     admin = new pg.Client({ connectionString: adminUrl.href });
     await admin.connect();
     server = await startBuiltServer({ name: "it-refusing", env: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: url } });
-    const reg = await fetch(server.baseUrl + "/api/auth/register", {
+    const reg = await fetch(`${server.baseUrl}/api/auth/register`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-forwarded-for": randomIp() },
       body: JSON.stringify({

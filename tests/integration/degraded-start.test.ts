@@ -142,7 +142,7 @@ describe.skipIf(inject("embedded"))("an instance started while its database is d
     ).toBe(201);
     const form = (CallSid: string) => ({
       CallSid,
-      AccountSid: "AC" + "5".repeat(32),
+      AccountSid: `AC${"5".repeat(32)}`,
       From: "+14155550100",
       To: number,
       Direction: "inbound",

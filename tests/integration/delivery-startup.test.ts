@@ -53,7 +53,7 @@ async function startTogether(count: number): Promise<void> {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     const { rows } = await client.query<{ name: string }>(
-      `SELECT name FROM pgboss.queue WHERE name NOT LIKE '\_\_pgboss%' ORDER BY name`,
+      `SELECT name FROM pgboss.queue WHERE name NOT LIKE '__pgboss%' ORDER BY name`,
     );
     await client.end();
     expect(rows.map((r) => r.name)).toEqual([

@@ -171,7 +171,7 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
       const started = performance.now();
       const form = {
         CallSid: callSid,
-        AccountSid: "AC" + "5".repeat(32),
+        AccountSid: `AC${"5".repeat(32)}`,
         From: "+14155550100",
         To: number,
         Direction: "inbound",
@@ -270,7 +270,7 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     const sids = Array.from({ length: 10 }, () => newCallSid());
     const form = (CallSid: string) => ({
       CallSid,
-      AccountSid: "AC" + "5".repeat(32),
+      AccountSid: `AC${"5".repeat(32)}`,
       From: "+14155550100",
       To: number,
       Direction: "inbound",

@@ -9,7 +9,7 @@ import { startReceiver } from "./support/receiver";
 
 // What the engine trusts (docs/decisions.md §7, §10): unsigned requests are bounded so
 // they can do no harm; a connected account's requests must be Twilio's own.
-const TWILIO_SID = "AC" + "7".repeat(32);
+const TWILIO_SID = `AC${"7".repeat(32)}`;
 const TWILIO_TOKEN = "trust-test-auth-token";
 const XML = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>hi</Say></Response>';
 const EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -253,7 +253,7 @@ describe("a connected account's requests must be signed by its Twilio account", 
     for (const forged of [
       () => postUnsigned(s.url, ringing),
       () => postSigned(s.url, ringing, "not-the-token"),
-      () => postSigned(s.url, { ...ringing, AccountSid: "AC" + "8".repeat(32) }, TWILIO_TOKEN),
+      () => postSigned(s.url, { ...ringing, AccountSid: `AC${"8".repeat(32)}` }, TWILIO_TOKEN),
       // Signed for other parameters: Twilio's signature covers every one.
       async () => {
         const res = await fetch(s.url, {

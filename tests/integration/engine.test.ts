@@ -23,7 +23,7 @@ import { until } from "./support/until";
 
 // The engine end to end: the permissive server (local customer backends), the
 // Twilio simulator playing Twilio's side with signed requests, a local backend.
-const TWILIO_SID = "AC" + "1".repeat(32);
+const TWILIO_SID = `AC${"1".repeat(32)}`;
 const TWILIO_TOKEN = "simulator-auth-token";
 
 let twilio: TwilioSimulator;

@@ -27,7 +27,7 @@ import { TEST_AUTH_SECRET } from "./support/test-secrets";
 // Idempotency-Key (docs/decisions.md §11) end to end: a built server of its own whose Twilio is this file's
 // simulator (so outbound calls can be counted where they land), real HTTP, every answer checked
 // against the OpenAPI document. The key's expiry is tested in-process, with a clock of the test's own.
-const TWILIO_SID = "AC" + "7".repeat(32);
+const TWILIO_SID = `AC${"7".repeat(32)}`;
 const TWILIO_TOKEN = "idempotency-simulator-token";
 
 let server: BuiltServer;
@@ -204,7 +204,7 @@ describe("Idempotency-Key", () => {
         authorization: `Bearer ${c.apiKey}`,
       };
       if (key) headers["idempotency-key"] = key;
-      const res = await fetch(server.baseUrl + "/api/api-keys", { method: "POST", headers, body: deep });
+      const res = await fetch(`${server.baseUrl}/api/api-keys`, { method: "POST", headers, body: deep });
       const answer = await res.json();
       expect(res.status, `key ${key ?? "none"}`).toBe(400);
       expect(answer.error.code).toBe("VALIDATION_FAILED");
@@ -297,7 +297,7 @@ describe("Idempotency-Key", () => {
     expect(fromB.headers.get("idempotent-replayed")).toBeNull();
     expect(fromB.body.id).not.toBe(fromA.body.id);
     // And B's other body under the same key is no conflict with A's.
-    expect((await b.as("POST", "/api/api-keys", { key: "b-" + key, body: { label: "other" } })).status).toBe(201);
+    expect((await b.as("POST", "/api/api-keys", { key: `b-${key}`, body: { label: "other" } })).status).toBe(201);
   });
 
   it("register is keyed per client address: a retry replays the account, another address runs it (and finds the email taken)", async () => {

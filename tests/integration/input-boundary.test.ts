@@ -248,7 +248,7 @@ describe("content types", () => {
     expectEnvelope(login, 400, "VALIDATION_FAILED");
     const acct = await newActiveAccount();
     const portal = await acct.as("POST", "/api/billing/portal");
-    const cancel = await rawRequest("POST", new URL(portal.body.url).pathname + "/cancel", {
+    const cancel = await rawRequest("POST", `${new URL(portal.body.url).pathname}/cancel`, {
       headers: { "content-type": "multipart/form-data; boundary=x" },
       body: '{"action":"resume"}',
     });
@@ -365,7 +365,7 @@ describe("64 KiB on every transport, declared or streamed", () => {
     await expectRefused("/api/api-keys", { ...JSON_TYPE, authorization: `Bearer ${acct.apiKey}` });
     await expectRefused("/api/trpc/auth.register", JSON_TYPE);
     await expectRefused("/api/session/callback/credentials", FORM_TYPE);
-    await expectRefused(new URL(portal.body.url).pathname + "/cancel", FORM_TYPE);
+    await expectRefused(`${new URL(portal.body.url).pathname}/cancel`, FORM_TYPE);
     await expectRefused(new URL(acct.checkoutUrl).pathname, FORM_TYPE);
     await expectRefused(new URL(acct.engineVoiceUrl).pathname, FORM_TYPE);
     await expectRefused("/api/webhooks/stripe", { ...JSON_TYPE, "stripe-signature": "t=1,v1=00" }, "stripe");

@@ -90,7 +90,7 @@ describe("local billing mode checkout", () => {
     const acct = await newAccount();
     const res = await post(acct.checkoutUrl, {
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "x=" + "a".repeat(70_000),
+      body: `x=${"a".repeat(70_000)}`,
     });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");

@@ -65,7 +65,7 @@ describe("POST /api/phone-numbers", () => {
         ["onCallStartUrl", "https://user:pw@api.example.com/"],
         ["onCallStartUrl", "https://localhost./x"],
         ["onCallEndUrl", "https://10.0.0.8/"],
-        ["onCallEndUrl", "https://example.com/" + "a".repeat(2048)],
+        ["onCallEndUrl", `https://example.com/${"a".repeat(2048)}`],
       ];
       for (const [field, url] of cases) {
         const res = await acct.as("POST", "/api/phone-numbers", { body: numberBody({ [field]: url }) });

@@ -23,7 +23,7 @@ let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let twilio: TwilioSimulator;
 let backend: Awaited<ReturnType<typeof startReceiver>>;
 const records = new CallRecordStore();
-const accountSid = "AC" + randomBytes(16).toString("hex");
+const accountSid = `AC${randomBytes(16).toString("hex")}`;
 const authToken = randomBytes(16).toString("hex");
 
 beforeAll(async () => {

@@ -160,9 +160,9 @@ describe("connecting Twilio", () => {
     const c = await customer();
     for (const body of [
       { accountSid: "AC123", authToken: "x" },
-      { accountSid: "AC" + "0".repeat(32), authToken: "" },
-      { accountSid: "AC" + "0".repeat(32), authToken: "has space" },
-      { accountSid: "AC" + "0".repeat(32), authToken: "nul\u0000" },
+      { accountSid: `AC${"0".repeat(32)}`, authToken: "" },
+      { accountSid: `AC${"0".repeat(32)}`, authToken: "has space" },
+      { accountSid: `AC${"0".repeat(32)}`, authToken: "nul\u0000" },
       {},
     ]) {
       const res = await c.as("PUT", "/api/twilio-connection", body);
@@ -170,7 +170,7 @@ describe("connecting Twilio", () => {
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
     }
     expect(
-      (await api("PUT", "/api/twilio-connection", { body: { accountSid: "AC" + "0".repeat(32), authToken: "t" } }))
+      (await api("PUT", "/api/twilio-connection", { body: { accountSid: `AC${"0".repeat(32)}`, authToken: "t" } }))
         .status,
     ).toBe(401);
   });
@@ -178,7 +178,7 @@ describe("connecting Twilio", () => {
   it("Twilio unreachable is 502 PROVIDER_UNAVAILABLE (the strict server's Twilio does not answer)", async () => {
     const acct = await newAccount();
     const res = await acct.as("PUT", "/api/twilio-connection", {
-      body: { accountSid: "AC" + "a".repeat(32), authToken: "tok" },
+      body: { accountSid: `AC${"a".repeat(32)}`, authToken: "tok" },
     });
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe("PROVIDER_UNAVAILABLE");
@@ -339,7 +339,7 @@ describe("registering a number while connected", () => {
     // Point the stored connection at an account the simulator no longer accepts: the check cannot succeed.
     await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [
       c.id,
-      "AC" + "f".repeat(32),
+      `AC${"f".repeat(32)}`,
     ]);
     const res = await c.as("POST", "/api/phone-numbers", numberBody(n));
     expect(res.status).toBe(400);
@@ -528,7 +528,7 @@ describe("rotating the engine URL", () => {
     const reg = await c.as("POST", "/api/phone-numbers", numberBody(n));
     await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [
       c.id,
-      "AC" + "e".repeat(32),
+      `AC${"e".repeat(32)}`,
     ]);
     const res = await c.as("POST", "/api/account/engine-url");
     expect(res.status).toBe(200);
@@ -548,7 +548,7 @@ describe("when Twilio cannot be reached (the strict server)", () => {
     const key = Buffer.from(hkdfSync("sha256", TEST_AUTH_SECRET, "routekit", "encryption-key", 32));
     await sql().query(
       `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc") VALUES ($1, $2, $3)`,
-      [acct.id, "AC" + "b".repeat(32), encryptSecret("token", key)],
+      [acct.id, `AC${"b".repeat(32)}`, encryptSecret("token", key)],
     );
     return acct;
   }
@@ -570,7 +570,7 @@ describe("when Twilio cannot be reached (the strict server)", () => {
       const { rows } = await sql().query(
         `INSERT INTO "PhoneNumber" (id, "accountId", "phoneNumber", "onCallStartUrl", "onCallEndUrl", verified, "twilioConfigured", "twilioSid", "updatedAt")
          VALUES ($1, $2, $3, 'https://api.example.com/s', 'https://api.example.com/e', true, true, $4, now()) RETURNING id, "phoneNumber"`,
-        [`pn${randomBytes(8).toString("hex")}`, acct.id, randomUsNumber(), "PN" + randomBytes(16).toString("hex")],
+        [`pn${randomBytes(8).toString("hex")}`, acct.id, randomUsNumber(), `PN${randomBytes(16).toString("hex")}`],
       );
       ids.push(rows[0].id);
     }
@@ -603,7 +603,7 @@ describe("security", () => {
     expect((await other.as("GET", "/api/twilio-connection")).status).toBe(404);
     expect((await c.as("GET", "/api/twilio-connection")).status).toBe(200);
     const wrong = `wrong-${randomBytes(8).toString("hex")}`;
-    await other.as("PUT", "/api/twilio-connection", { accountSid: "AC" + "c".repeat(32), authToken: wrong });
+    await other.as("PUT", "/api/twilio-connection", { accountSid: `AC${"c".repeat(32)}`, authToken: wrong });
     await new Promise((r) => setTimeout(r, 300));
     expect(readFileSync(server.log, "utf8")).not.toContain(wrong);
   });

@@ -278,7 +278,7 @@ describe("POST /api/webhook-deliveries/test", () => {
       status: "DELIVERED",
       attemptCount: 1,
       url: receiver.url(`/t-end/${acct.id}`),
-      callSid: "CA" + "0".repeat(32),
+      callSid: `CA${"0".repeat(32)}`,
     });
     expect(d.attempts).toHaveLength(1);
     expect(d.attempts[0]).toMatchObject({ statusCode: 202, responseExcerpt: "verified", error: null });
@@ -299,7 +299,7 @@ describe("POST /api/webhook-deliveries/test", () => {
     // Issue #22 finding 11: the sample event is what the published webhook schema describes.
     await checkEventContract(JSON.parse(got[0]!.body));
     expect(() =>
-      new Webhook("whsec_" + Buffer.from("another-secret-entirely-32-bytes").toString("base64")).verify(
+      new Webhook(`whsec_${Buffer.from("another-secret-entirely-32-bytes").toString("base64")}`).verify(
         got[0]!.body,
         got[0]!.headers as Record<string, string>,
       ),
@@ -570,7 +570,7 @@ describe("POST /api/webhook-deliveries/replay", () => {
 
 describe("call.started, sent synchronously", () => {
   it("is signed like every event and returns the customer's answer", async () => {
-    const secret = "whsec_" + Buffer.from("0123456789abcdef0123456789abcdef").toString("base64");
+    const secret = `whsec_${Buffer.from("0123456789abcdef0123456789abcdef").toString("base64")}`;
     const event = buildEvent("call.started", {
       callSid: "CA-sync",
       direction: "inbound",

@@ -94,7 +94,7 @@ describe("twimlFromActions", () => {
     ["play number", [{ play: 5 }], "actions[0].play must be an absolute http(s) URL"],
     [
       "play too long",
-      [{ play: "https://example.com/" + "a".repeat(2100) }],
+      [{ play: `https://example.com/${"a".repeat(2100)}` }],
       "actions[0].play must be at most 2048 characters",
     ],
     [

@@ -34,10 +34,10 @@ describe("API key format", () => {
 
   it("rejects wrong prefix, length and alphabet", () => {
     const key = generateApiKey();
-    expect(isWellFormedApiKey("rtx_" + key.slice(4))).toBe(false);
-    expect(isWellFormedApiKey(key + "0")).toBe(false);
+    expect(isWellFormedApiKey(`rtx_${key.slice(4)}`)).toBe(false);
+    expect(isWellFormedApiKey(`${key}0`)).toBe(false);
     expect(isWellFormedApiKey(key.slice(0, -1))).toBe(false);
-    expect(isWellFormedApiKey(key.slice(0, 10) + "-" + key.slice(11))).toBe(false);
+    expect(isWellFormedApiKey(`${key.slice(0, 10)}-${key.slice(11)}`)).toBe(false);
     expect(isWellFormedApiKey("")).toBe(false);
   });
 

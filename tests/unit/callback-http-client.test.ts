@@ -226,7 +226,7 @@ describe("callback HTTP client: exchange (allowPrivate=true)", () => {
     expect(req?.body).toBe(body);
     expect(req?.headers["content-type"]).toBe("application/json");
     expect(req?.headers["x-signature"]).toBe("v1,abc==");
-    expect(req?.headers["host"]).toBe(`tenant.example:${port}`);
+    expect(req?.headers.host).toBe(`tenant.example:${port}`);
     expect(req?.headers["content-length"]).toBe(String(Buffer.byteLength(body)));
   });
 
@@ -241,7 +241,7 @@ describe("callback HTTP client: exchange (allowPrivate=true)", () => {
     const client = createCallbackClient({ allowPrivate: true });
     const res = await client.send({ url: `http://127.0.0.1:${port}/start`, timeoutMs: 2000 });
     expect(res.status).toBe(302);
-    expect(res.headers["location"]).toBe(`http://127.0.0.1:${port}/target`);
+    expect(res.headers.location).toBe(`http://127.0.0.1:${port}/target`);
     await new Promise((r) => setTimeout(r, 50));
     expect(received.map((r) => r.url)).toEqual(["/start"]);
   });

@@ -23,20 +23,20 @@ describe("isTwimlResponseDocument", () => {
   const N = 60 * KiB;
   const pathological: Array<[label: string, xml: string, valid: boolean]> = [
     ["many '<'", "<".repeat(N), false],
-    ["unclosed comment", "<Response><!--" + "-a".repeat(N / 2 - 10), false],
-    ["many comment openers", "<Response>" + "<!--".repeat(N / 4 - 5), false],
-    ["many comments", "<Response>" + "<!-- x -->".repeat(N / 10 - 5) + "</Response>", true],
-    ["unclosed CDATA full of ]]", "<Response><![CDATA[" + "]]".repeat(N / 2 - 20), false],
-    ["text full of ]] ]", "<Response>" + "]] ]".repeat(N / 4 - 10) + "</Response>", true],
-    ["deep unclosed nesting", "<Response>" + "<a>".repeat(N / 3 - 10), false],
+    ["unclosed comment", `<Response><!--${"-a".repeat(N / 2 - 10)}`, false],
+    ["many comment openers", `<Response>${"<!--".repeat(N / 4 - 5)}`, false],
+    ["many comments", `<Response>${"<!-- x -->".repeat(N / 10 - 5)}</Response>`, true],
+    ["unclosed CDATA full of ]]", `<Response><![CDATA[${"]]".repeat(N / 2 - 20)}`, false],
+    ["text full of ]] ]", `<Response>${"]] ]".repeat(N / 4 - 10)}</Response>`, true],
+    ["deep unclosed nesting", `<Response>${"<a>".repeat(N / 3 - 10)}`, false],
     [
       "deep balanced nesting",
-      "<Response><Say>" + "<s>".repeat(N / 7 - 10) + "</s>".repeat(N / 7 - 10) + "</Say></Response>",
+      `<Response><Say>${"<s>".repeat(N / 7 - 10)}${"</s>".repeat(N / 7 - 10)}</Say></Response>`,
       false,
     ],
     [
       "deep balanced valid nesting",
-      "<Response><Say>" + "<prosody>".repeat(N / 19 - 10) + "</prosody>".repeat(N / 19 - 10) + "</Say></Response>",
+      `<Response><Say>${"<prosody>".repeat(N / 19 - 10)}${"</prosody>".repeat(N / 19 - 10)}</Say></Response>`,
       true,
     ],
     [
@@ -48,27 +48,27 @@ describe("isTwimlResponseDocument", () => {
     ],
     [
       "many elements, the last one misplaced",
-      "<Response>" + "<Gather><Say>x</Say></Gather>".repeat(N / 28 - 10) + "<Gather><Dial/></Gather></Response>",
+      `<Response>${"<Gather><Say>x</Say></Gather>".repeat(N / 28 - 10)}<Gather><Dial/></Gather></Response>`,
       false,
     ],
     [
       "many distinct attributes",
-      "<Response " + Array.from({ length: 5000 }, (_, k) => `a${k}="${k}"`).join(" ") + "/>",
+      `<Response ${Array.from({ length: 5000 }, (_, k) => `a${k}="${k}"`).join(" ")}/>`,
       false,
     ],
     [
       "many duplicate-looking attributes, one duplicate at the end",
-      "<Response " + Array.from({ length: 6000 }, (_, k) => `a${k}='x'`).join(" ") + " a0='y'/>",
+      `<Response ${Array.from({ length: 6000 }, (_, k) => `a${k}='x'`).join(" ")} a0='y'/>`,
       false,
     ],
-    ["unterminated attribute value", '<Response a="' + "&amp;".repeat(N / 5 - 10), false],
-    ["endless character reference", "<Response>&#" + "9".repeat(N - 20) + ";</Response>", false],
-    ["endless entity name", "<Response>&" + "a".repeat(N - 20) + ";</Response>", false],
-    ["endless tag name", "<Response><" + "a".repeat(N - 20), false],
-    ["endless declaration value", '<?xml version="' + "1".repeat(N - 20), false],
-    ["many entities", "<Response>" + "&amp;&#x41;".repeat(N / 11 - 5) + "</Response>", true],
-    ["many self-closing tags", "<Response>" + "<Pause/>".repeat(N / 8 - 5) + "</Response>", true],
-    ["many mismatched-looking end tags", "<Response>" + "<a></a ".repeat(N / 7 - 5), false],
+    ["unterminated attribute value", `<Response a="${"&amp;".repeat(N / 5 - 10)}`, false],
+    ["endless character reference", `<Response>&#${"9".repeat(N - 20)};</Response>`, false],
+    ["endless entity name", `<Response>&${"a".repeat(N - 20)};</Response>`, false],
+    ["endless tag name", `<Response><${"a".repeat(N - 20)}`, false],
+    ["endless declaration value", `<?xml version="${"1".repeat(N - 20)}`, false],
+    ["many entities", `<Response>${"&amp;&#x41;".repeat(N / 11 - 5)}</Response>`, true],
+    ["many self-closing tags", `<Response>${"<Pause/>".repeat(N / 8 - 5)}</Response>`, true],
+    ["many mismatched-looking end tags", `<Response>${"<a></a ".repeat(N / 7 - 5)}`, false],
   ];
 
   // A quadratic scan of 60 KiB costs seconds; the linear check costs ~12 ms at

@@ -48,7 +48,7 @@ const request = (CallStatus: string) => ({
   callId: null,
   params: parseEngineParams(
     new URLSearchParams({
-      CallSid: "CA" + "1".repeat(32),
+      CallSid: `CA${"1".repeat(32)}`,
       CallStatus,
       CallDuration: "42",
       To: "+14155550100",

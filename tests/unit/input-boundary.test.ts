@@ -81,7 +81,7 @@ describe("checkUrl", () => {
   it("refuses NUL in path or query, raw, encoded or as a JSON escape in a query value", () => {
     expect(checkUrl("/api/phone-numbers/%00")?.error.code).toBe("VALIDATION_FAILED");
     expect(checkUrl("/api/usage?cursor=a%00b")?.error.code).toBe("VALIDATION_FAILED");
-    expect(checkUrl("/api/trpc/x?input=" + encodeURIComponent('{"a":"\\u0000"}'))?.error.code).toBe(
+    expect(checkUrl(`/api/trpc/x?input=${encodeURIComponent('{"a":"\\u0000"}')}`)?.error.code).toBe(
       "VALIDATION_FAILED",
     );
     expect(checkUrl("/api/x\0")?.error.code).toBe("VALIDATION_FAILED");
@@ -99,7 +99,7 @@ describe("checkUrl", () => {
       "/api/usage?limit=10&cursor=abc",
       "/api/phone-numbers/%2B15551234567",
       "/x?q=a+b%20c",
-      "/x?input=" + encodeURIComponent('{"a":"\\\\u0000"}'),
+      `/x?input=${encodeURIComponent('{"a":"\\\\u0000"}')}`,
     ]) {
       expect(checkUrl(url), url).toBeNull();
     }

@@ -16,8 +16,16 @@ describe("remember", () => {
 
   it("keeps a falsy value instead of creating it again", () => {
     let created = 0;
-    remember("test.falsy", () => (created++, 0));
-    expect(remember("test.falsy", () => (created++, 1))).toBe(0);
+    remember("test.falsy", () => {
+      created++;
+      return 0;
+    });
+    expect(
+      remember("test.falsy", () => {
+        created++;
+        return 1;
+      }),
+    ).toBe(0);
     expect(created).toBe(1);
     forget("test.falsy");
   });

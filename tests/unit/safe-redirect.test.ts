@@ -74,7 +74,7 @@ describe("the one redirect guard (docs/decisions.md §20)", () => {
   });
 
   it("answers the dashboard for nothing, non-strings and absurd lengths", () => {
-    for (const raw of [null, undefined, "", 42, {}, ["/x"], "/" + "a".repeat(3000)])
+    for (const raw of [null, undefined, "", 42, {}, ["/x"], `/${"a".repeat(3000)}`])
       expect(safeRedirectPath(raw)).toBe(DEFAULT_REDIRECT);
   });
 

@@ -14,7 +14,7 @@ describe("secret box", () => {
   it("refuses a tampered ciphertext or the wrong key", () => {
     const sealed = encryptSecret("whsec_abc", key);
     const parts = sealed.split(".");
-    parts[3] = Buffer.from("x" + Buffer.from(parts[3]!, "base64url").toString("latin1")).toString("base64url");
+    parts[3] = Buffer.from(`x${Buffer.from(parts[3]!, "base64url").toString("latin1")}`).toString("base64url");
     expect(() => decryptSecret(parts.join("."), key)).toThrow();
     expect(() => decryptSecret(sealed, randomBytes(32))).toThrow();
   });

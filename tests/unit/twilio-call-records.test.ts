@@ -8,7 +8,7 @@ import {
 } from "../../src/twilio-simulator/twilio-simulator";
 
 // The simulator's call records, read with the official SDK the way reconciliation reads them.
-const SID = "AC" + "3".repeat(32);
+const SID = `AC${"3".repeat(32)}`;
 const TOKEN = "records-token";
 let sim: TwilioSimulator;
 const records = new CallRecordStore();
@@ -58,7 +58,7 @@ describe("simulator call records", () => {
     expect(call.endTime?.toISOString()).toBe("2026-11-20T10:01:01.000Z");
     await expect(
       client()
-        .calls("CA" + "0".repeat(32))
+        .calls(`CA${"0".repeat(32)}`)
         .fetch(),
     ).rejects.toMatchObject({ status: 404 });
     const wrong = await fetch(`${sim.url}/2010-04-01/Accounts/${SID}/Calls/${added.sid}.json`, {

@@ -13,9 +13,9 @@ import {
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 
-const ACCOUNT = "AC" + "1".repeat(32);
+const ACCOUNT = `AC${"1".repeat(32)}`;
 const TOKEN = "a".repeat(32);
-const OTHER_ACCOUNT = "AC" + "2".repeat(32);
+const OTHER_ACCOUNT = `AC${"2".repeat(32)}`;
 const OTHER_TOKEN = "b".repeat(32);
 const RFC2822 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$/;
 const TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+14155550199</Dial></Response>';
@@ -151,7 +151,7 @@ describe("REST: Calls.create through the official twilio SDK", () => {
       url: engine.url("/a"),
       statusCallbackEvent: ["answered"],
     });
-    expect(sim.calls[0]?.params["StatusCallbackEvent"]).toEqual(["answered"]);
+    expect(sim.calls[0]?.params.StatusCallbackEvent).toEqual(["answered"]);
   });
 
   it("rejects a wrong token, another account's token and a path for another account with 20003", async () => {
@@ -160,7 +160,7 @@ describe("REST: Calls.create through the official twilio SDK", () => {
     for (const client of [
       sdk(sim, ACCOUNT, "wrong"),
       sdk(sim, ACCOUNT, OTHER_TOKEN),
-      sdk(sim, "AC" + "9".repeat(32), TOKEN),
+      sdk(sim, `AC${"9".repeat(32)}`, TOKEN),
     ]) {
       const err = await client.calls.create(params).then(
         () => null,
@@ -172,7 +172,7 @@ describe("REST: Calls.create through the official twilio SDK", () => {
     // The credentials are right, but for a different account than the one in the path.
     const crossed = await fetch(`${sim.url}/2010-04-01/Accounts/${OTHER_ACCOUNT}/Calls.json`, {
       method: "POST",
-      headers: { Authorization: "Basic " + Buffer.from(`${ACCOUNT}:${TOKEN}`).toString("base64") },
+      headers: { Authorization: `Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString("base64")}` },
       body: new URLSearchParams({ To: "+14155550123", From: "+14155550100", Url: engine.url("/a") }),
     });
     expect(crossed.status).toBe(401);
@@ -207,7 +207,7 @@ describe("REST: Calls.create through the official twilio SDK", () => {
 
     const raw = await fetch(`${sim.url}/2010-04-01/Accounts/${ACCOUNT}/Calls.json`, {
       method: "POST",
-      headers: { Authorization: "Basic " + Buffer.from(`${ACCOUNT}:${TOKEN}`).toString("base64") },
+      headers: { Authorization: `Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString("base64")}` },
       body: new URLSearchParams({ To: "+01415", From: "+14155550100", Url: engine.url("/a") }),
     });
     expect(raw.status).toBe(400);
@@ -241,7 +241,7 @@ describe("REST: Calls.create through the official twilio SDK", () => {
 
   it("with acceptAnyCredentials trusts any pair and signs callbacks with the token it was given", async () => {
     const { engine, sim } = await setup({ acceptAnyCredentials: true });
-    const stranger = "AC" + "3".repeat(32);
+    const stranger = `AC${"3".repeat(32)}`;
     const call = await sdk(sim, stranger, "made-up-token").calls.create({
       to: "+14155550123",
       from: "+14155550100",
@@ -272,7 +272,7 @@ describe("outbound call playback", () => {
     });
     const played = await sim.calls[0]!.played;
 
-    expect(engine.hits.map((h) => [h.path.split("?")[0], h.params["CallStatus"]])).toEqual([
+    expect(engine.hits.map((h) => [h.path.split("?")[0], h.params.CallStatus])).toEqual([
       ["/status", "initiated"],
       ["/status", "ringing"],
       ["/answer", "in-progress"],
@@ -291,18 +291,18 @@ describe("outbound call playback", () => {
       });
     }
     const callbacks = engine.hits.filter((h) => h.path.startsWith("/status"));
-    expect(callbacks.map((h) => h.params["SequenceNumber"])).toEqual(["0", "1", "2", "3"]);
+    expect(callbacks.map((h) => h.params.SequenceNumber)).toEqual(["0", "1", "2", "3"]);
     for (const cb of callbacks) {
-      expect(cb.params["CallbackSource"]).toBe("call-progress-events");
-      expect(cb.params["Timestamp"]).toMatch(RFC2822);
+      expect(cb.params.CallbackSource).toBe("call-progress-events");
+      expect(cb.params.Timestamp).toMatch(RFC2822);
     }
-    expect(callbacks[3]?.params["CallDuration"]).toBe("61");
-    expect(callbacks[0]?.params["CallDuration"]).toBeUndefined();
+    expect(callbacks[3]?.params.CallDuration).toBe("61");
+    expect(callbacks[0]?.params.CallDuration).toBeUndefined();
 
     const answer = engine.hits[2]!;
-    expect(answer.params["AnsweredBy"]).toBe("human");
-    expect(answer.params["CallbackSource"]).toBeUndefined();
-    expect(answer.params["SequenceNumber"]).toBeUndefined();
+    expect(answer.params.AnsweredBy).toBe("human");
+    expect(answer.params.CallbackSource).toBeUndefined();
+    expect(answer.params.SequenceNumber).toBeUndefined();
 
     expect(played.callSid).toBe(call.sid);
     expect(played.answer).toMatchObject({ status: 200, body: TWIML, contentType: "text/xml" });
@@ -324,12 +324,12 @@ describe("outbound call playback", () => {
       statusCallback: engine.url("/status"),
     });
     const played = await sim.calls[0]!.played;
-    expect(engine.hits.map((h) => [h.path, h.params["CallStatus"], h.params["SequenceNumber"]])).toEqual([
+    expect(engine.hits.map((h) => [h.path, h.params.CallStatus, h.params.SequenceNumber])).toEqual([
       ["/answer", "in-progress", undefined],
       ["/status", "completed", "0"],
     ]);
-    expect(engine.hits[0]?.params["AnsweredBy"]).toBeUndefined();
-    expect(engine.hits[1]?.params["CallDuration"]).toBe("5");
+    expect(engine.hits[0]?.params.AnsweredBy).toBeUndefined();
+    expect(engine.hits[1]?.params.CallDuration).toBe("5");
     expect(played.statusCallbacks).toEqual([{ status: "completed", httpStatus: 200 }]);
     engine.hits.forEach((h) => expectSigned(h));
   });
@@ -345,12 +345,12 @@ describe("outbound call playback", () => {
       statusCallbackEvent: ["ringing", "completed"],
     });
     await sim.calls[0]!.played;
-    expect(engine.hits.map((h) => [h.path, h.params["CallStatus"], h.params["SequenceNumber"]])).toEqual([
+    expect(engine.hits.map((h) => [h.path, h.params.CallStatus, h.params.SequenceNumber])).toEqual([
       ["/status", "ringing", "0"],
       ["/answer", "in-progress", undefined],
       ["/status", "completed", "1"],
     ]);
-    expect(engine.hits[1]?.params["AnsweredBy"]).toBe("machine_end_beep");
+    expect(engine.hits[1]?.params.AnsweredBy).toBe("machine_end_beep");
   });
 
   it("plays busy, no-answer, canceled and failed without an answer request, with CallDuration=0", async () => {
@@ -376,8 +376,8 @@ describe("outbound call playback", () => {
       ["initiated", "failed"],
     ]);
     for (const [i, c] of sim.calls.entries()) {
-      const mine = engine.hits.filter((h) => h.params["CallSid"] === c.callSid);
-      expect(mine.map((h) => h.params["SequenceNumber"])).toEqual(mine.map((_, n) => String(n)));
+      const mine = engine.hits.filter((h) => h.params.CallSid === c.callSid);
+      expect(mine.map((h) => h.params.SequenceNumber)).toEqual(mine.map((_, n) => String(n)));
       expect(mine.at(-1)?.params).toMatchObject({ CallStatus: outcomes[i], CallDuration: "0" });
     }
   });
@@ -437,15 +437,15 @@ describe("inbound call playback", () => {
         ApiVersion: "2010-04-01",
       });
     }
-    expect(voice.params["CallStatus"]).toBe("ringing");
-    expect(voice.params["CallbackSource"]).toBeUndefined();
+    expect(voice.params.CallStatus).toBe("ringing");
+    expect(voice.params.CallbackSource).toBeUndefined();
     expect(completed.params).toMatchObject({
       CallStatus: "completed",
       CallDuration: "61",
       CallbackSource: "call-progress-events",
       SequenceNumber: "0",
     });
-    expect(completed.params["Timestamp"]).toMatch(RFC2822);
+    expect(completed.params.Timestamp).toMatch(RFC2822);
     expect(played.answer).toMatchObject({ status: 200, body: TWIML, contentType: "text/xml" });
     expect(played.statusCallbacks).toEqual([{ status: "completed", httpStatus: 200 }]);
   });
@@ -462,7 +462,7 @@ describe("inbound call playback", () => {
       callSid,
     });
     expect(played.callSid).toBe(callSid);
-    expect(engine.hits.every((h) => h.params["CallSid"] === callSid && h.params["AccountSid"] === ACCOUNT)).toBe(true);
+    expect(engine.hits.every((h) => h.params.CallSid === callSid && h.params.AccountSid === ACCOUNT)).toBe(true);
   });
 
   it("ends a call the engine rejects with <Reject> or an error status as busy, with CallDuration=0", async () => {
@@ -485,7 +485,7 @@ describe("inbound call playback", () => {
     });
 
     engine.answer((hit) =>
-      hit.params["CallStatus"] === "ringing"
+      hit.params.CallStatus === "ringing"
         ? { status: 403, body: "forbidden", contentType: "text/plain" }
         : { status: 204 },
     );
@@ -529,11 +529,11 @@ describe("helpers", () => {
 describe("REST: accounts and incoming numbers through the official twilio SDK", () => {
   it("fetches the account with its friendly name and status; refuses a wrong token with 401 and code 20003", async () => {
     const { sim } = await setup();
-    sim.addAccount({ sid: "AC" + "3".repeat(32), authToken: "t3", friendlyName: "Acme Voice" });
-    const account = await sdk(sim, "AC" + "3".repeat(32), "t3")
-      .api.v2010.accounts("AC" + "3".repeat(32))
+    sim.addAccount({ sid: `AC${"3".repeat(32)}`, authToken: "t3", friendlyName: "Acme Voice" });
+    const account = await sdk(sim, `AC${"3".repeat(32)}`, "t3")
+      .api.v2010.accounts(`AC${"3".repeat(32)}`)
       .fetch();
-    expect(account).toMatchObject({ sid: "AC" + "3".repeat(32), friendlyName: "Acme Voice", status: "active" });
+    expect(account).toMatchObject({ sid: `AC${"3".repeat(32)}`, friendlyName: "Acme Voice", status: "active" });
 
     const refused = await sdk(sim, ACCOUNT, "wrong")
       .api.v2010.accounts(ACCOUNT)

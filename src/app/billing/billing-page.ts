@@ -14,7 +14,7 @@ export class Html {
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** Template tag: interpolated values are escaped unless they are Html already (arrays are joined). */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
@@ -25,7 +25,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
         ? v.map(part).join("")
         : v === null || v === undefined || v === false
           ? ""
-          : escape(String(v));
+          : escapeHtml(String(v));
   return new Html(strings.reduce((out, s, i) => out + s + (i < values.length ? part(values[i]) : ""), ""));
 }
 

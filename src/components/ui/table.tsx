@@ -16,6 +16,7 @@ export function Table({ head, children, ...rest }: { head: ReactNode[]; children
           <tr>
             {head.map((h, i) => (
               <th
+                // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed for its lifetime
                 key={i}
                 scope="col"
                 className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400"

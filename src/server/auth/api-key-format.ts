@@ -37,7 +37,7 @@ export function checksumOf(text: string): string {
 }
 
 export function generateApiKey(): string {
-  const body = toBase62(BigInt("0x" + randomBytes(32).toString("hex")), BODY_LENGTH);
+  const body = toBase62(BigInt(`0x${randomBytes(32).toString("hex")}`), BODY_LENGTH);
   const head = API_KEY_PREFIX + body;
   return head + checksumOf(head);
 }

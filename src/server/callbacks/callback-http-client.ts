@@ -214,7 +214,7 @@ function exchange(
       headers[name] = value;
     }
   }
-  headers["host"] = url.host;
+  headers.host = url.host;
   headers["content-length"] = String(Buffer.byteLength(body));
 
   const options: https.RequestOptions = {

@@ -39,6 +39,7 @@ export function checkCallbackUrl(raw: string, opts: CallbackUrlPolicyOptions): C
   if (raw.length > MAX_CALLBACK_URL_LENGTH) return fail(CALLBACK_URL_REASONS.tooLong);
   // The WHATWG parser silently drops tabs/newlines and trims spaces; other parsers downstream (logs,
   // customer dashboards) may not, so the stored string must be exactly what gets called.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
   if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return fail(CALLBACK_URL_REASONS.controlCharacters);
 
   let url: URL;

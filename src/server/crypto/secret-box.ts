@@ -54,5 +54,5 @@ function openSealed(sealed: string, key: Buffer): string {
 
 /** `whsec_` + base64 of 32 random bytes, the Standard Webhooks secret format. */
 export function generateWebhookSecret(): string {
-  return "whsec_" + randomBytes(32).toString("base64");
+  return `whsec_${randomBytes(32).toString("base64")}`;
 }

@@ -38,7 +38,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const server = await startPgliteWireServer(pg, { host: "127.0.0.1", port: 0 });
   const url = `postgresql://postgres:postgres@${server.host}:${server.port}/postgres?sslmode=disable`;
   const urlFile = path.join(dataDir, "embedded-postgres.url");
-  writeFileSync(urlFile, url + "\n");
+  writeFileSync(urlFile, `${url}\n`);
 
   return {
     url,

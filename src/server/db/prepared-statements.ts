@@ -17,7 +17,7 @@ const names = new Map<string, string>();
 function statementName(text: string): string {
   let name = names.get(text);
   if (!name) {
-    name = "k_" + createHash("sha1").update(text).digest("base64url").slice(0, 24);
+    name = `k_${createHash("sha1").update(text).digest("base64url").slice(0, 24)}`;
     if (names.size < 5_000) names.set(text, name);
   }
   return name;

@@ -82,5 +82,5 @@ export function emailChangeRequestedNotice(to: string, newEmail: string): MailMe
     `A change of your Routekit account's email address to ${newEmail} was requested. It takes effect only when the link sent to the new address is opened.`,
     'If this was not you, change your password now (Settings, or "Forgot password?" on the log-in page): that signs out every session and the pending change can no longer be confirmed.',
   ];
-  return { to, subject: "Your Routekit email address is about to change", text: text.join("\n\n") + "\n" };
+  return { to, subject: "Your Routekit email address is about to change", text: `${text.join("\n\n")}\n` };
 }

@@ -27,7 +27,7 @@ export class DurableJournal<T> {
     if (this.opts.maxEntries !== undefined && this.count >= this.opts.maxEntries) throw new JournalFullError();
     this.count++;
     const body = JSON.stringify(entry);
-    const text = JSON.stringify({ v: 1, sha256: sha256(body), entry: body }) + "\n";
+    const text = `${JSON.stringify({ v: 1, sha256: sha256(body), entry: body })}\n`;
     // Sorts by time of arrival, then a random part so two entries in one millisecond never collide.
     const name = `${Date.now().toString().padStart(15, "0")}-${randomBytes(6).toString("hex")}.json`;
     const temp = path.join(this.dir, `.${name}.tmp`);

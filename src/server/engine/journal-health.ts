@@ -61,6 +61,7 @@ export async function journalHealth(): Promise<JournalHealth> {
     (n) => n.endsWith(".json") && !n.startsWith("."),
   );
   // Entry names start with their arrival time in milliseconds (durable-journal.ts).
+  // biome-ignore lint/complexity/useMathMinMax: the names compare as strings (fixed-width times), Math.min would turn them into NaN
   const oldest = entries.length ? Number.parseInt(entries.reduce((a, b) => (a < b ? a : b)).slice(0, 15), 10) : NaN;
   return {
     check,

@@ -170,6 +170,6 @@ export function toErrorResponse(thrown: unknown): MappedError {
   if (status >= 500 && !(err instanceof AppError)) message = undefined;
 
   const body: ErrorEnvelope = { error: { code, message: message ?? DEFAULT_MESSAGE[code] } };
-  if (details && details.length) body.error.details = details;
+  if (details?.length) body.error.details = details;
   return { status, body, headers, unexpected };
 }

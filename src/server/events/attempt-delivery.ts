@@ -129,7 +129,7 @@ export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipp
 export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
   const now = deps.now ?? (() => new Date());
   const delivery = await readDelivery(job.deliveryId);
-  if (!delivery || delivery.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
+  if (delivery?.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
   const admission = deps.admit
     ? deps.admit({
         accountId: delivery.accountId,

@@ -25,7 +25,7 @@ export type EventData = {
 export type EventEnvelope = { id: string; type: EventType; createdAt: string; data: EventData };
 
 export function newEventId(): string {
-  return "evt_" + randomBytes(16).toString("base64url");
+  return `evt_${randomBytes(16).toString("base64url")}`;
 }
 
 /** Members left undefined are dropped, so receivers see only what applies. */

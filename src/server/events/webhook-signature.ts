@@ -25,7 +25,7 @@ function hmacKeyOf(secret: string): KeyObject {
  * rotation) give several space-separated signatures.
  */
 export function signatureFor(secret: string, id: string, timestamp: number, body: string): string {
-  return "v1," + createHmac("sha256", hmacKeyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
+  return `v1,${createHmac("sha256", hmacKeyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
 export function webhookHeaders(opts: {

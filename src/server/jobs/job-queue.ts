@@ -260,7 +260,10 @@ export const WAKE_COALESCE_MS = 20;
 export function wakeWorker(queue: string): void {
   const s = peek<State>("jobQueue");
   const w = s?.workers.get(queue);
-  if (w?.wake) return w.wake();
+  if (w?.wake) {
+    w.wake();
+    return;
+  }
   if (!s || !w?.ids.length) return;
   w.requested++;
   w.timer ??= setTimeout(() => {

@@ -37,7 +37,7 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
   if (body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
   const res = await fetch(baseUrlOf(opts.server) + path, { method, headers, body });
   const text = await res.text();
-  let parsed: any = undefined;
+  let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

@@ -21,13 +21,13 @@ export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () 
     ...trpc.calls.get.queryOptions({ callSid }),
     // A live call's timeline keeps growing; an ended one may still have events on their way.
     refetchInterval: (q) =>
-      q.state.data &&
-      q.state.data.call.endedAt &&
+      q.state.data?.call.endedAt &&
       q.state.data.call.timeline.every((e) => e.type !== "event" || e.status !== "PENDING")
         ? false
         : POLL_MS,
   });
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves each time another call opens, which is what callSid says
   useEffect(() => {
     headingRef.current?.focus();
   }, [callSid]);
@@ -119,6 +119,7 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
         <ol className="mt-2 space-y-3" data-testid="call-timeline">
           {c.timeline.map((e, i) => (
             <li
+              // biome-ignore lint/suspicious/noArrayIndexKey: a timeline only grows at its end, and its entries have no id of their own
               key={i}
               data-testid="timeline-entry"
               data-type={e.type}

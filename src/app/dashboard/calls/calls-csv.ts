@@ -53,5 +53,5 @@ export function callsCsv(calls: TCall[]): string {
       .map(cell)
       .join(","),
   );
-  return [COLUMNS.join(","), ...rows].join("\r\n") + "\r\n";
+  return `${[COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
 }

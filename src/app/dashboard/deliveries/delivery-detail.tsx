@@ -26,6 +26,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
   });
 
   // Keyboard and screen-reader users land on what they asked for.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves each time another delivery opens, which is what id says
   useEffect(() => {
     headingRef.current?.focus();
   }, [id]);

@@ -110,6 +110,7 @@ export function ApiKeys() {
 /** The one time the full key exists outside the customer's hands: shown once, then forgotten. */
 function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
   const headingRef = useRef<HTMLHeadingElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves each time a new key is revealed
   useEffect(() => {
     headingRef.current?.focus();
   }, [created.id]);

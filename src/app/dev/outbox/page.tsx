@@ -15,10 +15,12 @@ function Linked({ text }: { text: string }) {
     <>
       {parts.map((part, i) =>
         /^https?:\/\//.test(part) ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed message, never reordered
           <a key={i} href={part} className="break-all text-indigo-700 underline">
             {part}
           </a>
         ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed message, never reordered
           <Fragment key={i}>{part}</Fragment>
         ),
       )}

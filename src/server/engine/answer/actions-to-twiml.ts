@@ -54,6 +54,7 @@ function isActionKind(key: string): key is ActionKind {
 function isAbsoluteHttpUrl(s: string): boolean {
   // Exactly what Twilio will fetch: no whitespace or controls the WHATWG parser would silently
   // drop, and a real `scheme://host` (the parser also accepts `https:host`).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
   if (/[\u0000-\u0020\u007f-\u009f]/.test(s) || !/^https?:\/\//i.test(s)) return false;
   if (firstInvalidXmlChar(s) !== -1) return false;
   try {

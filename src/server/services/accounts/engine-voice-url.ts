@@ -10,7 +10,7 @@ export function engineVoiceUrl(routingToken: string): string {
 
 /** 192 random bits: unguessable, URL-safe. */
 export function generateRoutingToken(): string {
-  return "rt_" + randomBytes(24).toString("base64url");
+  return `rt_${randomBytes(24).toString("base64url")}`;
 }
 
 /**

@@ -23,7 +23,7 @@ export async function unusedLink(kind: "checkout" | "portal", token: string): Pr
 }
 
 /** Records the link as used in `tx`; throws LinkUsedError when it already was. */
-export async function useLink(tx: Prisma.TransactionClient, claims: TokenClaims): Promise<void> {
+export async function spendLink(tx: Prisma.TransactionClient, claims: TokenClaims): Promise<void> {
   try {
     // A savepoint-free insert: a unique violation aborts the transaction, which is what we want.
     await tx.billingLinkUse.create({ data: { jti: claims.jti, accountId: claims.accountId } });

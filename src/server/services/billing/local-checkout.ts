@@ -2,7 +2,7 @@ import { db } from "../../db/client";
 import { verifyToken } from "../../auth/tokens";
 import type { BillingPlan } from "./billing-plan";
 import type { CheckoutPayment, CheckoutView } from "./billing-strategy";
-import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
+import { LinkUsedError, unusedLink, spendLink } from "./billing-link-use";
 
 /**
  * GET or HEAD of our checkout link in local billing mode (docs/decisions.md §4): the plan and a Pay
@@ -32,7 +32,7 @@ export async function payLocalCheckout(token: string): Promise<CheckoutPayment> 
         select: { id: true },
       });
       if (!account) throw new LinkUsedError("account gone or closed");
-      await useLink(tx, claims);
+      await spendLink(tx, claims);
       await tx.account.updateMany({
         where: { id: claims.accountId, deletedAt: null, status: { in: ["INACTIVE", "SUSPENDED"] } },
         data: { status: "ACTIVE" },

@@ -1,7 +1,7 @@
 import type { AccountStatus } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
 import type { BillingPlan } from "./billing-plan";
-import { LinkUsedError, unusedLink, useLink } from "./billing-link-use";
+import { LinkUsedError, unusedLink, spendLink } from "./billing-link-use";
 
 export type PortalAction = "cancel" | "resume";
 
@@ -43,7 +43,7 @@ export async function applyLocalPortalAction(
         data: { status: to },
       });
       if (count === 0) return "not-applicable" as const;
-      await useLink(tx, claims);
+      await spendLink(tx, claims);
       return "done" as const;
     });
   } catch (err) {

@@ -54,7 +54,7 @@ export async function reconcileTwilioCalls(opts: { now?: Date } = {}): Promise<R
     await recordUnseenCalls(target, now, result).catch((err: unknown) => {
       result.errors++;
       logger().warn(
-        { accountId: target.accountId, err: describe(err) },
+        { accountId: target.accountId, err: errorText(err) },
         "reconciliation: could not read Twilio's call list",
       );
     });
@@ -87,7 +87,7 @@ async function closeStaleCalls(now: Date, result: ReconcileResult): Promise<void
       }
       result.errors++;
       logger().warn(
-        { callSid: call.callSid, err: describe(err) },
+        { callSid: call.callSid, err: errorText(err) },
         "reconciliation: could not read Twilio's call record",
       );
     }
@@ -151,6 +151,6 @@ function close(account: EngineAccount, call: EngineCall, record: TwilioCall, now
   });
 }
 
-function describe(err: unknown): string {
+function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

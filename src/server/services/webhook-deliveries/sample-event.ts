@@ -5,7 +5,7 @@ import { billedMinutes, costBreakdown } from "../usage/billed-minutes";
  * The call sid of every test event: `CA` and 32 zeros, the shape of a real
  * sid that no real call has, so receivers can recognise it besides `data.test`.
  */
-export const TEST_CALL_SID = "CA" + "0".repeat(32);
+export const TEST_CALL_SID = `CA${"0".repeat(32)}`;
 /** Twilio's documented "valid" magic caller number. */
 const SAMPLE_CALLER = "+15005550006";
 
