@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
 import { ROUTE_EXAMPLES, exampleKey } from "../../src/server/openapi/examples";
 import { restRoutes } from "../../src/server/rest/routes";
+import { OPENAPI_FILE, openApiText } from "../../scripts/openapi/write-openapi";
+import { readFileSync } from "node:fs";
 
 type Doc = {
   paths: Record<
@@ -21,6 +23,11 @@ type Doc = {
 };
 const doc = buildOpenApiDocument() as unknown as Doc;
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
+/** A named schema's body: operations point at components.schemas by $ref. */
+const deref = (schema: unknown) => {
+  const ref = (schema as { $ref?: string }).$ref;
+  return ref ? doc.components.schemas[ref.replace("#/components/schemas/", "")] : schema;
+};
 
 describe("OpenAPI document", () => {
   it("is valid OpenAPI 3.1", async () => {
@@ -73,6 +80,42 @@ describe("OpenAPI document", () => {
     expect(walked).toBe(restRoutes.length);
   });
 
+  it("names every request and response schema after its operation, and tags every operation with a described tag", () => {
+    const described = new Set(
+      (doc as unknown as { tags: { name: string; description: string }[] }).tags
+        .filter((t) => t.description)
+        .map((t) => t.name),
+    );
+    for (const route of restRoutes) {
+      const op = doc.paths[toOpenApiPath(route.path)]![route.method.toLowerCase()]! as unknown as {
+        tags: string[];
+        description: string;
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }
+        >;
+        requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+      };
+      expect(op.responses[String(route.status)]!.content!["application/json"]!.schema.$ref).toMatch(
+        /^#\/components\/schemas\/\w+Response$/,
+      );
+      if (op.requestBody) expect(op.requestBody.content["application/json"]!.schema.$ref).toMatch(/Request$/);
+      expect(
+        op.tags.every((t) => described.has(t)),
+        route.path,
+      ).toBe(true);
+      expect(op.description.length).toBeGreaterThan(route.summary.length);
+      for (const [status, response] of Object.entries(op.responses))
+        expect(response.headers?.["x-request-id"], `${route.path} ${status}`).toBeDefined();
+    }
+  });
+
+  it("is committed as openapi.json, current (npm run openapi writes it)", () => {
+    expect(readFileSync(OPENAPI_FILE, "utf8") === openApiText(), "openapi.json is stale: run npm run openapi").toBe(
+      true,
+    );
+  });
+
   it("has the three events as webhooks", () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(["call.ended", "call.error", "call.started"]);
   });
@@ -84,13 +127,14 @@ describe("OpenAPI document", () => {
       const op = doc.paths[toOpenApiPath(route.path)]![route.method.toLowerCase()]!;
       const ok = op.responses[String(route.status)]!.content!["application/json"]!;
       expect(ok.example, `${exampleKey(route)} response example`).toBeDefined();
-      expect(ajv.validate(ok.schema as object, ok.example), `${exampleKey(route)} response: ${ajv.errorsText()}`).toBe(
-        true,
-      );
+      expect(
+        ajv.validate(deref(ok.schema) as object, ok.example),
+        `${exampleKey(route)} response: ${ajv.errorsText()}`,
+      ).toBe(true);
       const body = op.requestBody?.content["application/json"];
       if (body?.example !== undefined)
         expect(
-          ajv.validate(body.schema as object, body.example),
+          ajv.validate(deref(body.schema) as object, body.example),
           `${exampleKey(route)} request: ${ajv.errorsText()}`,
         ).toBe(true);
     }

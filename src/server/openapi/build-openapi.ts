@@ -65,8 +65,76 @@ const IDEMPOTENCY_KEY_PARAMETER = {
     "Retry safely: the same key with the same body within 24 hours replays the first answer (status and body, with header `idempotent-replayed: true`) and does nothing again; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is still running → 409 IDEMPOTENCY_IN_PROGRESS. A 4xx answer is replayed too; after a 5xx the key is released so a retry runs. Keys are per account (per client address for register and login).",
 };
 
+/** Every operation is grouped under one of these, by its path's first segment after /api. */
+export const TAGS: Record<string, { name: string; description: string }> = {
+  auth: { name: "auth", description: "Register an account and log in: the login JWT works wherever an API key does." },
+  account: { name: "account", description: "Your account: status, webhook secret, engine URL, and rotating them." },
+  "api-keys": { name: "api-keys", description: "API keys (`rtk_…`): created (shown once), listed by prefix, revoked." },
+  "phone-numbers": {
+    name: "phone-numbers",
+    description: "Your US numbers and the callback URLs on your backend that decide their calls.",
+  },
+  outbound: { name: "outbound", description: "Place a call through Twilio; your backend decides it when answered." },
+  calls: { name: "calls", description: "The call log: every call the engine saw, with its timeline." },
+  usage: { name: "usage", description: "Billed minutes and costs, per call and for the month." },
+  billing: { name: "billing", description: "Checkout, the billing portal and the subscription's totals." },
+  "webhook-deliveries": {
+    name: "webhook-deliveries",
+    description: "The delivery log of the events we send you: attempts, redeliver, replay and test events.",
+  },
+  "twilio-connection": {
+    name: "twilio-connection",
+    description: "Your Twilio account's credentials: number ownership, set-up and signed, reconciled calls.",
+  },
+  health: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
+  ready: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
+};
+
+function tagOf(route: RestRoute): string {
+  const segment = route.path.split("/")[2] ?? "";
+  const tag = TAGS[segment];
+  if (!tag) throw new Error(`OpenAPI: no tag for ${route.path}; add its path segment to TAGS`);
+  return tag.name;
+}
+
+/** `phoneNumbers.create` → `PhoneNumbersCreate`: the stem of the operation's named schemas. */
+function schemaStem(procedure: string): string {
+  return procedure
+    .split(".")
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join("");
+}
+
+/** What every operation's reference says beyond its summary, from the route's own contract. */
+function operationDescription(route: RestRoute): string {
+  const lines = [`${route.summary}.`];
+  lines.push(
+    route.auth
+      ? "Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100."
+      : route.procedure.startsWith("auth.")
+        ? "No credentials; limited per client address and per email (see the RateLimit headers)."
+        : "No credentials.",
+  );
+  const errors = route.errors ?? [];
+  if (errors.includes(402)) lines.push("Needs a paid account: INACTIVE answers 402, SUSPENDED 403.");
+  else if (errors.includes(403) && route.auth) lines.push("A SUSPENDED account answers 403 ACCOUNT_SUSPENDED.");
+  if (route.method === "POST") lines.push("Retry safely with an `Idempotency-Key`.");
+  if (route.database !== false) lines.push("While the database is unreachable: 503 with `Retry-After`.");
+  return lines.join(" ");
+}
+
+/** Rate-limit state, on the answers of every route that spends from a bucket. */
+const RATE_LIMIT_HEADERS = {
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+};
+
+const hasBucket = (route: RestRoute) => route.auth || route.procedure.startsWith("auth.");
+
 function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
   const statuses = new Set<number>([500, ...(route.errors ?? [])]);
+  // The input boundary answers 400 on any route: a NUL character, a malformed escape, a bad content type.
+  statuses.add(400);
   if (hasInput) statuses.add(400);
   if (route.method !== "GET" && route.method !== "DELETE") statuses.add(413);
   if (route.auth) [401, 429].forEach((s) => statuses.add(s));
@@ -108,6 +176,8 @@ function operation(route: RestRoute) {
     };
   });
   if (route.method === "POST") parameters.push(IDEMPOTENCY_KEY_PARAMETER);
+  const stem = schemaStem(route.procedure);
+  const named: Record<string, unknown> = {};
   let requestBody: unknown;
   const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
   if (route.method === "GET") {
@@ -125,31 +195,38 @@ function operation(route: RestRoute) {
       properties: bodyProps,
       required: [...required].filter((k) => !pathParams.includes(k)),
     };
+    named[`${stem}Request`] = bodySchema;
     requestBody = {
       required: bodySchema.required.length > 0,
       content: {
         "application/json": {
-          schema: bodySchema,
+          schema: { $ref: `#/components/schemas/${stem}Request` },
           ...(examples?.request !== undefined && { example: examples.request }),
         },
       },
     };
   }
 
+  named[`${stem}Response`] = jsonSchema(route.output, "output");
+  const common = {
+    "x-request-id": { $ref: "#/components/headers/XRequestId" },
+    ...(hasBucket(route) && RATE_LIMIT_HEADERS),
+  };
   const responses: Record<string, unknown> = {
     [route.status]: {
       description: route.summary,
-      ...(route.method === "POST" && {
-        headers: {
+      headers: {
+        ...common,
+        ...(route.method === "POST" && {
           "idempotent-replayed": {
             schema: { type: "string", enum: ["true"] },
             description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key",
           },
-        },
-      }),
+        }),
+      },
       content: {
         "application/json": {
-          schema: jsonSchema(route.output, "output"),
+          schema: { $ref: `#/components/schemas/${stem}Response` },
           ...(examples?.response !== undefined && { example: examples.response }),
         },
       },
@@ -158,11 +235,12 @@ function operation(route: RestRoute) {
   for (const status of errorStatuses(route, Boolean(input))) {
     responses[status] = {
       description: STATUS_TEXT[status] ?? "Error",
-      ...((status === 429 || status === 503) && {
-        headers: {
+      headers: {
+        ...common,
+        ...((status === 429 || status === 503) && {
           "Retry-After": { schema: { type: "integer", minimum: 1 }, description: "Seconds to wait before retrying" },
-        },
-      }),
+        }),
+      },
       content: {
         "application/json": {
           schema: { $ref: "#/components/schemas/ErrorEnvelope" },
@@ -172,13 +250,17 @@ function operation(route: RestRoute) {
     };
   }
   return {
-    operationId: route.procedure,
-    summary: route.summary,
-    tags: [route.path.split("/")[2] ?? "api"],
-    ...(route.auth ? { security: [{ bearer: [] }] } : { security: [] }),
-    ...(parameters.length && { parameters }),
-    ...(requestBody !== undefined && { requestBody }),
-    responses,
+    named,
+    operation: {
+      operationId: route.procedure,
+      summary: route.summary,
+      description: operationDescription(route),
+      tags: [tagOf(route)],
+      ...(route.auth ? { security: [{ bearer: [] }] } : { security: [] }),
+      ...(parameters.length && { parameters }),
+      ...(requestBody !== undefined && { requestBody }),
+      responses,
+    },
   };
 }
 
@@ -192,6 +274,9 @@ function webhook(type: string, summary: string) {
   });
   return {
     post: {
+      operationId: `event.${type}`,
+      tags: ["events"],
+      security: [{ webhookSignature: [] }],
       summary,
       description: "Signed per the Standard Webhooks spec with your webhookSecret; verify before trusting it.",
       parameters: [
@@ -226,10 +311,14 @@ let cached: Record<string, unknown> | undefined;
 export function buildOpenApiDocument(): Record<string, unknown> {
   if (cached) return cached;
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, unknown> = {};
   for (const route of restRoutes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+    const built = operation(route);
+    (paths[path] ??= {})[route.method.toLowerCase()] = built.operation;
+    Object.assign(schemas, built.named);
   }
+  const tags = [...new Map(Object.values(TAGS).map((t) => [t.name, t])).values()];
   cached = {
     openapi: "3.1.0",
     info: {
@@ -238,8 +327,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       description:
         "Voice callback routing for your Twilio numbers. Authenticate with `Authorization: Bearer <API key or login JWT>`. " +
         "Every error has the same envelope; every response carries `x-request-id`.",
+      license: { name: "MIT", identifier: "MIT" },
+      contact: { name: "Routekit maintainers" },
     },
     servers: [{ url: "/", description: "This service" }],
+    tags: [
+      ...tags,
+      { name: "events", description: "The events we POST to your backend, signed per the Standard Webhooks spec." },
+    ],
     paths,
     webhooks: {
       "call.started": webhook(
@@ -256,8 +351,36 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           scheme: "bearer",
           description: "An API key (`rtk_…`) or the JWT from POST /api/auth/login",
         },
+        webhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Events we send you carry a Standard Webhooks signature made with your webhook secret: verify it before trusting the event.",
+        },
       },
-      schemas: { ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, "output"), Event: jsonSchema(ZEventEnvelope, "output") },
+      headers: {
+        XRequestId: {
+          schema: { type: "string" },
+          description:
+            "This request's id: yours if you sent a valid `x-request-id` ([A-Za-z0-9._:-]{1,128}), else ours. It finds the request in our logs.",
+        },
+        RateLimit: {
+          schema: { type: "string" },
+          description:
+            'IETF RateLimit field for the bucket this request spent from: `"<policy>";r=<requests left>;t=<seconds until the bucket is full again>`.',
+        },
+        RateLimitPolicy: {
+          schema: { type: "string" },
+          description:
+            'IETF RateLimit-Policy field: `"<policy>";q=<burst>;w=<seconds an empty bucket takes to refill>`. `account` is the API\'s 50 a second with bursts of 100; `address` the per-address limit of register and login.',
+        },
+      },
+      schemas: {
+        ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, "output"),
+        Event: jsonSchema(ZEventEnvelope, "output"),
+        ...schemas,
+      },
     },
   };
   return cached;

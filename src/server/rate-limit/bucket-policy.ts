@@ -1,6 +1,7 @@
 /** A token bucket: `capacity` is the burst, `refillPerSecond` the sustained rate. */
 export type BucketPolicy = { capacity: number; refillPerSecond: number };
-export type TakeResult = { allowed: boolean; retryAfterSeconds: number };
+/** `remaining`: whole tokens left in the bucket after this take, as the store last saw it (the RateLimit header). */
+export type TakeResult = { allowed: boolean; retryAfterSeconds: number; remaining: number };
 
 export interface RateLimitStore {
   take(key: string, policy: BucketPolicy): Promise<TakeResult>;

@@ -23,7 +23,15 @@ export function leaseSize(policy: BucketPolicy): number {
 }
 
 /** `lowUntil`: the bucket held less than a lease, so requests take single tokens until it could hold one again. */
-type Lease = { tokens: number; expiresAt: number; deniedUntil: number; lowUntil: number; retryAfterSeconds: number };
+type Lease = {
+  tokens: number;
+  expiresAt: number;
+  deniedUntil: number;
+  lowUntil: number;
+  retryAfterSeconds: number;
+  /** What the shared bucket held after the lease was taken: with `tokens`, the client's remaining as last seen. */
+  sharedLeft: number;
+};
 
 /**
  * Token buckets in PostgreSQL without a write per request: each instance takes
@@ -55,9 +63,9 @@ export class LeasedRateLimitStore implements RateLimitStore {
       if (lease && lease.expiresAt > now) {
         if (lease.tokens >= 1) {
           lease.tokens--;
-          return { allowed: true, retryAfterSeconds: 0 };
+          return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(lease.sharedLeft + lease.tokens) };
         }
-        if (lease.deniedUntil > now) return { allowed: false, retryAfterSeconds: lease.retryAfterSeconds };
+        if (lease.deniedUntil > now) return { allowed: false, retryAfterSeconds: lease.retryAfterSeconds, remaining: 0 };
       }
       // Without leases, or with the bucket too low for one, each request takes its own token.
       if (size === 1 || (lease && lease.lowUntil > now)) return this.takeOne(key, policy);
@@ -83,18 +91,21 @@ export class LeasedRateLimitStore implements RateLimitStore {
         deniedUntil: 0,
         lowUntil: 0,
         retryAfterSeconds: 0,
+        sharedLeft: leased.tokens,
       });
       return undefined;
     }
     if (leased.tokens < 1) return this.refuse(key, policy, leased.tokens);
     const lowUntil = this.now() + ((size - leased.tokens) / policy.refillPerSecond) * 1000;
-    this.keep(key, { tokens: 0, expiresAt: lowUntil, deniedUntil: 0, lowUntil, retryAfterSeconds: 0 });
+    this.keep(key, { tokens: 0, expiresAt: lowUntil, deniedUntil: 0, lowUntil, retryAfterSeconds: 0, sharedLeft: leased.tokens });
     return this.takeOne(key, policy);
   }
 
   private async takeOne(key: string, policy: BucketPolicy): Promise<TakeResult> {
     const one = await this.shared(key, policy, 1);
-    return one.taken ? { allowed: true, retryAfterSeconds: 0 } : this.refuse(key, policy, one.tokens);
+    return one.taken
+      ? { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(one.tokens) }
+      : this.refuse(key, policy, one.tokens);
   }
 
   private refuse(key: string, policy: BucketPolicy, tokens: number): TakeResult {
@@ -107,8 +118,9 @@ export class LeasedRateLimitStore implements RateLimitStore {
       deniedUntil,
       lowUntil: 0,
       retryAfterSeconds,
+      sharedLeft: 0,
     });
-    return { allowed: false, retryAfterSeconds };
+    return { allowed: false, retryAfterSeconds, remaining: 0 };
   }
 
   private keep(key: string, lease: Lease): void {

@@ -40,7 +40,7 @@ const PRUNE_AFTER_SECONDS = 3600;
 export class PostgresRateLimitStore implements RateLimitStore {
   async take(key: string, policy: BucketPolicy): Promise<TakeResult> {
     const { taken, tokens } = await takeTokens(key, policy, 1);
-    return { allowed: taken, retryAfterSeconds: taken ? 0 : retryAfter(tokens, policy) };
+    return { allowed: taken, retryAfterSeconds: taken ? 0 : retryAfter(tokens, policy), remaining: Math.floor(tokens) };
   }
 
   prune(olderThanSeconds = PRUNE_AFTER_SECONDS): Promise<number> {
@@ -86,7 +86,11 @@ export class RedisRateLimitStore implements RateLimitStore {
       String(policy.capacity),
       String(policy.refillPerSecond),
     )) as [number, string];
-    return { allowed: allowed === 1, retryAfterSeconds: allowed === 1 ? 0 : retryAfter(Number(tokens), policy) };
+    return {
+      allowed: allowed === 1,
+      retryAfterSeconds: allowed === 1 ? 0 : retryAfter(Number(tokens), policy),
+      remaining: Math.floor(Number(tokens)),
+    };
   }
 }
 
@@ -198,21 +202,49 @@ export function rateLimitStore(): RateLimitStore {
 }
 
 /** Takes one token from each bucket in turn, each with its own policy; the first empty one is a 429. */
-export async function enforceRateLimits(limits: { key: string; policy: BucketPolicy }[]): Promise<void> {
+export async function enforceRateLimits(
+  limits: { key: string; policy: BucketPolicy }[],
+  report?: (result: TakeResult, policy: BucketPolicy) => void,
+): Promise<void> {
   const store = rateLimitStore();
   for (const { key, policy } of limits) {
     const result = await store.take(key, policy);
+    report?.(result, policy);
     if (!result.allowed) throw new AppError("RATE_LIMITED", undefined, { retryAfter: result.retryAfterSeconds });
   }
 }
 
-/** Takes one token from each bucket; the first empty one is a 429. */
-export async function enforceRateLimit(keys: string[], policy: BucketPolicy): Promise<void> {
+/**
+ * Takes one token from each bucket; the first empty one is a 429. `report`
+ * hears the last bucket's state (allowed or not) before anything is thrown,
+ * so the answer can carry the RateLimit headers either way.
+ */
+export async function enforceRateLimit(
+  keys: string[],
+  policy: BucketPolicy,
+  report?: (result: TakeResult) => void,
+): Promise<void> {
   const store = rateLimitStore();
   for (const key of keys) {
     const result = await store.take(key, policy);
+    report?.(result);
     if (!result.allowed) {
       throw new AppError("RATE_LIMITED", undefined, { retryAfter: result.retryAfterSeconds });
     }
   }
+}
+
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers) for a token
+ * bucket: the policy's quota is its burst, over the window in which an empty
+ * bucket fills again; `t` is the seconds until this client's bucket is full.
+ */
+export function rateLimitFields(name: string, policy: BucketPolicy, remaining: number): Record<string, string> {
+  const left = Math.max(0, Math.min(policy.capacity, remaining));
+  const window = Math.ceil(policy.capacity / policy.refillPerSecond);
+  const untilFull = Math.ceil((policy.capacity - left) / policy.refillPerSecond);
+  return {
+    "ratelimit-policy": `"${name}";q=${policy.capacity};w=${window}`,
+    ratelimit: `"${name}";r=${left};t=${untilFull}`,
+  };
 }

@@ -34,8 +34,9 @@ function resolveProcedure(caller: unknown, dotted: string): ProcedureFn {
   return node as ProcedureFn;
 }
 
-function replayedHeader(meta: ResponseMeta): Record<string, string> {
-  return meta.idempotentReplayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {};
+/** What the procedure told the transport: a replayed answer, and the state of the rate-limit bucket it spent from. */
+function metaHeaders(meta: ResponseMeta): Record<string, string> {
+  return { ...(meta.idempotentReplayed && { [IDEMPOTENT_REPLAYED_HEADER]: "true" }), ...meta.rateLimit };
 }
 
 /** Adapts an HTTP request to a procedure call and its result (or error) to HTTP. Nothing more. */
@@ -69,10 +70,10 @@ export async function handleRestRequest(req: Request): Promise<Response> {
       responseMeta,
     };
     const result = await resolveProcedure(createCaller(ctx), route.procedure)({ ...query, ...body, ...params });
-    return json(result, route.status, { [REQUEST_ID_HEADER]: requestId, ...replayedHeader(responseMeta) });
+    return json(result, route.status, { [REQUEST_ID_HEADER]: requestId, ...metaHeaders(responseMeta) });
   } catch (err) {
     const res = errorResponse(err, req, requestId);
-    for (const [name, value] of Object.entries(replayedHeader(responseMeta))) res.headers.set(name, value);
+    for (const [name, value] of Object.entries(metaHeaders(responseMeta))) res.headers.set(name, value);
     return res;
   }
 }

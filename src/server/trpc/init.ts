@@ -12,7 +12,7 @@ import {
 } from "../services/idempotency/idempotency";
 import { credentialLimits } from "../rate-limit/credential-limits";
 import { enforceCredentialLimits } from "../rate-limit/enforce-credential-limits";
-import { POLICIES, enforceRateLimit } from "../rate-limit/rate-limiter";
+import { POLICIES, enforceRateLimit, rateLimitFields } from "../rate-limit/rate-limiter";
 
 /**
  * The one tRPC core. Both transports build this context: the REST route table
@@ -30,7 +30,8 @@ export type Context = {
   responseMeta?: ResponseMeta;
 };
 
-export type ResponseMeta = { idempotentReplayed: boolean };
+/** `rateLimit`: the RateLimit and RateLimit-Policy fields of the bucket this request spent from (REST answers carry them). */
+export type ResponseMeta = { idempotentReplayed: boolean; rateLimit?: Record<string, string> };
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 
 const t = initTRPC.context<Context>().create({
@@ -113,7 +114,9 @@ async function idempotently<R extends NextResult>(
  */
 export const credentialProcedure = t.procedure
   .use(async ({ ctx, path, next }) => {
-    await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, stage: "address" }));
+    await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, stage: "address" }), (r, policy) => {
+      if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("address", policy, r.remaining);
+    });
     return next();
   })
   .use(async (opts) => {
@@ -139,7 +142,9 @@ const READS_OWN_ACCOUNT = new Set(["account.get"]);
 export const apiProcedure = t.procedure.use(async (opts) => {
   const { ctx, path, next } = opts;
   const auth = await authenticate(ctx.authorization, { readAccount: READS_OWN_ACCOUNT.has(path) });
-  await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api);
+  await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api, (r) => {
+    if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("account", POLICIES.api, r.remaining);
+  });
   return idempotently(opts, `account:${auth.account.id}`, () => next({ ctx: { ...ctx, auth } }));
 });
 
