@@ -7,7 +7,13 @@ import { parseEnv, setEnv, type Env } from "./env";
 import { logger } from "./logger";
 import { sealLegacyRoutingTokens } from "./services/accounts/engine-voice-url";
 import { isTransientError } from "./errors/to-error-response";
-import { errorSummary, markDatabaseUp, markDatabaseWaiting, retryUntilDone } from "./db/database-availability";
+import {
+  errorSummary,
+  markDatabaseUp,
+  markDatabaseWaiting,
+  publicDatabaseReason,
+  retryUntilDone,
+} from "./db/database-availability";
 import { SESSION_BASE_PATH } from "../lib/session-path";
 
 export type Booted = {
@@ -54,7 +60,7 @@ export async function boot(): Promise<Booted> {
     // The embedded database cannot be "down"; a configured one refusing credentials or migrations is a real failure.
     if (embedded || !isTransientError(err)) throw err;
     const failure = errorSummary(err);
-    markDatabaseWaiting(`unreachable: ${failure}`);
+    markDatabaseWaiting(publicDatabaseReason(err));
     log.warn(
       { err: failure },
       "the database cannot be reached: serving degraded (final statuses journaled, voice requests apologised to, everything else 503) until it is back",

@@ -31,6 +31,23 @@ export function errorSummary(err: unknown): string {
   return typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
+/**
+ * What an unauthenticated readiness probe may say about a database failure:
+ * the socket-level code (ECONNREFUSED, ETIMEDOUT…) when there is one, never
+ * the database's own words (its name, SQLSTATE and message stay in the log).
+ */
+export function publicDatabaseReason(err: unknown): string {
+  const queue: unknown[] = [err];
+  for (let i = 0; i < queue.length && i < 16; i++) {
+    const e = queue[i] as { code?: unknown; cause?: unknown; errors?: unknown } | null;
+    if (e === null || typeof e !== "object") continue;
+    if (typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return `unreachable: ${e.code}`;
+    if (Array.isArray(e.errors)) queue.push(...e.errors);
+    queue.push(e.cause);
+  }
+  return "unreachable: the database refused the connection or the query (details in the log)";
+}
+
 const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
 

@@ -27,6 +27,8 @@ export type JournalHealth = {
 
 const MONITOR_INTERVAL_MS = 5_000;
 
+let probes = 0;
+
 export async function journalHealth(): Promise<JournalHealth> {
   const dir = finalStatusJournalDir();
   const floor = env().journalMinFreeBytes;
@@ -35,7 +37,8 @@ export async function journalHealth(): Promise<JournalHealth> {
   try {
     await mkdir(dir, { recursive: true });
     // Written and removed, not flushed: it is the permission and the file system that are in question.
-    const probe = path.join(dir, ".ready-probe");
+    // Its own name per check: the monitor and a readiness probe may check at the same moment.
+    const probe = path.join(dir, `.ready-probe-${process.pid}-${++probes}`);
     const file = await open(probe, "w", 0o600);
     try {
       await file.writeFile("ok");

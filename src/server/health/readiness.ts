@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import { databaseAvailability, errorSummary } from "../db/database-availability";
+import { databaseAvailability, errorSummary, publicDatabaseReason } from "../db/database-availability";
+import { logger } from "../logger";
 import { kysely } from "../db/kysely";
 import { journalHealth, type JournalHealth } from "../engine/journal-health";
 import { rateLimitStore } from "../rate-limit/rate-limiter";
@@ -19,7 +20,18 @@ export type Readiness = {
 /** A readiness probe answers quickly; a database slower than this is reported as such. */
 const DATABASE_CHECK_MS = 2_000;
 
-export async function readiness(): Promise<Readiness> {
+let lastLoggedFailure: string | null = null;
+let inFlight: Promise<Readiness> | null = null;
+
+/** Probes arriving together share one check: a load balancer's burst costs one query and one probe file. */
+export function readiness(): Promise<Readiness> {
+  inFlight ??= checkReadiness().finally(() => {
+    inFlight = null;
+  });
+  return inFlight;
+}
+
+async function checkReadiness(): Promise<Readiness> {
   const [database, journal] = await Promise.all([databaseCheck(), journalHealth()]);
   const { check, ...journalState } = journal;
   const redis = rateLimitStore().health?.();
@@ -42,9 +54,14 @@ async function databaseCheck(): Promise<string> {
           (timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS)),
       ),
     ]);
+    lastLoggedFailure = null;
     return "ok";
   } catch (err) {
-    return `unreachable: ${errorSummary(err)}`;
+    // The probe is public: it names the kind of failure; the log keeps the database's own words, once per change.
+    const detail = errorSummary(err);
+    if (detail !== lastLoggedFailure) logger().warn({ err: detail }, "readiness: the database check failed");
+    lastLoggedFailure = detail;
+    return publicDatabaseReason(err);
   } finally {
     clearTimeout(timer);
   }

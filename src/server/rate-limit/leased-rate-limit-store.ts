@@ -65,7 +65,8 @@ export class LeasedRateLimitStore implements RateLimitStore {
           lease.tokens--;
           return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(lease.sharedLeft + lease.tokens) };
         }
-        if (lease.deniedUntil > now) return { allowed: false, retryAfterSeconds: lease.retryAfterSeconds, remaining: 0 };
+        if (lease.deniedUntil > now)
+          return { allowed: false, retryAfterSeconds: lease.retryAfterSeconds, remaining: 0 };
       }
       // Without leases, or with the bucket too low for one, each request takes its own token.
       if (size === 1 || (lease && lease.lowUntil > now)) return this.takeOne(key, policy);
@@ -97,7 +98,14 @@ export class LeasedRateLimitStore implements RateLimitStore {
     }
     if (leased.tokens < 1) return this.refuse(key, policy, leased.tokens);
     const lowUntil = this.now() + ((size - leased.tokens) / policy.refillPerSecond) * 1000;
-    this.keep(key, { tokens: 0, expiresAt: lowUntil, deniedUntil: 0, lowUntil, retryAfterSeconds: 0, sharedLeft: leased.tokens });
+    this.keep(key, {
+      tokens: 0,
+      expiresAt: lowUntil,
+      deniedUntil: 0,
+      lowUntil,
+      retryAfterSeconds: 0,
+      sharedLeft: leased.tokens,
+    });
     return this.takeOne(key, policy);
   }
 
