@@ -26,14 +26,11 @@ import { sessionCookie, trpc } from "./support/trpc";
 const key = (r: Pick<RestRoute, "method" | "path">) => `${r.method} ${r.path}`;
 const authenticated = restRoutes.filter((r) => r.auth);
 
-// docs/decisions.md §4: INACTIVE is 402 on these; SUSPENDED is 403 on them and on changing or releasing a number.
-const NEEDS_PAYMENT = new Set(["POST /api/phone-numbers", "POST /api/outbound"]);
+// docs/decisions.md §4, as each route declares it on its contract (restProcedure checks the declaration is its
+// builder's): INACTIVE is 402 on `paid` routes; SUSPENDED is 403 on `paid` and `unsuspended` ones.
+const NEEDS_PAYMENT = new Set(restRoutes.filter((r) => r.standing === "paid").map(key));
 const STANDING_CODES = ["ACCOUNT_SUSPENDED", "PAYMENT_REQUIRED", "UNAUTHORIZED"];
-const REFUSED_WHEN_SUSPENDED = new Set([
-  ...NEEDS_PAYMENT,
-  "PATCH /api/phone-numbers/:id",
-  "DELETE /api/phone-numbers/:id",
-]);
+const REFUSED_WHEN_SUSPENDED = new Set(restRoutes.filter((r) => r.standing !== "any").map(key));
 
 function expectEnvelope(res: ApiResponse, status: number, code: string, what: string): void {
   const seen = `${what}: answered ${res.status} ${res.text.slice(0, 200)}`;
@@ -245,6 +242,16 @@ describe("another tenant's resources", () => {
 });
 
 describe("account standing (docs/decisions.md §4)", () => {
+  it("is declared on the contract: buying numbers and placing calls need payment, changing numbers an unsuspended account", () => {
+    expect([...NEEDS_PAYMENT].sort()).toEqual(["POST /api/outbound", "POST /api/phone-numbers"]);
+    expect([...REFUSED_WHEN_SUSPENDED].sort()).toEqual([
+      "DELETE /api/phone-numbers/:id",
+      "PATCH /api/phone-numbers/:id",
+      "POST /api/outbound",
+      "POST /api/phone-numbers",
+    ]);
+  });
+
   let suspended: TestAccount;
   let unpaid: TestAccount;
   let suspendedNumberId: string;

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { matchRoute } from "../../src/server/rest/match-route";
 import { listProcedures, restRoutes } from "../../src/server/rest/routes";
 import { createCaller } from "../../src/server/trpc/root";
+import { restProcedure } from "../../src/server/rest/rest-procedure";
+import { apiProcedure, paidProcedure, publicProcedure } from "../../src/server/trpc/init";
+import { z } from "zod";
 
 describe("REST route table", () => {
   it("is read from the procedures: every procedure is a REST route, reachable by the caller at its dotted path", () => {
@@ -64,5 +67,51 @@ describe("REST route table", () => {
       kind: "found",
       route: { procedure: "webhookDeliveries.get" },
     });
+  });
+});
+
+describe("route contracts declare what they need", () => {
+  const output = z.object({ ok: z.boolean() });
+  it("a declared standing must be the one its builder enforces", () => {
+    expect(() =>
+      restProcedure(paidProcedure, { method: "POST", path: "/api/x", needs: "write", summary: "x", output }),
+    ).toThrow(/declares standing "any" but its builder enforces "paid"/);
+    expect(() =>
+      restProcedure(apiProcedure, {
+        method: "POST",
+        path: "/api/x",
+        needs: "write",
+        standing: "paid",
+        summary: "x",
+        output,
+      }),
+    ).toThrow(/declares standing "paid" but its builder enforces "any"/);
+    expect(() =>
+      restProcedure(paidProcedure, {
+        method: "POST",
+        path: "/api/x",
+        needs: "write",
+        standing: "paid",
+        summary: "x",
+        output,
+      }),
+    ).not.toThrow();
+  });
+
+  it("credentials go with a permission, and no credentials with none", () => {
+    expect(() =>
+      restProcedure(apiProcedure, { method: "GET", path: "/api/x", needs: "none", summary: "x", output }),
+    ).toThrow(/needs read, write, billing or members/);
+    expect(() =>
+      restProcedure(publicProcedure, {
+        method: "GET",
+        path: "/api/x",
+        auth: false,
+        needs: "read",
+        summary: "x",
+        output,
+      }),
+    ).toThrow(/needs read, write, billing or members; one without, none/);
+    for (const route of restRoutes) expect(route.needs === "none", `${route.method} ${route.path}`).toBe(!route.auth);
   });
 });

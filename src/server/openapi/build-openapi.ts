@@ -115,9 +115,9 @@ function operationDescription(route: RestRoute): string {
         ? "No credentials; limited per client address and per email (see the RateLimit headers)."
         : "No credentials.",
   );
-  const errors = route.errors ?? [];
-  if (errors.includes(402)) lines.push("Needs a paid account: INACTIVE answers 402, SUSPENDED 403.");
-  else if (errors.includes(403) && route.auth) lines.push("A SUSPENDED account answers 403 ACCOUNT_SUSPENDED.");
+  if (route.standing === "paid") lines.push("Needs a paid account: INACTIVE answers 402, SUSPENDED 403.");
+  else if (route.standing === "unsuspended") lines.push("A SUSPENDED account answers 403 ACCOUNT_SUSPENDED.");
+  if (route.needs !== "none") lines.push(`Permission: ${route.needs}.`);
   if (route.method === "POST") lines.push("Retry safely with an `Idempotency-Key`.");
   if (route.database !== false) lines.push("While the database is unreachable: 503 with `Retry-After`.");
   return lines.join(" ");
@@ -256,6 +256,9 @@ function operation(route: RestRoute) {
       summary: route.summary,
       description: operationDescription(route),
       tags: [tagOf(route)],
+      // What the route declares on its contract: the permission it needs (teams enforce it) and the standing it requires.
+      "x-routekit-needs": route.needs,
+      "x-routekit-standing": route.standing,
       ...(route.auth ? { security: [{ bearer: [] }] } : { security: [] }),
       ...(parameters.length && { parameters }),
       ...(requestBody !== undefined && { requestBody }),

@@ -1,5 +1,6 @@
 import type { AnyTRPCProcedure, TRPCProcedureBuilder, TRPCUnsetMarker } from "@trpc/server";
 import type { z } from "zod";
+import { standingOf, type Standing } from "../trpc/procedure-standing";
 
 /**
  * A procedure's REST face, declared where the procedure is built: method,
@@ -9,6 +10,14 @@ import type { z } from "zod";
  */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/**
+ * What a caller must be allowed to do (docs/decisions.md §18, enforced once
+ * teams exist): `read` (a viewer), `write` (a developer: numbers, keys,
+ * calls, deliveries), `billing` and `members` (an owner or admin); `none`
+ * for routes that take no credentials.
+ */
+export type Need = "read" | "write" | "billing" | "members" | "none";
+
 export type RestMeta = {
   method: HttpMethod;
   /** `:name` segments are path parameters, merged into the input. */
@@ -17,6 +26,10 @@ export type RestMeta = {
   status?: 200 | 201;
   /** Whether the route takes an API key or login JWT. Default true; the security suite checks both ways. */
   auth?: boolean;
+  /** Declared on every route, read by the docs and (with teams) by the role check. */
+  needs: Need;
+  /** The account standing the route requires; must be its builder's (checked when the route is built). Default `any`. */
+  standing?: Standing;
   summary: string;
   /** Error statuses particular to this route (the generic ones are derived: 400, 401, 404, 413, 429, 500, 503). */
   errors?: number[];
@@ -31,7 +44,7 @@ export type RestMeta = {
 export type RestSpec<I extends z.ZodType | undefined, O extends z.ZodType> = RestMeta & { input?: I; output: O };
 
 /** What the table keeps of each procedure: its route and the schemas that document it. */
-export type RestContract = Required<Pick<RestMeta, "status" | "auth">> &
+export type RestContract = Required<Pick<RestMeta, "status" | "auth" | "standing">> &
   RestMeta & { input?: z.ZodType; output: z.ZodType };
 
 // Keyed by the built procedure: the table reads it back without reaching into tRPC's internals.
@@ -79,10 +92,22 @@ export function restProcedure<
   Method
 > {
   const { input, output, ...meta } = spec;
+  const standing = meta.standing ?? "any";
+  if (standingOf(builder) !== standing) {
+    throw new Error(
+      `${spec.method} ${spec.path} declares standing "${standing}" but its builder enforces "${standingOf(builder)}"`,
+    );
+  }
+  if ((meta.auth ?? true) !== (meta.needs !== "none")) {
+    throw new Error(
+      `${spec.method} ${spec.path}: a route with credentials needs read, write, billing or members; one without, none`,
+    );
+  }
   const contract: RestContract = {
     ...meta,
     status: meta.status ?? 200,
     auth: meta.auth ?? true,
+    standing,
     ...(input && { input }),
     output,
   };

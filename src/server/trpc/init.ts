@@ -1,4 +1,5 @@
 import { initTRPC } from "@trpc/server";
+import { declareStanding } from "./procedure-standing";
 import { authenticate, type Auth } from "../auth/authenticate";
 import { AppError } from "../errors/app-error";
 import { ERROR_STATUS } from "../errors/error-codes";
@@ -162,6 +163,6 @@ function requireStanding(requirePayment: boolean) {
 }
 
 /** Operations that need a paid, active account (new numbers, outbound calls). */
-export const paidProcedure = apiProcedure.use(requireStanding(true));
+export const paidProcedure = declareStanding(apiProcedure.use(requireStanding(true)), "paid");
 /** Operations a suspended account may not perform (changing or removing numbers). */
-export const unsuspendedProcedure = apiProcedure.use(requireStanding(false));
+export const unsuspendedProcedure = declareStanding(apiProcedure.use(requireStanding(false)), "unsuspended");

@@ -10,12 +10,14 @@ export const account = {
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/account",
+    needs: "read",
     summary: "The calling account",
     output: ZGetAccountOutput,
   }).query(({ ctx }) => getAccount({ accountId: ctx.auth.account.id, read: ctx.auth.accountRead })),
   rotateWebhookSecret: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/webhook-secret",
+    needs: "write",
     summary: "Rotate the webhook signing secret (the old one keeps signing for 24 hours)",
     input: ZRotateSecretInput,
     output: ZRotateSecretOutput,
@@ -25,6 +27,7 @@ export const account = {
   rotateEngineUrl: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/engine-url",
+    needs: "write",
     summary:
       "Issue a new engine URL (the old one keeps working for 24 hours); numbers set up through the Twilio connection are repointed",
     output: ZRotateEngineUrlOutput,

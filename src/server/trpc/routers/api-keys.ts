@@ -13,6 +13,7 @@ export const apiKeys = {
   create: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/api-keys",
+    needs: "write",
     status: 201,
     summary: "Create an API key",
     input: ZCreateApiKeyInput,
@@ -21,12 +22,14 @@ export const apiKeys = {
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/api-keys",
+    needs: "read",
     summary: "List active API keys",
     output: ZListApiKeysOutput,
   }).query(({ ctx }) => listApiKeys({ accountId: ctx.auth.account.id })),
   revoke: restProcedure(apiProcedure, {
     method: "DELETE",
     path: "/api/api-keys/:id",
+    needs: "write",
     summary: "Revoke an API key",
     input: ZRevokeApiKeyInput,
     output: ZRevokeApiKeyOutput,

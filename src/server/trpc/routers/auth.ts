@@ -9,6 +9,7 @@ export const auth = {
   register: restProcedure(credentialProcedure, {
     method: "POST",
     path: "/api/auth/register",
+    needs: "none",
     status: 201,
     auth: false,
     summary: "Create an account",
@@ -19,6 +20,7 @@ export const auth = {
   login: restProcedure(credentialProcedure, {
     method: "POST",
     path: "/api/auth/login",
+    needs: "none",
     auth: false,
     summary: "Exchange email and password for a JWT",
     errors: [401],
@@ -29,6 +31,7 @@ export const auth = {
   logout: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/auth/logout",
+    needs: "read",
     summary: "Sign out everywhere: every dashboard session and login token of the account ends (API keys keep working)",
     output: ZLogoutOutput,
   }).mutation(({ ctx }) => endAllSessions({ accountId: ctx.auth.account.id })),

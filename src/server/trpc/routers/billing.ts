@@ -9,12 +9,14 @@ export const billing = {
   subscription: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/billing/subscription",
+    needs: "billing",
     summary: "Plan, prices and the current period's totals",
     output: ZBillingSubscriptionOutput,
   }).query(({ ctx }) => billingSubscription({ accountId: ctx.auth.account.id })),
   checkout: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/billing/checkout",
+    needs: "billing",
     summary: "A fresh checkout link",
     errors: [502],
     output: ZUrlOutput,
@@ -22,6 +24,7 @@ export const billing = {
   portal: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/billing/portal",
+    needs: "billing",
     summary: "A billing portal link: plan, payment method, invoices",
     errors: [502],
     output: ZUrlOutput,

@@ -7,6 +7,7 @@ export const calls = {
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/calls",
+    needs: "read",
     summary: "Every call the engine saw, whatever its end, newest first; filters and an opaque keyset cursor",
     input: ZListCallsInput,
     output: ZListCallsOutput,
@@ -14,6 +15,7 @@ export const calls = {
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/calls/:callSid",
+    needs: "read",
     summary:
       "One call with its timeline: Twilio's requests, the call.started attempt, the TwiML returned, events sent, usage",
     input: ZGetCallInput,

@@ -8,6 +8,8 @@ export const outbound = {
   create: restProcedure(paidProcedure, {
     method: "POST",
     path: "/api/outbound",
+    needs: "write",
+    standing: "paid",
     status: 201,
     summary: "Start an outbound call from a registered number",
     errors: [402, 403, 502],

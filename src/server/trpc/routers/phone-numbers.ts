@@ -18,6 +18,8 @@ export const phoneNumbers = {
   create: restProcedure(paidProcedure, {
     method: "POST",
     path: "/api/phone-numbers",
+    needs: "write",
+    standing: "paid",
     status: 201,
     summary: "Register a phone number (with a Twilio connection: one you own there, set up at Twilio)",
     errors: [402, 403, 409, 502],
@@ -27,12 +29,14 @@ export const phoneNumbers = {
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/phone-numbers",
+    needs: "read",
     summary: "List phone numbers, oldest first",
     output: ZListPhoneNumbersOutput,
   }).query(({ ctx }) => listPhoneNumbers({ accountId: ctx.auth.account.id })),
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/phone-numbers/:id",
+    needs: "read",
     summary: "One phone number",
     errors: [403],
     input: ZPhoneNumberIdInput,
@@ -41,6 +45,8 @@ export const phoneNumbers = {
   update: restProcedure(unsuspendedProcedure, {
     method: "PATCH",
     path: "/api/phone-numbers/:id",
+    needs: "write",
+    standing: "unsuspended",
     summary: "Change a number's callback URLs, or set it up at Twilio (`configureTwilio: true`)",
     errors: [403, 502],
     input: inputs.update,
@@ -49,6 +55,8 @@ export const phoneNumbers = {
   delete: restProcedure(unsuspendedProcedure, {
     method: "DELETE",
     path: "/api/phone-numbers/:id",
+    needs: "write",
+    standing: "unsuspended",
     summary: "Release a phone number",
     errors: [403],
     input: ZPhoneNumberIdInput,

@@ -9,6 +9,7 @@ export const system = {
   health: restProcedure(publicProcedure, {
     method: "GET",
     path: "/api/health",
+    needs: "none",
     auth: false,
     summary: "Liveness",
     database: false,
@@ -18,6 +19,7 @@ export const system = {
   ready: restProcedure(publicProcedure, {
     method: "GET",
     path: "/api/ready",
+    needs: "none",
     auth: false,
     summary:
       "Readiness: database reachable, journal writable with free space (503 names what is wrong; Redis is named, never unready)",

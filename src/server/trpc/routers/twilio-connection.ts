@@ -15,6 +15,7 @@ export const twilioConnection = {
   connect: restProcedure(apiProcedure, {
     method: "PUT",
     path: "/api/twilio-connection",
+    needs: "write",
     summary: "Connect your Twilio account (credentials checked at Twilio; the auth token is stored encrypted)",
     errors: [502],
     input: ZConnectTwilioInput,
@@ -23,6 +24,7 @@ export const twilioConnection = {
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/twilio-connection",
+    needs: "read",
     summary: "The connected Twilio account",
     errors: [404],
     output: ZTwilioConnectionOutput,
@@ -30,12 +32,14 @@ export const twilioConnection = {
   disconnect: restProcedure(apiProcedure, {
     method: "DELETE",
     path: "/api/twilio-connection",
+    needs: "write",
     summary: "Disconnect Twilio (numbers stay registered, no longer verified)",
     output: ZDisconnectTwilioOutput,
   }).mutation(({ ctx }) => disconnectTwilio({ accountId: ctx.auth.account.id })),
   numbers: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/twilio-connection/numbers",
+    needs: "read",
     summary: "Every incoming number of the connected Twilio account, registered and configured or not",
     errors: [404, 502],
     output: ZListTwilioNumbersOutput,

@@ -13,6 +13,7 @@ export const usage = {
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/usage",
+    needs: "read",
     summary: "Usage records with cost breakdowns, newest first",
     input: ZListUsageInput,
     output: ZListUsageOutput,
@@ -20,12 +21,14 @@ export const usage = {
   current: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/usage/current",
+    needs: "read",
     summary: "This month's and all-time totals",
     output: ZCurrentUsageOutput,
   }).query(({ ctx }) => currentUsage({ accountId: ctx.auth.account.id })),
   daily: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/usage/daily",
+    needs: "read",
     summary: "Calls, billed minutes and cost per UTC day (`days`, default 30, at most 90), oldest first",
     input: ZDailyUsageInput,
     output: ZDailyUsageOutput,

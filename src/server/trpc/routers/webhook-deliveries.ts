@@ -17,6 +17,7 @@ export const webhookDeliveries = {
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/webhook-deliveries",
+    needs: "read",
     summary: "Event deliveries, newest first, filterable by status and callSid",
     input: ZListDeliveriesInput,
     output: ZListDeliveriesOutput,
@@ -24,6 +25,7 @@ export const webhookDeliveries = {
   sendTest: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-deliveries/test",
+    needs: "write",
     summary:
       "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type now; answers the delivery with its attempt. At most 10 a minute per account",
     errors: [403, 404],
@@ -33,6 +35,7 @@ export const webhookDeliveries = {
   replay: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-deliveries/replay",
+    needs: "write",
     summary:
       "Queue again the deliveries (default: FAILED) created since a time at most 14 days ago: at most 1,000 a call (`more` says whether others match), once a minute per account",
     input: ZReplayDeliveriesInput,
@@ -43,6 +46,7 @@ export const webhookDeliveries = {
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/webhook-deliveries/:id",
+    needs: "read",
     summary: "One delivery with its payload and every attempt",
     input: ZDeliveryIdInput,
     output: ZDeliveryDetailOutput,
@@ -50,6 +54,7 @@ export const webhookDeliveries = {
   retry: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-deliveries/:id/retry",
+    needs: "write",
     summary:
       "Redeliver now (idempotent: while a redelivery waits or is in flight, and for 5 s after one, another schedules nothing and answers the delivery as it is)",
     input: ZDeliveryIdInput,
