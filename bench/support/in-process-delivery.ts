@@ -24,9 +24,9 @@ export async function bootDeliveryBench() {
   ] = await Promise.all([
     import("../../src/server/boot"),
     import("../../src/server/services/accounts/register-account"),
-    import("../../src/server/events/delivery-worker"),
-    import("../../src/server/events/enqueue-event"),
-    import("../../src/server/events/event-envelope"),
+    import("../../src/server/webhooks/delivery/delivery-worker"),
+    import("../../src/server/webhooks/enqueue-event"),
+    import("../../src/server/webhooks/event-envelope"),
     import("../../src/server/jobs/job-queue"),
   ]);
   const booted = await boot();

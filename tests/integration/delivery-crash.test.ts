@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../src/server/db/client";
-import { transactionWithEvents } from "../../src/server/events/enqueue-event";
-import { buildEvent } from "../../src/server/events/event-envelope";
+import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
+import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { newActiveAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { transactionWithEvents } from "../../src/server/events/enqueue-event";
-import { buildEvent } from "../../src/server/events/event-envelope";
-import { postCallStarted } from "../../src/server/events/post-call-started";
+import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
+import { buildEvent } from "../../src/server/webhooks/event-envelope";
+import { postCallStarted } from "../../src/server/webhooks/post-call-started";
 import { Webhook } from "standardwebhooks";
 import { call, newActiveAccount, numberBody, sql, type TestAccount } from "./support/api";
 import { checkEventContract } from "./support/contract";
 import { sqlTransaction } from "../../src/server/db/sql-transaction";
-import { replayMatching } from "../../src/server/services/webhook-deliveries/webhook-deliveries";
+import { replayMatching } from "../../src/server/webhooks/delivery-log/webhook-deliveries";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/until";

@@ -1,11 +1,11 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCallbackClient } from "../../src/server/callbacks/callback-http-client";
+import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";
 import { db } from "../../src/server/db/client";
-import { attemptDelivery, type AttemptDeps } from "../../src/server/events/attempt-delivery";
-import { pruneOldAttempts } from "../../src/server/events/delivery-worker";
-import { transactionWithEvents } from "../../src/server/events/enqueue-event";
-import { buildEvent, type EventEnvelope } from "../../src/server/events/event-envelope";
+import { attemptDelivery, type AttemptDeps } from "../../src/server/webhooks/delivery/attempt-delivery";
+import { pruneOldAttempts } from "../../src/server/webhooks/delivery/delivery-worker";
+import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
+import { buildEvent, type EventEnvelope } from "../../src/server/webhooks/event-envelope";
 import { newActiveAccount, sql, type TestAccount } from "./support/api";
 import { manualClock, startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";

@@ -1,9 +1,9 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCallbackClient } from "../../src/server/callbacks/callback-http-client";
-import { attemptDelivery } from "../../src/server/events/attempt-delivery";
-import { transactionWithEvents } from "../../src/server/events/enqueue-event";
-import { buildEvent } from "../../src/server/events/event-envelope";
+import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";
+import { attemptDelivery } from "../../src/server/webhooks/delivery/attempt-delivery";
+import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
+import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { newActiveAccount, type TestAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";

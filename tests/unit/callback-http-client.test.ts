@@ -6,7 +6,7 @@ import {
   CallbackRequestError,
   createCallbackClient,
   DEFAULT_MAX_RESPONSE_BYTES,
-} from "../../src/server/callbacks/callback-http-client";
+} from "../../src/server/webhooks/http/callback-http-client";
 
 type Received = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;

@@ -5,7 +5,7 @@ import {
   MAX_BACKOFF_MS,
   backoffMs,
   isEndpointFailure,
-} from "../../src/server/events/endpoint-health";
+} from "../../src/server/webhooks/delivery/endpoint-health";
 
 describe("what counts against an endpoint", () => {
   it("timeouts, connection and DNS errors, 429 and 5xx do", () => {

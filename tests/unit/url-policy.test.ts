@@ -5,7 +5,7 @@ import {
   checkCallbackUrl,
   isPublicUnicastIp,
   zCallbackUrl,
-} from "../../src/server/callbacks/url-policy";
+} from "../../src/server/webhooks/http/url-policy";
 
 const strict = { allowPrivate: false };
 const lenient = { allowPrivate: true };

@@ -1,8 +1,8 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { generateWebhookSecret } from "../../src/server/crypto/secret-box";
-import { buildEvent } from "../../src/server/events/event-envelope";
-import { webhookHeaders } from "../../src/server/events/webhook-signature";
+import { buildEvent } from "../../src/server/webhooks/event-envelope";
+import { webhookHeaders } from "../../src/server/webhooks/webhook-signature";
 
 const event = buildEvent("call.ended", {
   callSid: "CA123",

@@ -10,7 +10,7 @@
 import { sql } from "kysely";
 import { executeCompiled, kysely, now, precompiled } from "../db/kysely";
 import { logger } from "../logger";
-import type { EventEnvelope } from "../events/event-envelope";
+import type { EventEnvelope } from "../webhooks/event-envelope";
 import { TERMINAL_RANK } from "./call-status";
 
 /** How the call was decided (docs/decisions.md §11). */

@@ -1,10 +1,10 @@
 import { AppError } from "../errors/app-error";
 import { decryptSecret } from "../crypto/secret-box";
-import { CallbackRequestError } from "../callbacks/callback-http-client";
-import { transactionWithEvents } from "../events/enqueue-event";
-import { buildEvent } from "../events/event-envelope";
-import { postCallStarted } from "../events/post-call-started";
-import { signingSecrets } from "../events/webhook-secrets";
+import { CallbackRequestError } from "../webhooks/http/callback-http-client";
+import { transactionWithEvents } from "../webhooks/enqueue-event";
+import { buildEvent } from "../webhooks/event-envelope";
+import { postCallStarted } from "../webhooks/post-call-started";
+import { signingSecrets } from "../webhooks/webhook-secrets";
 import { logger } from "../logger";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
 import { callStatusOf, type EngineParams } from "./engine-params";
@@ -19,7 +19,7 @@ import {
   type EngineLookup,
   type EngineNumber,
 } from "./engine-sql";
-import { eventData, finishCall } from "./finish-call";
+import { eventData, finishCall } from "../services/calls/finish-call";
 import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
 import { recordAnswerLater, recordRejectedLater, type StartAttempt } from "./call-log";

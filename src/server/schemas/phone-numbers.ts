@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../callbacks/url-policy";
+import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../webhooks/http/url-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
 import { ZId, ZTimestamp } from "./common";
 import { US_E164, US_E164_RULE } from "./e164";

@@ -13,7 +13,7 @@ import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { fieldBinder } from "@/lib/form-field";
 import { useTRPC } from "@/lib/trpc/client";
-import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
 import { createNumberFormSchema, type NumberFormValues } from "./number-form-schemas";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
 
 /** What the number forms hold: text boxes, so every value is a string. */

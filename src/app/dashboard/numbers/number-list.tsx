@@ -17,7 +17,7 @@ import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
-import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import type { TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
 import { fieldBinder } from "@/lib/form-field";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
-import { serverCallbackPolicy } from "@/server/callbacks/server-callback-policy";
+import { serverCallbackPolicy } from "@/server/webhooks/http/server-callback-policy";
 import { Twilio } from "./twilio";
 
 export const metadata: Metadata = { title: "Twilio · Routekit" };

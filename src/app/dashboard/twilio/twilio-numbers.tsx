@@ -15,7 +15,7 @@ import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
-import type { CallbackUrlPolicyOptions } from "@/server/callbacks/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
 import { fieldBinder } from "@/lib/form-field";
 import { CallbackUrlFields } from "../numbers/callback-url-fields";

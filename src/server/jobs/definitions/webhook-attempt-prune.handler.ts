@@ -1,5 +1,5 @@
 import type { JobWorker } from "../job-definition";
-import { pruneOldAttempts } from "../../events/delivery-worker";
+import { pruneOldAttempts } from "../../webhooks/delivery/delivery-worker";
 import { logger } from "../../logger";
 
 export const webhookAttemptPruneWorker: JobWorker<object> = {

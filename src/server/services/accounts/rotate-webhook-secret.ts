@@ -1,7 +1,7 @@
 import { db } from "../../db/client";
 import { inPrismaTransaction, kysely } from "../../db/kysely";
 import { decryptSecret, encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
-import { ROTATION_OVERLAP_MS } from "../../events/webhook-secrets";
+import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
 
 /**
  * POST /api/account/webhook-secret (docs/decisions.md §8). Rotations of one account are

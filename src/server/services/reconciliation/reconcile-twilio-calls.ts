@@ -12,7 +12,7 @@ import {
   type EngineCall,
   type ReconcileTarget,
 } from "../../engine/engine-sql";
-import { finishCall } from "../../engine/finish-call";
+import { finishCall } from "../calls/finish-call";
 import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";
 import { logger } from "../../logger";
 

@@ -1,4 +1,4 @@
-import { serverCallbackPolicy } from "../../callbacks/server-callback-policy";
+import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import { ZOutboundOutput, outboundInputSchema } from "../../schemas/outbound";
 import { startOutboundCall } from "../../services/calls/start-outbound-call";
 import { restProcedure } from "../../rest/rest-procedure";

@@ -1,4 +1,4 @@
-import { serverCallbackPolicy } from "../../callbacks/server-callback-policy";
+import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import {
   ZDeletePhoneNumberOutput,
   ZListPhoneNumbersOutput,

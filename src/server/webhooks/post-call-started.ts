@@ -1,5 +1,5 @@
-import { callbackClient } from "../callbacks/callback-client";
-import type { CallbackResponse } from "../callbacks/callback-http-client";
+import { callbackClient } from "./http/callback-client";
+import type { CallbackResponse } from "./http/callback-http-client";
 import { env } from "../env";
 import type { EventEnvelope } from "./event-envelope";
 import { webhookHeaders } from "./webhook-signature";

@@ -1,14 +1,14 @@
 import type { Kysely } from "kysely";
-import { CallbackRequestError, type CallbackClient } from "../callbacks/callback-http-client";
-import { kysely, now, type DB } from "../db/kysely";
-import { sqlTransaction } from "../db/sql-transaction";
-import { onTransaction } from "../jobs/job-queue";
-import { logger } from "../logger";
+import { CallbackRequestError, type CallbackClient } from "../http/callback-http-client";
+import { kysely, now, type DB } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
+import { onTransaction } from "../../jobs/job-queue";
+import { logger } from "../../logger";
 import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
-import { scheduleAttempt, type DeliveryJob } from "./enqueue-event";
-import { signingSecrets } from "./webhook-secrets";
-import { webhookHeaders } from "./webhook-signature";
+import { scheduleAttempt, type DeliveryJob } from "../enqueue-event";
+import { signingSecrets } from "../webhook-secrets";
+import { webhookHeaders } from "../webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;

@@ -1,4 +1,4 @@
-import { env } from "../env";
+import { env } from "../../env";
 import type { CallbackUrlPolicyOptions } from "./url-policy";
 
 /** The policy as configured for this server (CALLBACK_ALLOW_PRIVATE). */

@@ -1,10 +1,10 @@
 import type PgBoss from "pg-boss";
-import { callbackClient } from "../callbacks/callback-client";
-import { db } from "../db/client";
-import { deliveryClaims, deliveryLease, jobQueue, registerFetchLoop } from "../jobs/job-queue";
-import { logger } from "../logger";
+import { callbackClient } from "../http/callback-client";
+import { db } from "../../db/client";
+import { deliveryClaims, deliveryLease, jobQueue, registerFetchLoop } from "../../jobs/job-queue";
+import { logger } from "../../logger";
 import { attemptDelivery, type Admission, type AttemptDeps, type AttemptTarget } from "./attempt-delivery";
-import { DELIVERY_QUEUE, type DeliveryJob } from "./enqueue-event";
+import { DELIVERY_QUEUE, type DeliveryJob } from "../enqueue-event";
 
 export const ATTEMPT_RETENTION_DAYS = 30;
 

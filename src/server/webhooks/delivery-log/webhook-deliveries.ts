@@ -4,7 +4,7 @@ import { db } from "../../db/client";
 import { now } from "../../db/kysely";
 import { sql } from "kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
-import { DELIVERY_QUEUE, scheduleAttempt } from "../../events/enqueue-event";
+import { DELIVERY_QUEUE, scheduleAttempt } from "../enqueue-event";
 import { onTransaction, wakeWorker } from "../../jobs/job-queue";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../schemas/events";

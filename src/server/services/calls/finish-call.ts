@@ -1,10 +1,10 @@
-import { transactionWithEvents, type Emit } from "../events/enqueue-event";
-import { buildEvent, type EventData } from "../events/event-envelope";
-import { billingPlan } from "../services/billing/billing-plan";
-import { costBreakdown } from "../services/usage/billed-minutes";
-import { addToRunningTotals, recordUsage } from "../services/usage/record-usage";
-import { TERMINAL_RANK, type TerminalStatus } from "./call-status";
-import { closeCall, type EngineAccount, type EngineCall } from "./engine-sql";
+import { transactionWithEvents, type Emit } from "../../webhooks/enqueue-event";
+import { buildEvent, type EventData } from "../../webhooks/event-envelope";
+import { billingPlan } from "../billing/billing-plan";
+import { costBreakdown } from "../usage/billed-minutes";
+import { addToRunningTotals, recordUsage } from "../usage/record-usage";
+import { TERMINAL_RANK, type TerminalStatus } from "../../engine/call-status";
+import { closeCall, type EngineAccount, type EngineCall } from "../../engine/engine-sql";
 
 /** A call's event data, as every event about it carries it. */
 export function eventData(call: EngineCall, extra: Partial<EventData> = {}): EventData {

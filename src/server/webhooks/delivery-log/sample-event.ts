@@ -1,5 +1,5 @@
-import { buildEvent, type EventEnvelope, type EventType } from "../../events/event-envelope";
-import { billedMinutes, costBreakdown } from "../usage/billed-minutes";
+import { buildEvent, type EventEnvelope, type EventType } from "../event-envelope";
+import { billedMinutes, costBreakdown } from "../../services/usage/billed-minutes";
 
 /**
  * The call sid of every test event: `CA` and 32 zeros, the shape of a real

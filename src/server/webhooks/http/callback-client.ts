@@ -1,6 +1,6 @@
 import { createCallbackClient, type CallbackClient } from "./callback-http-client";
 import { serverCallbackPolicy } from "./server-callback-policy";
-import { rememberPerGraph } from "../runtime/remember";
+import { rememberPerGraph } from "../../runtime/remember";
 
 /**
  * The one client for every request to a customer URL, with this server's policy.

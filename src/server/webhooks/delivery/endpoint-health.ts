@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Kysely } from "kysely";
-import { kysely, now, type DB } from "../db/kysely";
+import { kysely, now, type DB } from "../../db/kysely";
 
 /**
  * A circuit breaker per endpoint (account + URL), its state in PostgreSQL so
