@@ -60,7 +60,12 @@ export async function disconnectDb(): Promise<void> {
   await forget<pg.Pool>("db.pool")?.end();
 }
 
-/** Prisma's unique-constraint violation, for services that turn it into a domain error. */
+/**
+ * A unique-constraint violation, for services that turn it into a domain
+ * error: Prisma's P2002 outside transactions, PostgreSQL's 23505 from Kysely
+ * inside `sqlTransaction`.
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Error && (err as { code?: unknown }).code === "P2002";
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return code === "P2002" || code === "23505";
 }

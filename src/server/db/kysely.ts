@@ -10,17 +10,8 @@
  * generators or time shims: ids, `createdAt` and `updatedAt` have database
  * defaults, and every timestamp is `timestamptz`.
  */
-import {
-  CompiledQuery,
-  Kysely,
-  PostgresDialect,
-  sql,
-  type Compilable,
-  type InferResult,
-  type RawBuilder,
-} from "kysely";
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Compilable, type RawBuilder } from "kysely";
 import type { DB } from "@/generated/kysely/db";
-import type { Prisma } from "@/generated/prisma/client";
 import { peek, rememberValue } from "../runtime/remember";
 import { pool } from "./client";
 import { namedQuery, preparedStatementPool } from "./prepared-statements";
@@ -42,18 +33,6 @@ export function kysely(): Kysely<DB> {
 
 /** The database's clock, for timestamps written in SQL (a transaction sees one `now()`). */
 export const now = (): RawBuilder<Date> => sql<Date>`now()`;
-
-/**
- * Runs a Kysely query inside a Prisma interactive transaction, for the few
- * statements Prisma cannot say in the middle of Prisma work (`FOR UPDATE`).
- */
-export async function inPrismaTransaction<Q extends Compilable>(
-  tx: Prisma.TransactionClient,
-  query: Q,
-): Promise<InferResult<Q>> {
-  const compiled = query.compile();
-  return tx.$queryRawUnsafe<InferResult<Q>>(compiled.sql, ...compiled.parameters);
-}
 
 /**
  * A query built and compiled once, then run with new values: building Kysely's

@@ -1,6 +1,5 @@
 import PgBoss from "pg-boss";
 import { CompiledQuery } from "kysely";
-import type { Prisma } from "@/generated/prisma/client";
 import { connectionUrl } from "../db/client";
 import type { SqlTransaction } from "../db/sql-transaction";
 import { logger } from "../logger";
@@ -300,17 +299,7 @@ export async function sendJob<P extends object>(
   return id;
 }
 
-/** Lets pg-boss write its job inside the caller's Prisma transaction: no job without its change. */
-export function inTransaction(tx: Prisma.TransactionClient): PgBoss.Db {
-  return {
-    async executeSql(text, values) {
-      const rows = await tx.$queryRawUnsafe<unknown[]>(text, ...(values ?? []));
-      return { rows };
-    },
-  };
-}
-
-/** The same, inside a Kysely transaction (db/sql-transaction.ts): the engine's, the delivery attempts'. */
+/** Lets pg-boss write its job inside the caller's Kysely transaction (db/sql-transaction.ts): no job without its change. */
 export function onTransaction(trx: SqlTransaction): PgBoss.Db {
   return {
     async executeSql(text, values) {

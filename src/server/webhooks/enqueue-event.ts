@@ -8,7 +8,7 @@ import type { EventEnvelope } from "./event-envelope";
 export const DELIVERY_QUEUE = webhookDeliveryJob.name;
 export type { DeliveryJob };
 
-/** Schedules an attempt of a delivery, inside the caller's transaction (`inTransaction(tx)` or `onTransaction(trx)`). */
+/** Schedules an attempt of a delivery, inside the caller's transaction (`onTransaction(trx)`). */
 export async function scheduleAttempt(db: PgBoss.Db, job: DeliveryJob, startAfter?: Date): Promise<void> {
   await sendJob(webhookDeliveryJob, job, { db, ...(startAfter && { startAfter }) });
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AccountTokenPurpose } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
 
 /**
@@ -25,21 +26,25 @@ export async function issueAccountToken(opts: {
 }): Promise<string> {
   const token = randomBytes(32).toString("base64url");
   const now = new Date();
-  await db().$transaction([
-    db().accountToken.updateMany({
-      where: { accountId: opts.accountId, purpose: opts.purpose, usedAt: null },
-      data: { usedAt: now },
-    }),
-    db().accountToken.create({
-      data: {
+  await sqlTransaction(async (trx) => {
+    await trx
+      .updateTable("AccountToken")
+      .set({ usedAt: now })
+      .where("accountId", "=", opts.accountId)
+      .where("purpose", "=", opts.purpose)
+      .where("usedAt", "is", null)
+      .execute();
+    await trx
+      .insertInto("AccountToken")
+      .values({
         accountId: opts.accountId,
         purpose: opts.purpose,
         email: opts.email,
         tokenHash: hashAccountToken(token),
         expiresAt: new Date(now.getTime() + LIFETIME_MS[opts.purpose]),
-      },
-    }),
-  ]);
+      })
+      .execute();
+  });
   return token;
 }
 

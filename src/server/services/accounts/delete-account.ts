@@ -1,4 +1,6 @@
 import { db } from "../../db/client";
+import { now as sqlNow } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
 import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
 import { billing } from "../billing/billing-strategy";
@@ -46,21 +48,35 @@ export async function deleteAccount(opts: {
   for (const n of numbers) await deletePhoneNumber({ accountId: opts.accountId, id: n.id });
 
   const now = new Date();
-  await db().$transaction([
-    db().twilioConnection.deleteMany({ where: { accountId: opts.accountId } }),
-    db().apiKey.updateMany({ where: { accountId: opts.accountId, revokedAt: null }, data: { revokedAt: now } }),
-    db().accountToken.updateMany({ where: { accountId: opts.accountId, usedAt: null }, data: { usedAt: now } }),
-    db().account.update({
-      where: { id: opts.accountId },
-      data: {
+  await sqlTransaction(async (trx) => {
+    await trx.deleteFrom("TwilioConnection").where("accountId", "=", opts.accountId).execute();
+    await trx
+      .updateTable("ApiKey")
+      .set({ revokedAt: now })
+      .where("accountId", "=", opts.accountId)
+      .where("revokedAt", "is", null)
+      .execute();
+    await trx
+      .updateTable("AccountToken")
+      .set({ usedAt: now })
+      .where("accountId", "=", opts.accountId)
+      .where("usedAt", "is", null)
+      .execute();
+    const closed = await trx
+      .updateTable("Account")
+      .set((eb) => ({
         email: `deleted-${opts.accountId}@deleted.invalid`,
         deletedEmail: account.email,
         deletedAt: now,
         passwordHash: CLOSED_PASSWORD_HASH,
         status: "SUSPENDED",
-        sessionVersion: { increment: 1 },
-      },
-    }),
-  ]);
+        sessionVersion: eb("sessionVersion", "+", 1),
+        updatedAt: sqlNow(),
+      }))
+      .where("id", "=", opts.accountId)
+      .executeTakeFirst();
+    // As an update by id in Prisma did (P2025, 404): the account read above must still be there, else nothing commits.
+    if (closed.numUpdatedRows !== 1n) throw new AppError("NOT_FOUND");
+  });
   return { deleted: true };
 }

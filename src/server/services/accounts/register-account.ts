@@ -1,6 +1,7 @@
 import type { TRegisterInput } from "../../schemas/auth";
 import { AppError } from "../../errors/app-error";
-import { db, isUniqueViolation } from "../../db/client";
+import { isUniqueViolation } from "../../db/client";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { hashPassword } from "../../auth/password";
 import { signToken } from "../../auth/tokens";
 import { encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
@@ -15,18 +16,19 @@ export async function registerAccount(input: TRegisterInput) {
   const routingToken = generateRoutingToken();
   let created;
   try {
-    created = await db().$transaction(async (tx) => {
-      const account = await tx.account.create({
-        data: {
+    created = await sqlTransaction(async (trx) => {
+      const account = await trx
+        .insertInto("Account")
+        .values({
           email: input.email,
           passwordHash,
           companyName: input.companyName ?? null,
           webhookSecretEnc: encryptSecret(generateWebhookSecret()),
           ...sealRoutingToken(routingToken),
-        },
-        select: { id: true, email: true, companyName: true, status: true },
-      });
-      const key = await issueApiKey(tx, account.id, "Default");
+        })
+        .returning(["id", "email", "companyName", "status"])
+        .executeTakeFirstOrThrow();
+      const key = await issueApiKey(trx, account.id, "Default");
       return { account, apiKey: key.key };
     });
   } catch (err) {

@@ -1,5 +1,6 @@
 import { db } from "../../db/client";
-import { inPrismaTransaction, kysely } from "../../db/kysely";
+import { now as sqlNow } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
 import { pointNumberAtEngine } from "../phone-numbers/twilio-number-setup";
@@ -21,20 +22,24 @@ export async function rotateEngineUrl(opts: { accountId: string; now?: Date }) {
   const now = opts.now ?? new Date();
   const token = generateRoutingToken();
   const previousExpiresAt = new Date(now.getTime() + ENGINE_URL_OVERLAP_MS);
-  await db().$transaction(async (tx) => {
-    const [current] = await inPrismaTransaction(
-      tx,
-      kysely().selectFrom("Account").select("routingTokenHash").where("id", "=", opts.accountId).forUpdate(),
-    );
+  await sqlTransaction(async (trx) => {
+    const current = await trx
+      .selectFrom("Account")
+      .select("routingTokenHash")
+      .where("id", "=", opts.accountId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!current) throw new Error("account vanished during rotation");
-    await tx.account.update({
-      where: { id: opts.accountId },
-      data: {
+    await trx
+      .updateTable("Account")
+      .set({
         ...sealRoutingToken(token),
         previousRoutingTokenHash: current.routingTokenHash,
         previousRoutingTokenExpiresAt: previousExpiresAt,
-      },
-    });
+        updatedAt: sqlNow(),
+      })
+      .where("id", "=", opts.accountId)
+      .execute();
   });
   const url = engineVoiceUrl(token);
   return {

@@ -1,5 +1,5 @@
-import { db } from "../../db/client";
-import { inPrismaTransaction, kysely } from "../../db/kysely";
+import { now as sqlNow } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { decryptSecret, encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
 import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
 
@@ -14,31 +14,35 @@ import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
  * `previousSecretExpiresAt: null`, meaning only the current secret signs.
  */
 export async function rotateWebhookSecret(opts: { accountId: string; expirePrevious?: boolean; now?: Date }) {
-  return db().$transaction(async (tx) => {
+  return sqlTransaction(async (trx) => {
     const now = opts.now ?? new Date();
-    const rows = await inPrismaTransaction(
-      tx,
-      kysely().selectFrom("Account").select("webhookSecretEnc").where("id", "=", opts.accountId).forUpdate(),
-    );
-    const current = rows[0];
+    const current = await trx
+      .selectFrom("Account")
+      .select("webhookSecretEnc")
+      .where("id", "=", opts.accountId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!current) throw new Error("account not found");
     if (opts.expirePrevious) {
-      await tx.account.update({
-        where: { id: opts.accountId },
-        data: { previousWebhookSecretEnc: null, previousWebhookSecretExpiresAt: null },
-      });
+      await trx
+        .updateTable("Account")
+        .set({ previousWebhookSecretEnc: null, previousWebhookSecretExpiresAt: null, updatedAt: sqlNow() })
+        .where("id", "=", opts.accountId)
+        .execute();
       return { webhookSecret: decryptSecret(current.webhookSecretEnc), previousSecretExpiresAt: null };
     }
     const secret = generateWebhookSecret();
     const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-    await tx.account.update({
-      where: { id: opts.accountId },
-      data: {
+    await trx
+      .updateTable("Account")
+      .set({
         webhookSecretEnc: encryptSecret(secret),
         previousWebhookSecretEnc: current.webhookSecretEnc,
         previousWebhookSecretExpiresAt: expiresAt,
-      },
-    });
+        updatedAt: sqlNow(),
+      })
+      .where("id", "=", opts.accountId)
+      .execute();
     return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
   });
 }

@@ -1,26 +1,28 @@
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
-import { inPrismaTransaction, kysely } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { issueApiKey } from "./issue-api-key";
 
 /** A ceiling against runaway scripts; revoked keys do not count. */
 export const MAX_ACTIVE_KEYS = 100;
 
 export async function createApiKey(opts: { accountId: string; label?: string | null }) {
-  return db().$transaction(async (tx) => {
+  return sqlTransaction(async (trx) => {
     // Serialise key creation per account so the ceiling holds under concurrency.
-    await inPrismaTransaction(
-      tx,
-      kysely().selectFrom("Account").select("id").where("id", "=", opts.accountId).forUpdate(),
-    );
-    const active = await tx.apiKey.count({ where: { accountId: opts.accountId, revokedAt: null } });
-    if (active >= MAX_ACTIVE_KEYS) {
+    await trx.selectFrom("Account").select("id").where("id", "=", opts.accountId).forUpdate().execute();
+    const { active } = await trx
+      .selectFrom("ApiKey")
+      .select((eb) => eb.fn.countAll<string>().as("active"))
+      .where("accountId", "=", opts.accountId)
+      .where("revokedAt", "is", null)
+      .executeTakeFirstOrThrow();
+    if (Number(active) >= MAX_ACTIVE_KEYS) {
       throw new AppError(
         "VALIDATION_FAILED",
         `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
       );
     }
-    const created = await issueApiKey(tx, opts.accountId, opts.label ?? null);
+    const created = await issueApiKey(trx, opts.accountId, opts.label ?? null);
     return {
       id: created.id,
       key: created.key,

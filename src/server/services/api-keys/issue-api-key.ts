@@ -1,12 +1,13 @@
-import type { Prisma } from "@/generated/prisma/client";
 import { generateApiKey, hashApiKey, keyPrefixOf } from "../../auth/api-key-format";
+import type { SqlTransaction } from "../../db/sql-transaction";
 
 /** Creates a key row inside the caller's transaction; the plaintext leaves only through the return value. */
-export async function issueApiKey(tx: Prisma.TransactionClient, accountId: string, label: string | null) {
+export async function issueApiKey(trx: SqlTransaction, accountId: string, label: string | null) {
   const key = generateApiKey();
-  const row = await tx.apiKey.create({
-    data: { accountId, label, keyPrefix: keyPrefixOf(key), keyHash: hashApiKey(key) },
-    select: { id: true, keyPrefix: true, label: true, createdAt: true },
-  });
+  const row = await trx
+    .insertInto("ApiKey")
+    .values({ accountId, label, keyPrefix: keyPrefixOf(key), keyHash: hashApiKey(key) })
+    .returning(["id", "keyPrefix", "label", "createdAt"])
+    .executeTakeFirstOrThrow();
   return { ...row, key };
 }

@@ -1,5 +1,5 @@
-import type { Prisma } from "@/generated/prisma/client";
 import { db, isUniqueViolation } from "../../db/client";
+import type { SqlTransaction } from "../../db/sql-transaction";
 import { verifyToken, type TokenClaims } from "../../auth/tokens";
 
 /**
@@ -22,11 +22,11 @@ export async function unusedLink(kind: "checkout" | "portal", token: string): Pr
   return used || !open ? null : claims;
 }
 
-/** Records the link as used in `tx`; throws LinkUsedError when it already was. */
-export async function spendLink(tx: Prisma.TransactionClient, claims: TokenClaims): Promise<void> {
+/** Records the link as used in `trx`; throws LinkUsedError when it already was. */
+export async function spendLink(trx: SqlTransaction, claims: TokenClaims): Promise<void> {
   try {
     // A savepoint-free insert: a unique violation aborts the transaction, which is what we want.
-    await tx.billingLinkUse.create({ data: { jti: claims.jti, accountId: claims.accountId } });
+    await trx.insertInto("BillingLinkUse").values({ jti: claims.jti, accountId: claims.accountId }).execute();
   } catch (err) {
     if (isUniqueViolation(err)) throw new LinkUsedError("billing link already used");
     throw err;

@@ -1,4 +1,6 @@
 import { db } from "../../db/client";
+import { now } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { verifyToken } from "../../auth/tokens";
 import type { BillingPlan } from "./billing-plan";
 import type { CheckoutPayment, CheckoutView } from "./billing-strategy";
@@ -25,18 +27,23 @@ export async function payLocalCheckout(token: string): Promise<CheckoutPayment> 
   const claims = await verifyToken("checkout", token);
   if (!claims) return { outcome: "not-found" };
   try {
-    return await db().$transaction(async (tx) => {
+    return await sqlTransaction(async (trx) => {
       // The update below repeats `deletedAt: null`, so a closing that commits meanwhile still wins.
-      const account = await tx.account.findFirst({
-        where: { id: claims.accountId, deletedAt: null },
-        select: { id: true },
-      });
+      const account = await trx
+        .selectFrom("Account")
+        .select("id")
+        .where("id", "=", claims.accountId)
+        .where("deletedAt", "is", null)
+        .executeTakeFirst();
       if (!account) throw new LinkUsedError("account gone or closed");
-      await spendLink(tx, claims);
-      await tx.account.updateMany({
-        where: { id: claims.accountId, deletedAt: null, status: { in: ["INACTIVE", "SUSPENDED"] } },
-        data: { status: "ACTIVE" },
-      });
+      await spendLink(trx, claims);
+      await trx
+        .updateTable("Account")
+        .set({ status: "ACTIVE", updatedAt: now() })
+        .where("id", "=", claims.accountId)
+        .where("deletedAt", "is", null)
+        .where("status", "in", ["INACTIVE", "SUSPENDED"])
+        .execute();
       return { outcome: "paid" as const };
     });
   } catch (err) {

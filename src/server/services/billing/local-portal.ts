@@ -1,5 +1,7 @@
 import type { AccountStatus } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
+import { now } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import type { BillingPlan } from "./billing-plan";
 import { LinkUsedError, unusedLink, spendLink } from "./billing-link-use";
 
@@ -37,13 +39,16 @@ export async function applyLocalPortalAction(
   if (!claims) return "not-found";
   const { from, to } = TRANSITION[action];
   try {
-    return await db().$transaction(async (tx) => {
-      const { count } = await tx.account.updateMany({
-        where: { id: claims.accountId, deletedAt: null, status: from },
-        data: { status: to },
-      });
-      if (count === 0) return "not-applicable" as const;
-      await spendLink(tx, claims);
+    return await sqlTransaction(async (trx) => {
+      const { numUpdatedRows } = await trx
+        .updateTable("Account")
+        .set({ status: to, updatedAt: now() })
+        .where("id", "=", claims.accountId)
+        .where("deletedAt", "is", null)
+        .where("status", "=", from)
+        .executeTakeFirst();
+      if (numUpdatedRows === 0n) return "not-applicable" as const;
+      await spendLink(trx, claims);
       return "done" as const;
     });
   } catch (err) {

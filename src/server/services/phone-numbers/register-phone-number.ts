@@ -1,6 +1,6 @@
 import { AppError } from "../../errors/app-error";
 import { db, isUniqueViolation } from "../../db/client";
-import { inPrismaTransaction, kysely } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { findTwilioNumber, type TwilioIncomingNumber } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
@@ -54,36 +54,50 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
   const { accountId, input, twilioSid } = opts;
   const verified = twilioSid !== null;
   try {
-    return await db().$transaction(async (tx) => {
+    return await sqlTransaction(async (trx) => {
       // One registration at a time per account: the unverified count below cannot be raced past the limit.
-      await inPrismaTransaction(
-        tx,
-        kysely().selectFrom("Account").select("id").where("id", "=", accountId).forUpdate(),
-      );
+      await trx.selectFrom("Account").select("id").where("id", "=", accountId).forUpdate().execute();
       if (verified) {
         // Ownership beats first-come: another account's unproven claim on the number is released (its history stays).
-        const squatters = await tx.phoneNumber.findMany({
-          where: { phoneNumber: input.phoneNumber, verified: false, accountId: { not: accountId } },
-          select: { id: true, accountId: true },
-        });
+        const squatters = await trx
+          .selectFrom("PhoneNumber")
+          .select(["id", "accountId"])
+          .where("phoneNumber", "=", input.phoneNumber)
+          .where("verified", "=", false)
+          .where("accountId", "!=", accountId)
+          .execute();
         if (squatters.length > 0) {
-          await tx.phoneNumber.deleteMany({ where: { id: { in: squatters.map((s) => s.id) }, verified: false } });
+          await trx
+            .deleteFrom("PhoneNumber")
+            .where(
+              "id",
+              "in",
+              squatters.map((s) => s.id),
+            )
+            .where("verified", "=", false)
+            .execute();
           logger().info(
             { accountId, releasedFrom: squatters.map((s) => s.accountId), phoneNumber: input.phoneNumber },
             "verified registration took a number over from an unverified one",
           );
         }
       } else {
-        const unverified = await tx.phoneNumber.count({ where: { accountId, verified: false } });
-        if (unverified >= UNVERIFIED_NUMBER_LIMIT) {
+        const { unverified } = await trx
+          .selectFrom("PhoneNumber")
+          .select((eb) => eb.fn.countAll<string>().as("unverified"))
+          .where("accountId", "=", accountId)
+          .where("verified", "=", false)
+          .executeTakeFirstOrThrow();
+        if (Number(unverified) >= UNVERIFIED_NUMBER_LIMIT) {
           throw new AppError(
             "NUMBER_LIMIT_REACHED",
             `This account holds ${UNVERIFIED_NUMBER_LIMIT} unverified numbers, the most it may; connect Twilio to register numbers you own without a limit.`,
           );
         }
       }
-      return tx.phoneNumber.create({
-        data: {
+      return trx
+        .insertInto("PhoneNumber")
+        .values({
           accountId,
           phoneNumber: input.phoneNumber,
           onCallStartUrl: input.onCallStartUrl,
@@ -91,8 +105,9 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
           onErrorUrl: input.onErrorUrl ?? null,
           verified,
           twilioSid,
-        },
-      });
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
     });
   } catch (err) {
     // The unique index decides a race: of two concurrent registrations exactly one wins.

@@ -1,4 +1,4 @@
-import { db } from "../../db/client";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
 import { notOwnedOrMissing } from "./phone-number-dto";
 import { clearNumberIfStillOurs } from "./twilio-number-setup";
@@ -9,14 +9,20 @@ import { clearNumberIfStillOurs } from "./twilio-number-setup";
  * connection stops pointing at us there, unless the customer changed it since.
  */
 export async function deletePhoneNumber(opts: { accountId: string; id: string }) {
-  const released = await db().$transaction(async (tx) => {
-    const n = await tx.phoneNumber.findFirst({
-      where: { id: opts.id, accountId: opts.accountId },
-      select: { id: true, twilioSid: true },
-    });
+  const released = await sqlTransaction(async (trx) => {
+    const n = await trx
+      .selectFrom("PhoneNumber")
+      .select(["id", "twilioSid"])
+      .where("id", "=", opts.id)
+      .where("accountId", "=", opts.accountId)
+      .executeTakeFirst();
     if (!n) return null;
-    const deleted = await tx.phoneNumber.deleteMany({ where: { id: n.id, accountId: opts.accountId } });
-    return deleted.count === 1 ? n : null;
+    const deleted = await trx
+      .deleteFrom("PhoneNumber")
+      .where("id", "=", n.id)
+      .where("accountId", "=", opts.accountId)
+      .executeTakeFirst();
+    return deleted.numDeletedRows === 1n ? n : null;
   });
   if (!released) return notOwnedOrMissing(opts.id);
   if (released.twilioSid) {

@@ -1,5 +1,7 @@
 import { encryptSecret } from "../../crypto/secret-box";
 import { db } from "../../db/client";
+import { now } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
 import { fetchTwilioAccount, listTwilioNumbers } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
@@ -26,17 +28,19 @@ export async function connectTwilio(opts: { accountId: string; input: TConnectTw
     });
   }
 
-  const connection = await db().$transaction(async (tx) => {
-    const previous = await tx.twilioConnection.findUnique({
-      where: { accountId: opts.accountId },
-      select: { accountSid: true },
-    });
+  const connection = await sqlTransaction(async (trx) => {
+    const previous = await trx
+      .selectFrom("TwilioConnection")
+      .select("accountSid")
+      .where("accountId", "=", opts.accountId)
+      .executeTakeFirst();
     // Ownership proven at one Twilio account says nothing about another.
     if (previous && previous.accountSid !== accountSid) {
-      await tx.phoneNumber.updateMany({
-        where: { accountId: opts.accountId },
-        data: { verified: false, twilioConfigured: false, twilioSid: null },
-      });
+      await trx
+        .updateTable("PhoneNumber")
+        .set({ verified: false, twilioConfigured: false, twilioSid: null, updatedAt: now() })
+        .where("accountId", "=", opts.accountId)
+        .execute();
     }
     const data = {
       accountSid,
@@ -45,11 +49,12 @@ export async function connectTwilio(opts: { accountId: string; input: TConnectTw
       connectedAt: new Date(),
       reconciledThrough: null,
     };
-    return tx.twilioConnection.upsert({
-      where: { accountId: opts.accountId },
-      create: { accountId: opts.accountId, ...data },
-      update: data,
-    });
+    return trx
+      .insertInto("TwilioConnection")
+      .values({ accountId: opts.accountId, ...data })
+      .onConflict((oc) => oc.column("accountId").doUpdateSet(data))
+      .returning(["accountSid", "friendlyName", "connectedAt"])
+      .executeTakeFirstOrThrow();
   });
 
   await verifyExistingNumbers({ accountId: opts.accountId, accountSid, authToken }).catch((err: unknown) => {

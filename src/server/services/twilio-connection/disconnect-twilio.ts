@@ -1,4 +1,5 @@
-import { db } from "../../db/client";
+import { now } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 
 /**
  * Forgets the credentials. Numbers keep their registrations and Twilio keeps
@@ -7,12 +8,13 @@ import { db } from "../../db/client";
  * ownership may take them over. Idempotent: disconnecting twice is fine.
  */
 export async function disconnectTwilio(opts: { accountId: string }) {
-  await db().$transaction([
-    db().twilioConnection.deleteMany({ where: { accountId: opts.accountId } }),
-    db().phoneNumber.updateMany({
-      where: { accountId: opts.accountId },
-      data: { verified: false, twilioConfigured: false },
-    }),
-  ]);
+  await sqlTransaction(async (trx) => {
+    await trx.deleteFrom("TwilioConnection").where("accountId", "=", opts.accountId).execute();
+    await trx
+      .updateTable("PhoneNumber")
+      .set({ verified: false, twilioConfigured: false, updatedAt: now() })
+      .where("accountId", "=", opts.accountId)
+      .execute();
+  });
   return { disconnected: true as const };
 }

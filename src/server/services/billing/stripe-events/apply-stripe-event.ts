@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
-import { db, isUniqueViolation } from "../../../db/client";
+import { isUniqueViolation } from "../../../db/client";
+import { sqlTransaction } from "../../../db/sql-transaction";
 import { fromUnix, type StripeEventHandler } from "./billing-state";
 import { checkoutSessionCompleted } from "./checkout-session-completed";
 import { invoicePaid } from "./invoice-paid";
@@ -34,9 +35,9 @@ export async function applyStripeEvent(signed: Stripe.Event): Promise<"applied" 
   const handler = HANDLERS[event.type] as StripeEventHandler<unknown> | undefined;
   if (!handler) return "ignored";
   try {
-    await db().$transaction(async (tx) => {
-      await tx.stripeEvent.create({ data: { id: event.id, type: event.type } });
-      await handler(tx, event.data.object, fromUnix(event.created)!);
+    await sqlTransaction(async (trx) => {
+      await trx.insertInto("StripeEvent").values({ id: event.id, type: event.type }).execute();
+      await handler(trx, event.data.object, fromUnix(event.created)!);
     });
     return "applied";
   } catch (err) {

@@ -1,9 +1,11 @@
-import type { Prisma } from "@/generated/prisma/client";
+import type { Updateable } from "kysely";
 import type { AccountStatus } from "@/generated/prisma/enums";
-import { inPrismaTransaction, kysely } from "../../../db/kysely";
+import { AppError } from "../../../errors/app-error";
+import { now, type DB } from "../../../db/kysely";
+import type { SqlTransaction } from "../../../db/sql-transaction";
 import type { CurrentSubscription } from "../../../services/billing/account-status-rules";
 
-export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, eventCreated: Date) => Promise<void>;
+export type StripeEventHandler<T> = (trx: SqlTransaction, object: T, eventCreated: Date) => Promise<void>;
 
 /**
  * The open account a Stripe object belongs to: by our id when Stripe carries
@@ -11,18 +13,27 @@ export type StripeEventHandler<T> = (tx: Prisma.TransactionClient, object: T, ev
  * checkout, an invoice paid) can bring it back (docs/decisions.md §20).
  */
 export async function findAccountId(
-  tx: Prisma.TransactionClient,
+  trx: SqlTransaction,
   ref: { accountId?: string | null; customer?: string | null },
 ): Promise<string | null> {
   if (ref.accountId) {
-    const byId = await tx.account.findFirst({ where: { id: ref.accountId, deletedAt: null }, select: { id: true } });
+    const byId = await trx
+      .selectFrom("Account")
+      .select("id")
+      .where("id", "=", ref.accountId)
+      .where("deletedAt", "is", null)
+      .limit(1)
+      .executeTakeFirst();
     if (byId) return byId.id;
   }
   if (ref.customer) {
-    const byCustomer = await tx.account.findFirst({
-      where: { stripeCustomerId: ref.customer, deletedAt: null },
-      select: { id: true },
-    });
+    const byCustomer = await trx
+      .selectFrom("Account")
+      .select("id")
+      .where("stripeCustomerId", "=", ref.customer)
+      .where("deletedAt", "is", null)
+      .limit(1)
+      .executeTakeFirst();
     if (byCustomer) return byCustomer.id;
   }
   return null;
@@ -36,20 +47,17 @@ export type BillingAccount = CurrentSubscription & { id: string };
  * decided one after the other, each seeing the other's effect.
  */
 export async function lockBillingAccount(
-  tx: Prisma.TransactionClient,
+  trx: SqlTransaction,
   ref: { accountId?: string | null; customer?: string | null },
 ): Promise<BillingAccount | null> {
-  const id = await findAccountId(tx, ref);
+  const id = await findAccountId(trx, ref);
   if (!id) return null;
-  const rows = await inPrismaTransaction(
-    tx,
-    kysely()
-      .selectFrom("Account")
-      .select(["stripeSubscriptionId", "subscriptionStatus"])
-      .where("id", "=", id)
-      .forUpdate(),
-  );
-  const row = rows[0];
+  const row = await trx
+    .selectFrom("Account")
+    .select(["stripeSubscriptionId", "subscriptionStatus"])
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
   return row ? { id, subscriptionId: row.stripeSubscriptionId, subscriptionStatus: row.subscriptionStatus } : null;
 }
 
@@ -59,7 +67,7 @@ export async function lockBillingAccount(
  * old event must not undo what a newer one did.
  */
 export async function applyBillingState(
-  tx: Prisma.TransactionClient,
+  trx: SqlTransaction,
   accountId: string,
   eventCreated: Date,
   state: {
@@ -71,7 +79,7 @@ export async function applyBillingState(
     stripeCustomerId?: string | null;
   },
 ): Promise<boolean> {
-  const data: Prisma.AccountUpdateManyMutationInput = { billingStateAt: eventCreated };
+  const data: Updateable<DB["Account"]> = { billingStateAt: eventCreated };
   if (state.status) data.status = state.status;
   if (state.stripeSubscriptionId) data.stripeSubscriptionId = state.stripeSubscriptionId;
   if (state.subscriptionStatus) data.subscriptionStatus = state.subscriptionStatus;
@@ -80,15 +88,14 @@ export async function applyBillingState(
     data.currentPeriodEnd = state.currentPeriodEnd;
   }
   if (state.stripeCustomerId) data.stripeCustomerId = state.stripeCustomerId;
-  const { count } = await tx.account.updateMany({
-    where: {
-      id: accountId,
-      deletedAt: null,
-      OR: [{ billingStateAt: null }, { billingStateAt: { lte: eventCreated } }],
-    },
-    data,
-  });
-  return count === 1;
+  const { numUpdatedRows } = await trx
+    .updateTable("Account")
+    .set({ ...data, updatedAt: now() })
+    .where("id", "=", accountId)
+    .where("deletedAt", "is", null)
+    .where((eb) => eb.or([eb("billingStateAt", "is", null), eb("billingStateAt", "<=", eventCreated)]))
+    .executeTakeFirst();
+  return numUpdatedRows === 1n;
 }
 
 /**
@@ -97,11 +104,18 @@ export async function applyBillingState(
  * customer, so a customer without a default says nothing about the card.
  */
 export async function notePaymentMethod(
-  tx: Prisma.TransactionClient,
+  trx: SqlTransaction,
   accountId: string,
   paymentMethod: string | null,
 ): Promise<void> {
-  if (paymentMethod) await tx.account.update({ where: { id: accountId }, data: { hasPaymentMethod: true } });
+  if (!paymentMethod) return;
+  const { numUpdatedRows } = await trx
+    .updateTable("Account")
+    .set({ hasPaymentMethod: true, updatedAt: now() })
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  // As an update by id in Prisma did (P2025, 404): a missing account fails the event and its record.
+  if (numUpdatedRows !== 1n) throw new AppError("NOT_FOUND");
 }
 
 export const fromUnix = (seconds: number | null | undefined): Date | null =>

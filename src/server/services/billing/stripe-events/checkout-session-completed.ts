@@ -13,23 +13,23 @@ import {
  * cancelled account comes back, docs/decisions.md §4). Paid → ACTIVE; a delayed payment
  * method (`unpaid`) waits for that subscription's `invoice.paid`.
  */
-export const checkoutSessionCompleted: StripeEventHandler<Stripe.Checkout.Session> = async (tx, session, created) => {
+export const checkoutSessionCompleted: StripeEventHandler<Stripe.Checkout.Session> = async (trx, session, created) => {
   if (session.mode !== "subscription") return;
   const subscriptionId = idOf(session.subscription);
   if (!subscriptionId) return;
   const customer = idOf(session.customer);
-  const account = await lockBillingAccount(tx, {
+  const account = await lockBillingAccount(trx, {
     accountId: session.client_reference_id ?? session.metadata?.accountId,
     customer,
   });
   if (!account || !adoptsCheckout(account, subscriptionId)) return;
   const paid = session.payment_status !== "unpaid";
-  await applyBillingState(tx, account.id, created, {
+  await applyBillingState(trx, account.id, created, {
     status: paid ? "ACTIVE" : null,
     stripeSubscriptionId: subscriptionId,
     subscriptionStatus: paid ? "active" : "incomplete",
     stripeCustomerId: customer,
   });
   if (typeof session.subscription === "object" && session.subscription)
-    await notePaymentMethod(tx, account.id, idOf(session.subscription.default_payment_method));
+    await notePaymentMethod(trx, account.id, idOf(session.subscription.default_payment_method));
 };

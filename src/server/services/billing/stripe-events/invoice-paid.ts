@@ -8,8 +8,8 @@ import { invoiceSubscriptionId } from "./invoice-subscription";
  * recovered, the account is ACTIVE. An invoice of an older or ended
  * subscription (a late one after `customer.subscription.deleted`) changes nothing.
  */
-export const invoicePaid: StripeEventHandler<Stripe.Invoice> = async (tx, invoice, created) => {
-  const account = await lockBillingAccount(tx, { customer: idOf(invoice.customer) });
+export const invoicePaid: StripeEventHandler<Stripe.Invoice> = async (trx, invoice, created) => {
+  const account = await lockBillingAccount(trx, { customer: idOf(invoice.customer) });
   if (!account || !invoiceCounts(account, invoiceSubscriptionId(invoice))) return;
-  await applyBillingState(tx, account.id, created, { status: "ACTIVE", subscriptionStatus: "active" });
+  await applyBillingState(trx, account.id, created, { status: "ACTIVE", subscriptionStatus: "active" });
 };

@@ -8,9 +8,9 @@ import { invoiceSubscriptionId } from "./invoice-subscription";
  * meanwhile. The account stays ACTIVE with a dashboard warning (docs/decisions.md §4);
  * only `unpaid`, cancellation or deletion (subscription events) suspend it.
  */
-export const invoicePaymentFailed: StripeEventHandler<Stripe.Invoice> = async (tx, invoice, created) => {
-  const account = await lockBillingAccount(tx, { customer: idOf(invoice.customer) });
+export const invoicePaymentFailed: StripeEventHandler<Stripe.Invoice> = async (trx, invoice, created) => {
+  const account = await lockBillingAccount(trx, { customer: idOf(invoice.customer) });
   if (!account || !invoiceCounts(account, invoiceSubscriptionId(invoice))) return;
   if (account.subscriptionStatus !== "active" && account.subscriptionStatus !== "trialing") return;
-  await applyBillingState(tx, account.id, created, { subscriptionStatus: "past_due" });
+  await applyBillingState(trx, account.id, created, { subscriptionStatus: "past_due" });
 };

@@ -16,19 +16,19 @@ function periodOf(sub: Stripe.Subscription): { start: Date | null; end: Date | n
 }
 
 function subscriptionHandler(kind: "created" | "updated"): StripeEventHandler<Stripe.Subscription> {
-  return async (tx, sub, created) => {
-    const account = await lockBillingAccount(tx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
+  return async (trx, sub, created) => {
+    const account = await lockBillingAccount(trx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
     if (!account || subscriptionEventFor(account, { kind, subscriptionId: sub.id, status: sub.status }) === "ignore")
       return;
     const period = periodOf(sub);
-    await applyBillingState(tx, account.id, created, {
+    await applyBillingState(trx, account.id, created, {
       status: statusForSubscription(sub.status),
       stripeSubscriptionId: sub.id,
       subscriptionStatus: sub.status,
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
     });
-    await notePaymentMethod(tx, account.id, idOf(sub.default_payment_method));
+    await notePaymentMethod(trx, account.id, idOf(sub.default_payment_method));
   };
 }
 
@@ -37,8 +37,8 @@ export const subscriptionCreated = subscriptionHandler("created");
 export const subscriptionUpdated = subscriptionHandler("updated");
 
 /** customer.subscription.deleted of the account's subscription: no subscription, no service. Another (older) one's deletion changes nothing. */
-export const subscriptionDeleted: StripeEventHandler<Stripe.Subscription> = async (tx, sub, created) => {
-  const account = await lockBillingAccount(tx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
+export const subscriptionDeleted: StripeEventHandler<Stripe.Subscription> = async (trx, sub, created) => {
+  const account = await lockBillingAccount(trx, { accountId: sub.metadata?.accountId, customer: idOf(sub.customer) });
   if (!account || sub.id !== account.subscriptionId) return;
-  await applyBillingState(tx, account.id, created, { status: "SUSPENDED", subscriptionStatus: "canceled" });
+  await applyBillingState(trx, account.id, created, { status: "SUSPENDED", subscriptionStatus: "canceled" });
 };
