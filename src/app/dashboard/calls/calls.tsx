@@ -2,7 +2,6 @@
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { CallLogTable } from "@/components/dashboard/calls-table";
 import { Button } from "@/components/ui/button";
@@ -11,14 +10,13 @@ import { SelectField, TextField } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { CALL_DIRECTIONS, type CallDirection } from "@/server/schemas/enums";
 import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
-import { fieldBinder } from "@/lib/form-field";
 import { CALL_STATUSES, type CallStatus } from "@/server/schemas/enums";
 
 export const CALLS_PAGE_SIZE = 25;
@@ -122,12 +120,12 @@ export function Calls() {
 function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: UrlChange) => void }) {
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
-  const form = useForm({
-    resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }),
+  const { form, field, onSubmit } = useApiForm({
+    schema: ZSidSearch,
+    names: { sid: "Call SID" },
     defaultValues: { sid: filters.callSid ?? "" },
   });
-  const field = fieldBinder(form);
-  const search = form.handleSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
+  const search = onSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
   const anySet = Object.keys(filters).length > 0;
   return (
     <Panel title="Find calls" data-testid="call-filters">

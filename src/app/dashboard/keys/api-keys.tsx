@@ -3,7 +3,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useRef } from "react";
-import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -15,13 +14,11 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
-import { fieldBinder } from "@/lib/form-field";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
@@ -40,9 +37,11 @@ export function ApiKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
-  const form = useForm({ resolver: apiSchemaResolver(ZCreateKeyForm, FIELD_NAMES), defaultValues: { label: "" } });
-  const field = fieldBinder(form);
+  const { form, field, fail, onSubmit } = useApiForm({
+    schema: ZCreateKeyForm,
+    names: FIELD_NAMES,
+    defaultValues: { label: "" },
+  });
 
   // The full key lives only in this mutation's result; "Done" resets it.
   const create = useMutation(
@@ -55,13 +54,7 @@ export function ApiKeys() {
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) =>
-        showError(err, {
-          fields: {
-            names: FIELD_NAMES,
-            set: (_name, message) => form.setError("label", { message }, { shouldFocus: true }),
-          },
-        }),
+      onError: fail,
     }),
   );
 
@@ -80,7 +73,7 @@ export function ApiKeys() {
       <div className="space-y-6">
         <Panel title="Create a key">
           <form
-            onSubmit={form.handleSubmit((input) => create.mutate(input))}
+            onSubmit={onSubmit((input) => create.mutate(input))}
             noValidate
             data-testid="api-key-form"
             className="flex flex-col gap-3 sm:flex-row sm:items-start"

@@ -3,7 +3,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button, ButtonLink } from "@/components/ui/button";
@@ -12,15 +11,13 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import type { TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
-import { fieldBinder } from "@/lib/form-field";
 import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES } from "./number-fields";
 import { editNumberFormSchema, type UrlFormValues } from "./number-form-schemas";
@@ -189,7 +186,6 @@ function EditNumberForm({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const { allowPrivate } = policy;
   const schema = useMemo(() => editNumberFormSchema({ allowPrivate }), [allowPrivate]);
   const defaultValues: UrlFormValues = {
@@ -197,9 +193,12 @@ function EditNumberForm({
     onCallEndUrl: number.onCallEndUrl,
     onErrorUrl: number.onErrorUrl ?? "",
   };
-  const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues });
-  const field = fieldBinder(form);
-  const [formError, setFormError] = useState<string | null>(null);
+  const { form, field, formError, fail, onSubmit } = useApiForm({
+    schema,
+    names: NUMBER_FIELD_NAMES,
+    defaultValues,
+    alert: true,
+  });
 
   useEffect(() => {
     form.setFocus("onCallStartUrl");
@@ -212,19 +211,11 @@ function EditNumberForm({
         await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
         onDone();
       },
-      onError: (err) =>
-        showError(err, {
-          fields: {
-            names: NUMBER_FIELD_NAMES,
-            set: (name, message) => form.setError(name as keyof UrlFormValues, { message }, { shouldFocus: true }),
-          },
-          inline: setFormError,
-        }),
+      onError: fail,
     }),
   );
 
-  const submit = form.handleSubmit((values) => {
-    setFormError(null);
+  const submit = onSubmit((values) => {
     const input: TUpdatePhoneNumberInput = { id: number.id };
     if (values.onCallStartUrl !== number.onCallStartUrl) input.onCallStartUrl = values.onCallStartUrl;
     if (values.onCallEndUrl !== number.onCallEndUrl) input.onCallEndUrl = values.onCallEndUrl;

@@ -2,7 +2,6 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -12,12 +11,10 @@ import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
-import { fieldBinder } from "@/lib/form-field";
 import { CallbackUrlFields } from "../numbers/callback-url-fields";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
@@ -39,7 +36,6 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const numbers = useQuery(trpc.twilioConnection.numbers.queryOptions());
   const registered = useQuery(trpc.phoneNumbers.list.queryOptions());
   const { allowPrivate } = policy;
-  const showError = useShowError();
   const registerForbidden = useForbiddenReason("registerNumber");
   const changeForbidden = useForbiddenReason("changeNumber");
   const schema = useMemo(() => callbackUrlsFormSchema({ allowPrivate }), [allowPrivate]);
@@ -51,12 +47,19 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
     onCallEndUrl: newest?.onCallEndUrl ?? "",
     onErrorUrl: newest?.onErrorUrl ?? "",
   };
-  const form = useForm({
-    resolver: apiSchemaResolver(schema, URL_FIELD_NAMES),
+  const {
+    form,
+    field,
+    formError: actionError,
+    setFormError: setActionError,
+    fail: onError,
+  } = useApiForm({
+    schema,
+    names: URL_FIELD_NAMES,
     values: prefill,
     resetOptions: { keepDirtyValues: true },
+    alert: true,
   });
-  const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
   const refresh = () =>
@@ -65,14 +68,6 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
       queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
     ]);
-  const onError = (err: unknown) =>
-    showError(err, {
-      fields: {
-        names: URL_FIELD_NAMES,
-        set: (name, message) => form.setError(name as UrlField, { message }, { shouldFocus: true }),
-      },
-      inline: setActionError,
-    });
   const create = useMutation(trpc.phoneNumbers.create.mutationOptions({ onError, onSettled: () => setBusy(null) }));
   const configure = useMutation(trpc.phoneNumbers.update.mutationOptions({ onError, onSettled: () => setBusy(null) }));
 
@@ -116,7 +111,7 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
       <div className="space-y-4">
         <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
           <CallbackUrlFields
-            field={fieldBinder(form)}
+            field={field}
             policy={policy}
             hints={{
               onCallStartUrl: "For numbers you register here.",
