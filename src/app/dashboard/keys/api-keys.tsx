@@ -10,11 +10,12 @@ import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { useApiForm } from "@/lib/use-api-form";
 import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
@@ -160,51 +161,51 @@ function KeyList() {
   });
   const toRevoke = revoke.subject;
 
-  if (list.isPending) return <LoadingState label="Loading keys…" />;
-  if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
-
-  const keys = list.data.apiKeys;
   return (
-    <>
-      {keys.length === 0 ? (
-        <EmptyState title="No API keys" data-testid="api-keys-empty">
-          Create a key above to call the REST API from your own server.
-        </EmptyState>
-      ) : (
-        <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
-          {keys.map((k) => (
-            <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
-              <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
-              <Td label="Label">
-                {k.label ? (
-                  // Labels run to 100 characters: one line, cut short, whole on hover.
-                  <span
-                    className="block max-w-[16rem] truncate max-sm:max-w-full"
-                    title={k.label}
-                    data-testid="api-key-label"
-                  >
-                    {k.label}
-                  </span>
-                ) : (
-                  <span className="text-slate-400 dark:text-slate-500">—</span>
-                )}
-              </Td>
-              <Td label="Created">{dateTime(k.createdAt)}</Td>
-              <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
-              <Td className="text-right">
-                <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
-                  Revoke
-                </Button>
-              </Td>
-            </tr>
-          ))}
-        </Table>
+    <QueryState query={list} loadingLabel="Loading keys…">
+      {({ apiKeys: keys }) => (
+        <>
+          {keys.length === 0 ? (
+            <EmptyState title="No API keys" data-testid="api-keys-empty">
+              Create a key above to call the REST API from your own server.
+            </EmptyState>
+          ) : (
+            <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
+              {keys.map((k) => (
+                <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
+                  <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
+                  <Td label="Label">
+                    {k.label ? (
+                      // Labels run to 100 characters: one line, cut short, whole on hover.
+                      <span
+                        className="block max-w-[16rem] truncate max-sm:max-w-full"
+                        title={k.label}
+                        data-testid="api-key-label"
+                      >
+                        {k.label}
+                      </span>
+                    ) : (
+                      <span className="text-slate-400 dark:text-slate-500">—</span>
+                    )}
+                  </Td>
+                  <Td label="Created">{dateTime(k.createdAt)}</Td>
+                  <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
+                  <Td className="text-right">
+                    <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
+                      Revoke
+                    </Button>
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+          <ConfirmDialog {...revoke.dialog} title="Revoke key" confirmLabel="Revoke key">
+            {toRevoke
+              ? `Requests made with ${toRevoke.keyPrefix}…${toRevoke.label ? ` (${toRevoke.label})` : ""} will be refused from the next one on. This cannot be undone.`
+              : null}
+          </ConfirmDialog>
+        </>
       )}
-      <ConfirmDialog {...revoke.dialog} title="Revoke key" confirmLabel="Revoke key">
-        {toRevoke
-          ? `Requests made with ${toRevoke.keyPrefix}…${toRevoke.label ? ` (${toRevoke.label})` : ""} will be refused from the next one on. This cannot be undone.`
-          : null}
-      </ConfirmDialog>
-    </>
+    </QueryState>
   );
 }

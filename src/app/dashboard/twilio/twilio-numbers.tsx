@@ -6,12 +6,13 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
@@ -131,64 +132,68 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
             {actionError}
           </Alert>
         ) : null}
-        {numbers.isPending ? (
-          <LoadingState label="Asking Twilio for your numbers…" />
-        ) : numbers.error ? (
-          <ErrorState message={messageOf(numbers.error)} onRetry={() => void numbers.refetch()} />
-        ) : numbers.data.numbers.length === 0 ? (
-          <EmptyState title="No numbers in this Twilio account">
-            Buy a number in the Twilio console, then come back here to register it.
-          </EmptyState>
-        ) : (
-          <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
-            {numbers.data.numbers.map((n) => (
-              <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
-                <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">
-                  {n.phoneNumber}
-                </Td>
-                <Td label="Name" className="text-slate-600 dark:text-slate-400">
-                  {n.friendlyName}
-                </Td>
-                <Td label="State">
-                  <span className="flex flex-wrap gap-1">
-                    {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
-                    {n.configured ? (
-                      <Badge tone="green">configured</Badge>
-                    ) : n.voiceUrl ? (
-                      <Badge tone="amber">points elsewhere</Badge>
-                    ) : (
-                      <Badge>no voice URL</Badge>
-                    )}
-                  </span>
-                </Td>
-                <Td className="text-right">
-                  {!n.registered ? (
-                    <Button
-                      size="sm"
-                      loading={busy === n.phoneNumber}
-                      disabled={busy !== null || registerForbidden !== null}
-                      aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined}
-                      onClick={() => register(n.phoneNumber)}
-                    >
-                      Register and configure
-                    </Button>
-                  ) : !n.configured ? (
-                    <Button
-                      size="sm"
-                      variant="secondary"
-                      loading={busy === n.phoneNumber}
-                      disabled={busy !== null || changeForbidden !== null}
-                      aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined}
-                      onClick={() => setUp(n.phoneNumber)}
-                    >
-                      Point at Routekit
-                    </Button>
-                  ) : null}
-                </Td>
-              </tr>
-            ))}
-          </Table>
-        )}
+        <QueryState
+          query={numbers}
+          loadingLabel="Asking Twilio for your numbers…"
+          empty={(data) =>
+            data.numbers.length === 0 ? (
+              <EmptyState title="No numbers in this Twilio account">
+                Buy a number in the Twilio console, then come back here to register it.
+              </EmptyState>
+            ) : null
+          }
+        >
+          {(data) => (
+            <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
+              {data.numbers.map((n) => (
+                <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
+                  <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">
+                    {n.phoneNumber}
+                  </Td>
+                  <Td label="Name" className="text-slate-600 dark:text-slate-400">
+                    {n.friendlyName}
+                  </Td>
+                  <Td label="State">
+                    <span className="flex flex-wrap gap-1">
+                      {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
+                      {n.configured ? (
+                        <Badge tone="green">configured</Badge>
+                      ) : n.voiceUrl ? (
+                        <Badge tone="amber">points elsewhere</Badge>
+                      ) : (
+                        <Badge>no voice URL</Badge>
+                      )}
+                    </span>
+                  </Td>
+                  <Td className="text-right">
+                    {!n.registered ? (
+                      <Button
+                        size="sm"
+                        loading={busy === n.phoneNumber}
+                        disabled={busy !== null || registerForbidden !== null}
+                        aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined}
+                        onClick={() => register(n.phoneNumber)}
+                      >
+                        Register and configure
+                      </Button>
+                    ) : !n.configured ? (
+                      <Button
+                        size="sm"
+                        variant="secondary"
+                        loading={busy === n.phoneNumber}
+                        disabled={busy !== null || changeForbidden !== null}
+                        aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined}
+                        onClick={() => setUp(n.phoneNumber)}
+                      >
+                        Point at Routekit
+                      </Button>
+                    ) : null}
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </QueryState>
       </div>
     </Panel>
   );
