@@ -4,7 +4,8 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Button, ButtonLink } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { ErrorState } from "@/components/ui/states";
 import { StatusBadge } from "@/components/ui/badge";
 import { MinutesChart } from "@/components/dashboard/minutes-chart";
 import { CallsTable } from "@/components/dashboard/calls-table";
@@ -102,40 +103,32 @@ export function Overview() {
           <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} />
         ) : null}
 
-        {current.isPending ? (
-          <LoadingState />
-        ) : current.error ? (
-          <ErrorState message={messageOf(current.error)} onRetry={() => void current.refetch()} />
-        ) : (
-          <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-            <Stat
-              label={`Calls in ${monthName(current.data.currentMonth.period)}`}
-              value={current.data.currentMonth.calls}
-              data-testid="stat-calls"
-            />
-            <Stat
-              label="Billed minutes"
-              value={current.data.currentMonth.billedMinutes}
-              hint="Rounded up per call"
-              data-testid="stat-minutes"
-            />
-            <Stat
-              label="Estimated cost"
-              value={usd(current.data.currentMonth.estimatedCost)}
-              hint={`${usd(current.data.monthlyBase)} base + ${usd(current.data.perMinuteRate, { precise: true })}/min`}
-              data-testid="stat-cost"
-            />
-          </dl>
-        )}
+        <QueryState query={current}>
+          {(usage) => (
+            <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+              <Stat
+                label={`Calls in ${monthName(usage.currentMonth.period)}`}
+                value={usage.currentMonth.calls}
+                data-testid="stat-calls"
+              />
+              <Stat
+                label="Billed minutes"
+                value={usage.currentMonth.billedMinutes}
+                hint="Rounded up per call"
+                data-testid="stat-minutes"
+              />
+              <Stat
+                label="Estimated cost"
+                value={usd(usage.currentMonth.estimatedCost)}
+                hint={`${usd(usage.monthlyBase)} base + ${usd(usage.perMinuteRate, { precise: true })}/min`}
+                data-testid="stat-cost"
+              />
+            </dl>
+          )}
+        </QueryState>
 
         <Panel title="Billed minutes per day, last 30 days (UTC)">
-          {daily.isPending ? (
-            <LoadingState />
-          ) : daily.error ? (
-            <ErrorState message={messageOf(daily.error)} onRetry={() => void daily.refetch()} />
-          ) : (
-            <MinutesChart days={daily.data.days} />
-          )}
+          <QueryState query={daily}>{({ days }) => <MinutesChart days={days} />}</QueryState>
         </Panel>
 
         <Panel
@@ -146,13 +139,7 @@ export function Overview() {
             </ButtonLink>
           }
         >
-          {latest.isPending ? (
-            <LoadingState />
-          ) : latest.error ? (
-            <ErrorState message={messageOf(latest.error)} onRetry={() => void latest.refetch()} />
-          ) : (
-            <CallsTable records={latest.data.records} compact />
-          )}
+          <QueryState query={latest}>{({ records }) => <CallsTable records={records} compact />}</QueryState>
         </Panel>
       </div>
     </>

@@ -1,17 +1,15 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZRequestPasswordResetInput } from "@/server/schemas/account-settings";
-import { fieldBinder } from "@/lib/form-field";
 
 export const RESET_SENT =
   "If an account uses that address, we sent it a link to choose a new password. It works for one hour. Nothing arrived? Check the spam folder, or ask again in a few minutes.";
@@ -21,16 +19,19 @@ export function ForgotPasswordForm(props: { sent: boolean; error: string | null 
   const trpc = useTRPC();
   const request = useMutation(trpc.settings.requestPasswordReset.mutationOptions());
   const [sent, setSent] = useState(props.sent);
-  const [error, setError] = useState(props.error);
-  const form = useForm({ resolver: zodResolver(ZRequestPasswordResetInput), defaultValues: { email: "" } });
-  const field = fieldBinder(form);
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
+  const { field, formError, fail, onSubmit } = useApiForm({
+    schema: ZRequestPasswordResetInput,
+    names: { email: "Email" },
+    defaultValues: { email: "" },
+    alert: true,
+    initialError: props.error,
+  });
+  const submit = onSubmit(async (values) => {
     try {
       await request.mutateAsync(values);
       setSent(true);
     } catch (err) {
-      setError(messageOf(err));
+      fail(err);
     }
   });
   return (
@@ -43,21 +44,15 @@ export function ForgotPasswordForm(props: { sent: boolean; error: string | null 
         <form
           method="post"
           action="/forgot-password/send"
-          onSubmit={(e) => void onSubmit(e)}
+          onSubmit={(e) => void submit(e)}
           className="space-y-4"
           noValidate
         >
           <p className="text-sm text-slate-600">
             Enter your account&apos;s email address and we will mail you a link to choose a new password.
           </p>
-          <TextField
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            {...field("email", { subject: "Email" })}
-          />
-          {error ? <Alert tone="error">{error}</Alert> : null}
+          <TextField label="Email" type="email" autoComplete="email" required {...field("email")} />
+          {formError ? <Alert tone="error">{formError}</Alert> : null}
           <Button type="submit" loading={request.isPending} className="w-full">
             Send the link
           </Button>

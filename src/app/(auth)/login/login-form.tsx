@@ -1,18 +1,15 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { safeRedirectPath } from "@/lib/safe-redirect";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZLoginInput } from "@/server/schemas/auth";
-import { fieldBinder } from "@/lib/form-field";
 
 const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid email or password." };
 
@@ -29,20 +26,24 @@ export function LoginForm(props: {
 }) {
   const router = useRouter();
   const returnTo = safeRedirectPath(props.callbackUrl);
-  const [error, setError] = useState<string | null>(props.error);
-  const form = useForm({ resolver: zodResolver(ZLoginInput), defaultValues: { email: props.email, password: "" } });
-  const field = fieldBinder(form);
+  const { form, field, formError, setFormError, onSubmit } = useApiForm({
+    schema: ZLoginInput,
+    names: { email: "Email", password: "Password" },
+    defaultValues: { email: props.email, password: "" },
+    alert: true,
+    initialError: props.error,
+  });
   const { errors, isSubmitting } = form.formState;
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
+  // next-auth's client answers with its own error names, not the API's errors, so they are mapped here.
+  const submit = onSubmit(async (values) => {
     const result = await signIn("credentials", { redirect: false, email: values.email, password: values.password });
     if (result?.ok && !result.error) {
       router.replace(returnTo);
       router.refresh();
       return;
     }
-    setError(result?.error ? (NEXT_AUTH_ERRORS[result.error] ?? result.error) : "Log-in failed; try again.");
+    setFormError(result?.error ? (NEXT_AUTH_ERRORS[result.error] ?? result.error) : "Log-in failed; try again.");
   });
 
   return (
@@ -53,7 +54,7 @@ export function LoginForm(props: {
           {props.notice}
         </Alert>
       ) : null}
-      <form method="post" action="/login/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
+      <form method="post" action="/login/submit" onSubmit={(e) => void submit(e)} className="space-y-4" noValidate>
         <input type="hidden" name="callbackUrl" value={returnTo} />
         <TextField
           label="Email"
@@ -61,7 +62,7 @@ export function LoginForm(props: {
           autoComplete="email"
           required
           defaultValue={props.email}
-          {...field("email", { subject: "Email" })}
+          {...field("email")}
         />
         <TextField
           label="Password"
@@ -71,9 +72,9 @@ export function LoginForm(props: {
           {...field("password")}
           error={errors.password && "Enter your password"}
         />
-        {error ? (
+        {formError ? (
           <Alert tone="error" data-testid="login-error">
-            {error}
+            {formError}
           </Alert>
         ) : null}
         <Button type="submit" loading={isSubmitting} className="w-full">

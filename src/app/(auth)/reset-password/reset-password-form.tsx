@@ -1,37 +1,35 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZResetPasswordInput } from "@/server/schemas/account-settings";
-import { fieldBinder } from "@/lib/form-field";
 
 /** The new password from the mailed link. Posts to /reset-password/submit without JavaScript. */
 export function ResetPasswordForm(props: { token: string; error: string | null }) {
   const trpc = useTRPC();
   const router = useRouter();
   const reset = useMutation(trpc.settings.resetPassword.mutationOptions());
-  const [error, setError] = useState(props.error);
-  const form = useForm({
-    resolver: zodResolver(ZResetPasswordInput),
+  // The token is not a named field: a refused link is the form's alert, not an error under a hidden input.
+  const { form, field, formError, fail, onSubmit } = useApiForm({
+    schema: ZResetPasswordInput,
+    names: { password: "Password" },
     defaultValues: { token: props.token, password: "" },
+    alert: true,
+    initialError: props.error,
   });
-  const field = fieldBinder(form);
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
+  const submit = onSubmit(async (values) => {
     try {
       await reset.mutateAsync(values);
       router.replace("/login?notice=password-reset");
     } catch (err) {
-      setError(messageOf(err));
+      fail(err);
     }
   });
   const { errors } = form.formState;
@@ -43,7 +41,7 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
         <form
           method="post"
           action="/reset-password/submit"
-          onSubmit={(e) => void onSubmit(e)}
+          onSubmit={(e) => void submit(e)}
           className="space-y-4"
           noValidate
         >
@@ -55,11 +53,11 @@ export function ResetPasswordForm(props: { token: string; error: string | null }
             autoComplete="new-password"
             required
             hint="At least 8 characters. Every session of the account ends."
-            {...field("password", { subject: "Password" })}
+            {...field("password")}
           />
-          {error || errors.token ? (
+          {formError || errors.token ? (
             <Alert tone="error" data-testid="reset-error">
-              {error ?? "This link is not valid. Ask for a new one."}
+              {formError ?? "This link is not valid. Ask for a new one."}
             </Alert>
           ) : null}
           <Button type="submit" loading={reset.isPending} className="w-full">

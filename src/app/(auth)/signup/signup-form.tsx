@@ -1,21 +1,19 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { TextField } from "@/components/ui/field";
-import { appErrorOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZRegisterInput } from "@/server/schemas/auth";
-import { fieldBinder } from "@/lib/form-field";
 
 // The API's schema; the form's empty company field means "none".
 const ZSignupForm = ZRegisterInput.extend({
@@ -25,7 +23,6 @@ const ZSignupForm = ZRegisterInput.extend({
     .max(200)
     .transform((v) => v || null),
 });
-type SignupValues = z.input<typeof ZSignupForm>;
 const LABELS = { email: "Email", password: "Password", companyName: "Company" } as const;
 
 /**
@@ -37,29 +34,25 @@ export function SignupForm(props: { email: string; companyName: string; error: s
   const trpc = useTRPC();
   const router = useRouter();
   const register = useMutation(trpc.auth.register.mutationOptions());
-  const form = useForm<SignupValues, unknown, z.output<typeof ZSignupForm>>({
-    resolver: zodResolver(ZSignupForm),
+  const { field, formError, fail, onSubmit } = useApiForm({
+    schema: ZSignupForm,
+    names: LABELS,
     defaultValues: { email: props.email, password: "", companyName: props.companyName },
+    alert: true,
+    initialError: props.error,
   });
-  const field = fieldBinder(form);
-  const [formError, setFormError] = useState<string | null>(props.error);
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [signInError, setSignInError] = useState<string | null>(null);
   const [continuing, setContinuing] = useState(false);
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    setFormError(null);
+  const submit = onSubmit(async (values) => {
     try {
       const result = await register.mutateAsync(values);
       const session = await signIn("credentials", { redirect: false, email: values.email, password: values.password });
       if (!session?.ok || session.error) setSignInError(session?.error ?? "Log in to continue.");
       setApiKey(result.apiKey);
     } catch (err) {
-      const appError = appErrorOf(err);
-      for (const d of appError?.details ?? []) {
-        if (d.path in LABELS) form.setError(d.path as keyof typeof LABELS, { message: d.message });
-      }
-      setFormError(appError?.message ?? "Sign-up failed; try again.");
+      fail(err);
     }
   });
 
@@ -92,14 +85,14 @@ export function SignupForm(props: { email: string; companyName: string; error: s
 
   return (
     <Card title="Create your Routekit account">
-      <form method="post" action="/signup/submit" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate>
+      <form method="post" action="/signup/submit" onSubmit={(e) => void submit(e)} className="space-y-4" noValidate>
         <TextField
           label="Email"
           type="email"
           autoComplete="email"
           required
           defaultValue={props.email}
-          {...field("email", { subject: LABELS.email })}
+          {...field("email")}
         />
         <TextField
           label="Password"
@@ -107,13 +100,13 @@ export function SignupForm(props: { email: string; companyName: string; error: s
           autoComplete="new-password"
           required
           hint="At least 8 characters."
-          {...field("password", { subject: LABELS.password })}
+          {...field("password")}
         />
         <TextField
           label="Company (optional)"
           autoComplete="organization"
           defaultValue={props.companyName}
-          {...field("companyName", { subject: LABELS.companyName })}
+          {...field("companyName")}
         />
         {formError ? (
           <Alert tone="error" data-testid="signup-error">

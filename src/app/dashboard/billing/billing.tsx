@@ -5,9 +5,9 @@ import { StatusCallToAction } from "../overview";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/badge";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
 import { dateTime, usd } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useShowError } from "@/lib/show-error";
 
 /** `note`: how billing works on this service, from the billing strategy (null: nothing to add). */
@@ -38,73 +38,68 @@ export function Billing({ note }: { note: string | null }) {
           </Button>
         }
       />
-      {subscription.isPending ? (
-        <LoadingState />
-      ) : subscription.error ? (
-        <ErrorState message={messageOf(subscription.error)} onRetry={() => void subscription.refetch()} />
-      ) : (
-        <div className="space-y-6">
-          <StatusCallToAction
-            status={subscription.data.status}
-            subscriptionStatus={subscription.data.subscriptionStatus}
-          />
-          <Panel title="Plan" data-testid="billing-plan">
-            <dl className="grid grid-cols-1 gap-x-8 gap-y-3 text-sm sm:grid-cols-2">
-              <div>
-                <dt className="text-slate-500 dark:text-slate-400">Status</dt>
-                <dd className="mt-1">
-                  <StatusBadge status={subscription.data.status} data-testid="billing-status" />
-                </dd>
-              </div>
-              <div>
-                <dt className="text-slate-500 dark:text-slate-400">Payment method</dt>
-                <dd className="mt-1 font-medium" data-testid="payment-method">
-                  {subscription.data.hasPaymentMethod ? "On file" : "None on file"}
-                </dd>
-              </div>
-              {subscription.data.subscriptionStatus ? (
+      <QueryState query={subscription}>
+        {(billing) => (
+          <div className="space-y-6">
+            <StatusCallToAction status={billing.status} subscriptionStatus={billing.subscriptionStatus} />
+            <Panel title="Plan" data-testid="billing-plan">
+              <dl className="grid grid-cols-1 gap-x-8 gap-y-3 text-sm sm:grid-cols-2">
                 <div>
-                  <dt className="text-slate-500 dark:text-slate-400">Subscription at the payment provider</dt>
-                  <dd className="mt-1 font-medium" data-testid="subscription-status">
-                    {subscription.data.subscriptionStatus.replace(/_/g, " ")}
+                  <dt className="text-slate-500 dark:text-slate-400">Status</dt>
+                  <dd className="mt-1">
+                    <StatusBadge status={billing.status} data-testid="billing-status" />
                   </dd>
                 </div>
-              ) : null}
-              <div>
-                <dt className="text-slate-500 dark:text-slate-400">Monthly base</dt>
-                <dd className="mt-1 font-medium" data-testid="monthly-base">
-                  {usd(subscription.data.monthlyBase)}
-                </dd>
-              </div>
-              <div>
-                <dt className="text-slate-500 dark:text-slate-400">Per minute</dt>
-                <dd className="mt-1 font-medium" data-testid="per-minute-rate">
-                  {usd(subscription.data.perMinuteRate, { precise: true })}
-                </dd>
-              </div>
-              <div className="sm:col-span-2">
-                <dt className="text-slate-500 dark:text-slate-400">Current period</dt>
-                <dd className="mt-1 font-medium">{`${dateTime(subscription.data.currentPeriodStart)} to ${dateTime(subscription.data.currentPeriodEnd)}`}</dd>
-              </div>
+                <div>
+                  <dt className="text-slate-500 dark:text-slate-400">Payment method</dt>
+                  <dd className="mt-1 font-medium" data-testid="payment-method">
+                    {billing.hasPaymentMethod ? "On file" : "None on file"}
+                  </dd>
+                </div>
+                {billing.subscriptionStatus ? (
+                  <div>
+                    <dt className="text-slate-500 dark:text-slate-400">Subscription at the payment provider</dt>
+                    <dd className="mt-1 font-medium" data-testid="subscription-status">
+                      {billing.subscriptionStatus.replace(/_/g, " ")}
+                    </dd>
+                  </div>
+                ) : null}
+                <div>
+                  <dt className="text-slate-500 dark:text-slate-400">Monthly base</dt>
+                  <dd className="mt-1 font-medium" data-testid="monthly-base">
+                    {usd(billing.monthlyBase)}
+                  </dd>
+                </div>
+                <div>
+                  <dt className="text-slate-500 dark:text-slate-400">Per minute</dt>
+                  <dd className="mt-1 font-medium" data-testid="per-minute-rate">
+                    {usd(billing.perMinuteRate, { precise: true })}
+                  </dd>
+                </div>
+                <div className="sm:col-span-2">
+                  <dt className="text-slate-500 dark:text-slate-400">Current period</dt>
+                  <dd className="mt-1 font-medium">{`${dateTime(billing.currentPeriodStart)} to ${dateTime(billing.currentPeriodEnd)}`}</dd>
+                </div>
+              </dl>
+              {note ? <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">{note}</p> : null}
+            </Panel>
+            <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+              <Stat label="Calls this period" value={billing.totalCalls} data-testid="period-calls" />
+              <Stat
+                label="Billed minutes this period"
+                value={billing.totalBilledMinutes}
+                data-testid="period-minutes"
+              />
+              <Stat
+                label="Estimated this month"
+                value={current.data ? usd(current.data.currentMonth.estimatedCost) : "—"}
+                hint="Base plus this calendar month's calls"
+                data-testid="period-estimate"
+              />
             </dl>
-            {note ? <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">{note}</p> : null}
-          </Panel>
-          <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-            <Stat label="Calls this period" value={subscription.data.totalCalls} data-testid="period-calls" />
-            <Stat
-              label="Billed minutes this period"
-              value={subscription.data.totalBilledMinutes}
-              data-testid="period-minutes"
-            />
-            <Stat
-              label="Estimated this month"
-              value={current.data ? usd(current.data.currentMonth.estimatedCost) : "—"}
-              hint="Base plus this calendar month's calls"
-              data-testid="period-estimate"
-            />
-          </dl>
-        </div>
-      )}
+          </div>
+        )}
+      </QueryState>
     </>
   );
 }

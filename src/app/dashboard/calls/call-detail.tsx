@@ -6,9 +6,9 @@ import { useEffect, useRef } from "react";
 import { CallStatusBadge, CostBreakdownList, LocalTime } from "@/components/dashboard/calls-table";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
 import { duration, usd } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import type { TCall, TTimelineEntry } from "@/server/schemas/calls";
 
 const POLL_MS = 3_000;
@@ -48,13 +48,9 @@ export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () 
       }
     >
       <div id="call-detail">
-        {detail.isPending ? (
-          <LoadingState label="Loading call…" />
-        ) : detail.error ? (
-          <ErrorState message={messageOf(detail.error)} onRetry={() => void detail.refetch()} />
-        ) : (
-          <CallBody call={detail.data.call} />
-        )}
+        <QueryState query={detail} loadingLabel="Loading call…">
+          {({ call }) => <CallBody call={call} />}
+        </QueryState>
       </div>
     </Panel>
   );

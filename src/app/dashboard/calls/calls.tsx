@@ -2,23 +2,22 @@
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { CallLogTable } from "@/components/dashboard/calls-table";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { SelectField, TextField } from "@/components/ui/field";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { CALL_DIRECTIONS, type CallDirection } from "@/server/schemas/enums";
 import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
 import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { callsCsv } from "./calls-csv";
-import { fieldBinder } from "@/lib/form-field";
 import { CALL_STATUSES, type CallStatus } from "@/server/schemas/enums";
 
 export const CALLS_PAGE_SIZE = 25;
@@ -122,12 +121,12 @@ export function Calls() {
 function CallFilters({ filters, onChange }: { filters: Filters; onChange: (change: UrlChange) => void }) {
   const trpc = useTRPC();
   const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
-  const form = useForm({
-    resolver: apiSchemaResolver(ZSidSearch, { sid: "Call SID" }),
+  const { form, field, onSubmit } = useApiForm({
+    schema: ZSidSearch,
+    names: { sid: "Call SID" },
     defaultValues: { sid: filters.callSid ?? "" },
   });
-  const field = fieldBinder(form);
-  const search = form.handleSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
+  const search = onSubmit(({ sid }) => onChange({ sid: sid ?? null, call: null }));
   const anySet = Object.keys(filters).length > 0;
   return (
     <Panel title="Find calls" data-testid="call-filters">
@@ -284,67 +283,68 @@ function CallList({
   };
 
   const filtered = Object.keys(filters).length > 0;
-  let body;
-  if (list.isPending) {
-    body = <LoadingState label="Loading calls…" />;
-  } else if (list.error) {
-    // A page whose cursor the API refuses (an edited or stale link) cannot be retried: offer the first page instead.
-    const badCursor = page > 1 && appErrorOf(list.error)?.code === "VALIDATION_FAILED";
-    body = badCursor ? (
-      <EmptyState
-        title="This page of calls no longer exists"
-        data-testid="calls-bad-page"
-        action={
-          <Button variant="secondary" onClick={() => onPage([])}>
-            First page
-          </Button>
-        }
-      >
-        {messageOf(list.error)}
-      </EmptyState>
-    ) : (
-      <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />
-    );
-  } else if (list.data.calls.length === 0 && page === 1) {
-    body = (
-      <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
-        {filtered
-          ? "Change or clear the filters to see other calls."
-          : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
-      </EmptyState>
-    );
-  } else {
-    body = (
-      <div className="space-y-4">
-        <CallLogTable calls={list.data.calls} selected={selected} onSelect={onSelect} />
-        <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p
-            className="text-sm text-slate-600 dark:text-slate-400"
-            aria-live="polite"
-            data-testid="calls-page"
-          >{`Page ${page}`}</p>
-          <div className="flex gap-2">
-            <Button
-              variant="secondary"
-              size="sm"
-              disabled={page === 1 || list.isPlaceholderData}
-              onClick={() => onPage(trail.slice(0, -1))}
-            >
-              Newer
-            </Button>
-            <Button
-              variant="secondary"
-              size="sm"
-              disabled={!list.data.nextCursor || list.isPlaceholderData}
-              onClick={() => list.data.nextCursor && onPage([...trail, list.data.nextCursor])}
-            >
-              Older
-            </Button>
-          </div>
-        </nav>
-      </div>
-    );
-  }
+  const body = (
+    <QueryState
+      query={list}
+      loadingLabel="Loading calls…"
+      // A page whose cursor the API refuses (an edited or stale link) cannot be retried: offer the first page instead.
+      error={(err) =>
+        page > 1 && appErrorOf(err)?.code === "VALIDATION_FAILED" ? (
+          <EmptyState
+            title="This page of calls no longer exists"
+            data-testid="calls-bad-page"
+            action={
+              <Button variant="secondary" onClick={() => onPage([])}>
+                First page
+              </Button>
+            }
+          >
+            {messageOf(err)}
+          </EmptyState>
+        ) : null
+      }
+      empty={(data) =>
+        data.calls.length === 0 && page === 1 ? (
+          <EmptyState title={filtered ? "No calls match" : "No calls yet"} data-testid="calls-empty">
+            {filtered
+              ? "Change or clear the filters to see other calls."
+              : "Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it rings."}
+          </EmptyState>
+        ) : null
+      }
+    >
+      {(data) => (
+        <div className="space-y-4">
+          <CallLogTable calls={data.calls} selected={selected} onSelect={onSelect} />
+          <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
+            <p
+              className="text-sm text-slate-600 dark:text-slate-400"
+              aria-live="polite"
+              data-testid="calls-page"
+            >{`Page ${page}`}</p>
+            <div className="flex gap-2">
+              <Button
+                variant="secondary"
+                size="sm"
+                disabled={page === 1 || list.isPlaceholderData}
+                onClick={() => onPage(trail.slice(0, -1))}
+              >
+                Newer
+              </Button>
+              <Button
+                variant="secondary"
+                size="sm"
+                disabled={!data.nextCursor || list.isPlaceholderData}
+                onClick={() => data.nextCursor && onPage([...trail, data.nextCursor])}
+              >
+                Older
+              </Button>
+            </div>
+          </nav>
+        </div>
+      )}
+    </QueryState>
+  );
 
   return (
     <Panel

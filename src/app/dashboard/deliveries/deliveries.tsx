@@ -5,10 +5,11 @@ import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { SelectField } from "@/components/ui/field";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { dateTime } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useUrlState } from "@/lib/use-url-state";
 import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
@@ -78,119 +79,120 @@ function DeliveryLog() {
     </SelectField>
   );
 
-  let body;
-  if (list.isPending) {
-    body = <LoadingState label="Loading deliveries…" />;
-  } else if (list.error) {
-    body = <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
-  } else if (list.data.total === 0) {
-    body = (
-      <EmptyState title={status ? `No ${status} deliveries` : "No deliveries yet"} data-testid="deliveries-empty">
-        {status
-          ? "Choose another status to see the rest."
-          : "Events appear here when calls to your numbers end or fail."}
-      </EmptyState>
-    );
-  } else if (list.data.deliveries.length === 0) {
-    // The log shrank under this page (a filter's rows changed status): back to the start.
-    body = (
-      <EmptyState
-        title="Nothing on this page"
-        action={
-          <Button variant="secondary" onClick={() => setOffset(0)}>
-            First page
-          </Button>
-        }
-      >
-        {`There are ${list.data.total} deliveries in all.`}
-      </EmptyState>
-    );
-  } else {
-    const { deliveries, total } = list.data;
-    const first = list.data.offset + 1;
-    const last = list.data.offset + deliveries.length;
-    body = (
-      <div className="space-y-4">
-        <Table head={["Status", "Event and call", "URL", "Last attempt", ""]} data-testid="deliveries-table">
-          {deliveries.map((d) => (
-            <tr
-              key={d.id}
-              data-testid="delivery-row"
-              data-event-type={d.eventType}
-              data-status={d.status}
-              className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}
-            >
-              <Td label="Status">
-                <StatusBadge status={d.status} />
-                <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">
-                  {d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}
-                </span>
-                <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
-              </Td>
-              <Td label="Event and call" className="font-mono text-xs">
-                <span className="block">{d.eventType}</span>
-                <span
-                  className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400"
-                  title={d.callSid ?? undefined}
+  const body = (
+    <QueryState
+      query={list}
+      loadingLabel="Loading deliveries…"
+      empty={(data) =>
+        data.total === 0 ? (
+          <EmptyState title={status ? `No ${status} deliveries` : "No deliveries yet"} data-testid="deliveries-empty">
+            {status
+              ? "Choose another status to see the rest."
+              : "Events appear here when calls to your numbers end or fail."}
+          </EmptyState>
+        ) : data.deliveries.length === 0 ? (
+          // The log shrank under this page (a filter's rows changed status): back to the start.
+          <EmptyState
+            title="Nothing on this page"
+            action={
+              <Button variant="secondary" onClick={() => setOffset(0)}>
+                First page
+              </Button>
+            }
+          >
+            {`There are ${data.total} deliveries in all.`}
+          </EmptyState>
+        ) : null
+      }
+    >
+      {(data) => {
+        const { deliveries, total } = data;
+        const first = data.offset + 1;
+        const last = data.offset + deliveries.length;
+        return (
+          <div className="space-y-4">
+            <Table head={["Status", "Event and call", "URL", "Last attempt", ""]} data-testid="deliveries-table">
+              {deliveries.map((d) => (
+                <tr
+                  key={d.id}
+                  data-testid="delivery-row"
+                  data-event-type={d.eventType}
+                  data-status={d.status}
+                  className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}
                 >
-                  {d.callSid ?? "—"}
-                </span>
-              </Td>
-              <Td label="URL" className="font-mono text-xs">
-                <span className="block max-w-[14rem] truncate" title={d.url}>
-                  {d.url}
-                </span>
-              </Td>
-              <Td label="Last attempt">
-                <span className="block">{dateTime(d.lastAttemptAt)}</span>
-                {d.lastAttempt ? (
-                  <span className="block text-xs text-slate-500 dark:text-slate-400">
-                    {attemptOutcome(d.lastAttempt)}
-                  </span>
-                ) : null}
-              </Td>
-              <Td className="text-right">
+                  <Td label="Status">
+                    <StatusBadge status={d.status} />
+                    <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">
+                      {d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}
+                    </span>
+                    <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
+                  </Td>
+                  <Td label="Event and call" className="font-mono text-xs">
+                    <span className="block">{d.eventType}</span>
+                    <span
+                      className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400"
+                      title={d.callSid ?? undefined}
+                    >
+                      {d.callSid ?? "—"}
+                    </span>
+                  </Td>
+                  <Td label="URL" className="font-mono text-xs">
+                    <span className="block max-w-[14rem] truncate" title={d.url}>
+                      {d.url}
+                    </span>
+                  </Td>
+                  <Td label="Last attempt">
+                    <span className="block">{dateTime(d.lastAttemptAt)}</span>
+                    {d.lastAttempt ? (
+                      <span className="block text-xs text-slate-500 dark:text-slate-400">
+                        {attemptOutcome(d.lastAttempt)}
+                      </span>
+                    ) : null}
+                  </Td>
+                  <Td className="text-right">
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      aria-expanded={selected === d.id}
+                      aria-controls="delivery-detail"
+                      onClick={() => onSelect(d.id)}
+                    >
+                      Details
+                    </Button>
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+            <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
+              <p
+                className="text-sm text-slate-600 dark:text-slate-400"
+                data-testid="deliveries-range"
+                aria-live="polite"
+              >{`Showing ${first}–${last} of ${total}`}</p>
+              <div className="flex gap-2">
                 <Button
                   variant="secondary"
                   size="sm"
-                  aria-expanded={selected === d.id}
-                  aria-controls="delivery-detail"
-                  onClick={() => onSelect(d.id)}
+                  disabled={data.offset === 0 || list.isPlaceholderData}
+                  onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
                 >
-                  Details
+                  Previous
                 </Button>
-              </Td>
-            </tr>
-          ))}
-        </Table>
-        <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
-          <p
-            className="text-sm text-slate-600 dark:text-slate-400"
-            data-testid="deliveries-range"
-            aria-live="polite"
-          >{`Showing ${first}–${last} of ${total}`}</p>
-          <div className="flex gap-2">
-            <Button
-              variant="secondary"
-              size="sm"
-              disabled={list.data.offset === 0 || list.isPlaceholderData}
-              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-            >
-              Previous
-            </Button>
-            <Button
-              variant="secondary"
-              size="sm"
-              disabled={last >= total || list.isPlaceholderData}
-              onClick={() => setOffset(offset + PAGE_SIZE)}
-            >
-              Next
-            </Button>
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  disabled={last >= total || list.isPlaceholderData}
+                  onClick={() => setOffset(offset + PAGE_SIZE)}
+                >
+                  Next
+                </Button>
+              </div>
+            </nav>
           </div>
-        </nav>
-      </div>
-    );
-  }
+        );
+      }}
+    </QueryState>
+  );
 
   return (
     <Panel title="Delivery log" actions={filter}>

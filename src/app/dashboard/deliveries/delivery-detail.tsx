@@ -5,11 +5,11 @@ import { useEffect, useRef } from "react";
 import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useShowError } from "@/lib/show-error";
 import { POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
 
@@ -77,13 +77,9 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
       }
     >
       <div id="delivery-detail">
-        {detail.isPending ? (
-          <LoadingState label="Loading delivery…" />
-        ) : detail.error ? (
-          <ErrorState message={messageOf(detail.error)} onRetry={() => void detail.refetch()} />
-        ) : (
-          <DetailBody delivery={detail.data.delivery} />
-        )}
+        <QueryState query={detail} loadingLabel="Loading delivery…">
+          {({ delivery }) => <DetailBody delivery={delivery} />}
+        </QueryState>
       </div>
     </Panel>
   );

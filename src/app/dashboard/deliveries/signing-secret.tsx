@@ -7,10 +7,10 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
 const MASKED = "whsec_••••";
@@ -35,43 +35,39 @@ export function SigningSecret() {
     },
   });
 
-  let body;
-  if (account.isPending) {
-    body = <LoadingState label="Loading secret…" />;
-  } else if (account.error) {
-    body = <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} />;
-  } else {
-    const secret = account.data.account.webhookSecret;
-    body = (
-      <div className="space-y-4">
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          Every event carries <code className="font-mono text-xs">webhook-id</code>,{" "}
-          <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
-          <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with
-          any Standard Webhooks library before trusting an event.
-        </p>
-        <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-          <code
-            data-testid="webhook-secret"
-            className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100"
-          >
-            {revealed ? secret : MASKED}
-          </code>
-          <div className="flex gap-2">
-            <Button variant="secondary" size="sm" onClick={() => setRevealed((r) => !r)}>
-              {revealed ? "Hide" : "Reveal"}
-            </Button>
-            {revealed ? <CopyButton value={secret} label="Copy secret" /> : null}
+  const body = (
+    <QueryState query={account} loadingLabel="Loading secret…">
+      {({ account: { webhookSecret: secret } }) => (
+        <div className="space-y-4">
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            Every event carries <code className="font-mono text-xs">webhook-id</code>,{" "}
+            <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
+            <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with
+            any Standard Webhooks library before trusting an event.
+          </p>
+          <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+            <code
+              data-testid="webhook-secret"
+              className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100"
+            >
+              {revealed ? secret : MASKED}
+            </code>
+            <div className="flex gap-2">
+              <Button variant="secondary" size="sm" onClick={() => setRevealed((r) => !r)}>
+                {revealed ? "Hide" : "Reveal"}
+              </Button>
+              {revealed ? <CopyButton value={secret} label="Copy secret" /> : null}
+            </div>
           </div>
+          {overlapUntil ? (
+            <Alert tone="success" title="New secret in use" data-testid="rotation-notice">
+              {`Events are now signed with the new secret and, until ${dateTime(overlapUntil)}, with the previous one too. Update your receivers before then.`}
+            </Alert>
+          ) : null}
         </div>
-        {overlapUntil ? (
-          <Alert tone="success" title="New secret in use" data-testid="rotation-notice">
-            {`Events are now signed with the new secret and, until ${dateTime(overlapUntil)}, with the previous one too. Update your receivers before then.`}
-          </Alert>
-        ) : null}
-      </div>
-    );
-  }
+      )}
+    </QueryState>
+  );
 
   return (
     <Panel

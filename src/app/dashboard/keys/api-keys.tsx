@@ -3,7 +3,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useRef } from "react";
-import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -11,17 +10,16 @@ import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
-import { fieldBinder } from "@/lib/form-field";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
@@ -40,9 +38,11 @@ export function ApiKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
-  const form = useForm({ resolver: apiSchemaResolver(ZCreateKeyForm, FIELD_NAMES), defaultValues: { label: "" } });
-  const field = fieldBinder(form);
+  const { form, field, fail, onSubmit } = useApiForm({
+    schema: ZCreateKeyForm,
+    names: FIELD_NAMES,
+    defaultValues: { label: "" },
+  });
 
   // The full key lives only in this mutation's result; "Done" resets it.
   const create = useMutation(
@@ -55,13 +55,7 @@ export function ApiKeys() {
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) =>
-        showError(err, {
-          fields: {
-            names: FIELD_NAMES,
-            set: (_name, message) => form.setError("label", { message }, { shouldFocus: true }),
-          },
-        }),
+      onError: fail,
     }),
   );
 
@@ -80,7 +74,7 @@ export function ApiKeys() {
       <div className="space-y-6">
         <Panel title="Create a key">
           <form
-            onSubmit={form.handleSubmit((input) => create.mutate(input))}
+            onSubmit={onSubmit((input) => create.mutate(input))}
             noValidate
             data-testid="api-key-form"
             className="flex flex-col gap-3 sm:flex-row sm:items-start"
@@ -167,51 +161,51 @@ function KeyList() {
   });
   const toRevoke = revoke.subject;
 
-  if (list.isPending) return <LoadingState label="Loading keys…" />;
-  if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
-
-  const keys = list.data.apiKeys;
   return (
-    <>
-      {keys.length === 0 ? (
-        <EmptyState title="No API keys" data-testid="api-keys-empty">
-          Create a key above to call the REST API from your own server.
-        </EmptyState>
-      ) : (
-        <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
-          {keys.map((k) => (
-            <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
-              <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
-              <Td label="Label">
-                {k.label ? (
-                  // Labels run to 100 characters: one line, cut short, whole on hover.
-                  <span
-                    className="block max-w-[16rem] truncate max-sm:max-w-full"
-                    title={k.label}
-                    data-testid="api-key-label"
-                  >
-                    {k.label}
-                  </span>
-                ) : (
-                  <span className="text-slate-400 dark:text-slate-500">—</span>
-                )}
-              </Td>
-              <Td label="Created">{dateTime(k.createdAt)}</Td>
-              <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
-              <Td className="text-right">
-                <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
-                  Revoke
-                </Button>
-              </Td>
-            </tr>
-          ))}
-        </Table>
+    <QueryState query={list} loadingLabel="Loading keys…">
+      {({ apiKeys: keys }) => (
+        <>
+          {keys.length === 0 ? (
+            <EmptyState title="No API keys" data-testid="api-keys-empty">
+              Create a key above to call the REST API from your own server.
+            </EmptyState>
+          ) : (
+            <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
+              {keys.map((k) => (
+                <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
+                  <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
+                  <Td label="Label">
+                    {k.label ? (
+                      // Labels run to 100 characters: one line, cut short, whole on hover.
+                      <span
+                        className="block max-w-[16rem] truncate max-sm:max-w-full"
+                        title={k.label}
+                        data-testid="api-key-label"
+                      >
+                        {k.label}
+                      </span>
+                    ) : (
+                      <span className="text-slate-400 dark:text-slate-500">—</span>
+                    )}
+                  </Td>
+                  <Td label="Created">{dateTime(k.createdAt)}</Td>
+                  <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
+                  <Td className="text-right">
+                    <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
+                      Revoke
+                    </Button>
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+          <ConfirmDialog {...revoke.dialog} title="Revoke key" confirmLabel="Revoke key">
+            {toRevoke
+              ? `Requests made with ${toRevoke.keyPrefix}…${toRevoke.label ? ` (${toRevoke.label})` : ""} will be refused from the next one on. This cannot be undone.`
+              : null}
+          </ConfirmDialog>
+        </>
       )}
-      <ConfirmDialog {...revoke.dialog} title="Revoke key" confirmLabel="Revoke key">
-        {toRevoke
-          ? `Requests made with ${toRevoke.keyPrefix}…${toRevoke.label ? ` (${toRevoke.label})` : ""} will be refused from the next one on. This cannot be undone.`
-          : null}
-      </ConfirmDialog>
-    </>
+    </QueryState>
   );
 }

@@ -1,21 +1,18 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
+import { useMemo } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/components/ui/toast";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
-import { fieldBinder } from "@/lib/form-field";
 import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { CallbackUrlFields } from "./callback-url-fields";
-import { NUMBER_FIELD_NAMES, type NumberField } from "./number-fields";
+import { NUMBER_FIELD_NAMES } from "./number-fields";
 import { createNumberFormSchema, type NumberFormValues } from "./number-form-schemas";
 
 const EMPTY: NumberFormValues = { phoneNumber: "", onCallStartUrl: "", onCallEndUrl: "", onErrorUrl: "" };
@@ -25,13 +22,15 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const forbidden = useForbiddenReason("registerNumber");
   const { allowPrivate } = policy;
   const schema = useMemo(() => createNumberFormSchema({ allowPrivate }), [allowPrivate]);
-  const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues: EMPTY });
-  const field = fieldBinder(form);
-  const [formError, setFormError] = useState<string | null>(null);
+  const { form, field, formError, fail, onSubmit } = useApiForm({
+    schema,
+    names: NUMBER_FIELD_NAMES,
+    defaultValues: EMPTY,
+    alert: true,
+  });
 
   const create = useMutation(
     trpc.phoneNumbers.create.mutationOptions({
@@ -43,21 +42,11 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
           queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
         ]);
       },
-      onError: (err) =>
-        showError(err, {
-          fields: {
-            names: NUMBER_FIELD_NAMES,
-            set: (name, message) => form.setError(name as NumberField, { message }, { shouldFocus: true }),
-          },
-          inline: setFormError,
-        }),
+      onError: fail,
     }),
   );
 
-  const submit = form.handleSubmit((input) => {
-    setFormError(null);
-    create.mutate(input);
-  });
+  const submit = onSubmit((input) => create.mutate(input));
 
   return (
     <form onSubmit={submit} noValidate data-testid="number-form" className="space-y-4">

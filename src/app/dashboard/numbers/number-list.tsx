@@ -3,24 +3,22 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button, ButtonLink } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { dateTime } from "@/lib/format";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import type { TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
-import { fieldBinder } from "@/lib/form-field";
 import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES } from "./number-fields";
 import { editNumberFormSchema, type UrlFormValues } from "./number-form-schemas";
@@ -51,128 +49,128 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   });
   const toDelete = del.subject;
 
-  if (list.isPending) return <LoadingState label="Loading numbers…" />;
-  if (list.error) return <ErrorState message={messageOf(list.error)} onRetry={() => void list.refetch()} />;
-
-  const numbers = list.data.phoneNumbers;
   return (
-    <div className="space-y-4">
-      {listError ? (
-        <Alert tone="error" title="The number was not deleted" data-testid="number-list-error">
-          {listError}
-        </Alert>
-      ) : null}
-      {numbers.length > 0 ? <ForbiddenReason reason={forbidden} id="number-change-forbidden" /> : null}
-      {numbers.length === 0 ? (
-        <EmptyState
-          title="No numbers yet"
-          data-testid="numbers-empty"
-          action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}
-        >
-          Add the Twilio number your callers dial, then point it at your engine URL. The setup guide walks you through
-          both.
-        </EmptyState>
-      ) : (
-        <ul className="space-y-3" data-testid="number-list">
-          {numbers.map((n) => (
-            <li
-              key={n.id}
-              data-testid="number-row"
-              data-phone-number={n.phoneNumber}
-              className="rounded-lg border border-slate-200 dark:border-slate-700 p-4"
+    <QueryState query={list} loadingLabel="Loading numbers…">
+      {({ phoneNumbers: numbers }) => (
+        <div className="space-y-4">
+          {listError ? (
+            <Alert tone="error" title="The number was not deleted" data-testid="number-list-error">
+              {listError}
+            </Alert>
+          ) : null}
+          {numbers.length > 0 ? <ForbiddenReason reason={forbidden} id="number-change-forbidden" /> : null}
+          {numbers.length === 0 ? (
+            <EmptyState
+              title="No numbers yet"
+              data-testid="numbers-empty"
+              action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}
             >
-              <div className="flex flex-wrap items-start justify-between gap-3">
-                <div className="min-w-0">
-                  <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">
-                    {n.phoneNumber}
-                  </p>
-                  <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{`Added ${dateTime(n.createdAt)}`}</p>
-                </div>
-                <div className="flex flex-wrap items-center gap-2">
-                  {n.isActive ? null : <Badge tone="amber">inactive</Badge>}
-                  {n.verified ? (
-                    <Badge tone="green" data-testid="number-verified">
-                      verified
-                    </Badge>
+              Add the Twilio number your callers dial, then point it at your engine URL. The setup guide walks you
+              through both.
+            </EmptyState>
+          ) : (
+            <ul className="space-y-3" data-testid="number-list">
+              {numbers.map((n) => (
+                <li
+                  key={n.id}
+                  data-testid="number-row"
+                  data-phone-number={n.phoneNumber}
+                  className="rounded-lg border border-slate-200 dark:border-slate-700 p-4"
+                >
+                  <div className="flex flex-wrap items-start justify-between gap-3">
+                    <div className="min-w-0">
+                      <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">
+                        {n.phoneNumber}
+                      </p>
+                      <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{`Added ${dateTime(n.createdAt)}`}</p>
+                    </div>
+                    <div className="flex flex-wrap items-center gap-2">
+                      {n.isActive ? null : <Badge tone="amber">inactive</Badge>}
+                      {n.verified ? (
+                        <Badge tone="green" data-testid="number-verified">
+                          verified
+                        </Badge>
+                      ) : (
+                        <Badge data-testid="number-unverified">unverified</Badge>
+                      )}
+                      {n.twilioConfigured ? (
+                        <Badge tone="green" data-testid="number-configured">
+                          configured at Twilio
+                        </Badge>
+                      ) : null}
+                      {editing === n.id ? null : (
+                        <Button
+                          variant="secondary"
+                          size="sm"
+                          disabled={forbidden !== null}
+                          aria-describedby={forbidden ? "number-change-forbidden" : undefined}
+                          onClick={() => setEditing(n.id)}
+                        >
+                          Edit
+                        </Button>
+                      )}
+                      <Button
+                        variant="secondary"
+                        size="sm"
+                        aria-expanded={testing === n.id}
+                        onClick={() => setTesting(testing === n.id ? null : n.id)}
+                      >
+                        Send test event
+                      </Button>
+                      <Button
+                        variant="secondary"
+                        size="sm"
+                        disabled={forbidden !== null}
+                        aria-describedby={forbidden ? "number-change-forbidden" : undefined}
+                        onClick={() => {
+                          setListError(null);
+                          del.ask(n);
+                        }}
+                      >
+                        Delete
+                      </Button>
+                    </div>
+                  </div>
+                  {editing === n.id ? (
+                    <EditNumberForm number={n} policy={policy} onDone={() => setEditing(null)} />
                   ) : (
-                    <Badge data-testid="number-unverified">unverified</Badge>
+                    <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+                      <dt className="text-slate-500 dark:text-slate-400">Call start URL</dt>
+                      <dd
+                        className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+                        data-testid="number-start-url"
+                      >
+                        {n.onCallStartUrl}
+                      </dd>
+                      <dt className="text-slate-500 dark:text-slate-400">Call end URL</dt>
+                      <dd
+                        className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+                        data-testid="number-end-url"
+                      >
+                        {n.onCallEndUrl}
+                      </dd>
+                      <dt className="text-slate-500 dark:text-slate-400">Error URL</dt>
+                      <dd
+                        className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
+                        data-testid="number-error-url"
+                      >
+                        {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
+                      </dd>
+                    </dl>
                   )}
-                  {n.twilioConfigured ? (
-                    <Badge tone="green" data-testid="number-configured">
-                      configured at Twilio
-                    </Badge>
-                  ) : null}
-                  {editing === n.id ? null : (
-                    <Button
-                      variant="secondary"
-                      size="sm"
-                      disabled={forbidden !== null}
-                      aria-describedby={forbidden ? "number-change-forbidden" : undefined}
-                      onClick={() => setEditing(n.id)}
-                    >
-                      Edit
-                    </Button>
-                  )}
-                  <Button
-                    variant="secondary"
-                    size="sm"
-                    aria-expanded={testing === n.id}
-                    onClick={() => setTesting(testing === n.id ? null : n.id)}
-                  >
-                    Send test event
-                  </Button>
-                  <Button
-                    variant="secondary"
-                    size="sm"
-                    disabled={forbidden !== null}
-                    aria-describedby={forbidden ? "number-change-forbidden" : undefined}
-                    onClick={() => {
-                      setListError(null);
-                      del.ask(n);
-                    }}
-                  >
-                    Delete
-                  </Button>
-                </div>
-              </div>
-              {editing === n.id ? (
-                <EditNumberForm number={n} policy={policy} onDone={() => setEditing(null)} />
-              ) : (
-                <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-                  <dt className="text-slate-500 dark:text-slate-400">Call start URL</dt>
-                  <dd
-                    className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
-                    data-testid="number-start-url"
-                  >
-                    {n.onCallStartUrl}
-                  </dd>
-                  <dt className="text-slate-500 dark:text-slate-400">Call end URL</dt>
-                  <dd
-                    className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
-                    data-testid="number-end-url"
-                  >
-                    {n.onCallEndUrl}
-                  </dd>
-                  <dt className="text-slate-500 dark:text-slate-400">Error URL</dt>
-                  <dd
-                    className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
-                    data-testid="number-error-url"
-                  >
-                    {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
-                  </dd>
-                </dl>
-              )}
-              {testing === n.id ? <SendTestEvent number={n} onClose={() => setTesting(null)} /> : null}
-            </li>
-          ))}
-        </ul>
+                  {testing === n.id ? <SendTestEvent number={n} onClose={() => setTesting(null)} /> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+          <ConfirmDialog {...del.dialog} title="Delete number" confirmLabel="Delete number">
+            {toDelete
+              ? `Calls to ${toDelete.phoneNumber} will no longer reach your callbacks, and anyone can register the number again. Its call history stays.`
+              : null}
+          </ConfirmDialog>
+        </div>
       )}
-      <ConfirmDialog {...del.dialog} title="Delete number" confirmLabel="Delete number">
-        {toDelete
-          ? `Calls to ${toDelete.phoneNumber} will no longer reach your callbacks, and anyone can register the number again. Its call history stays.`
-          : null}
-      </ConfirmDialog>
-    </div>
+    </QueryState>
   );
 }
 
@@ -189,7 +187,6 @@ function EditNumberForm({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
   const { allowPrivate } = policy;
   const schema = useMemo(() => editNumberFormSchema({ allowPrivate }), [allowPrivate]);
   const defaultValues: UrlFormValues = {
@@ -197,9 +194,12 @@ function EditNumberForm({
     onCallEndUrl: number.onCallEndUrl,
     onErrorUrl: number.onErrorUrl ?? "",
   };
-  const form = useForm({ resolver: apiSchemaResolver(schema, NUMBER_FIELD_NAMES), defaultValues });
-  const field = fieldBinder(form);
-  const [formError, setFormError] = useState<string | null>(null);
+  const { form, field, formError, fail, onSubmit } = useApiForm({
+    schema,
+    names: NUMBER_FIELD_NAMES,
+    defaultValues,
+    alert: true,
+  });
 
   useEffect(() => {
     form.setFocus("onCallStartUrl");
@@ -212,19 +212,11 @@ function EditNumberForm({
         await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
         onDone();
       },
-      onError: (err) =>
-        showError(err, {
-          fields: {
-            names: NUMBER_FIELD_NAMES,
-            set: (name, message) => form.setError(name as keyof UrlFormValues, { message }, { shouldFocus: true }),
-          },
-          inline: setFormError,
-        }),
+      onError: fail,
     }),
   );
 
-  const submit = form.handleSubmit((values) => {
-    setFormError(null);
+  const submit = onSubmit((values) => {
     const input: TUpdatePhoneNumberInput = { id: number.id };
     if (values.onCallStartUrl !== number.onCallStartUrl) input.onCallStartUrl = values.onCallStartUrl;
     if (values.onCallEndUrl !== number.onCallEndUrl) input.onCallEndUrl = values.onCallEndUrl;

@@ -1,16 +1,14 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useForm } from "react-hook-form";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZRequestEmailChangeInput } from "@/server/schemas/account-settings";
-import { fieldBinder } from "@/lib/form-field";
 
 /** The address, whether it is confirmed, and a change that takes effect only from the link sent to the new one. */
 export function ChangeEmail() {
@@ -18,24 +16,21 @@ export function ChangeEmail() {
   const qc = useQueryClient();
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const form = useForm({
-    resolver: zodResolver(ZRequestEmailChangeInput),
+  const { form, field, fail, onSubmit } = useApiForm({
+    schema: ZRequestEmailChangeInput,
+    names: { newEmail: "Email", currentPassword: "Password" },
     defaultValues: { newEmail: "", currentPassword: "" },
   });
-  const field = fieldBinder(form);
   const change = useMutation(trpc.settings.requestEmailChange.mutationOptions());
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = onSubmit(async (values) => {
     try {
       const { pendingEmail } = await change.mutateAsync(values);
       form.reset();
       await qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
       toast.success(`We sent a link to ${pendingEmail}. Your address changes when you open it.`);
     } catch (err) {
-      const e = appErrorOf(err);
-      const fields = (e?.details ?? []).filter((d) => d.path === "newEmail" || d.path === "currentPassword");
-      for (const d of fields) form.setError(d.path as "newEmail" | "currentPassword", { message: d.message });
-      if (!fields.length) toast.error(messageOf(err));
+      fail(err);
     }
   });
 
@@ -54,18 +49,13 @@ export function ChangeEmail() {
           sent there.
         </p>
       ) : null}
-      <form onSubmit={(e) => void onSubmit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
-        <TextField
-          label="New email address"
-          type="email"
-          autoComplete="email"
-          {...field("newEmail", { subject: "Email" })}
-        />
+      <form onSubmit={(e) => void submit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
+        <TextField label="New email address" type="email" autoComplete="email" {...field("newEmail")} />
         <TextField
           label="Current password"
           type="password"
           autoComplete="current-password"
-          {...field("currentPassword", { subject: "Password" })}
+          {...field("currentPassword")}
         />
         <div className="sm:col-span-2">
           <Button type="submit" variant="secondary" loading={change.isPending}>

@@ -1,17 +1,15 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { useForm } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZChangePasswordInput } from "@/server/schemas/account-settings";
-import { fieldBinder } from "@/lib/form-field";
 
 /**
  * A new password ends every session, this one included; the browser that
@@ -23,20 +21,18 @@ export function ChangePassword() {
   const router = useRouter();
   const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const form = useForm({
-    resolver: zodResolver(ZChangePasswordInput),
+  const { form, field, fail, onSubmit } = useApiForm({
+    schema: ZChangePasswordInput,
+    names: { currentPassword: "Current password", newPassword: "New password" },
     defaultValues: { currentPassword: "", newPassword: "" },
   });
-  const field = fieldBinder(form);
   const change = useMutation(trpc.settings.changePassword.mutationOptions());
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = onSubmit(async (values) => {
     try {
       await change.mutateAsync(values);
     } catch (err) {
-      const detail = appErrorOf(err)?.details?.find((d) => d.path === "currentPassword" || d.path === "newPassword");
-      if (detail) form.setError(detail.path as "currentPassword" | "newPassword", { message: detail.message });
-      else toast.error(messageOf(err));
+      fail(err);
       return;
     }
     form.reset();
@@ -53,19 +49,19 @@ export function ChangePassword() {
 
   return (
     <Panel title="Password" data-testid="settings-password">
-      <form onSubmit={(e) => void onSubmit(e)} className="grid gap-4 sm:grid-cols-2" noValidate>
+      <form onSubmit={(e) => void submit(e)} className="grid gap-4 sm:grid-cols-2" noValidate>
         <TextField
           label="Current password"
           type="password"
           autoComplete="current-password"
-          {...field("currentPassword", { subject: "Current password" })}
+          {...field("currentPassword")}
         />
         <TextField
           label="New password"
           type="password"
           autoComplete="new-password"
           hint="At least 8 characters. Other sessions are signed out."
-          {...field("newPassword", { subject: "New password" })}
+          {...field("newPassword")}
         />
         <div className="sm:col-span-2">
           <Button type="submit" variant="secondary" loading={change.isPending || form.formState.isSubmitting}>

@@ -1,40 +1,34 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
-import { useForm } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { useToast } from "@/components/ui/toast";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZDeleteAccountInput } from "@/server/schemas/account-settings";
-import { fieldBinder } from "@/lib/form-field";
 
 /** Closing the account, confirmed by typing its address and the password; says exactly what happens first. */
 export function DeleteAccount() {
   const trpc = useTRPC();
-  const toast = useToast();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const form = useForm({
-    resolver: zodResolver(ZDeleteAccountInput),
+  const { form, field, fail, onSubmit } = useApiForm({
+    schema: ZDeleteAccountInput,
+    names: { confirmEmail: "Email", password: "Password" },
     defaultValues: { confirmEmail: "", password: "" },
   });
-  const field = fieldBinder(form);
   const remove = useMutation(trpc.settings.delete.mutationOptions());
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = onSubmit(async (values) => {
     if (settings.data && values.confirmEmail !== settings.data.email) {
-      form.setError("confirmEmail", { message: "does not match the account's email address" });
+      form.setError("confirmEmail", { message: "Email does not match the account's email address" });
       return;
     }
     try {
       await remove.mutateAsync(values);
     } catch (err) {
-      const detail = appErrorOf(err)?.details?.find((d) => d.path === "confirmEmail" || d.path === "password");
-      if (detail) form.setError(detail.path as "confirmEmail" | "password", { message: detail.message });
-      else toast.error(messageOf(err));
+      fail(err);
       return;
     }
     await signOut({ callbackUrl: "/login?notice=deleted" });
@@ -52,19 +46,14 @@ export function DeleteAccount() {
           Your calls and usage records are kept for billing and audit; your email address is freed for a new sign-up.
         </li>
       </ul>
-      <form onSubmit={(e) => void onSubmit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
+      <form onSubmit={(e) => void submit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
         <TextField
           label="Type your email address to confirm"
           type="email"
           autoComplete="off"
-          {...field("confirmEmail", { subject: "Email" })}
+          {...field("confirmEmail")}
         />
-        <TextField
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          {...field("password", { subject: "Password" })}
-        />
+        <TextField label="Password" type="password" autoComplete="current-password" {...field("password")} />
         <div className="sm:col-span-2">
           <Button type="submit" variant="danger" loading={remove.isPending || form.formState.isSubmitting}>
             Close my account for good

@@ -1,17 +1,13 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
 import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import { ZConnectTwilioInput } from "@/server/schemas/twilio-connection";
-import { fieldBinder } from "@/lib/form-field";
 
 type Field = "accountSid" | "authToken";
 const FIELD_NAMES: Record<Field, string> = { accountSid: "Account SID", authToken: "Auth token" };
@@ -22,10 +18,12 @@ export function ConnectTwilioForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const showError = useShowError();
-  const form = useForm({ resolver: apiSchemaResolver(ZConnectTwilioInput, FIELD_NAMES), defaultValues: EMPTY });
-  const field = fieldBinder(form);
-  const [formError, setFormError] = useState<string | null>(null);
+  const { form, field, formError, fail, onSubmit } = useApiForm({
+    schema: ZConnectTwilioInput,
+    names: FIELD_NAMES,
+    defaultValues: EMPTY,
+    alert: true,
+  });
 
   const connect = useMutation(
     trpc.twilioConnection.connect.mutationOptions({
@@ -36,21 +34,11 @@ export function ConnectTwilioForm() {
         await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
       },
       // Twilio refusing the credentials is the action's failure: one alert above the form.
-      onError: (err) =>
-        showError(err, {
-          fields: {
-            names: FIELD_NAMES,
-            set: (name, message) => form.setError(name as Field, { message }, { shouldFocus: true }),
-          },
-          inline: setFormError,
-        }),
+      onError: fail,
     }),
   );
 
-  const submit = form.handleSubmit((input) => {
-    setFormError(null);
-    connect.mutate(input);
-  });
+  const submit = onSubmit((input) => connect.mutate(input));
 
   return (
     <form onSubmit={submit} noValidate data-testid="twilio-connect-form" className="space-y-4">

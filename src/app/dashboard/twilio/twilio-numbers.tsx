@@ -2,22 +2,20 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
-import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { QueryState } from "@/components/ui/query-state";
+import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { useShowError } from "@/lib/show-error";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/lib/trpc/client";
+import { useApiForm } from "@/lib/use-api-form";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
-import { fieldBinder } from "@/lib/form-field";
 import { CallbackUrlFields } from "../numbers/callback-url-fields";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
@@ -39,7 +37,6 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const numbers = useQuery(trpc.twilioConnection.numbers.queryOptions());
   const registered = useQuery(trpc.phoneNumbers.list.queryOptions());
   const { allowPrivate } = policy;
-  const showError = useShowError();
   const registerForbidden = useForbiddenReason("registerNumber");
   const changeForbidden = useForbiddenReason("changeNumber");
   const schema = useMemo(() => callbackUrlsFormSchema({ allowPrivate }), [allowPrivate]);
@@ -51,12 +48,19 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
     onCallEndUrl: newest?.onCallEndUrl ?? "",
     onErrorUrl: newest?.onErrorUrl ?? "",
   };
-  const form = useForm({
-    resolver: apiSchemaResolver(schema, URL_FIELD_NAMES),
+  const {
+    form,
+    field,
+    formError: actionError,
+    setFormError: setActionError,
+    fail: onError,
+  } = useApiForm({
+    schema,
+    names: URL_FIELD_NAMES,
     values: prefill,
     resetOptions: { keepDirtyValues: true },
+    alert: true,
   });
-  const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
   const refresh = () =>
@@ -65,14 +69,6 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
       queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.account.get.queryKey() }),
     ]);
-  const onError = (err: unknown) =>
-    showError(err, {
-      fields: {
-        names: URL_FIELD_NAMES,
-        set: (name, message) => form.setError(name as UrlField, { message }, { shouldFocus: true }),
-      },
-      inline: setActionError,
-    });
   const create = useMutation(trpc.phoneNumbers.create.mutationOptions({ onError, onSettled: () => setBusy(null) }));
   const configure = useMutation(trpc.phoneNumbers.update.mutationOptions({ onError, onSettled: () => setBusy(null) }));
 
@@ -116,7 +112,7 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
       <div className="space-y-4">
         <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
           <CallbackUrlFields
-            field={fieldBinder(form)}
+            field={field}
             policy={policy}
             hints={{
               onCallStartUrl: "For numbers you register here.",
@@ -136,64 +132,68 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
             {actionError}
           </Alert>
         ) : null}
-        {numbers.isPending ? (
-          <LoadingState label="Asking Twilio for your numbers…" />
-        ) : numbers.error ? (
-          <ErrorState message={messageOf(numbers.error)} onRetry={() => void numbers.refetch()} />
-        ) : numbers.data.numbers.length === 0 ? (
-          <EmptyState title="No numbers in this Twilio account">
-            Buy a number in the Twilio console, then come back here to register it.
-          </EmptyState>
-        ) : (
-          <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
-            {numbers.data.numbers.map((n) => (
-              <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
-                <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">
-                  {n.phoneNumber}
-                </Td>
-                <Td label="Name" className="text-slate-600 dark:text-slate-400">
-                  {n.friendlyName}
-                </Td>
-                <Td label="State">
-                  <span className="flex flex-wrap gap-1">
-                    {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
-                    {n.configured ? (
-                      <Badge tone="green">configured</Badge>
-                    ) : n.voiceUrl ? (
-                      <Badge tone="amber">points elsewhere</Badge>
-                    ) : (
-                      <Badge>no voice URL</Badge>
-                    )}
-                  </span>
-                </Td>
-                <Td className="text-right">
-                  {!n.registered ? (
-                    <Button
-                      size="sm"
-                      loading={busy === n.phoneNumber}
-                      disabled={busy !== null || registerForbidden !== null}
-                      aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined}
-                      onClick={() => register(n.phoneNumber)}
-                    >
-                      Register and configure
-                    </Button>
-                  ) : !n.configured ? (
-                    <Button
-                      size="sm"
-                      variant="secondary"
-                      loading={busy === n.phoneNumber}
-                      disabled={busy !== null || changeForbidden !== null}
-                      aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined}
-                      onClick={() => setUp(n.phoneNumber)}
-                    >
-                      Point at Routekit
-                    </Button>
-                  ) : null}
-                </Td>
-              </tr>
-            ))}
-          </Table>
-        )}
+        <QueryState
+          query={numbers}
+          loadingLabel="Asking Twilio for your numbers…"
+          empty={(data) =>
+            data.numbers.length === 0 ? (
+              <EmptyState title="No numbers in this Twilio account">
+                Buy a number in the Twilio console, then come back here to register it.
+              </EmptyState>
+            ) : null
+          }
+        >
+          {(data) => (
+            <Table head={["Number", "Name", "State", ""]} data-testid="twilio-number-table">
+              {data.numbers.map((n) => (
+                <tr key={n.sid} data-testid="twilio-number-row" data-phone-number={n.phoneNumber}>
+                  <Td label="Number" className="font-mono font-semibold text-slate-900 dark:text-slate-100">
+                    {n.phoneNumber}
+                  </Td>
+                  <Td label="Name" className="text-slate-600 dark:text-slate-400">
+                    {n.friendlyName}
+                  </Td>
+                  <Td label="State">
+                    <span className="flex flex-wrap gap-1">
+                      {n.registered ? <Badge tone="green">registered</Badge> : <Badge>not registered</Badge>}
+                      {n.configured ? (
+                        <Badge tone="green">configured</Badge>
+                      ) : n.voiceUrl ? (
+                        <Badge tone="amber">points elsewhere</Badge>
+                      ) : (
+                        <Badge>no voice URL</Badge>
+                      )}
+                    </span>
+                  </Td>
+                  <Td className="text-right">
+                    {!n.registered ? (
+                      <Button
+                        size="sm"
+                        loading={busy === n.phoneNumber}
+                        disabled={busy !== null || registerForbidden !== null}
+                        aria-describedby={registerForbidden ? "twilio-register-forbidden" : undefined}
+                        onClick={() => register(n.phoneNumber)}
+                      >
+                        Register and configure
+                      </Button>
+                    ) : !n.configured ? (
+                      <Button
+                        size="sm"
+                        variant="secondary"
+                        loading={busy === n.phoneNumber}
+                        disabled={busy !== null || changeForbidden !== null}
+                        aria-describedby={changeForbidden ? "twilio-register-forbidden" : undefined}
+                        onClick={() => setUp(n.phoneNumber)}
+                      >
+                        Point at Routekit
+                      </Button>
+                    ) : null}
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </QueryState>
       </div>
     </Panel>
   );

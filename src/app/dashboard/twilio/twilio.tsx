@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader, Panel } from "@/components/ui/card";
-import { ErrorState, LoadingState } from "@/components/ui/states";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
+import { QueryState } from "@/components/ui/query-state";
+import { appErrorOf, useTRPC } from "@/lib/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import { ConnectTwilioForm } from "./connect-twilio-form";
 import { ConnectionSummary } from "./connection-summary";
@@ -15,7 +15,6 @@ import { TwilioNumbers } from "./twilio-numbers";
 export function Twilio({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const trpc = useTRPC();
   const connection = useQuery(trpc.twilioConnection.get.queryOptions(undefined, { retry: false }));
-  const notConnected = appErrorOf(connection.error)?.code === "NOT_FOUND";
 
   return (
     <>
@@ -24,28 +23,33 @@ export function Twilio({ policy }: { policy: CallbackUrlPolicyOptions }) {
         description="Connect your Twilio account: Routekit checks which numbers are yours, points them at your engine URL, and verifies every request of every call."
       />
       <div className="space-y-6">
-        {connection.isPending ? (
-          <LoadingState label="Loading your Twilio connection…" />
-        ) : connection.data ? (
-          <>
-            <ConnectionSummary connection={connection.data.twilioConnection} />
-            <TwilioNumbers policy={policy} />
-          </>
-        ) : notConnected ? (
-          <>
-            <Alert tone="warning" title="Your engine URL is a bearer secret" data-testid="twilio-not-connected">
-              Without a Twilio connection your engine URL is as sensitive as an API key: anyone who knows it can send
-              requests that look like calls, so keep it private and rotate it if it may have leaked. Connecting Twilio
-              makes forged calls impossible: every request must then carry Twilio&apos;s signature made with your auth
-              token. It also proves which numbers are yours, so nobody else can register them.
-            </Alert>
-            <Panel title="Connect your Twilio account">
-              <ConnectTwilioForm />
-            </Panel>
-          </>
-        ) : (
-          <ErrorState message={messageOf(connection.error)} onRetry={() => void connection.refetch()} />
-        )}
+        <QueryState
+          query={connection}
+          loadingLabel="Loading your Twilio connection…"
+          // No connection yet is the API's NOT_FOUND: the page offers to connect.
+          error={(err) =>
+            appErrorOf(err)?.code === "NOT_FOUND" ? (
+              <>
+                <Alert tone="warning" title="Your engine URL is a bearer secret" data-testid="twilio-not-connected">
+                  Without a Twilio connection your engine URL is as sensitive as an API key: anyone who knows it can
+                  send requests that look like calls, so keep it private and rotate it if it may have leaked. Connecting
+                  Twilio makes forged calls impossible: every request must then carry Twilio&apos;s signature made with
+                  your auth token. It also proves which numbers are yours, so nobody else can register them.
+                </Alert>
+                <Panel title="Connect your Twilio account">
+                  <ConnectTwilioForm />
+                </Panel>
+              </>
+            ) : null
+          }
+        >
+          {({ twilioConnection }) => (
+            <>
+              <ConnectionSummary connection={twilioConnection} />
+              <TwilioNumbers policy={policy} />
+            </>
+          )}
+        </QueryState>
         <EngineUrlPanel connected={Boolean(connection.data)} />
       </div>
     </>
