@@ -66,7 +66,10 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 };
 
 /** Every operation is grouped under one of these, by its path's first segment after /api. */
+// In reading order; the reference opens the first group, so the probes (the shortest operations) come first.
 export const TAGS: Record<string, { name: string; description: string }> = {
+  health: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
+  ready: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
   auth: { name: "auth", description: "Register an account and log in: the login JWT works wherever an API key does." },
   account: { name: "account", description: "Your account: status, webhook secret, engine URL, and rotating them." },
   "api-keys": { name: "api-keys", description: "API keys (`rtk_…`): created (shown once), listed by prefix, revoked." },
@@ -86,8 +89,6 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     name: "twilio-connection",
     description: "Your Twilio account's credentials: number ownership, set-up and signed, reconciled calls.",
   },
-  health: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
-  ready: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
 };
 
 function tagOf(route: RestRoute): string {
