@@ -57,6 +57,15 @@ export type EngineCall = Pick<Selectable<DB["Call"]>, CallColumn>;
 const prefixedCallColumns = CALL_COLUMNS.map((c) => `c.${c} as call_${c}` as const);
 type PrefixedRow = { [K in CallColumn as `call_${K}`]: EngineCall[K] | null };
 
+/**
+ * The call as one json column, null when there is none (every new inbound call): a voice request's
+ * lookup then returns 15 columns fewer for node-postgres to describe and parse on every request.
+ * json carries every CALL_COLUMNS type as it is (text, int, jsonb).
+ */
+const callAsJson = sql<EngineCall | null>`case when ${sql.ref("c.id")} is null then null else json_build_object(${sql.join(
+  CALL_COLUMNS.flatMap((c) => [sql.lit(c), sql.ref(`c.${c}`)]),
+)}) end`;
+
 function callFromRow(row: PrefixedRow): EngineCall | null {
   if (row.call_id === null) return null;
   return Object.fromEntries(CALL_COLUMNS.map((c) => [c, row[`call_${c}`]])) as EngineCall;
@@ -89,7 +98,7 @@ const lookup = (by: "sid" | "id") =>
         "n.onErrorUrl as numberErrorUrl",
         "tc.accountSid as connectionAccountSid",
         "tc.authTokenEnc as connectionAuthTokenEnc",
-        ...prefixedCallColumns,
+        callAsJson.as("call"),
       ])
       // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
       .where((eb) =>
@@ -131,7 +140,7 @@ export async function lookupEngineRequest(opts: {
       numberId && numberStartUrl && numberEndUrl
         ? { id: numberId, onCallStartUrl: numberStartUrl, onCallEndUrl: numberEndUrl, onErrorUrl: numberErrorUrl }
         : null,
-    call: callFromRow(row as unknown as PrefixedRow),
+    call: row.call,
     connection:
       connectionAccountSid && connectionAuthTokenEnc
         ? { accountSid: connectionAccountSid, authTokenEnc: connectionAuthTokenEnc }
@@ -419,10 +428,11 @@ export async function staleOpenCalls(before: Date, limit: number): Promise<Stale
     .orderBy("c.lastRequestAt")
     .limit(limit)
     .execute();
-  return rows.map((r) => ({
-    call: callFromRow(r as unknown as PrefixedRow)!,
-    connection: { accountSid: r.accountSid, authTokenEnc: r.authTokenEnc },
-  }));
+  // Read from Call itself, every row has a call.
+  return rows.flatMap((r) => {
+    const call = callFromRow(r as unknown as PrefixedRow);
+    return call ? [{ call, connection: { accountSid: r.accountSid, authTokenEnc: r.authTokenEnc } }] : [];
+  });
 }
 
 /** Twilio knows nothing final about the call yet: ask again after another quiet spell, and let the others have their turn. */
