@@ -75,6 +75,13 @@ describe("DurableJournal", () => {
     expect((await journal.pendingNames()).length).toBe(1);
   });
 
+  it("keeps the order of entries appended within one millisecond", async () => {
+    const journal = new DurableJournal<Entry>(fresh());
+    const names: string[] = [];
+    for (let n = 0; n < 50; n++) names.push(await journal.append({ callSid: `CA${n}`, n }));
+    expect(await journal.pendingNames()).toEqual(names);
+  });
+
   it("refuses entries past its bound", async () => {
     const journal = new DurableJournal<Entry>(fresh(), { maxEntries: 2 });
     await journal.append({ callSid: "CA1", n: 1 });

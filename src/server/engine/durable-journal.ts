@@ -10,6 +10,9 @@ import path from "node:path";
  * Each file carries a SHA-256 of its entry; a file that fails it (or never got
  * its final name) is set aside and never applied.
  */
+/** Entries appended by this process, for the order of entries within one millisecond. */
+let appended = 0;
+
 export class DurableJournal<T> {
   private replaying: Promise<ReplayResult> | null = null;
   /** Entries on disk, counted once and then kept up to date: the bound costs no directory scan per append. */
@@ -28,8 +31,9 @@ export class DurableJournal<T> {
     this.count++;
     const body = JSON.stringify(entry);
     const text = `${JSON.stringify({ v: 1, sha256: sha256(body), entry: body })}\n`;
-    // Sorts by time of arrival, then a random part so two entries in one millisecond never collide.
-    const name = `${Date.now().toString().padStart(15, "0")}-${randomBytes(6).toString("hex")}.json`;
+    // Sorts by time of arrival: the millisecond, then this process's own sequence (two entries in one millisecond
+    // keep their order; a random suffix sorted them by chance), then a random part so two processes never collide.
+    const name = `${Date.now().toString().padStart(15, "0")}-${(++appended).toString().padStart(10, "0")}-${randomBytes(6).toString("hex")}.json`;
     const temp = path.join(this.dir, `.${name}.tmp`);
     try {
       const file = await open(temp, "wx", 0o600);
