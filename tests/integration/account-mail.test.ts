@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { call, newAccount, randomIp, sql, uniqueEmail } from "./support/api";
 import { mailTo, tokenIn, waitForMail } from "./support/mailbox";
 import { sessionCookie, trpc } from "./support/trpc";
@@ -97,29 +97,39 @@ describe("password reset", () => {
    * needs; the old code answered only after the lock was released (3 s), the
    * new one answers at once and does the work afterwards.
    */
-  it("answers without waiting for the known address's work: a lock on that work does not delay the answer", async () => {
-    const acct = await newAccount();
-    await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() });
-    await waitForMail(acct.email, RESET);
-    const client = await sql().connect();
-    try {
-      await client.query("BEGIN");
-      const locked = await client.query(
-        `SELECT id FROM "AccountToken" WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD' AND "usedAt" IS NULL FOR UPDATE`,
-        [acct.id],
-      );
-      expect(locked.rowCount).toBe(1);
-      const release = new Promise((r) => setTimeout(r, 3000)).then(() => client.query("COMMIT"));
-      const answer = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() });
-      expect(answer.status).toBe(200);
-      expect(answer.ms, "the answer waited for the account's link to be written").toBeLessThan(1500);
-      await release;
-    } finally {
-      client.release();
-    }
-    // The work still happens, after the answer: a second link arrives.
-    await waitForMail(acct.email, RESET, { count: 2 });
-  });
+  // The embedded database (PGlite) runs one transaction at a time for every connection, so a held lock there
+  // stalls every statement, the answer's own mail-limit ones included: the rule is shown on PostgreSQL.
+  it.skipIf(inject("embedded"))(
+    "answers without waiting for the known address's work: a lock on that work does not delay the answer",
+    async () => {
+      const acct = await newAccount();
+      await trpc("mutation", "settings.requestPasswordReset", { email: acct.email }, { ip: randomIp() });
+      await waitForMail(acct.email, RESET);
+      const client = await sql().connect();
+      try {
+        await client.query("BEGIN");
+        const locked = await client.query(
+          `SELECT id FROM "AccountToken" WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD' AND "usedAt" IS NULL FOR UPDATE`,
+          [acct.id],
+        );
+        expect(locked.rowCount).toBe(1);
+        const release = new Promise((r) => setTimeout(r, 3000)).then(() => client.query("COMMIT"));
+        const answer = await trpc(
+          "mutation",
+          "settings.requestPasswordReset",
+          { email: acct.email },
+          { ip: randomIp() },
+        );
+        expect(answer.status).toBe(200);
+        expect(answer.ms, "the answer waited for the account's link to be written").toBeLessThan(1500);
+        await release;
+      } finally {
+        client.release();
+      }
+      // The work still happens, after the answer: a second link arrives.
+      await waitForMail(acct.email, RESET, { count: 2 });
+    },
+  );
 
   it("takes similar time for a known and an unknown address (interleaved, medians within a generous margin)", async () => {
     const acct = await newAccount();
