@@ -19,6 +19,8 @@ export default defineConfig({
           environment: "node",
           // One real server (built app + real PostgreSQL or the embedded one) for the whole run.
           globalSetup: ["tests/integration/support/global-setup.ts"],
+          // Every event a test's receiver gets must match its schema in the event catalogue.
+          setupFiles: ["tests/integration/support/event-contract.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },

@@ -7,7 +7,10 @@
 // Phase 3, the steady state, sends both at once: each tick a new call's voice request and the
 // `completed` callback of the call that started one second earlier, with all their deliveries.
 // Arrivals are open-loop at a fixed rate, as Twilio sends them: a slow answer never delays the next call.
+// BENCH_LIMITS=1 sets every guardrail (docs/decisions.md §17) on the account and its number, high enough never to
+// refuse, so each request pays for the checks and the live-call count; compare with a run without it.
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server (Node 20 refuses it in NODE_OPTIONS).
+// BENCH_SERVER_ENTRY=dist/… runs another server bundle; OTEL_EXPORTER_OTLP_ENDPOINT (passed on) turns tracing on.
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -66,6 +69,8 @@ const server = await startBuiltServer({
   name: "bench-engine",
   env: { CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: process.env.LOG_LEVEL ?? "info" },
   nodeArgs: (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean),
+  // A variant of the server bundle (bench/observability-overhead.ts builds one without metrics).
+  entry: process.env.BENCH_SERVER_ENTRY || undefined,
 });
 const { baseUrl, dataDir } = server;
 
@@ -170,6 +175,16 @@ try {
     key: reg.apiKey,
     body: { phoneNumber: number, onCallStartUrl: `${backendUrl}/start`, onCallEndUrl: `${backendUrl}/end` },
   });
+  const withLimits = process.env.BENCH_LIMITS === "1";
+  if (withLimits) {
+    await api("PUT", "/api/account/limits", {
+      ip,
+      key: reg.apiKey,
+      body: { monthlyBudget: 1_000_000_000, hardCap: true, maxConcurrentCalls: 1_000_000 },
+    });
+    const [n] = (await api("GET", "/api/phone-numbers", { ip, key: reg.apiKey })).phoneNumbers;
+    await api("PATCH", `/api/phone-numbers/${n.id}`, { ip, key: reg.apiKey, body: { dailyMinuteCap: 1_440_000 } });
+  }
   const engine = new URL(reg.engineVoiceUrl as string);
 
   const total = Math.round(rate * (seconds + warmupSeconds));
@@ -225,6 +240,7 @@ try {
     seconds,
     warmupSeconds,
     loadAverage1m: loadBefore, // other work on this host skews every figure: check it was idle
+    limits: withLimits,
     voice: { ...v, overheadP99Within15ms: (v.overheadMs?.p99 ?? Infinity) <= 15 },
     completed: c,
     steadyState: { voice: { ...sv, overheadP99Within15ms: (sv.overheadMs?.p99 ?? Infinity) <= 15 }, completed: sc },

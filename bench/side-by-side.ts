@@ -16,6 +16,8 @@
 // The load generator is node:http in this process (bench/support/load-loop.ts), the same for both
 // sides; unlike autocannon's rate mode, which sends each second's share in a burst, voice-p99 spaces
 // its requests evenly, as calls arrive one by one.
+// --product-sql <file>: SQL run on the product's database once it is set up, before the rounds: an A/B of a
+// schema change on one build (say, a dropped index put back), run alternately with and without it.
 // --ci: 5 rounds of 3 s, voice-max only; exits 1 when the median ratio is more than 25 % below the
 // baseline's `voiceThroughputRatio` (bench/engine-ratio-baseline.json).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -180,6 +182,17 @@ try {
     body: JSON.stringify({ phoneNumber: productNumber, onCallStartUrl, onCallEndUrl: `${backend.url}/call-end` }),
   });
   if (added.status !== 201) throw new Error(`adding the number: ${added.status} ${await added.text()}`);
+  const productSql = option("product-sql", "");
+  if (productSql) {
+    const db = new pg.Client({ connectionString: dbUrl(names.product) });
+    await db.connect();
+    try {
+      await db.query(readFileSync(productSql, "utf8"));
+    } finally {
+      await db.end();
+    }
+    console.log(`ran ${productSql} on the product's database`);
+  }
   const productKeys = [reg.apiKey];
   if (only.includes("account")) {
     for (let i = 1; i < ACCOUNTS; i += 5) {
@@ -257,6 +270,8 @@ try {
     cpuMs: number;
     dbCpuMs: number;
     failures: number;
+    /** What the failures were: socket errors, answers by status, 2xx answers without the customer's TwiML. */
+    failureKinds: string[];
     ms: number[];
   };
   const samples = new Map<string, Sample[]>(); // `${measure}/${side}` → one per counted round
@@ -308,6 +323,13 @@ try {
               cpuMs: (cpu1 - cpu0 - idleCpu!) / r.requests,
               dbCpuMs: Math.max(0, cpuSince(db0, db1) - idleDb!) / r.requests,
               failures: r.requests - r.ms.length,
+              failureKinds: [
+                ...(r.errors ? [`${r.errors} socket errors`] : []),
+                ...Object.entries(r.statuses)
+                  .filter(([status]) => Number(status) && (Number(status) < 200 || Number(status) >= 300))
+                  .map(([status, n]) => `${n} × HTTP ${status}`),
+                ...(r.unexpected ? [`${r.unexpected} without the customer's TwiML`] : []),
+              ],
               ms: r.ms,
             },
           ]);
@@ -357,7 +379,12 @@ try {
   }
   const failures = [...samples.values()].flat().reduce((a, x) => a + x.failures, 0);
   passed = failures === 0;
-  if (!passed) console.log(`FAIL: ${failures} answers were errors or not the customer's TwiML`);
+  if (!passed) {
+    console.log(`FAIL: ${failures} answers were errors or not the customer's TwiML`);
+    for (const [key, list] of samples)
+      for (const [i, x] of list.entries())
+        if (x.failureKinds.length) console.log(`  ${key}, round ${i + 1}: ${x.failureKinds.join(", ")}`);
+  }
 
   if (ci) {
     const baseline = JSON.parse(readFileSync(BASELINE_FILE, "utf8")) as { voiceThroughputRatio: number };
@@ -371,7 +398,9 @@ try {
   }
 } finally {
   for (const c of children) c.kill("SIGTERM");
-  await product?.stop();
+  // A failed run keeps the product's log (and its data directory) for a look at what went wrong.
+  await product?.stop({ keepData: !passed });
+  if (!passed && product) console.log(`the product's log is kept in ${product.log}`);
   await dropDatabases().catch((err: unknown) => console.error("could not drop the bench databases:", err));
 }
 process.exit(passed ? 0 : 1);

@@ -6,12 +6,14 @@
 // database on it. Starts the BUILT server there, with a customer backend that answers at once;
 // sends `calls` voice requests one after another, then each call's `completed` callback, and lists
 // every statement each phase ran with its count per request (background work, such as the job
-// queue's polling, shows as fractions). Every statement is one round trip in node-postgres.
+// queue's polling, shows as fractions), and the WAL written per request (records, bytes: the server's
+// pg_stat_wal, so give the bench a server of its own). Every statement is one round trip in node-postgres.
 import { randomInt } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { startBuiltServer } from "../scripts/built-server";
+import { processCpuMs } from "./support/process-cpu";
 import { newCallSid, SIMULATOR_ACCOUNT_SID } from "../src/twilio-simulator/twilio-simulator";
 
 const calls = Number(process.argv[2] ?? 200);
@@ -95,26 +97,54 @@ try {
   }
   await new Promise((r) => setTimeout(r, 2000));
 
+  // CPU (ms) so far of the server process and of the database's backends (this host's PostgreSQL).
+  const cpu = async () => {
+    const { rows } = await stats.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [
+      dbName,
+    ]);
+    const backends = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        backends.set(pid, processCpuMs(pid));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return { server: processCpuMs(server.child.pid!), backends };
+  };
   const phase = async (name: string, run: () => Promise<void>) => {
     await stats.query("SELECT pg_stat_statements_reset()");
+    // The WAL written: every row, index entry, row lock and commit is a record (cluster-wide: use a cluster of its own).
+    await stats.query("SELECT pg_stat_reset_shared('wal')");
+    const cpu0 = await cpu();
     const started = performance.now();
     await run();
     const ms = performance.now() - started;
     // What runs after the answer (the call log, queued deliveries) lands within this.
     await new Promise((r) => setTimeout(r, 3000));
-    const { rows } = await stats.query<{ calls: string; query: string; mean: number }>(
-      `SELECT s.calls, s.query, s.mean_exec_time AS mean FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    const cpu1 = await cpu();
+    let databaseMs = 0;
+    for (const [pid, used] of cpu1.backends) databaseMs += used - (cpu0.backends.get(pid) ?? 0);
+    // Plans: how often PostgreSQL planned the statement (with pg_stat_statements.track_planning on; 0 otherwise):
+    // a prepared statement on a custom plan is planned on every execution.
+    const { rows } = await stats.query<{ calls: string; query: string; mean: number; plans: string; plan: number }>(
+      `SELECT s.calls, s.query, s.mean_exec_time AS mean, s.plans, s.mean_plan_time AS plan
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
        WHERE d.datname = $1 ORDER BY s.calls DESC`,
       [dbName],
     );
     const total = rows.reduce((a, r) => a + Number(r.calls), 0);
-    console.log(
-      `\n## ${name}: ${calls} requests in ${Math.round(ms)} ms (${(ms / calls).toFixed(2)} ms each, one at a time); ${(total / calls).toFixed(2)} statements per request (all, incl. background)`,
+    const { rows: wal } = await stats.query<{ records: string; bytes: string; fpi: string; syncs: string }>(
+      "SELECT wal_records AS records, wal_bytes AS bytes, wal_fpi AS fpi, wal_sync AS syncs FROM pg_stat_wal",
     );
-    console.log("| per request | mean ms | statement |\n|---|---|---|");
+    const perCall = (x: string | undefined) => (Number(x ?? 0) / calls).toFixed(1);
+    console.log(
+      `\n## ${name}: ${calls} requests in ${Math.round(ms)} ms (${(ms / calls).toFixed(2)} ms each, one at a time); ${(total / calls).toFixed(2)} statements per request (all, incl. background); WAL per request: ${perCall(wal[0]?.records)} records, ${perCall(wal[0]?.bytes)} bytes (${perCall(wal[0]?.fpi)} full pages), ${(Number(wal[0]?.syncs ?? 0) / calls).toFixed(2)} WAL flushes (fsync); CPU per request (incl. 3 s of background after): server ${((cpu1.server - cpu0.server) / calls).toFixed(2)} ms, PostgreSQL ${(databaseMs / calls).toFixed(2)} ms`,
+    );
+    console.log("| per request | mean ms | plans per call | mean plan ms | statement |\n|---|---|---|---|---|");
     for (const r of rows)
       console.log(
-        `| ${(Number(r.calls) / calls).toFixed(2)} | ${r.mean.toFixed(3)} | ${r.query.replace(/\s+/g, " ").slice(0, 160)} |`,
+        `| ${(Number(r.calls) / calls).toFixed(2)} | ${r.mean.toFixed(3)} | ${(Number(r.plans) / Number(r.calls)).toFixed(2)} | ${r.plan.toFixed(3)} | ${r.query.replace(/\s+/g, " ").slice(0, 160)} |`,
       );
   };
   const sids = Array.from({ length: calls }, () => newCallSid());

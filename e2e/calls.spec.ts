@@ -81,7 +81,13 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     await postSigned(engineUrl, { ...base, CallStatus: "busy", CallbackSource: "call-progress-events" }, "unused");
 
     const row = (sid: string) => page.locator(`[data-testid="call-row"][data-call-sid="${sid}"]`);
-    await page.goto("/dashboard/calls");
+    // The Overview lists every call, whatever its end, and warns that the backend did not answer one today.
+    await page.goto("/dashboard");
+    await expect(page.getByTestId("fallback-warning")).toContainText("did not answer 1 call today");
+    await expect(page.getByTestId("call-row")).toHaveCount(3);
+    await expect(row(busySid).getByTestId("call-status")).toHaveText("busy");
+    await page.getByRole("link", { name: "See today's calls" }).click();
+    await expect(page).toHaveURL(/\/dashboard\/calls\?since=\d{4}-\d{2}-\d{2}$/);
     await expect(row(completed.callSid)).toBeVisible();
     await expect(row(completed.callSid).getByTestId("call-status")).toHaveText("completed");
     await expect(row(busySid).getByTestId("call-status")).toHaveText("busy");
@@ -136,6 +142,15 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await expect(detail.getByTestId("call-detail-error")).toContainText("START_CALLBACK_STATUS");
       await expect(detail.getByTestId("call-detail-error")).toContainText("HTTP 500");
       await expect(detail.getByTestId("call-detail-answer")).toHaveText("fallback");
+      // Why it ended, and what the error means and what to do: the reference's text (src/lib/call-outcomes.ts).
+      await expect(detail.getByTestId("call-detail-end-reason")).toHaveAttribute("data-end-reason", "completed");
+      await expect(detail.getByTestId("call-detail-end-reason")).toContainText("Completed");
+      await expect(detail.getByTestId("call-detail-end-advice")).toContainText("What to do:");
+      await expect(detail.getByTestId("call-detail-error-advice")).toContainText(
+        "answered with a status other than 2xx",
+      );
+      // Each entry says how long after the call's start it happened, to the millisecond.
+      await expect(detail.getByTestId("timeline-offset").first()).toHaveText(/^\+(\d+ min )?\d+\.\d{3} s$/);
       const started = detail.locator('[data-testid="timeline-entry"][data-type="call.started"]');
       await expect(started).toContainText("HTTP 500");
       await expect(started).toContainText("backend exploded");
@@ -162,12 +177,12 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
         .trim()
         .split("\r\n");
       expect(csv[0]).toBe(
-        "callSid,direction,from,to,phoneNumberId,status,startedAt,endedAt,durationSeconds,billedMinutes,totalCost,answeredBy,answer,errorCode,errorMessage",
+        "callSid,direction,from,to,phoneNumberId,status,startedAt,endedAt,durationSeconds,billedMinutes,totalCost,answeredBy,answer,errorCode,errorMessage,endReason,sipResponseCode,twilioErrorCode",
       );
       expect(csv).toHaveLength(3);
       const bySid = new Map(csv.slice(1).map((line) => [line.split(",")[0], line]));
       expect(bySid.get(completed.callSid)).toContain(",completed,");
-      expect(bySid.get(completed.callSid)).toContain(",2,0.04,,xml,,");
+      expect(bySid.get(completed.callSid)).toContain(",2,0.04,,xml,,,completed,,");
       expect(bySid.get(fellBack.callSid)).toContain(",fallback,START_CALLBACK_STATUS,");
       expect(bySid.has(busySid)).toBe(false);
     });

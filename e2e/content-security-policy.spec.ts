@@ -1,5 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { signUp, uniqueEmail } from "./support/helpers";
+import { watchViolations } from "./support/page-checks";
 
 /**
  * The pages work under their Content-Security-Policy in real Chromium: no
@@ -8,23 +9,6 @@ import { signUp, uniqueEmail } from "./support/helpers";
  */
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
-
-/** Collects every CSP violation the page reports, and console errors that mention the policy. */
-async function watchViolations(page: Page): Promise<string[]> {
-  const violations: string[] = [];
-  await page.exposeFunction("__reportViolation", (v: string) => violations.push(v));
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) =>
-      (window as unknown as { __reportViolation(v: string): void }).__reportViolation(
-        `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`,
-      ),
-    );
-  });
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
-  });
-  return violations;
-}
 
 test("log-in, sign-up and the dashboard run under their CSP with no violation", async ({ page }) => {
   const violations = await watchViolations(page);
@@ -68,4 +52,26 @@ test("no page can be framed", async ({ page }) => {
     }
   }, BASE);
   expect(framed).toBe(false);
+});
+
+test("the billing pages and the 404 page are styled under their CSP, with no violation", async ({ page }) => {
+  const violations = await watchViolations(page);
+  // The billing pages are route handlers: their style element is allowed by its hash.
+  const billing = await page.goto("/billing/checkout/not-a-token");
+  expect(billing!.status()).toBe(404);
+  expect(billing!.headers()["content-security-policy"]).toMatch(/style-src 'sha256-/);
+  await expect(page.getByRole("heading", { name: "Link not valid" })).toBeVisible();
+  // Styled: the card's white box on the page's slate background, not the browser's defaults.
+  expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(248, 250, 252)");
+  expect(await page.locator(".card").evaluate((el) => getComputedStyle(el).borderRadius)).not.toBe("0px");
+
+  const missing = await page.goto("/no-such-page");
+  expect(missing!.status()).toBe(404);
+  await expect(page.getByTestId("site-not-found")).toBeVisible();
+  await expect(page.getByRole("link", { name: "Go to the home page" })).toBeVisible();
+  // Tailwind's stylesheet applies (a dashed border from the empty state), and the way home works.
+  expect(await page.getByTestId("site-not-found").evaluate((el) => getComputedStyle(el).borderStyle)).toBe("dashed");
+  await page.getByRole("link", { name: "Go to the home page" }).click();
+  await expect(page).toHaveURL(/\/(login)?$/);
+  expect(violations).toEqual([]);
 });

@@ -173,6 +173,9 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await expect(detail).toContainText("HTTP 200");
       expect(endAnswers.at(-1)).toBe(200);
 
+      // The details are a modal drawer: closed (Escape) before the rest of the page is used.
+      await page.keyboard.press("Escape");
+      await expect(detail).toHaveCount(0);
       await page.getByRole("button", { name: "Reveal" }).click();
       await expect(page.getByText(/whsec_[A-Za-z0-9+/=]{20,}/)).toBeVisible();
     });
@@ -190,7 +193,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
 
     await test.step("log out", async () => {
       await page.goto("/dashboard");
-      // A copy of the session cookie taken before log-out is useless after it (sign-out ends every session).
+      // A copy of the session cookie taken before log-out is useless after it (its session is ended server-side).
       const copied = await page.context().cookies();
       await page.getByRole("button", { name: "Log out" }).click();
       await expect(page).toHaveURL(/\/login/);

@@ -35,11 +35,14 @@ test("send a test event from a number, then replay the failed ones once the endp
       const row = page.getByTestId("number-row");
       await row.getByRole("button", { name: "Send test event" }).click();
       const panel = page.getByTestId("test-event-panel");
+      // It opens in view, not below the fold.
+      await expect(panel).toBeInViewport();
       await expect(panel.getByRole("option", { name: "call.error (no URL)" })).toBeDisabled();
       await panel.getByLabel("Event type").selectOption("call.ended");
       await panel.getByRole("button", { name: "Send" }).click();
       const result = page.getByTestId("test-event-result");
       await expect(result).toContainText("Your endpoint accepted the test event");
+      await expect(result).toBeInViewport();
       await expect(page.getByTestId("test-event-status")).toHaveText("HTTP 200");
       await expect(page.getByTestId("test-event-latency")).toHaveText(/^\d+ ms$/);
       await expect(page.getByTestId("test-event-excerpt")).toHaveText("signature verified");

@@ -40,7 +40,17 @@ test("/docs loads only from this origin, without Scalar's AI, MCP or deploy cont
   const fields = await operation
     .locator("[id*='POST/api/phone-numbers.body.']")
     .evaluateAll((els) => els.map((e) => e.id.split(".body.")[1]));
-  expect(fields).toEqual(["phoneNumber", "onCallStartUrl", "onCallEndUrl", "onErrorUrl", "configureTwilio"]);
+  expect(fields).toEqual([
+    "phoneNumber",
+    "onCallStartUrl",
+    "onCallEndUrl",
+    "onErrorUrl",
+    "answerTimeoutMs",
+    "fallback",
+    "lastResort",
+    "dailyMinuteCap",
+    "configureTwilio",
+  ]);
   await expect(operation.getByText(/Public HTTPS, checked again at delivery/).first()).toBeVisible();
 
   // Scalar keeps working in the background: give late requests and controls time to show.

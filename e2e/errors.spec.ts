@@ -60,6 +60,12 @@ test("a failed action shows once: one alert by the form, no toast on top", async
   await expect(page.getByTestId("toast")).toHaveCount(0);
   await expect(page.getByText(message, { exact: true })).toHaveCount(1);
   await screenshots(page, "error-action");
+
+  // A new error replaces the old: a mistyped number's field error does not stand beside the server's alert.
+  await page.getByLabel("Phone number").fill("+1555");
+  await page.getByRole("button", { name: "Add number" }).click();
+  await expect(page.getByText("Phone number must be a US number in E.164 format, like +14155550123")).toBeVisible();
+  await expect(alert).toHaveCount(0);
 });
 
 test("an action whose session has ended goes to log-in, with no error shown on the way", async ({ page }) => {

@@ -28,7 +28,7 @@ test("a signed-in visitor to /, /login or /signup goes to the dashboard (or wher
   await page.goto("/login?callbackUrl=%2Flogin");
   await expect(page).toHaveURL(/\/dashboard$/);
 
-  // Signed out everywhere (log-out ends every session): the log-in page shows again, with no loop.
+  // Logged out (this browser's session ends): the log-in page shows again, with no loop.
   await page.getByRole("button", { name: "Log out" }).click();
   await expect(page).toHaveURL(/\/login/);
   await page.goto("/login");
@@ -102,4 +102,19 @@ test.describe("with the system set to dark", () => {
     await expect(page.getByTestId("number-form")).toBeVisible();
     await screenshot(page, "dark-numbers");
   });
+});
+
+test("the first tab stop skips the navigation to the page's content", async ({ page }) => {
+  const account = await createAccount("skip-link", { paid: false });
+  await logIn(page, account);
+  await page.goto("/dashboard/numbers");
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to content" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("main#content")).toBeFocused();
+  // The next tab stop is inside the page, not the menu.
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => Boolean(document.activeElement?.closest("main")))).toBe(true);
 });

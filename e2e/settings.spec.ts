@@ -9,6 +9,9 @@ test("the banner asks to confirm the address until the mailed link is confirmed"
   const email = uniqueEmail("verify");
   await signUp(page, email, "correct horse battery");
   await expect(page.getByTestId("unverified-banner")).toContainText(email);
+  // The banner is in the server's HTML: there on arrival, before any script runs.
+  const html = await (await page.request.get("/dashboard/numbers")).text();
+  expect(html).toContain('data-testid="unverified-banner"');
   await page.getByRole("button", { name: "Resend the link" }).click();
   await expect(page.getByTestId("unverified-banner")).toContainText("A new link is on its way");
   await screenshots(page, "unverified-banner");
@@ -59,11 +62,23 @@ test("change password: a wrong current one is refused; the right one keeps this 
   await other.close();
 });
 
-test("sign out everywhere ends this session", async ({ page }) => {
+test("sign out everywhere asks first, ends this session, and says what it did", async ({ page }) => {
   await signUp(page, uniqueEmail("signout"), "correct horse battery");
   await page.goto("/dashboard/settings");
   await page.getByRole("button", { name: "Sign out everywhere" }).click();
+  // Nothing happens before the confirmation: cancelling keeps the session.
+  const dialog = page.getByRole("dialog", { name: "Sign out everywhere?" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await page.reload();
+  await expect(page).toHaveURL(/\/dashboard\/settings$/);
+  await page.getByRole("button", { name: "Sign out everywhere" }).click();
+  await page
+    .getByRole("dialog", { name: "Sign out everywhere?" })
+    .getByRole("button", { name: "Sign out everywhere" })
+    .click();
   await expect(page).toHaveURL(/\/login/);
+  await expect(page.getByTestId("login-notice")).toContainText("signed out everywhere");
   await page.goto("/dashboard");
   await expect(page).toHaveURL(/\/login/);
 });

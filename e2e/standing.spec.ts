@@ -45,6 +45,7 @@ test("cancelling in the local billing portal suspends the account and disables e
     await page.goto("/dashboard/numbers");
     await expect(addButton(page)).toBeEnabled();
     await expect(row.getByRole("button", { name: "Edit" })).toBeEnabled();
+    await expect(row.getByRole("button", { name: "Simulate a call" })).toBeEnabled();
     await expect(page.getByTestId("forbidden-reason")).toHaveCount(0);
   });
 
@@ -68,6 +69,8 @@ test("cancelling in the local billing portal suspends the account and disables e
     await expect(addButton(page)).toBeDisabled();
     await expect(row.getByRole("button", { name: "Edit" })).toBeDisabled();
     await expect(row.getByRole("button", { name: "Delete" })).toBeDisabled();
+    // Simulating a call needs a paid account (docs/decisions.md §21): the same reason, said once.
+    await expect(row.getByRole("button", { name: "Simulate a call" })).toBeDisabled();
     await expect(page.getByTestId("forbidden-reason").first()).toHaveText(
       "Your account is suspended: resume your plan in billing first.",
     );

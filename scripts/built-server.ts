@@ -44,6 +44,10 @@ export async function startBuiltServer(opts: {
   nodeArgs?: string[];
   readyTimeoutMs?: number;
   until?: "ready" | "live";
+  /** Listen on this port (a replacement instance behind a load balancer's fixed address); otherwise a free one. */
+  port?: number;
+  /** The server bundle to run; dist/server.mjs unless a benchmark built a variant (bench/observability-overhead.ts). */
+  entry?: string;
 }): Promise<BuiltServer> {
   if (!existsSync("dist/server.mjs") || !existsSync(".next/BUILD_ID")) {
     throw new Error("The app is not built: run `npm run build` (npm test does it for you).");
@@ -53,10 +57,10 @@ export async function startBuiltServer(opts: {
   // freePort() closes its probe before the server binds, so another process can take the port in
   // between; the server then exits with EADDRINUSE (main.ts), and it is started again on another port.
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = opts.port ?? (await freePort());
     const started = await spawnOnce(port, dataDir, log, opts);
     if (started.kind === "ready") return started.server;
-    if (started.kind === "port-taken" && attempt < 3) continue;
+    if (started.kind === "port-taken" && attempt < 3 && opts.port === undefined) continue;
     throw new Error(started.message);
   }
 }
@@ -70,6 +74,7 @@ async function spawnOnce(
     nodeArgs?: string[];
     readyTimeoutMs?: number;
     until?: "ready" | "live";
+    entry?: string;
   },
 ): Promise<{ kind: "ready"; server: BuiltServer } | { kind: "port-taken" | "failed"; message: string }> {
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -90,10 +95,14 @@ async function spawnOnce(
   // This attempt's own lines: an earlier attempt's EADDRINUSE is not this one's.
   const from = existsSync(log) ? statSync(log).size : 0;
   const logFd = openSync(log, "a");
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--enable-source-maps", "dist/server.mjs"], {
-    env,
-    stdio: ["ignore", logFd, logFd],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), "--enable-source-maps", opts.entry ?? "dist/server.mjs"],
+    {
+      env,
+      stdio: ["ignore", logFd, logFd],
+    },
+  );
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
   for (;;) {

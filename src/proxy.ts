@@ -56,7 +56,7 @@ async function signedIn(req: NextRequest): Promise<boolean> {
   );
 }
 
-// Pages only: API answers, /docs and Next.js's static files carry their own policies (src/server/main.ts, src/app/docs).
+// Pages only: API answers, /docs, the billing route handlers and Next.js's static files carry their own policies (src/server/main.ts, src/app/docs, src/app/billing/billing-page.ts).
 export const config = {
-  matcher: ["/((?!api/|api$|docs|_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!api/|api$|docs|billing/checkout/|billing/portal/|_next/static|_next/image|favicon.ico).*)"],
 };

@@ -21,6 +21,7 @@ export async function bootDeliveryBench() {
     { transactionWithEvents },
     { buildEvent },
     { jobQueue, stopJobQueue },
+    { createWebhookEndpoint },
   ] = await Promise.all([
     import("../../src/server/boot"),
     import("../../src/server/services/accounts/register-account"),
@@ -28,11 +29,21 @@ export async function bootDeliveryBench() {
     import("../../src/server/webhooks/enqueue-event"),
     import("../../src/server/webhooks/event-envelope"),
     import("../../src/server/jobs/job-queue"),
+    import("../../src/server/services/webhook-endpoints/webhook-endpoints"),
   ]);
   const booted = await boot();
   /** A new account by a tag, for one customer of the benchmark. */
   const register = async (tag: string) =>
     (await registerAccount({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" }))
       .account;
-  return { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue };
+  return {
+    booted,
+    register,
+    startDeliveryWorker,
+    transactionWithEvents,
+    buildEvent,
+    jobQueue,
+    stopJobQueue,
+    createWebhookEndpoint,
+  };
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { expect, type Page } from "@playwright/test";
+import { expectNoOverflow } from "./page-checks";
 
 export const SCREENSHOT_DIR = "e2e-artifacts/screenshots";
 const PHONE = { width: 390, height: 844 };
@@ -32,14 +33,8 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   const desktop = page.viewportSize() ?? { width: 1280, height: 800 };
   await shoot(page, `${SCREENSHOT_DIR}/${name}-desktop.png`);
   await page.setViewportSize(PHONE);
-  // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
-  // Polled: a chart follows a resize on the next ResizeObserver round, not at once.
-  await expect
-    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), {
-      message: `${name} is wider than a phone`,
-      timeout: 5_000,
-    })
-    .toBeLessThanOrEqual(0);
+  // Nothing may stick out sideways at a phone's width.
+  await expectNoOverflow(page, name);
   await shoot(page, `${SCREENSHOT_DIR}/${name}-phone.png`);
   await page.setViewportSize(desktop);
 }

@@ -4,9 +4,10 @@
  * ACTIVE; unsuspendedProcedure (changing or deleting a number) refuses
  * SUSPENDED. Keys, billing, reads and deliveries work in every standing.
  */
-export type StandingAction = "registerNumber" | "outboundCall" | "changeNumber";
+export type StandingAction = "registerNumber" | "outboundCall" | "changeNumber" | "simulateCall";
 
-const NEEDS_PAYMENT: ReadonlySet<StandingAction> = new Set(["registerNumber", "outboundCall"]);
+// simulateCall: POST /api/phone-numbers/{id}/simulate-call (docs/decisions.md §21) is a paidProcedure too.
+const NEEDS_PAYMENT: ReadonlySet<StandingAction> = new Set(["registerNumber", "outboundCall", "simulateCall"]);
 
 export function forbiddenReason(status: string | undefined, action: StandingAction): string | null {
   if (status === "SUSPENDED") return "Your account is suspended: resume your plan in billing first.";

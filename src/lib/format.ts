@@ -34,3 +34,11 @@ export function duration(seconds: number): string {
   const s = seconds % 60;
   return m ? `${m} min ${s} s` : `${s} s`;
 }
+
+/** An entry's time from the call's start, to the millisecond: "+0.012 s", "+3 min 2.504 s". */
+export function sinceStart(startedAt: string, at: string): string {
+  const ms = Math.max(0, new Date(at).getTime() - new Date(startedAt).getTime());
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = ((ms % 60_000) / 1000).toFixed(3);
+  return minutes ? `+${minutes} min ${seconds} s` : `+${seconds} s`;
+}

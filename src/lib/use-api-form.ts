@@ -12,7 +12,7 @@ import { useShowError } from "@/lib/show-error";
  * (messages become "Label must …" sentences), fields bound by `field(name)`,
  * and a failure shown once by `fail(err)`: under the fields the API named,
  * else in the form's own alert (`formError`, when `alert` is set) or a toast.
- * `onSubmit(handler)` clears the alert first, so a new error replaces the old.
+ * `onSubmit(handler)` clears the alert on every attempt (valid or not), so a new error replaces the old.
  */
 export function useApiForm<Values extends FieldValues, Output>({
   schema,
@@ -44,11 +44,16 @@ export function useApiForm<Values extends FieldValues, Output>({
       inline: alert ? setFormError : undefined,
     });
 
+  // Every attempt clears the alert, a refused one too: the browser's new field error never stands
+  // beside the server's old message.
   const onSubmit = (handler: (values: Output) => unknown) =>
-    form.handleSubmit(async (values) => {
-      setFormError(null);
-      await handler(values);
-    });
+    form.handleSubmit(
+      async (values) => {
+        setFormError(null);
+        await handler(values);
+      },
+      () => setFormError(null),
+    );
 
   return { form, field: fieldBinder(form), formError, setFormError, fail, onSubmit };
 }

@@ -5,6 +5,7 @@ import { disconnectDb, setConnectionUrl } from "./db/client";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded-postgres";
 import { parseEnv, setEnv, type Env } from "./env";
 import { logger } from "./logger";
+import { startTracing, stopTracing } from "./tracing/tracing";
 import { sealLegacyRoutingTokens } from "./services/accounts/engine-voice-url";
 import { isTransientError } from "./errors/to-error-response";
 import {
@@ -34,6 +35,8 @@ export type Booted = {
 export async function boot(): Promise<Booted> {
   const e = parseEnv();
   setEnv(e);
+  // First, so everything after (the pool's connections above all) sees whether tracing is on.
+  await startTracing(e.tracing);
   // next-auth (the dashboard's sessions) takes its origin and base path from NEXTAUTH_URL.
   process.env.NEXTAUTH_URL = `${e.publicBaseUrl.replace(/\/$/, "")}${SESSION_BASE_PATH}`;
   const log = logger();
@@ -91,6 +94,8 @@ export async function boot(): Promise<Booted> {
       stopping = true;
       await disconnectDb();
       await embedded?.stop();
+      // The spans of the shutdown itself are sent too (bounded by the exporter's timeout).
+      await stopTracing().catch(() => undefined);
     },
   };
 }

@@ -52,6 +52,9 @@ const rawSchema = z.object({
   TWILIO_API_BASE_URL: httpUrl.optional(),
   CALLBACK_ALLOW_PRIVATE: bool.default(false),
   CALLBACK_START_TIMEOUT_MS: z.coerce.number().int().min(100).max(14_000).default(5000),
+  // docs/decisions.md §12: the whole voice request (primary, retry, fallback URL) is answered within this; 3 s inside Twilio's 15 s.
+  VOICE_ANSWER_BUDGET_MS: z.coerce.number().int().min(1000).max(14_000).default(12_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
   REDIS_URL: z
     .string()
     .refine((v) => /^rediss?:\/\//.test(v), { message: "must be a redis:// or rediss:// URL" })
@@ -63,6 +66,16 @@ const rawSchema = z.object({
     .refine((v) => /^smtps?:\/\/[^/]/.test(v), { message: "must be an smtp:// or smtps:// URL" })
     .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  // OpenTelemetry's own names (docs/operations.md "Tracing"): set, spans go there over OTLP/HTTP; unset, tracing is off.
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .refine((v) => v.split(",").every((pair) => /^[^=\s]+=.*$/.test(pair.trim())), {
+      message: "must be comma-separated key=value pairs",
+    })
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).default("routekit"),
 });
 
 export type Env = {
@@ -95,10 +108,24 @@ export type Env = {
   twilioApiBaseUrl: string | undefined;
   callbackAllowPrivate: boolean;
   callbackStartTimeoutMs: number;
+  /** VOICE_ANSWER_BUDGET_MS: every voice request is answered within this (docs/decisions.md §12). */
+  voiceAnswerBudgetMs: number;
+  /** SHUTDOWN_GRACE_MS: after SIGTERM, how long in-flight requests and delivery attempts get before the process exits. */
+  shutdownGraceMs: number;
   redisUrl: string | undefined;
   trustProxy: boolean;
   /** Where mail goes; unset, messages are written to an outbox under DATA_DIR (a local development box). */
   smtpUrl: string | undefined;
+  /** METRICS_TOKEN: the bearer token /metrics asks for; unset, it answers this machine's loopback only. */
+  metricsToken: string | undefined;
+  /** OpenTelemetry tracing: null when OTEL_EXPORTER_OTLP_ENDPOINT is unset (off, no SDK loaded). */
+  tracing: {
+    /** Spans are POSTed to `${endpoint}/v1/traces` (OTLP/HTTP, JSON). */
+    endpoint: string;
+    /** OTEL_EXPORTER_OTLP_HEADERS, e.g. a collector's API key. */
+    headers: Record<string, string>;
+    serviceName: string;
+  } | null;
   logLevel: z.infer<typeof rawSchema>["LOG_LEVEL"];
 };
 
@@ -189,11 +216,31 @@ export function parseEnv(
     twilioApiBaseUrl: raw.TWILIO_API_BASE_URL,
     callbackAllowPrivate: raw.CALLBACK_ALLOW_PRIVATE,
     callbackStartTimeoutMs: raw.CALLBACK_START_TIMEOUT_MS,
+    voiceAnswerBudgetMs: raw.VOICE_ANSWER_BUDGET_MS,
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     redisUrl: raw.REDIS_URL,
     trustProxy: raw.TRUST_PROXY,
     smtpUrl: raw.SMTP_URL,
+    metricsToken: raw.METRICS_TOKEN,
+    tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? {
+          endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, ""),
+          headers: otlpHeaders(raw.OTEL_EXPORTER_OTLP_HEADERS),
+          serviceName: raw.OTEL_SERVICE_NAME,
+        }
+      : null,
     logLevel: raw.LOG_LEVEL,
   });
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS as the OpenTelemetry specification writes it: `k1=v1,k2=v2`, values percent-encoded. */
+function otlpHeaders(value: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of value?.split(",") ?? []) {
+    const at = pair.indexOf("=");
+    if (at > 0) headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return headers;
 }
 
 function loadOrCreateSecret(dataDir: string, name: string, persist: boolean): string {

@@ -1,7 +1,8 @@
 import { createServer } from "node:http";
 import next from "next";
 import { boot } from "./boot";
-import { stopJobQueue } from "./jobs/job-queue";
+import { stopJobQueue, stopTakingJobs } from "./jobs/job-queue";
+import { markShuttingDown } from "./health/shutdown-state";
 import { startJobWorkers } from "./jobs/start-job-workers";
 import { EnvError } from "./env";
 import { loggablePath, writeErrorResponse } from "./http/error-response";
@@ -23,6 +24,10 @@ import { drainCallLogWrites } from "./engine/call-log";
 import { startJournalMonitor } from "./engine/journal-health";
 import { databaseAvailability, retryUntilDone } from "./db/database-availability";
 import { isReadinessRequest, serveReadiness, serveWhileDatabaseDown } from "./http/readiness-route";
+import { metrics } from "./metrics/metrics";
+import { isMetricsRequest, serveMetrics } from "./metrics/metrics-route";
+import { routeLabel } from "./metrics/route-label";
+import { traceRequests } from "./tracing/http-spans";
 
 /**
  * Why a custom server around Next.js: the engine answers Twilio straight from
@@ -33,6 +38,9 @@ import { isReadinessRequest, serveReadiness, serveWhileDatabaseDown } from "./ht
  * bundles are a second module graph in this process, so anything that must
  * exist once per process is made through runtime/remember.ts.
  */
+/** The methods a metric names; anything else a client sends is counted as OTHER. */
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 async function main(): Promise<void> {
   let booted;
   try {
@@ -85,14 +93,16 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
 
   const headersForEveryAnswer = securityHeaders(e.publicBaseUrl);
+  const { httpRequests, httpDuration } = metrics();
   // Node checks both timeouts only every connectionsCheckingInterval (30 s by default).
+  // traceRequests: each request in a server span when tracing is on; off, the listener as it is.
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     },
-    (req, res) => {
+    traceRequests((req, res) => {
       const started = performance.now();
       const { requestId, ip } = stampRequestContext(req, e.trustProxy);
       res.setHeader(REQUEST_ID_HEADER, requestId);
@@ -109,12 +119,20 @@ async function main(): Promise<void> {
         };
         if (path.startsWith("/api/")) requestLog.info(entry, "request");
         else requestLog.debug(entry, "request");
+        const route = routeLabel(req.url, res.statusCode);
+        const method = req.method && KNOWN_METHODS.has(req.method) ? req.method : "OTHER";
+        httpRequests.inc({ route, method, status: res.statusCode });
+        httpDuration.observe({ route }, entry.ms / 1000);
       });
-      passInputBoundary(req, res, requestId).then(
+      passInputBoundary(req, res, requestId, { bodyAsBytes: req.url?.startsWith(ENGINE_PATH_PREFIX) }).then(
         (passed) => {
           if (!passed) return;
           // The engine is Twilio's, answered within its budget: it skips Next.js.
           if (passed.url?.startsWith(ENGINE_PATH_PREFIX)) void serveEngine(passed, res, requestId);
+          else if (isMetricsRequest(passed))
+            void serveMetrics(passed, res, requestId).catch((err: unknown) =>
+              writeErrorResponse(err, passed, res, requestId),
+            );
           else if (isReadinessRequest(passed))
             void serveReadiness(passed, res, requestId).catch((err: unknown) =>
               writeErrorResponse(err, passed, res, requestId),
@@ -125,7 +143,7 @@ async function main(): Promise<void> {
         },
         (err: unknown) => writeErrorResponse(err, req, res, requestId),
       );
-    },
+    }),
   );
   server.keepAliveTimeout = 65_000;
   server.on("clientError", (err: Error, socket) => answerClientError(err, socket, headersForEveryAnswer));
@@ -156,19 +174,42 @@ async function main(): Promise<void> {
   if (e.host) server.listen(e.port, e.host, listening);
   else server.listen(e.port, listening);
 
+  /**
+   * A graceful stop (docs/operations.md): readiness answers 503 at once; the
+   * listener closes, so new connections go to other instances (a load balancer
+   * retries a refused connection elsewhere); idle keep-alive connections are
+   * closed and busy ones after their answer; no job is taken any more while the
+   * attempts in flight finish. Then the call log's writes land, the queue and
+   * the pool close, and the process exits 0. SHUTDOWN_GRACE_MS bounds it all:
+   * what is still unfinished then (a delivery's lease, a journaled status) is
+   * resumed by another instance, as after a crash.
+   */
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "shutting down");
-    // The call log's writes after each answer (engine/call-log.ts) land before the pool closes.
-    server.close(
-      () =>
-        void drainCallLogWrites(5_000)
-          .then(stopJobQueue)
-          .then(() => booted.shutdown())
-          .finally(() => process.exit(0)),
-    );
-    setTimeout(() => process.exit(0), 10_000).unref();
+    markShuttingDown();
+    const startedAt = performance.now();
+    log.info({ signal, graceMs: e.shutdownGraceMs }, "shutting down: not ready, finishing in-flight work");
+    setTimeout(() => {
+      log.warn({ graceMs: e.shutdownGraceMs }, "shutdown grace over: exiting; another instance resumes what was left");
+      process.exit(0);
+    }, e.shutdownGraceMs).unref();
+    const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // A keep-alive connection whose request was in flight at close becomes idle after its answer.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
+    void Promise.all([serverClosed, stopTakingJobs()])
+      .then(() => clearInterval(sweep))
+      // The call log's writes after each answer (engine/call-log.ts) land before the pool closes.
+      .then(() => drainCallLogWrites(5_000))
+      .then(stopJobQueue)
+      .then(() => booted.shutdown())
+      .then(
+        () => log.info({ ms: Math.round(performance.now() - startedAt) }, "shut down cleanly"),
+        (err: unknown) => log.error({ err }, "shutdown failed part way; exiting"),
+      )
+      .finally(() => process.exit(0));
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));

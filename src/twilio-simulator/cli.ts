@@ -13,12 +13,15 @@ import {
   type SimulatedCallPlan,
   type SimulatorEvent,
 } from "./twilio-simulator";
+import { BACKEND_HELP, backendCommand } from "./customer-backend";
+import { CALL_ENDING_HELP, CALL_ENDING_OPTIONS, callEndingFromOptions } from "./call-endings";
 
 const HELP = `Local Twilio simulator for Routekit
 
 Usage:
   npx tsx src/twilio-simulator/cli.ts serve [options]
   npx tsx src/twilio-simulator/cli.ts inbound <engineVoiceUrl> --from <E.164> --to <E.164> [options]
+  npx tsx src/twilio-simulator/cli.ts backend [--mode hang|500|invalid-xml|slow|reset-first|ok]
   npx tsx src/twilio-simulator/cli.ts --help
 
 serve    Runs a fake of Twilio's REST API (POST /2010-04-01/Accounts/{AccountSid}/Calls.json).
@@ -38,6 +41,10 @@ serve    Runs a fake of Twilio's REST API (POST /2010-04-01/Accounts/{AccountSid
   --answered-by <value>    AnsweredBy sent with the answer (default: "human" when MachineDetection
                            was requested, otherwise none)
   --step-delay <ms>        pause between the steps of a call (default 20)
+  --hold <s>               keep each answered call up to s seconds, until Routekit's live-call commands
+                           (hang up, redirect, transfer, recording) or its TwiML end it; dials connect,
+                           and recordings complete when stopped (default: calls end right after answering)
+${CALL_ENDING_HELP}
 
 inbound  Plays one inbound call against a Routekit engine voice URL, used as both the number's
          voice URL and its status callback URL, as Twilio does, and prints what Routekit answered.
@@ -52,6 +59,9 @@ inbound  Plays one inbound call against a Routekit engine voice URL, used as bot
   --account <AC…>          AccountSid sent with the call (default ${SIMULATOR_ACCOUNT_SID})
   --call-sid <CA…>         CallSid to use (default: a fresh one)
   --step-delay <ms>        pause between the steps (default 20)
+${CALL_ENDING_HELP}
+
+${BACKEND_HELP}
 
 Exit status: 0 when every request of an inbound call got a 2xx, 1 otherwise, 2 on bad usage.
 
@@ -78,8 +88,11 @@ function planFrom(values: {
   outcome?: string;
   "answered-by"?: string;
   "step-delay"?: string;
+  "lose-final-status"?: boolean;
+  "sip-code"?: string;
+  "error-code"?: string;
 }): SimulatedCallPlan {
-  const plan: SimulatedCallPlan = {};
+  const plan: SimulatedCallPlan = callEndingFromOptions(values, (m) => new UsageError(m));
   const duration = intOption("duration", values.duration);
   const stepDelay = intOption("step-delay", values["step-delay"]);
   if (duration !== undefined) plan.durationSeconds = duration;
@@ -91,6 +104,12 @@ function planFrom(values: {
     plan.outcome = outcome;
   }
   return plan;
+}
+
+/** `--hold <s>`: answered calls stay live (live-calls.ts) for at most that long. */
+function holdOption(value: string | undefined): Pick<SimulatedCallPlan, "holdMs"> {
+  const seconds = intOption("hold", value);
+  return seconds === undefined ? {} : { holdMs: seconds * 1000 };
 }
 
 function indent(text: string, prefix = "      "): string {
@@ -161,6 +180,8 @@ async function serve(args: string[]): Promise<void> {
       outcome: { type: "string" },
       "answered-by": { type: "string" },
       "step-delay": { type: "string" },
+      ...CALL_ENDING_OPTIONS,
+      hold: { type: "string" },
     },
   });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
@@ -184,7 +205,7 @@ async function serve(args: string[]): Promise<void> {
     acceptAnyCredentials,
     port: intOption("port", values.port) ?? 3001,
     host: values.host ?? "127.0.0.1",
-    defaultPlan: planFrom(values),
+    defaultPlan: { ...planFrom(values), ...holdOption(values.hold) },
     onEvent: logEvent,
   });
   for (const [accountSid, phoneNumber] of numbers) sim.addIncomingNumber(accountSid, phoneNumber);
@@ -245,6 +266,7 @@ async function inbound(args: string[]): Promise<boolean> {
       account: { type: "string" },
       "call-sid": { type: "string" },
       "step-delay": { type: "string" },
+      ...CALL_ENDING_OPTIONS,
     },
   });
   const [engineUrl, ...extra] = positionals;
@@ -293,6 +315,21 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keeps running until a signal
     }
     if (command === "inbound") return (await inbound(rest)) ? 0 : 1;
+    if (command === "backend") {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          mode: { type: "string" },
+          delay: { type: "string" },
+          port: { type: "string" },
+          host: { type: "string" },
+        },
+      });
+      await backendCommand(values).catch((err: unknown) => {
+        throw err instanceof RangeError ? new UsageError(err.message) : err;
+      });
+      return -1; // keeps running until a signal
+    }
     throw new UsageError(`unknown command "${command}"`);
   } catch (err) {
     // parseArgs reports unknown or malformed options with a TypeError carrying an ERR_PARSE_ARGS_* code.

@@ -6,11 +6,16 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import twilio from "twilio";
 import { SimulatorAccounts, type IncomingNumber, type RestTools, type SimulatorAccount } from "./accounts";
 import { type CallRecordStore, matchCallRecordsPath, serveCallRecords, sharedCallRecords } from "./call-records";
+import { type CallEndingPlan, callEndingOf, finalStatusLost, finalStatusParams } from "./call-endings";
+import { LiveCalls } from "./live-calls";
+import { postSigned } from "./post-signed";
 
-export type SimulatedCallPlan = {
+// Tests that need to forge or replay callbacks send them as the simulator does.
+export { postSigned };
+
+export type SimulatedCallPlan = CallEndingPlan & {
   /** seconds the call lasts once answered; reported as CallDuration on completion */
   durationSeconds?: number; // default 5
   /** final status: "completed" (default) | "busy" | "no-answer" | "failed" | "canceled"; non-completed skips the answer step */
@@ -19,6 +24,11 @@ export type SimulatedCallPlan = {
   answeredBy?: string;
   /** ms to wait between steps (default 20) — keep tests fast */
   stepDelayMs?: number;
+  /**
+   * Keep the answered call up (live-calls.ts) until a live-call command or its TwiML ends it, at most
+   * this many ms; then its final status is sent as usual. Default: the call ends right after its answer.
+   */
+  holdMs?: number;
 };
 export type TwimlFetch = { status: number; body: string; contentType: string | null; ms: number };
 export type PlayedCall = {
@@ -91,6 +101,8 @@ export type TwilioSimulator = {
   ): Promise<PlayedCall>;
   /** Twilio's record of calls (GET Calls.json, Calls/{Sid}.json); `add` a call that never reached the service. */
   callRecords: CallRecordStore;
+  /** Calls held up (plan `holdMs`) and the live-call REST resources: call updates, dials, recordings. */
+  control: LiveCalls;
   close(): Promise<void>;
 };
 
@@ -114,8 +126,6 @@ export const API_VERSION = "2010-04-01";
 /** The AccountSid simulateInboundCall uses when none is given (34 chars, like a real one). */
 export const SIMULATOR_ACCOUNT_SID = "AC5170000000000000000000000000000a";
 
-/** Twilio's documented webhook budget: 15 s in total for an answer. */
-const TWILIO_WEBHOOK_TIMEOUT_MS = 15_000;
 const MAX_BODY_BYTES = 1_000_000;
 import { E164 } from "../server/schemas/e164";
 import { TERMINAL_CALL_STATUSES, type TerminalCallStatus } from "../server/schemas/enums";
@@ -132,29 +142,6 @@ export function newCallSid(): string {
 /** RFC 2822 with a numeric zone, as Twilio writes dates ("Mon, 16 Aug 2010 03:45:01 +0000"). */
 export function rfc2822(date: Date = new Date()): string {
   return date.toUTCString().replace(/GMT$/, "+0000");
-}
-
-/** Sends one Twilio-style signed form POST (exported for tests that need to forge or replay callbacks). */
-export async function postSigned(
-  url: string,
-  params: Record<string, string>,
-  authToken: string,
-  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<{ status: number; body: string; contentType: string | null }> {
-  const timeout = AbortSignal.timeout(opts.timeoutMs ?? TWILIO_WEBHOOK_TIMEOUT_MS);
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      "User-Agent": "TwilioProxy/1.1",
-      "X-Twilio-Signature": twilio.getExpectedTwilioSignature(authToken, url, params),
-    },
-    body: new URLSearchParams(params).toString(),
-    // Twilio does not follow redirects on webhooks' behalf here; a 3xx is what the service answered.
-    redirect: "manual",
-    signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
-  });
-  return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") };
 }
 
 /** A `<Reject>` verb ends an inbound call before it is answered. */
@@ -184,11 +171,16 @@ type Playback = {
   callSid: string;
   authToken: string;
   base: Record<string, string>;
-  plan: Required<Pick<SimulatedCallPlan, "durationSeconds" | "outcome" | "stepDelayMs">> & { answeredBy?: string };
+  plan: Required<Pick<SimulatedCallPlan, "durationSeconds" | "outcome" | "stepDelayMs">> & {
+    answeredBy?: string;
+    holdMs?: number;
+  } & CallEndingPlan;
   signal: AbortSignal;
   onEvent?: (event: SimulatorEvent) => void;
   /** Twilio's record of this call, kept as it plays. */
   records: CallRecordStore;
+  /** Where a call planned with `holdMs` is held up while it is live. */
+  live?: LiveCalls;
 };
 
 function resolvePlan(plan: SimulatedCallPlan, fallback: SimulatedCallPlan = {}): Playback["plan"] {
@@ -198,9 +190,27 @@ function resolvePlan(plan: SimulatedCallPlan, fallback: SimulatedCallPlan = {}):
     throw new Error(`unknown outcome ${String(outcome)}; expected one of ${OUTCOMES.join(", ")}`);
   const durationSeconds = Math.max(0, Math.round(merged.durationSeconds ?? 5));
   const stepDelayMs = Math.max(0, merged.stepDelayMs ?? 20);
-  return merged.answeredBy === undefined
-    ? { durationSeconds, outcome, stepDelayMs }
-    : { durationSeconds, outcome, stepDelayMs, answeredBy: merged.answeredBy };
+  return {
+    durationSeconds,
+    outcome,
+    stepDelayMs,
+    ...(merged.answeredBy !== undefined && { answeredBy: merged.answeredBy }),
+    ...(merged.holdMs !== undefined && { holdMs: Math.max(0, merged.holdMs) }),
+    ...callEndingOf(merged),
+  };
+}
+
+/** A call planned with `holdMs` stays up here until a command or its TwiML ends it (live-calls.ts). */
+async function holdIfPlanned(p: Playback): Promise<void> {
+  if (p.plan.holdMs === undefined || !p.live || p.signal.aborted) return;
+  const held = p.live.hold({
+    callSid: p.callSid,
+    accountSid: p.base.AccountSid ?? "",
+    authToken: p.authToken,
+    base: p.base,
+    holdMs: p.plan.holdMs,
+  });
+  await held.ended;
 }
 
 /** Spreading `{ durationSeconds: undefined }` would otherwise erase the fallback's value. */
@@ -252,9 +262,12 @@ function statusCallbackSender(
   let sequence = 0;
   return async (event: StatusEvent, callStatus: string, extra: Record<string, string> = {}) => {
     if (!url || !events.has(event)) return;
+    // call-endings.ts: the final status may carry carrier codes, or never arrive.
+    if (event === "completed" && finalStatusLost(p.plan)) return;
     const params = {
       ...p.base,
       ...extra,
+      ...(event === "completed" ? finalStatusParams(p.plan) : {}),
       CallStatus: callStatus,
       CallbackSource: "call-progress-events",
       SequenceNumber: String(sequence++),
@@ -305,6 +318,7 @@ async function playOutbound(p: Playback, spec: OutboundSpec): Promise<PlayedCall
     }
   });
   await step(() => status("answered", "in-progress", amd));
+  await holdIfPlanned(p);
   // The call's length is reported, not waited for.
   await step(async () => {
     p.records.update(p.callSid, {
@@ -337,6 +351,10 @@ async function playInbound(p: Playback, engineUrl: string, statusCallbackUrl: st
 
   const rejected = !isSuccess(answer.status) || isReject(answer.body);
   const final = rejected ? "busy" : p.plan.outcome;
+  if (final === "completed") {
+    p.records.update(p.callSid, { status: "in-progress", startTime: new Date() });
+    await holdIfPlanned(p);
+  }
   // Twilio's record says how the call ended, whatever became of the callback reporting it.
   p.records.update(p.callSid, {
     status: final,
@@ -367,6 +385,8 @@ export async function simulateInboundCall(
     signal?: AbortSignal;
     /** Where Twilio's record of the call is kept (default the shared store simulators serve). */
     callRecords?: CallRecordStore;
+    /** Where a call planned with `holdMs` is held up (a simulator's `control`). */
+    liveCalls?: LiveCalls;
   } & SimulatedCallPlan,
 ): Promise<PlayedCall> {
   const callSid = opts.callSid ?? newCallSid();
@@ -379,6 +399,7 @@ export async function simulateInboundCall(
     signal: opts.signal ?? new AbortController().signal,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     records: opts.callRecords ?? sharedCallRecords,
+    ...(opts.liveCalls && { live: opts.liveCalls }),
   };
   playback.records.add({
     sid: callSid,
@@ -604,6 +625,8 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
   const emit = opts.onEvent;
   const twilioAccounts = new SimulatorAccounts(opts.accounts);
   const records = opts.callRecords ?? sharedCallRecords;
+  let simulatorUrl = "";
+  const live = new LiveCalls(records, () => simulatorUrl);
 
   /** Returns the token that signs this account's callbacks: Twilio signs with the account's auth token. */
   function authenticate(req: IncomingMessage, pathAccountSid: string): string {
@@ -626,6 +649,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestUrl = new URL(req.url ?? "/", "http://simulator");
     if (await twilioAccounts.handle(req, res, requestUrl, restTools)) return;
+    if (await live.handle(req, res, requestUrl, restTools)) return;
     const path = requestUrl.pathname;
     const recordsTarget = req.method === "GET" ? matchCallRecordsPath(path) : null;
     if (recordsTarget) {
@@ -666,6 +690,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
       signal: closing.signal,
       ...(emit ? { onEvent: emit } : {}),
       records,
+      live,
     };
     const played = playOutbound(playback, spec).then((result) => {
       emit?.({ type: "call-ended", played: result });
@@ -702,10 +727,12 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
   // A wildcard bind is reachable on loopback; an IPv6 literal needs brackets in a URL.
   const urlHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
+  simulatorUrl = `http://${urlHost}:${port}`;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: simulatorUrl,
     calls,
     callRecords: records,
+    control: live,
     planNextCall(plan) {
       resolvePlan(plan); // reject a bad plan here, where the test can see the stack, not inside a later request
       planQueue.push(plan);
@@ -727,6 +754,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
         authToken: twilioAccounts.tokenOf(number.accountSid)!,
         signal: closing.signal,
         callRecords: records,
+        liveCalls: live,
         ...(callSid ? { callSid } : {}),
         ...((onEvent ?? emit) ? { onEvent: onEvent ?? emit } : {}),
         ...resolvePlan(plan, opts.defaultPlan),
@@ -734,6 +762,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
     },
     async close() {
       closing.abort();
+      live.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // The SDK keeps connections alive; without this close() would wait for them to idle out.

@@ -7,6 +7,7 @@ import { startFakeStripe, type FakeStripe } from "./support/stripe-fake";
 import { startReceiver } from "./support/receiver";
 import { STRIPE_TEST_ENV } from "./support/test-secrets";
 import { sessionCookie, trpc } from "./support/trpc";
+import { waitForMail } from "./support/mailbox";
 
 // Stripe mode: the real stripe SDK against a local fake that speaks Stripe's wire format.
 let stripe: FakeStripe;
@@ -166,6 +167,38 @@ describe("Stripe mode", () => {
     await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 6 });
     expect(await status(acct)).toBe("SUSPENDED");
     expect(await subscriptionStatusOf(acct)).toBe("canceled");
+  });
+
+  it("a failed payment raises alert.payment_failed once (Stripe's redelivery is a duplicate), listed and mailed through the SMTP server", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    const failed = await sendEvent(
+      "invoice.payment_failed",
+      { ...invoice("in_af1", customer, sub), amount_due: 5900, currency: "usd" },
+      {
+        created: now() + 1,
+      },
+    );
+    expect(failed.status).toBe(200);
+    // The same Stripe event again: applied once, so alerted once.
+    await sendEvent(
+      "invoice.payment_failed",
+      { ...invoice("in_af1", customer, sub), amount_due: 5900, currency: "usd" },
+      {
+        created: now() + 1,
+        id: failed.eventId,
+      },
+    );
+    const alerts = (await acct.as("GET", "/api/alerts")).body.alerts;
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
+      type: "alert.payment_failed",
+      subject: { type: "account", id: acct.id },
+      details: { invoiceId: "in_af1", amountDue: 59, currency: "usd" },
+    });
+    expect(alerts[0].howToFix).toMatch(/payment method/);
+    const [mail] = await waitForMail(acct.email, /Routekit alert: A payment failed/, { timeoutMs: 30_000 });
+    expect(mail!.text).toMatch(/What to do: Update your payment method/);
+    expect(mail!.text).toMatch(/\/dashboard\/alerts/);
   });
 
   it("a cancelled account never comes back through a late event of the old subscription; a new checkout brings it back", async () => {

@@ -387,7 +387,7 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     expect((await s.account.as("GET", `/api/calls/${played.callSid}`)).status).toBe(404);
   });
 
-  it("filters: status, direction, phoneNumberId, callSid, since and until", async () => {
+  it("filters: status, direction, phoneNumberId, callSid, answer, since and until", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
     const other = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML), {
       account: s.account,
@@ -404,23 +404,40 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
       to: other.number,
       authToken: TWILIO_TOKEN,
     });
+    // A backend that fails: the built-in apology decides the call.
+    const failing = await setup((res) => res.writeHead(500).end("down"), { account: s.account });
+    const c = await simulateInboundCall({
+      engineUrl: s.account.engineVoiceUrl,
+      from: "+14155550100",
+      to: failing.number,
+      authToken: TWILIO_TOKEN,
+    });
     await callOf(s.account, a.callSid);
     await callOf(s.account, b.callSid);
+    await callOf(s.account, c.callSid);
     const sids = async (q: string) =>
       (await s.account.as("GET", `/api/calls${q}`)).body.calls.map((c: any) => c.callSid);
-    expect(await sids("")).toEqual([b.callSid, a.callSid]);
+    expect(await sids("")).toEqual([c.callSid, b.callSid, a.callSid]);
+    expect(await sids("?answer=xml")).toEqual([b.callSid, a.callSid]);
+    expect(await sids("?answer=fallback-url,fallback-actions,fallback-twiml,fallback")).toEqual([c.callSid]);
+    expect(await sids("?answer=fallback,xml")).toEqual([c.callSid, b.callSid, a.callSid]);
+    expect(await sids(`?answer=reject&phoneNumberId=${failing.numberId}`)).toEqual([]);
     expect(await sids(`?phoneNumberId=${other.numberId}`)).toEqual([b.callSid]);
     expect(await sids(`?callSid=${a.callSid}`)).toEqual([a.callSid]);
     expect(await sids("?direction=outbound")).toEqual([]);
-    expect(await sids("?direction=inbound&status=completed")).toEqual([b.callSid, a.callSid]);
+    expect(await sids(`?direction=inbound&status=completed&answer=xml`)).toEqual([b.callSid, a.callSid]);
     expect(await sids(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
     expect(
       await sids(
         `?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&since=2020-01-01T00:00:00Z`,
       ),
-    ).toHaveLength(2);
+    ).toHaveLength(3);
 
     for (const bad of [
+      "?answer=",
+      "?answer=nope",
+      "?answer=xml,",
+      "?answer=xml;fallback",
       "?limit=0",
       "?limit=101",
       "?status=exploded",

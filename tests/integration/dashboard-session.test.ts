@@ -103,6 +103,33 @@ describe("dashboard sessions", () => {
     expect((await trpcQuery("account.get", { cookie: again })).status).toBe(200);
   });
 
+  it("log out (next-auth's sign-out) ends this browser's session only: a copy of its cookie dies, other browsers live", async () => {
+    const acct = await newAccount();
+    const leaving = (await sessionLogin(acct.email, acct.password)).cookie!;
+    const staying = (await sessionLogin(acct.email, acct.password)).cookie!;
+    const csrf = await fetch(`${base()}/api/session/csrf`, { headers: { cookie: leaving } });
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const csrfCookie = csrf.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const out = await fetch(`${base()}/api/session/signout`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: `${leaving}; ${csrfCookie}` },
+      body: new URLSearchParams({ csrfToken, callbackUrl: "/login?notice=signed-out", json: "true" }),
+    });
+    expect(out.status).toBe(200);
+    // The browser's cookie is cleared, and a copy taken before is refused (its token is ended server-side).
+    expect(out.headers.getSetCookie().some((c) => /^next-auth\.session-token=;/.test(c))).toBe(true);
+    const copy = await trpcQuery("account.get", { cookie: leaving });
+    expect(copy.status).toBe(401);
+    expect(copy.body.error.data.appError.code).toBe("UNAUTHORIZED");
+    // Another browser of the same account stays signed in; so does the API key.
+    expect((await trpcQuery("account.get", { cookie: staying })).status).toBe(200);
+    expect((await acct.as("GET", "/api/account")).status).toBe(200);
+  });
+
   it("the tRPC transport takes only a session: no cookie, or an API key, is 401", async () => {
     const acct = await newAccount();
     const anonymous = await trpcQuery("account.get", {});

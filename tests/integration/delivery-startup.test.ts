@@ -57,8 +57,13 @@ async function startTogether(count: number): Promise<void> {
     );
     await client.end();
     expect(rows.map((r) => r.name)).toEqual([
+      "alert-scan",
+      "close-unfinished-calls",
+      "mail",
+      "number-config-check",
       "stripe-meter-event",
       "twilio-reconcile",
+      "usage-threshold-mail",
       "webhook-attempt-prune",
       "webhook-delivery",
     ]);

@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { randomUsNumber } from "./support/api";
+import { activeCustomerOn, jsonClient } from "./support/own-server";
 import { startReceiver } from "./support/receiver";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
@@ -99,43 +98,11 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     await backend?.close();
   });
 
-  const json = async (method: string, path: string, body?: unknown, token?: string) => {
-    const res = await fetch(server.baseUrl + path, {
-      method,
-      headers: {
-        "content-type": "application/json",
-        "x-forwarded-for": `198.18.200.${(randomBytes(1)[0]! % 250) + 1}`,
-        ...(token && { authorization: `Bearer ${token}` }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const json = (method: string, path: string, body?: unknown, token?: string) =>
+    jsonClient(server.baseUrl)(method, path, body, token);
 
   /** An active account with one number, on the outage server. */
-  async function customer() {
-    const registered = await json("POST", "/api/auth/register", {
-      email: `outage-${randomBytes(6).toString("hex")}@example.com`,
-      password: `pw-${randomBytes(8).toString("hex")}`,
-    });
-    expect(registered.status).toBe(201);
-    const { apiKey, engineVoiceUrl, checkoutUrl } = registered.body as {
-      apiKey: string;
-      engineVoiceUrl: string;
-      checkoutUrl: string;
-    };
-    // Local billing mode: the checkout page's Pay button POSTs to its own URL (docs/decisions.md §4).
-    expect((await fetch(checkoutUrl, { method: "POST", redirect: "manual" })).status).toBe(303);
-    const number = randomUsNumber();
-    const created = await json(
-      "POST",
-      "/api/phone-numbers",
-      { phoneNumber: number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end") },
-      apiKey,
-    );
-    expect(created.status).toBe(201);
-    return { apiKey, engineVoiceUrl, number };
-  }
+  const customer = () => activeCustomerOn(server.baseUrl, backend, { tag: "outage" });
 
   const postForm = (url: string, form: Record<string, string>) =>
     fetch(url, {

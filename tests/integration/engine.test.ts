@@ -533,6 +533,51 @@ describe("POST /api/outbound", () => {
     expect(rows[0].providerAuthTokenEnc).toBeNull();
   });
 
+  it("per-call answer policy: the call's own fallback TwiML answers when its onCallStartUrl fails; a bad one is a 400 now", async () => {
+    const s = await setup((res) => res.writeHead(500).end("down"));
+    const fallbackTwiml = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Outbound fallback</Say></Response>';
+    const bad = await s.account.as("POST", "/api/outbound", {
+      body: outboundBody(s, { fallback: { actions: [{ dial: "nope" }] } }),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe("fallback.actions");
+    const badTimeout = await s.account.as("POST", "/api/outbound", { body: outboundBody(s, { answerTimeoutMs: 50 }) });
+    expect(badTimeout.status).toBe(400);
+
+    twilio.planNextCall({ durationSeconds: 5 });
+    const res = await s.account.as("POST", "/api/outbound", {
+      body: outboundBody(s, {
+        answerTimeoutMs: 2000,
+        fallback: { twiml: fallbackTwiml },
+        lastResort: { actions: [{ hangup: true }] },
+      }),
+    });
+    expect(res.status).toBe(201);
+    const created = twilio.calls.find((c) => c.callSid === res.body.callSid)!;
+    const played = await created.played;
+    expect(played.answer!.body).toBe(fallbackTwiml);
+    const [error] = await until(() => events(s.error).length > 0 && events(s.error), "call.error");
+    expect(error.data).toMatchObject({
+      callSid: res.body.callSid,
+      takenOverBy: "fallback-twiml",
+      error: { code: "START_CALLBACK_STATUS" },
+    });
+    const { rows } = await sql("permissive").query(`SELECT "answerPolicy", answer FROM "Call" WHERE "callSid" = $1`, [
+      res.body.callSid,
+    ]);
+    expect(rows[0].answerPolicy).toEqual({
+      answerTimeoutMs: 2000,
+      fallback: { twiml: fallbackTwiml },
+      lastResort: { actions: [{ hangup: true }] },
+    });
+    await until(
+      async () =>
+        (await sql("permissive").query(`SELECT answer FROM "Call" WHERE "callSid" = $1`, [res.body.callSid])).rows[0]
+          .answer === "fallback-twiml",
+      "answer recorded",
+    );
+  });
+
   it("a forged Twilio signature on a live outbound call is refused with 403 and changes nothing", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
     twilio.planNextCall({ durationSeconds: 5, stepDelayMs: 400 });

@@ -3,10 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseEnv } from "../../src/server/env";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { pool } from "../../src/server/db/client";
 import {
   IDEMPOTENCY_TTL_MS,
@@ -19,9 +18,8 @@ import {
   requestHash,
 } from "../../src/server/services/idempotency/idempotency";
 import { startInProcess } from "./support/in-process";
-import { randomIp, randomUsNumber } from "./support/api";
-import { checkContract } from "./support/contract";
-import { startReceiver } from "./support/receiver";
+import { type ApiResponse, randomIp, randomUsNumber } from "./support/api";
+import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "./support/simulated-twilio-server";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
 // Idempotency-Key (docs/decisions.md §11) end to end: a built server of its own whose Twilio is this file's
@@ -30,61 +28,40 @@ import { TEST_AUTH_SECRET } from "./support/test-secrets";
 const TWILIO_SID = `AC${"7".repeat(32)}`;
 const TWILIO_TOKEN = "idempotency-simulator-token";
 
-let server: BuiltServer;
+let setup: SimulatedTwilioServer;
+let server: SimulatedTwilioServer["server"];
 let twilio: TwilioSimulator;
 let db: pg.Pool;
-let backend: Awaited<ReturnType<typeof startReceiver>>;
+let backend: SimulatedTwilioServer["backend"];
 /** How long the backend holds a request to a path ending in /slow. */
 const SLOW_MS = 1500;
 
 beforeAll(async () => {
-  twilio = await startTwilioSimulator({ accounts: { [TWILIO_SID]: TWILIO_TOKEN }, host: "127.0.0.1" });
-  const external = inject("embedded") ? undefined : inject("databaseUrl");
-  server = await startBuiltServer({
+  setup = await startSimulatedTwilioServer({
     name: "it-idempotency",
-    env: {
-      AUTH_SECRET: TEST_AUTH_SECRET,
-      DATABASE_URL: external ? await siblingDatabase(external, "idempotency") : undefined,
-      CALLBACK_ALLOW_PRIVATE: "true",
-      CALLBACK_START_TIMEOUT_MS: "1500",
-      TWILIO_API_BASE_URL: twilio.url,
+    database: "idempotency",
+    emailTag: "idem",
+    simulatorAccounts: { [TWILIO_SID]: TWILIO_TOKEN },
+    backendReply: (r, res) => {
+      if (r.path.endsWith("/slow")) setTimeout(() => res.end("slow ok"), SLOW_MS);
+      else if (r.path.endsWith("/start"))
+        res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>");
+      else res.end("ok");
     },
   });
-  db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
-  backend = await startReceiver((r, res) => {
-    if (r.path.endsWith("/slow")) setTimeout(() => res.end("slow ok"), SLOW_MS);
-    else if (r.path.endsWith("/start"))
-      res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>");
-    else res.end("ok");
-  });
+  ({ server, twilio, db, backend } = setup);
 });
-afterAll(async () => {
-  await db?.end();
-  await server?.stop({ keepData: Boolean(process.env.KEEP_TEST_DATA) });
-  await twilio?.close();
-  await backend?.close();
-});
+afterAll(() => setup?.close());
 
-type Answer = { status: number; body: any; headers: Headers };
+type Answer = ApiResponse;
 
-async function api(
+/** A request with an Idempotency-Key when `key` is given. */
+function api(
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; ip?: string; key?: string } = {},
+  { key, ...opts }: { token?: string; body?: unknown; ip?: string; key?: string } = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = { "x-forwarded-for": opts.ip ?? randomIp() };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.key !== undefined) headers["idempotency-key"] = opts.key;
-  if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(server.baseUrl + path, {
-    method,
-    headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.text();
-  const body = text ? JSON.parse(text) : undefined;
-  await checkContract(method, path, res.status, body);
-  return { status: res.status, body, headers: res.headers };
+  return setup.api(method, path, { ...opts, ...(key !== undefined && { headers: { "idempotency-key": key } }) });
 }
 
 type Customer = {
@@ -95,19 +72,8 @@ type Customer = {
 };
 
 async function customer(): Promise<Customer> {
-  const ip = randomIp();
-  const reg = await api("POST", "/api/auth/register", {
-    ip,
-    body: { email: `idem-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" },
-  });
-  expect(reg.status).toBe(201);
-  await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
-  return {
-    id: reg.body.account.id,
-    ip,
-    apiKey: reg.body.apiKey,
-    as: (method, path, o = {}) => api(method, path, { token: reg.body.apiKey, ip, ...o }),
-  };
+  const { id, ip, apiKey } = await setup.customer();
+  return { id, ip, apiKey, as: (method, path, o = {}) => api(method, path, { token: apiKey, ip, ...o }) };
 }
 
 const newKey = () => `key-${randomBytes(8).toString("hex")}`;

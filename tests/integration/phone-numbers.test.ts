@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, suspend } from "./support/api";
+import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend } from "./support/api";
 
 describe("POST /api/phone-numbers", () => {
   describe("happy", () => {
@@ -15,10 +16,17 @@ describe("POST /api/phone-numbers", () => {
           onCallStartUrl: body.onCallStartUrl,
           onCallEndUrl: body.onCallEndUrl,
           onErrorUrl: null,
+          // No answer policy given: the defaults (docs/decisions.md §12).
+          answerTimeoutMs: null,
+          fallback: null,
+          lastResort: null,
           isActive: true,
           // No Twilio connection: first-come, unproven, and left to the customer to point at us.
           verified: false,
           twilioConfigured: false,
+          // docs/decisions.md §17: no daily cap unless one is given; a new number has no minutes today.
+          dailyMinuteCap: null,
+          minutesToday: 0,
           createdAt: expect.any(String),
         },
       });
@@ -229,6 +237,22 @@ describe("DELETE /api/phone-numbers/:id", () => {
     expect((await a.as("GET", "/api/account")).body.account._count.phoneNumbers).toBe(0);
     const taken = await b.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: created.phoneNumber }) });
     expect(taken.status).toBe(201);
+  });
+
+  it("happy: the number's calls stay, with their own copy of the numbers and no number id", async () => {
+    const acct = await newActiveAccount();
+    const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+    const callSid = `CA${randomUUID().replace(/-/g, "")}`;
+    await sql().query(
+      `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
+       VALUES ($1, $2, $3, 'inbound', '+14155550100', $4, 'completed', 10, 'https://example.com/s', 'https://example.com/e')`,
+      [callSid, acct.id, created.id, created.phoneNumber],
+    );
+    expect((await acct.as("DELETE", `/api/phone-numbers/${created.id}`)).status).toBe(200);
+    const { rows } = await sql().query(`SELECT "phoneNumberId", "toNumber" FROM "Call" WHERE "callSid" = $1`, [
+      callSid,
+    ]);
+    expect(rows).toEqual([{ phoneNumberId: null, toNumber: created.phoneNumber }]);
   });
 
   it("error: 404 for an unknown or already deleted id; 403 when suspended", async () => {

@@ -67,7 +67,7 @@ async function setup(): Promise<Setup> {
 
 async function callRow(callSid: string) {
   const { rows } = await sql("permissive").query(
-    `SELECT "accountId", status, "durationSeconds", direction, "fromNumber", "phoneNumberId", "reconciledAt" FROM "Call" WHERE "callSid" = $1`,
+    `SELECT "accountId", status, "durationSeconds", direction, "fromNumber", "phoneNumberId", "reconciledAt", "endReason" FROM "Call" WHERE "callSid" = $1`,
     [callSid],
   );
   return rows;
@@ -89,6 +89,16 @@ async function billed(account: TestAccount, callSid: string) {
   return { usage: usage.rows, callEnded: ended.rows[0].n as number, totals: totals.rows[0] ?? null };
 }
 
+/** The account's live-call count and the slots behind it (docs/decisions.md §17). */
+async function liveCount(account: TestAccount) {
+  const { rows } = await sql("permissive").query(
+    `SELECT (SELECT "liveCalls" FROM "AccountLimit" WHERE "accountId" = $1) AS live,
+            (SELECT count(*)::int FROM "LiveCallSlot" WHERE "accountId" = $1) AS slots`,
+    [account.id],
+  );
+  return { live: rows[0].live ?? 0, slots: rows[0].slots };
+}
+
 /** Two instances at once, then a later run: whatever overlaps, each call is closed once. */
 async function reconcileRepeatedly(now: Date) {
   const results = await Promise.all([reconcileTwilioCalls({ now }), reconcileTwilioCalls({ now })]);
@@ -108,8 +118,11 @@ describe("reconciliation with Twilio's call records", () => {
       Direction: "inbound",
       CallStatus: "ringing",
     };
+    // docs/decisions.md §17: with maxConcurrentCalls set, the call holds a live slot until it is closed, whoever closes it.
+    expect((await s.account.as("PUT", "/api/account/limits", { body: { maxConcurrentCalls: 10 } })).status).toBe(200);
     const voice = await postSigned(s.account.engineVoiceUrl, params, authToken);
     expect(voice.status).toBe(200);
+    expect(await liveCount(s.account)).toEqual({ live: 1, slots: 1 });
     // Twilio's record: the call completed after 125 s; its status callback was lost.
     const started = new Date(Date.now() - 130_000);
     records.add({
@@ -129,8 +142,14 @@ describe("reconciliation with Twilio's call records", () => {
 
     await reconcileRepeatedly(new Date(Date.now() + STALE_AFTER_MS + 60_000));
     const [row] = await callRow(callSid);
-    expect(row).toMatchObject({ status: "completed", durationSeconds: 125, direction: "inbound" });
+    expect(row).toMatchObject({
+      status: "completed",
+      durationSeconds: 125,
+      direction: "inbound",
+      endReason: "reconciled",
+    });
     expect(row.reconciledAt).toBeInstanceOf(Date);
+    expect(await liveCount(s.account)).toEqual({ live: 0, slots: 0 });
     expect(await billed(s.account, callSid)).toEqual({
       usage: [{ billedMinutes: 3, durationSeconds: 125 }],
       callEnded: 1,
@@ -145,6 +164,7 @@ describe("reconciliation with Twilio's call records", () => {
     );
     expect(late.status).toBe(200);
     expect((await billed(s.account, callSid)).usage).toHaveLength(1);
+    expect(await liveCount(s.account)).toEqual({ live: 0, slots: 0 });
   });
 
   it("a call still live at Twilio stays open", async () => {
@@ -164,7 +184,7 @@ describe("reconciliation with Twilio's call records", () => {
     );
     records.add({ sid: live, accountSid, from: "+14155550100", to: s.number, status: "in-progress" });
     await reconcileTwilioCalls({ now: new Date(Date.now() + STALE_AFTER_MS + 60_000) });
-    expect((await callRow(live))[0]).toMatchObject({ status: "ringing", reconciledAt: null });
+    expect((await callRow(live))[0]).toMatchObject({ status: "ringing", reconciledAt: null, endReason: null });
     expect((await billed(s.account, live)).usage).toEqual([]);
   });
 
@@ -238,7 +258,11 @@ describe("reconciliation with Twilio's call records", () => {
       phoneNumberId: s.numberId,
     });
     expect(row.reconciledAt).toBeInstanceOf(Date);
-    expect((await callRow(missed.sid))[0]).toMatchObject({ status: "no-answer", durationSeconds: 0 });
+    expect((await callRow(missed.sid))[0]).toMatchObject({
+      status: "no-answer",
+      durationSeconds: 0,
+      endReason: "reconciled",
+    });
     for (const sid of [older.sid, outbound.sid, elsewhere.sid]) expect(await callRow(sid)).toEqual([]);
     const { rows: busy } = await sql("permissive").query(
       `SELECT count(*)::int AS n FROM "Call" WHERE "accountId" = $1 AND status = 'busy'`,
@@ -262,6 +286,9 @@ describe("reconciliation with Twilio's call records", () => {
       status: "completed",
       billedMinutes: 2,
       answeredBy: "human",
+      endReason: "reconciled",
+      sipResponseCode: null,
+      errorCode: null,
     });
 
     const { rows: watermark } = await sql("permissive").query(

@@ -139,7 +139,14 @@ function revokedKey(): Promise<string> {
  * a parameter and no entry here fails, so a new one cannot skip the check.
  * `leak` is a value of the owner's that must never reach the other tenant.
  */
-type Foreign = { id: string; leak: string; expect: { status: number; code: string }; stillThere: () => Promise<void> };
+type Foreign = {
+  id: string;
+  leak: string;
+  expect: { status: number; code: string };
+  stillThere: () => Promise<void>;
+  /** A body the route would accept, so only ownership can refuse it (default: none). */
+  body?: unknown;
+};
 const NOT_FOUND = { status: 404, code: "NOT_FOUND" };
 
 async function foreignResources(owner: TestAccount): Promise<Record<string, Foreign>> {
@@ -176,6 +183,23 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
     // Nobody else's retry queued it again.
     expect(res.body.delivery).toMatchObject({ status: "FAILED", attemptCount: 8, nextAttemptAt: null });
   };
+  // docs/decisions.md §15: another account's webhook endpoint is 404; its URL and secret never show, nothing changes.
+  const created = await owner.as("POST", "/api/webhook-endpoints", {
+    body: { url: `https://hooks.example.com/${randomBytes(6).toString("hex")}`, eventTypes: ["*"] },
+  });
+  expect(created.status).toBe(201);
+  const endpoint = created.body.webhookEndpoint;
+  const endpointResource = (body?: unknown): Foreign => ({
+    id: endpoint.id,
+    leak: endpoint.url,
+    expect: NOT_FOUND,
+    body,
+    stillThere: async () => {
+      const res = await owner.as("GET", `/api/webhook-endpoints/${endpoint.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body.webhookEndpoint).toEqual(endpoint);
+    },
+  });
   const numberResource: Foreign = {
     id: phone.id,
     leak: phone.phoneNumber,
@@ -195,15 +219,42 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
       stillThere: async () => expect((await owner.as("GET", "/api/account")).status).toBe(200),
     },
     "GET /api/phone-numbers/:id": numberResource,
+    "GET /api/phone-numbers/:id/fallback-preview": numberResource,
     "PATCH /api/phone-numbers/:id": numberResource,
     "DELETE /api/phone-numbers/:id": numberResource,
+    // docs/decisions.md §21: simulating a call to another account's number finds nothing to call.
+    "POST /api/phone-numbers/:id/simulate-call": { ...numberResource, expect: NOT_FOUND },
     "GET /api/calls/:callSid": {
       id: callSid,
       leak: "+14155550177",
       expect: NOT_FOUND,
       stillThere: async () => expect((await owner.as("GET", `/api/calls/${callSid}`)).status).toBe(200),
     },
+    // docs/decisions.md §13: live commands on another account's call are 404 and reach Twilio with nothing.
+    ...Object.fromEntries(
+      (
+        [
+          ["hangup", undefined],
+          ["redirect", { actions: [{ hangup: true }] }],
+          ["transfer", { to: "+14155550123" }],
+          ["recording", { action: "start" }],
+        ] as const
+      ).map(([command, body]) => [
+        `POST /api/calls/:callSid/${command}`,
+        {
+          id: callSid,
+          leak: "+14155550177",
+          expect: NOT_FOUND,
+          body,
+          stillThere: async () => expect((await owner.as("GET", `/api/calls/${callSid}`)).status).toBe(200),
+        },
+      ]),
+    ),
     "GET /api/webhook-deliveries/:id": { id: deliveryId, leak: eventId, expect: NOT_FOUND, stillThere: delivery },
+    "GET /api/webhook-endpoints/:id": endpointResource(),
+    "PATCH /api/webhook-endpoints/:id": endpointResource({ enabled: false, eventTypes: ["call.ended"] }),
+    "DELETE /api/webhook-endpoints/:id": endpointResource(),
+    "POST /api/webhook-endpoints/:id/secret": endpointResource(),
     "POST /api/webhook-deliveries/:id/retry": {
       id: deliveryId,
       leak: eventId,
@@ -232,7 +283,7 @@ describe("another tenant's resources", () => {
     "%s: another tenant's id is refused, shows nothing of it, and changes nothing",
     async (name, route) => {
       const target = foreign[name]!;
-      const body = route.method === "PATCH" ? { onErrorUrl: null } : noBody(route);
+      const body = target.body ?? (route.method === "PATCH" ? { onErrorUrl: null } : noBody(route));
       const res = await intruder.as(route.method, pathWith(route, target.id), { body });
       expectEnvelope(res, target.expect.status, target.expect.code, name);
       expect(res.text).not.toContain(target.leak);
@@ -242,13 +293,22 @@ describe("another tenant's resources", () => {
 });
 
 describe("account standing (docs/decisions.md §4)", () => {
-  it("is declared on the contract: buying numbers and placing calls need payment, changing numbers an unsuspended account", () => {
-    expect([...NEEDS_PAYMENT].sort()).toEqual(["POST /api/outbound", "POST /api/phone-numbers"]);
+  it("is declared on the contract: buying numbers and placing (or simulating) calls need payment, changing numbers and live calls an unsuspended account", () => {
+    expect([...NEEDS_PAYMENT].sort()).toEqual([
+      "POST /api/outbound",
+      "POST /api/phone-numbers",
+      "POST /api/phone-numbers/:id/simulate-call",
+    ]);
     expect([...REFUSED_WHEN_SUSPENDED].sort()).toEqual([
       "DELETE /api/phone-numbers/:id",
       "PATCH /api/phone-numbers/:id",
+      "POST /api/calls/:callSid/hangup",
+      "POST /api/calls/:callSid/recording",
+      "POST /api/calls/:callSid/redirect",
+      "POST /api/calls/:callSid/transfer",
       "POST /api/outbound",
       "POST /api/phone-numbers",
+      "POST /api/phone-numbers/:id/simulate-call",
     ]);
   });
 

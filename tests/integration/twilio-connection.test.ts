@@ -1,106 +1,36 @@
 import { hkdfSync, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   newCallSid,
   postSigned,
   simulateInboundCall,
-  startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 import { encryptSecret } from "../../src/server/crypto/secret-box";
-import {
-  call,
-  newAccount,
-  newActiveAccount,
-  numberBody as strictNumberBody,
-  randomIp,
-  randomUsNumber,
-  sql,
-} from "./support/api";
-import { checkContract } from "./support/contract";
-import { startReceiver } from "./support/receiver";
+import { call, newAccount, newActiveAccount, numberBody as strictNumberBody, randomUsNumber, sql } from "./support/api";
+import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "./support/simulated-twilio-server";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
 
 // The Twilio connection end to end (docs/decisions.md §10): a built server of its own whose Twilio is this
 // file's simulator (on a port nobody else binds, so it runs beside the engine tests), real HTTP,
 // every response checked against the OpenAPI document.
-let server: BuiltServer;
+let setup: SimulatedTwilioServer;
+let server: SimulatedTwilioServer["server"];
 let twilio: TwilioSimulator;
 let db: pg.Pool;
-let backend: Awaited<ReturnType<typeof startReceiver>>;
+let backend: SimulatedTwilioServer["backend"];
 
 beforeAll(async () => {
-  twilio = await startTwilioSimulator({ accounts: {}, host: "127.0.0.1" });
-  const external = inject("embedded") ? undefined : inject("databaseUrl");
-  server = await startBuiltServer({
-    name: "it-twilio",
-    env: {
-      AUTH_SECRET: TEST_AUTH_SECRET,
-      DATABASE_URL: external ? await siblingDatabase(external, "twilio") : undefined,
-      CALLBACK_ALLOW_PRIVATE: "true",
-      CALLBACK_START_TIMEOUT_MS: "1500",
-      TWILIO_API_BASE_URL: twilio.url,
-    },
-  });
-  db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
-  backend = await startReceiver((r, res) =>
-    r.path.endsWith("/start")
-      ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>")
-      : res.end("ok"),
-  );
+  setup = await startSimulatedTwilioServer({ name: "it-twilio", database: "twilio", emailTag: "tw" });
+  ({ server, twilio, db, backend } = setup);
 });
-afterAll(async () => {
-  await db?.end();
-  await server?.stop({ keepData: Boolean(process.env.KEEP_TEST_DATA) });
-  await twilio?.close();
-  await backend?.close();
-});
+afterAll(() => setup?.close());
 
-type Customer = {
-  id: string;
-  apiKey: string;
-  engineVoiceUrl: string;
-  as<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; text: string }>;
-};
-
-async function api(method: string, path: string, opts: { token?: string; body?: unknown; ip?: string } = {}) {
-  const headers: Record<string, string> = { "x-forwarded-for": opts.ip ?? randomIp() };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(server.baseUrl + path, {
-    method,
-    headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.text();
-  const body = text ? JSON.parse(text) : undefined;
-  await checkContract(method, path, res.status, body);
-  return { status: res.status, body, text };
-}
-
-/** A paid account of this file's server (payment itself is tested elsewhere: set directly). */
-async function customer(): Promise<Customer> {
-  const ip = randomIp();
-  const reg = await api("POST", "/api/auth/register", {
-    ip,
-    body: { email: `tw-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" },
-  });
-  expect(reg.status).toBe(201);
-  await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
-  return {
-    id: reg.body.account.id,
-    apiKey: reg.body.apiKey,
-    engineVoiceUrl: reg.body.engineVoiceUrl,
-    as: (method, path, body) => api(method, path, { token: reg.body.apiKey, ip, ...(body !== undefined && { body }) }),
-  };
-}
-
-function numberBody(phoneNumber: string, extra: Record<string, unknown> = {}) {
-  return { phoneNumber, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end"), ...extra };
-}
+const api: SimulatedTwilioServer["api"] = (method, path, opts) => setup.api(method, path, opts);
+const customer = () => setup.customer();
+const numberBody = (phoneNumber: string, extra: Record<string, unknown> = {}) => setup.numberBody(phoneNumber, extra);
 
 /** A customer connected to a fresh simulated Twilio account that owns `numbers`. */
 async function connected(numbers: string[] = []) {

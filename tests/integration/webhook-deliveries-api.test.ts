@@ -87,9 +87,67 @@ describe("GET /api/webhook-deliveries", () => {
     expect((await acct.as("GET", "/api/webhook-deliveries?limit=500")).body.limit).toBe(100);
   });
 
-  it("error: 400 for a bad limit, offset or status", async () => {
+  it("happy: filterable by event type, number, destination and date, combined with the rest", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
-    for (const q of ["limit=0", "limit=abc", "limit=1.5", "offset=-1", "status=LOST"]) {
+    const number = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber as {
+      id: string;
+    };
+    // Two calls to the number (the log knows a delivery's number through its call), one to nowhere known.
+    for (const sid of ["CA-num-1", "CA-num-2"])
+      await sql("permissive").query(
+        `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
+         VALUES ($1, $2, $3, 'inbound', '+14155550100', '+14155550123', 'completed', 9, 'https://a.example/s', 'https://a.example/e')`,
+        [sid, acct.id, number.id],
+      );
+    const [ended1, error1, ended2, other] = await seed(acct, [
+      { callSid: "CA-num-1" },
+      { callSid: "CA-num-1", type: "call.error" },
+      { callSid: "CA-num-2" },
+      { callSid: "CA-elsewhere" },
+    ]);
+    // One of them went to a webhook endpoint; the others to the number's URL. One is from two days ago.
+    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "endpointId" = 'ep_filter' WHERE id = $1`, [ended2]);
+    await sql("permissive").query(
+      `UPDATE "WebhookDelivery" SET "createdAt" = now() - interval '2 days' WHERE id = $1`,
+      [other],
+    );
+    const ids = async (q: string) => {
+      const res = await acct.as("GET", `/api/webhook-deliveries?${q}`);
+      expect(res.status, q).toBe(200);
+      expect(res.body.total, q).toBe(res.body.deliveries.length);
+      return (res.body.deliveries as { id: string }[]).map((d) => d.id).sort();
+    };
+    const sorted = (...xs: (string | undefined)[]) => (xs as string[]).sort();
+    expect(await ids("eventType=call.error")).toEqual([error1]);
+    expect(await ids(`phoneNumberId=${number.id}`)).toEqual(sorted(ended1, error1, ended2));
+    expect(await ids(`phoneNumberId=${number.id}&eventType=call.ended`)).toEqual(sorted(ended1, ended2));
+    expect(await ids("destination=endpoint")).toEqual([ended2]);
+    expect(await ids("destination=number-url")).toEqual(sorted(ended1, error1, other));
+    expect(await ids(`destination=number-url&phoneNumberId=${number.id}`)).toEqual(sorted(ended1, error1));
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    expect(await ids(`since=${encodeURIComponent(yesterday)}`)).toEqual(sorted(ended1, error1, ended2));
+    expect(await ids(`until=${encodeURIComponent(yesterday)}`)).toEqual([other]);
+    expect(await ids(`since=${encodeURIComponent(yesterday)}&status=PENDING&eventType=call.ended`)).toEqual(
+      sorted(ended1, ended2),
+    );
+    // Another account's number matches none of this account's deliveries, and its own filter sees none of them.
+    const stranger = await newActiveAccount({ server: "permissive" });
+    expect((await stranger.as("GET", `/api/webhook-deliveries?phoneNumberId=${number.id}`)).body.total).toBe(0);
+  });
+
+  it("error: 400 for a bad limit, offset, status, event type, destination or time", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    for (const q of [
+      "limit=0",
+      "limit=abc",
+      "limit=1.5",
+      "offset=-1",
+      "status=LOST",
+      "eventType=call.lost",
+      "destination=elsewhere",
+      "since=yesterday",
+      "until=2026-13-01",
+    ]) {
       const res = await acct.as("GET", `/api/webhook-deliveries?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
@@ -524,7 +582,10 @@ describe("POST /api/webhook-deliveries/replay", () => {
     receiver.answer((_r, res) => res.end("ok"));
     await sql("permissive").query(
       `INSERT INTO "WebhookDelivery" ("accountId", "eventId", "eventType", "callSid", url, payload, status, "cycleAttempts")
-       SELECT $1, 'evt_bulk' || k, 'call.ended', 'CA-bulk', $2, '{}', 'FAILED', 8 FROM generate_series(1, 1001) AS k`,
+       SELECT $1, 'evt_bulk' || k, 'call.ended', 'CA-bulk', $2, json_build_object(
+         'id', 'evt_bulk' || k, 'type', 'call.ended', 'createdAt', now(),
+         'data', json_build_object('callSid', 'CA-bulk', 'direction', 'inbound', 'from', '+14155550100', 'to', '+14155550123', 'phoneNumberId', null)
+       )::text, 'FAILED', 8 FROM generate_series(1, 1001) AS k`,
       [acct.id, receiver.url(`/bulk/${acct.id}`)],
     );
     const res = await acct.as("POST", "/api/webhook-deliveries/replay", {
@@ -604,5 +665,53 @@ describe("call.started, sent synchronously", () => {
     ).rejects.toMatchObject({ kind: "timeout" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(env().callbackStartTimeoutMs - 50);
     expect(Date.now() - started).toBeLessThan(env().callbackStartTimeoutMs + 1000);
+  });
+});
+
+describe("GET /api/lookup (the dashboard's search box)", () => {
+  it("finds a call SID, an event id, a delivery id and a number typed any common way; nothing of another account", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    const own = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber as {
+      id: string;
+    };
+    const callSid = `CA${"ab".repeat(14)}${Math.random().toString(16).slice(2, 6)}`;
+    await sql("permissive").query(
+      `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
+       VALUES ($1, $2, $3, 'inbound', '+14155550166', '+14155550177', 'completed', 9, 'https://a.example/s', 'https://a.example/e')`,
+      [callSid, acct.id, own.id],
+    );
+    const [deliveryId] = await seed(acct, [{ callSid }]);
+    const eventId = (await acct.as("GET", `/api/webhook-deliveries/${deliveryId}`)).body.delivery.eventId as string;
+    const find = async (q: string) => {
+      const res = await acct.as("GET", `/api/lookup?q=${encodeURIComponent(q)}`);
+      expect(res.status, q).toBe(200);
+      return res.body.match;
+    };
+    expect(await find(callSid)).toEqual({ kind: "call", callSid });
+    expect(await find(` ${callSid} `)).toEqual({ kind: "call", callSid });
+    expect(await find(eventId)).toEqual({ kind: "delivery", id: deliveryId, eventId });
+    expect(await find(deliveryId!)).toEqual({ kind: "delivery", id: deliveryId, eventId });
+    // The caller's number: its latest call.
+    expect(await find("(415) 555-0166")).toEqual({ kind: "call", callSid });
+    expect(await find("nothing-by-this-name")).toBeNull();
+    expect((await acct.as("GET", "/api/lookup?q=")).status).toBe(400);
+
+    const stranger = await newActiveAccount({ server: "permissive" });
+    for (const q of [callSid, eventId, deliveryId!, "+14155550166"])
+      expect((await stranger.as("GET", `/api/lookup?q=${encodeURIComponent(q)}`)).body.match, q).toBeNull();
+    expect((await call("GET", "/api/lookup?q=x", { server: "permissive" })).status).toBe(401);
+  });
+
+  it("one of the account's numbers, typed formatted, names the number", async () => {
+    const acct = await newActiveAccount({ server: "permissive" });
+    const body = numberBody();
+    const created = (await acct.as("POST", "/api/phone-numbers", { body })).body.phoneNumber as { id: string };
+    const digits = (body.phoneNumber as string).slice(2);
+    const formatted = `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`;
+    expect((await acct.as("GET", `/api/lookup?q=${encodeURIComponent(formatted)}`)).body.match).toEqual({
+      kind: "number",
+      phoneNumberId: created.id,
+      phoneNumber: body.phoneNumber,
+    });
   });
 });

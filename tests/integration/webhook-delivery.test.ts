@@ -76,6 +76,44 @@ describe("durable, signed delivery", () => {
     expect(await jobsFor(id)).toHaveLength(1);
   });
 
+  it("fans an event out to the account's subscribed endpoints in the same transaction: a rollback leaves no delivery and no job of any destination", async () => {
+    const fan = await newActiveAccount({ server: "permissive" });
+    for (const [path, eventTypes] of [
+      ["/fan-a", ["call.ended"]],
+      ["/fan-b", ["*"]],
+      ["/fan-c", ["call.error"]],
+    ] as const) {
+      const res = await fan.as("POST", "/api/webhook-endpoints", { body: { url: receiver.url(path), eventTypes } });
+      expect(res.status).toBe(201);
+    }
+    const jobCount = async () =>
+      (await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".job`)).rows[0].n as number;
+    const jobsBefore = await jobCount();
+    const event = endedEvent();
+    await expect(
+      transactionWithEvents(async (_tx, emit) => {
+        await emit({ accountId: fan.id, url: receiver.url("/fan-number"), event });
+        throw new Error("the state change failed");
+      }),
+    ).rejects.toThrow("the state change failed");
+    expect(await db().webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
+    expect(await jobCount()).toBe(jobsBefore);
+
+    const numberDelivery = await transactionWithEvents((_tx, emit) =>
+      emit({ accountId: fan.id, url: receiver.url("/fan-number"), event }),
+    );
+    const rows = await db().webhookDelivery.findMany({ where: { eventId: event.id } });
+    // The number's URL and the two subscribed endpoints; emit answers the number's delivery.
+    expect(rows.map((r) => r.url).sort()).toEqual([
+      receiver.url("/fan-a"),
+      receiver.url("/fan-b"),
+      receiver.url("/fan-number"),
+    ]);
+    expect(rows.find((r) => r.endpointId === null)!.id).toBe(numberDelivery);
+    for (const row of rows) expect(await jobsFor(row.id), row.url).toHaveLength(1);
+    expect(await jobCount()).toBe(jobsBefore + 3);
+  });
+
   it("2xx: delivered once, signed so the standardwebhooks library verifies it", async () => {
     const path = "/ok";
     receiver.answer((_r, res) => res.writeHead(204).end());

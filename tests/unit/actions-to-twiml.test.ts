@@ -58,21 +58,40 @@ describe("twimlFromActions", () => {
     ["a string", "say hi", "actions must be an array"],
     ["empty", [], "actions must not be empty"],
     ["51 items", Array.from({ length: 51 }, () => ({ hangup: true })), "actions must have at most 50 items (got 51)"],
-    ["null item", [null], "actions[0] must be an object with one of say, play, dial, pause, hangup"],
+    [
+      "null item",
+      [null],
+      "actions[0] must be an object with one of say, play, pause, dial, gather, record, hangup, reject",
+    ],
     [
       "string item",
       [{ say: "a" }, "hangup"],
-      "actions[1] must be an object with one of say, play, dial, pause, hangup",
+      "actions[1] must be an object with one of say, play, pause, dial, gather, record, hangup, reject",
     ],
-    ["array item", [["say", "x"]], "actions[0] must be an object with one of say, play, dial, pause, hangup"],
+    [
+      "array item",
+      [["say", "x"]],
+      "actions[0] must be an object with one of say, play, pause, dial, gather, record, hangup, reject",
+    ],
     ["number item", [1], "actions[0] must be an object"],
-    ["empty object", [{}], "actions[0] must be an object with one of say, play, dial, pause, hangup"],
-    ["two keys", [{ say: "a", play: "https://x/y" }], "actions[0] must have exactly one key, got 2 (say, play)"],
-    ["known + unknown key", [{ say: "a", voice: "alice" }], "actions[0] must have exactly one key"],
+    [
+      "empty object",
+      [{}],
+      "actions[0] must be an object with one of say, play, pause, dial, gather, record, hangup, reject",
+    ],
+    ["two actions", [{ say: "a", play: "https://x/y" }], "actions[0] must have exactly one action, got 2 (say, play)"],
+    ["known + unknown key", [{ play: "https://x/y", voice: "alice" }], "actions[0] must have exactly one key"],
+    [
+      "say + unknown option",
+      [{ say: "a", loop: 2 }],
+      "actions[0].loop is not an option of say; say takes voice and language",
+    ],
+    ["say bad voice", [{ say: "a", voice: "<x>" }], "actions[0].voice must be a voice name"],
+    ["say bad language", [{ say: "a", language: "english please" }], "actions[0].language must be a language tag"],
     [
       "unknown key",
       [{ say: "a" }, { sms: "hi" }],
-      "actions[1].sms is not a known action; use one of say, play, dial, pause, hangup",
+      "actions[1].sms is not a known action; use one of say, play, pause, dial, gather, record, hangup, reject",
     ],
     ["wrong-case key", [{ Say: "a" }], "actions[0].Say is not a known action"],
     ["__proto__ key", JSON.parse('[{"__proto__": {"say": "x"}}]'), "actions[0].__proto__ is not a known action"],
@@ -107,7 +126,56 @@ describe("twimlFromActions", () => {
     ["dial 16 digits", [{ dial: "+1234567890123456" }], "actions[0].dial must be an E.164 number"],
     ["dial with spaces", [{ dial: "+1 415 555 0123" }], "actions[0].dial must be an E.164 number"],
     ["dial with trailing newline", [{ dial: "+14155550123\n" }], "actions[0].dial must be an E.164 number"],
-    ["dial SIP", [{ dial: "sip:alice@example.com" }], "actions[0].dial must be an E.164 number"],
+    ["dial SIP without host", [{ dial: "sip:alice" }], "actions[0].dial must be an E.164 number"],
+    ["dial SIP with space", [{ dial: "sip:al ice@example.com" }], "actions[0].dial must be an E.164 number"],
+    ["dial object without to", [{ dial: { callerId: "+14155550100" } }], "actions[0].dial must be an E.164 number"],
+    [
+      "dial object unknown key",
+      [{ dial: { to: "+14155550123", record: true } }],
+      "actions[0].dial has unknown key record",
+    ],
+    [
+      "dial callerId not E.164",
+      [{ dial: { to: "+14155550123", callerId: "Acme" } }],
+      "callerId must be an E.164 number",
+    ],
+    [
+      "dial timeout 4",
+      [{ dial: { to: "+14155550123", timeout: 4 } }],
+      "timeout must be a whole number of seconds from 5 to 600",
+    ],
+    ["gather without actionUrl", [{ gather: { numDigits: 1 } }], "actions[0].gather actionUrl is required"],
+    ["gather true", [{ gather: true }], "actions[0].gather must be { input?, numDigits?, timeout?, say?, actionUrl }"],
+    ["gather private actionUrl", [{ gather: { actionUrl: "https://10.0.0.1/g" } }], "actions[0].gather actionUrl"],
+    [
+      "gather http actionUrl",
+      [{ gather: { actionUrl: "http://example.com/g" } }],
+      "actions[0].gather actionUrl must use https",
+    ],
+    [
+      "gather bad input",
+      [{ gather: { input: "voice", actionUrl: "https://example.com/g" } }],
+      'input must be "dtmf", "speech" or "dtmf speech"',
+    ],
+    [
+      "gather numDigits 0",
+      [{ gather: { numDigits: 0, actionUrl: "https://example.com/g" } }],
+      "numDigits must be a whole number from 1 to 99",
+    ],
+    [
+      "gather unknown key",
+      [{ gather: { loop: 2, actionUrl: "https://example.com/g" } }],
+      "actions[0].gather has unknown key loop",
+    ],
+    ["record true", [{ record: true }], "actions[0].record must be { maxLength?, transcribe? }"],
+    [
+      "record maxLength 0",
+      [{ record: { maxLength: 0 } }],
+      "maxLength must be a whole number of seconds from 1 to 14400",
+    ],
+    ["record transcribe string", [{ record: { transcribe: "yes" } }], "transcribe must be true or false"],
+    ["reject bad reason", [{ reject: { reason: "declined" } }], 'reason must be "busy" or "rejected"'],
+    ["reject true", [{ reject: true }], 'actions[0].reject must be { reason?: "busy" | "rejected" }'],
     ["dial number", [{ dial: 14155550123 }], "actions[0].dial must be an E.164 number"],
     ["pause 0", [{ pause: 0 }], "actions[0].pause must be a whole number of seconds from 1 to 600"],
     ["pause 601", [{ pause: 601 }], "actions[0].pause must be a whole number of seconds from 1 to 600"],
@@ -128,6 +196,63 @@ describe("twimlFromActions", () => {
     const result = twimlFromActions(actions);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain(message);
+  });
+
+  it.each<[kind: string, action: unknown, twiml: string]>([
+    [
+      "say with voice and language",
+      { say: "Hallo", voice: "Polly.Vicki", language: "de-DE" },
+      '<Say voice="Polly.Vicki" language="de-DE">Hallo</Say>',
+    ],
+    ["dial SIP", { dial: "sip:alice@example.com" }, "<Dial><Sip>sip:alice@example.com</Sip></Dial>"],
+    [
+      "dial SIP with port and params",
+      { dial: "sip:alice@example.com:5060;transport=tls" },
+      "<Dial><Sip>sip:alice@example.com:5060;transport=tls</Sip></Dial>",
+    ],
+    [
+      "dial object",
+      { dial: { to: "+14155550123", callerId: "+14155550100", timeout: 20 } },
+      '<Dial callerId="+14155550100" timeout="20"><Number>+14155550123</Number></Dial>',
+    ],
+    [
+      "dial object SIP",
+      { dial: { to: "sip:desk@pbx.example.com" } },
+      "<Dial><Sip>sip:desk@pbx.example.com</Sip></Dial>",
+    ],
+    [
+      "gather",
+      {
+        gather: {
+          input: "dtmf speech",
+          numDigits: 1,
+          timeout: 5,
+          say: "Press 1",
+          actionUrl: "https://example.com/menu",
+        },
+      },
+      '<Gather action="https://example.com/menu" method="POST" input="dtmf speech" numDigits="1" timeout="5"><Say>Press 1</Say></Gather>',
+    ],
+    [
+      "gather minimal",
+      { gather: { actionUrl: "https://example.com/g" } },
+      '<Gather action="https://example.com/g" method="POST"/>',
+    ],
+    ["record", { record: { maxLength: 120, transcribe: true } }, '<Record maxLength="120" transcribe="true"/>'],
+    ["record defaults", { record: {} }, "<Record/>"],
+    ["reject busy", { reject: { reason: "busy" } }, '<Reject reason="busy"/>'],
+    ["reject default", { reject: {} }, "<Reject/>"],
+  ])("builds %s", (_kind, action, twiml) => {
+    expect(built([action])).toBe(`${DECL}<Response>${twiml}</Response>`);
+  });
+
+  it("takes gather's actionUrl under the policy given (a local backend when private addresses are allowed)", () => {
+    const local = [{ gather: { actionUrl: "http://127.0.0.1:4000/g" } }];
+    expect(twimlFromActions(local, { urlPolicy: { allowPrivate: false } }).ok).toBe(false);
+    expect(twimlFromActions(local, { urlPolicy: { allowPrivate: true } })).toEqual({
+      ok: true,
+      twiml: `${DECL}<Response><Gather action="http://127.0.0.1:4000/g" method="POST"/></Response>`,
+    });
   });
 
   it("refuses actions whose TwiML would exceed 64 KiB", () => {

@@ -327,10 +327,41 @@ describe("callback HTTP client: exchange (allowPrivate=true)", () => {
     const client = createCallbackClient({ allowPrivate: true });
     const err = await sendError(client.send({ url: `http://127.0.0.1:${deadPort}/`, timeoutMs: 2000 }));
     expect(err.kind).toBe("connection");
+    expect(err.message).toBe(`Connection refused by 127.0.0.1 port ${deadPort}`);
+  });
+
+  it("names an answer that is not HTTP", async () => {
+    const sockets: net.Socket[] = [];
+    const garbage = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.end("SMTP ready\r\n\r\n");
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = createCallbackClient({ allowPrivate: true });
+      const url = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}/`;
+      const err = await sendError(client.send({ url, timeoutMs: 2000 }));
+      expect(err.kind).toBe("connection");
+      expect(err.message).toMatch(/^The answer is not valid HTTP \(HPE_/);
+    } finally {
+      // The test server never reads, so it never sees the client's close: its sockets end here.
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => garbage.close(resolve));
+    }
   });
 });
 
 describe("callback HTTP client: TLS", () => {
+  it("says so when an https:// URL reaches a server that does not speak TLS", async () => {
+    reset((_req, res) => res.end("plain http"));
+    const client = createCallbackClient({ allowPrivate: true });
+    const err = await sendError(client.send({ url: `https://127.0.0.1:${port}/`, timeoutMs: 2000 }));
+    expect(err.kind).toBe("connection");
+    expect(err.message).toMatch(
+      /^TLS error: the server did not answer TLS \(an http:\/\/ server behind an https:\/\/ URL\?\)/,
+    );
+  });
+
   it("connects to the pinned address but sends the original hostname as SNI", async () => {
     let clientHello: Buffer = Buffer.alloc(0);
     const tlsPeer = net.createServer((socket) => {

@@ -24,6 +24,10 @@ const call = (over: Partial<TCall> = {}): TCall => ({
   answeredBy: null,
   answer: "xml",
   error: null,
+  endReason: "completed",
+  sipResponseCode: null,
+  errorCode: null,
+  test: false,
   ...over,
 });
 
@@ -31,12 +35,20 @@ describe("calls CSV", () => {
   it("has a header and one CRLF line per call; phone numbers stay numbers", () => {
     const lines = callsCsv([call()]).split("\r\n");
     expect(lines[0]).toBe(
-      "callSid,direction,from,to,phoneNumberId,status,startedAt,endedAt,durationSeconds,billedMinutes,totalCost,answeredBy,answer,errorCode,errorMessage",
+      "callSid,direction,from,to,phoneNumberId,status,startedAt,endedAt,durationSeconds,billedMinutes,totalCost,answeredBy,answer,errorCode,errorMessage,endReason,sipResponseCode,twilioErrorCode",
     );
     expect(lines[1]).toBe(
-      "CA0123,inbound,+14155550100,+14155550123,cnum,completed,2026-11-22T10:00:00.000Z,2026-11-22T10:01:01.000Z,61,2,0.04,,xml,,",
+      "CA0123,inbound,+14155550100,+14155550123,cnum,completed,2026-11-22T10:00:00.000Z,2026-11-22T10:01:01.000Z,61,2,0.04,,xml,,,completed,,",
     );
     expect(lines[2]).toBe("");
+  });
+
+  it("carries why the call ended and Twilio's carrier codes", () => {
+    const line = callsCsv([
+      call({ status: "failed", endReason: "failed", sipResponseCode: 404, errorCode: 13224, costBreakdown: null }),
+    ]).split("\r\n")[1]!;
+    expect(line.endsWith(",failed,404,13224")).toBe(true);
+    expect(callsCsv([call({ status: "unknown", endReason: "no-final-status" })])).toContain(",unknown,");
   });
 
   it("quotes commas, quotes and newlines, and defuses formulas a caller could plant", () => {

@@ -180,3 +180,24 @@ describe("checkResponseDocument holds the document to the rules Twilio enforces,
     expect(checkResponseDocument(xml)).toEqual({ ok: false, reason: expect.stringContaining(reason) });
   });
 });
+
+describe("checkResponseDocument's memory of documents that passed", () => {
+  it("gives the same verdict the second time, and never lends a pass to another document", () => {
+    const good = '<?xml version="1.0" encoding="UTF-8"?><Response><Say>remembered</Say></Response>';
+    const bad = '<?xml version="1.0" encoding="UTF-8"?><Response><say>remembered</say></Response>';
+    for (let i = 0; i < 3; i++) {
+      expect(checkResponseDocument(good)).toEqual({ ok: true });
+      const refused = checkResponseDocument(bad);
+      expect(refused.ok).toBe(false);
+      // A refusal is worked out each time: its position is where the document sits in what was sent.
+      expect(checkResponseDocument(bad, `  ${bad}`, 2)).not.toEqual(refused);
+    }
+  });
+
+  it("stays bounded: hundreds of distinct documents later, the first still passes on its own merits", () => {
+    const doc = (i: number) => `<Response><Say>caller ${i}</Say></Response>`;
+    for (let i = 0; i < 1_000; i++) expect(checkResponseDocument(doc(i)).ok).toBe(true);
+    expect(checkResponseDocument(doc(0)).ok).toBe(true);
+    expect(checkResponseDocument("<Response><Dial>").ok).toBe(false);
+  });
+});

@@ -53,8 +53,9 @@ describe("what the account's standing forbids (lib/account-standing.ts, as trpc/
   it("unpaid: registering numbers and outbound calls; suspended: every change to numbers too; active: nothing", () => {
     expect(forbiddenReason("INACTIVE", "registerNumber")).toMatch(/not active yet/);
     expect(forbiddenReason("INACTIVE", "outboundCall")).toMatch(/not active yet/);
+    expect(forbiddenReason("INACTIVE", "simulateCall")).toMatch(/not active yet/);
     expect(forbiddenReason("INACTIVE", "changeNumber")).toBeNull();
-    for (const action of ["registerNumber", "outboundCall", "changeNumber"] as const) {
+    for (const action of ["registerNumber", "outboundCall", "changeNumber", "simulateCall"] as const) {
       expect(forbiddenReason("SUSPENDED", action)).toMatch(/suspended/);
       expect(forbiddenReason("ACTIVE", action)).toBeNull();
     }
@@ -117,14 +118,50 @@ describe("number forms validate with the API's schema (react-hook-form resolver)
 describe("the delivery log's view from its URL", () => {
   const view = (qs: string) => deliveryViewOf(new URLSearchParams(qs));
 
-  it("reads ?status, ?page and ?delivery, and ignores what it does not know", () => {
-    expect(view("status=FAILED&page=3&delivery=abc")).toEqual({ status: "FAILED", offset: 40, selected: "abc" });
-    expect(view("status=failed&page=-2")).toEqual({ status: null, offset: 0, selected: null });
-    expect(view("page=nope")).toEqual({ status: null, offset: 0, selected: null });
+  const none = {
+    eventType: null,
+    phoneNumberId: null,
+    destination: null,
+    since: null,
+    until: null,
+  };
+  it("reads ?status, ?page, ?delivery and ?endpoint, and ignores what it does not know", () => {
+    expect(view("status=FAILED&page=3&delivery=abc&endpoint=ep1")).toEqual({
+      status: "FAILED",
+      offset: 40,
+      selected: "abc",
+      endpointId: "ep1",
+      ...none,
+    });
+    expect(view("status=failed&page=-2&endpoint=%2F..%2Fx")).toEqual({
+      status: null,
+      offset: 0,
+      selected: null,
+      endpointId: null,
+      ...none,
+    });
+    expect(view("page=nope")).toEqual({ status: null, offset: 0, selected: null, endpointId: null, ...none });
+  });
+
+  it("reads ?type, ?number, ?to, ?since and ?until, and ignores values it does not know", () => {
+    expect(view("type=call.ended&number=pn_1&to=endpoint&since=2026-11-01&until=2026-11-27")).toMatchObject({
+      eventType: "call.ended",
+      phoneNumberId: "pn_1",
+      destination: "endpoint",
+      since: "2026-11-01",
+      until: "2026-11-27",
+    });
+    expect(view("type=call.lost&number=%2Fx&to=anywhere&since=yesterday&until=2026-1-1")).toMatchObject(none);
+    // Days are the viewer's: from the start of `since` to the start of the day after `until`, local time.
+    const input = deliveryListInput(view("type=call.error&to=number-url&since=2026-11-01&until=2026-11-02"));
+    expect(input).toMatchObject({ eventType: "call.error", destination: "number-url" });
+    expect(new Date(input.since!).getTime()).toBe(new Date(2026, 10, 1).getTime());
+    expect(new Date(input.until!).getTime()).toBe(new Date(2026, 10, 3).getTime());
   });
 
   it("builds the same list input the server page prefetches", () => {
     expect(deliveryListInput(view("status=PENDING&page=2"))).toEqual({ limit: 20, offset: 20, status: "PENDING" });
     expect(deliveryListInput(view(""))).toEqual({ limit: 20, offset: 0 });
+    expect(deliveryListInput(view("endpoint=ep1"))).toEqual({ limit: 20, offset: 0, endpointId: "ep1" });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/server/errors/app-error";
 import { statusRank } from "../../src/server/engine/call-status";
-import { parseEngineParams, validateEngineParams } from "../../src/server/engine/engine-params";
+import { carrierCodesOf, parseEngineParams, validateEngineParams } from "../../src/server/engine/engine-params";
 
 const detailsOf = (body: string): string[] => {
   try {
@@ -44,6 +44,25 @@ describe("engine parameters", () => {
       expect(detailsOf(`CallSid=CA1&CallStatus=${encodeURIComponent(s)}`), s).toEqual(["CallStatus"]);
     }
     expect(detailsOf("CallStatus=ringing")).toEqual(["CallSid"]);
+  });
+
+  it("keeps Twilio's carrier codes as bounded integers and refuses anything else (docs/decisions.md §22)", () => {
+    const ok = "CallSid=CA1&CallStatus=failed&SipResponseCode=486&ErrorCode=32009";
+    expect(detailsOf(ok)).toEqual([]);
+    expect(carrierCodesOf(parseEngineParams(ok))).toEqual({ sipResponseCode: 486, twilioErrorCode: 32009 });
+    // Absent or empty: none.
+    expect(carrierCodesOf(parseEngineParams("CallSid=CA1&CallStatus=failed&ErrorCode="))).toEqual({
+      sipResponseCode: null,
+      twilioErrorCode: null,
+    });
+    for (const v of ["99", "700", "4860", "-486", "48.6", "1e2", " 486", "abc", "__proto__"]) {
+      expect(detailsOf(`CallSid=CA1&CallStatus=failed&SipResponseCode=${encodeURIComponent(v)}`), v).toEqual([
+        "SipResponseCode",
+      ]);
+    }
+    for (const v of ["0", "100000", "2147483648", "-1", "1.5", "x"]) {
+      expect(detailsOf(`CallSid=CA1&CallStatus=failed&ErrorCode=${encodeURIComponent(v)}`), v).toEqual(["ErrorCode"]);
+    }
   });
 
   it("keeps prototype names as plain keys: nothing inherited, nothing polluted", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, monthName, usd } from "@/lib/format";
+import { duration, monthName, sinceStart, usd } from "@/lib/format";
 
 describe("dashboard formatting", () => {
   it("writes money and durations", () => {
@@ -13,5 +13,16 @@ describe("dashboard formatting", () => {
     expect(monthName("2026-11")).toBe("November 2026");
     expect(monthName("2027-01")).toBe("January 2027");
     expect(monthName("not a month")).toBe("not a month");
+  });
+});
+
+describe("sinceStart", () => {
+  it("gives a timeline entry's offset from the call's start to the millisecond", () => {
+    const start = "2026-11-27T10:00:00.000Z";
+    expect(sinceStart(start, "2026-11-27T10:00:00.012Z")).toBe("+0.012 s");
+    expect(sinceStart(start, "2026-11-27T10:00:01.500Z")).toBe("+1.500 s");
+    expect(sinceStart(start, "2026-11-27T10:03:02.504Z")).toBe("+3 min 2.504 s");
+    // An entry recorded a moment before the call's row (Twilio's request time) is shown at the start.
+    expect(sinceStart(start, "2026-11-27T09:59:59.990Z")).toBe("+0.000 s");
   });
 });

@@ -1,13 +1,15 @@
-import { IncomingMessage } from "node:http";
+import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   bufferBody,
   checkBody,
+  checkedBodyOf,
   checkHead,
   checkUrl,
   hasBody,
   originFormOf,
+  passInputBoundary,
   withBody,
 } from "../../src/server/http/input-boundary";
 import { pageContentSecurityPolicy, securityHeaders } from "../../src/server/http/security-headers";
@@ -184,6 +186,26 @@ describe("bufferBody and withBody", () => {
     expect([replayed.method, replayed.url]).toEqual([req.method, req.url]);
     for await (const chunk of replayed) again.push(chunk as Buffer);
     expect(Buffer.concat(again).toString()).toBe("hello world");
+  });
+
+  it("bodyAsBytes (the engine): the request itself goes on, its checked bytes with it; otherwise a replayable copy", async () => {
+    const form = () => {
+      const req = request([Buffer.from("CallSid=CA1&To=%2B1")]);
+      Object.assign(req, {
+        method: "POST",
+        url: "/api/engine/voice/rt_x",
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "19" },
+      });
+      return req;
+    };
+    const req = form();
+    const passed = await passInputBoundary(req, new ServerResponse(req), "r1", { bodyAsBytes: true });
+    expect(passed).toBe(req);
+    expect(checkedBodyOf(req)?.toString()).toBe("CallSid=CA1&To=%2B1");
+    const other = form();
+    const copy = await passInputBoundary(other, new ServerResponse(other), "r2");
+    expect(copy).not.toBe(other);
+    expect(checkedBodyOf(copy!)?.toString()).toBe("CallSid=CA1&To=%2B1");
   });
 
   it("refuses a streamed body over the limit", async () => {

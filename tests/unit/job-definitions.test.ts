@@ -11,6 +11,11 @@ describe("job definitions", () => {
       "webhook-attempt-prune",
       "stripe-meter-event",
       "twilio-reconcile",
+      "close-unfinished-calls",
+      "usage-threshold-mail",
+      "mail",
+      "alert-scan",
+      "number-config-check",
     ]);
   });
 

@@ -116,8 +116,27 @@ describe("OpenAPI document", () => {
     );
   });
 
-  it("has the three events as webhooks", () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual(["call.ended", "call.error", "call.started"]);
+  it("has every event as a webhook", () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      "alert.delivery_exhausted",
+      "alert.endpoint_failing",
+      "alert.endpoint_recovered",
+      "alert.fallback_rate",
+      "alert.fallback_rate_recovered",
+      "alert.number_unconfigured",
+      "alert.payment_failed",
+      "alert.twilio_credentials_rejected",
+      "call.answered",
+      "call.ended",
+      "call.error",
+      "call.ringing",
+      "call.started",
+      "call.transfer_failed",
+      "call.transferred",
+      "recording.completed",
+      "recording.failed",
+      "usage.threshold_reached",
+    ]);
   });
 
   it("has an example for every endpoint, and every example matches its schema", () => {

@@ -18,7 +18,8 @@ beforeAll(async () => {
   server = await startPgliteWireServer(db);
   url = `postgresql://postgres@${server.host}:${server.port}/postgres?sslmode=disable`;
   await db.exec("CREATE TABLE t (id serial primary key, owner int not null, v text not null)");
-});
+  // Creating a PGlite database (its WASM start and initdb) took over 10 s on a loaded 2-core machine.
+}, 60_000);
 afterAll(async () => {
   await server.close();
   await db.close();

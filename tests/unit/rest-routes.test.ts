@@ -13,6 +13,8 @@ describe("REST route table", () => {
     // Account settings and the mailed links are the dashboard's (and the no-JavaScript forms'):
     // people change passwords and confirm addresses, integrations do not.
     const dashboardOnly: string[] = [
+      // The nav's alert badge (a count of the last 24 hours); integrations read GET /api/alerts.
+      "alerts.recentCount",
       "settings.get",
       "settings.resendVerification",
       "settings.verifyEmail",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { env } from "@/server/env";
 import { errorResponse } from "@/server/http/error-response";
 import { readBody } from "@/server/http/body";
@@ -45,6 +46,20 @@ form{display:inline}
 a{color:#4338ca}
 `;
 
+/**
+ * These pages are served by route handlers, outside the proxy that nonces the React pages'
+ * styles (src/proxy.ts): their one style element is allowed by its hash instead, and nothing
+ * else may load. A style change changes the hash with it.
+ */
+const BILLING_PAGE_POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'`,
+  "img-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
 export function planSentence(plan: BillingPlan): string {
   return `$${plan.monthlyBase.toFixed(2)} a month, plus $${plan.perMinuteRate} per billed minute (rounded up per call).`;
 }
@@ -61,6 +76,7 @@ export function pageResponse(title: string, body: Html, opts: { status?: number;
     "cache-control": "no-store",
     "referrer-policy": "no-referrer",
     "x-robots-tag": "noindex",
+    "content-security-policy": BILLING_PAGE_POLICY,
   };
   return new Response(opts.method === "HEAD" ? null : page.text, { status: opts.status ?? 200, headers });
 }

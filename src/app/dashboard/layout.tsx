@@ -10,8 +10,11 @@ export const dynamic = "force-dynamic";
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   let account;
+  let settings;
   try {
-    account = (await (await serverCaller()).account.get()).account;
+    const caller = await serverCaller();
+    // The settings come with the page so the email banner is in the HTML on arrival, not after a fetch.
+    [account, settings] = await Promise.all([caller.account.get().then((r) => r.account), caller.settings.get()]);
   } catch (err) {
     // A session whose account is gone, or whose token no longer verifies.
     if (toErrorResponse(err).status === 401) redirect("/login");
@@ -20,7 +23,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   return (
     <Providers>
       <DashboardShell email={account.email} status={account.status}>
-        <UnverifiedBanner />
+        <UnverifiedBanner initial={settings} />
         {children}
       </DashboardShell>
     </Providers>

@@ -5,13 +5,15 @@ import { Alert } from "@/components/ui/alert";
 import { Button, ButtonLink } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
-import { ErrorState } from "@/components/ui/states";
+import { EmptyState, ErrorState } from "@/components/ui/states";
 import { StatusBadge } from "@/components/ui/badge";
 import { MinutesChart } from "@/components/dashboard/minutes-chart";
-import { CallsTable } from "@/components/dashboard/calls-table";
+import { CallLogTable } from "@/components/dashboard/calls-table";
+import { useRouter } from "next/navigation";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useShowError } from "@/lib/show-error";
 import { monthName, usd } from "@/lib/format";
+import { SetupChecklist } from "./setup/setup-checklist";
 
 /** What the account must do about its standing, if anything; `subscriptionStatus` is Stripe's (null in local billing mode). */
 export function StatusCallToAction({
@@ -75,13 +77,43 @@ export function StatusCallToAction({
   return null;
 }
 
+/** docs/decisions.md §17: the month's usage cost at 80 % of the budget or more is said on the overview. */
+export function BudgetWarning() {
+  const trpc = useTRPC();
+  const limits = useQuery(trpc.account.limits.queryOptions());
+  const data = limits.data;
+  const budget = data?.limits.monthlyBudget ?? null;
+  if (!data || budget === null) return null;
+  const { spent, month } = data.current;
+  const percent = budget > 0 ? (spent / budget) * 100 : spent > 0 ? 100 : 0;
+  if (percent < 80) return null;
+  const over = percent >= 100;
+  const capped = data.limits.hardCap;
+  return (
+    <Alert
+      tone={over ? "error" : "warning"}
+      title={`${usd(spent)} of your ${usd(budget)} budget for ${monthName(month)} is used (${Math.floor(percent)} %)`}
+      data-testid="budget-warning"
+      actions={<ButtonLink href="/dashboard/billing">Limits</ButtonLink>}
+    >
+      {over && capped
+        ? "The hard cap is on: new calls are refused until next month or until you raise the budget. Calls already live go on."
+        : capped
+          ? "The hard cap is on: new calls will be refused once the budget is reached."
+          : "The hard cap is off: calls go on past the budget; you are alerted at each threshold."}
+    </Alert>
+  );
+}
+
 export function Overview() {
   const trpc = useTRPC();
   const account = useQuery(trpc.account.get.queryOptions());
   const subscription = useQuery(trpc.billing.subscription.queryOptions());
   const current = useQuery(trpc.usage.current.queryOptions());
   const daily = useQuery(trpc.usage.daily.queryOptions({ days: 30 }));
-  const latest = useQuery(trpc.usage.list.queryOptions({ limit: 5, offset: 0 }));
+  // Every call, whatever its end: the usage list holds only the billed ones.
+  const latest = useQuery(trpc.calls.list.queryOptions({ limit: 5 }));
+  const router = useRouter();
 
   return (
     <>
@@ -99,16 +131,21 @@ export function Overview() {
             subscriptionStatus={subscription.data?.subscriptionStatus ?? null}
           />
         ) : null}
+        <BudgetWarning />
+        <SetupChecklist />
         {account.error ? (
           <ErrorState message={messageOf(account.error)} onRetry={() => void account.refetch()} />
         ) : null}
+
+        <FallbackWarning />
 
         <QueryState query={current}>
           {(usage) => (
             <dl className="grid grid-cols-1 gap-4 sm:grid-cols-3">
               <Stat
-                label={`Calls in ${monthName(usage.currentMonth.period)}`}
+                label={`Billed calls in ${monthName(usage.currentMonth.period)}`}
                 value={usage.currentMonth.calls}
+                hint="Calls that ended with talk time; every call is in Calls"
                 data-testid="stat-calls"
               />
               <Stat
@@ -139,9 +176,71 @@ export function Overview() {
             </ButtonLink>
           }
         >
-          <QueryState query={latest}>{({ records }) => <CallsTable records={records} compact />}</QueryState>
+          <QueryState
+            query={latest}
+            empty={({ calls }) =>
+              calls.length === 0 ? (
+                <EmptyState
+                  title="No calls yet"
+                  data-testid="calls-empty"
+                  action={<ButtonLink href="/dashboard/setup">Open the setup guide</ButtonLink>}
+                >
+                  Point a Twilio number at your engine URL, or place a simulated call: it shows up here as soon as it
+                  rings.
+                </EmptyState>
+              ) : null
+            }
+          >
+            {({ calls }) => (
+              <CallLogTable
+                calls={calls}
+                selected={null}
+                onSelect={(sid) => router.push(`/dashboard/calls?call=${encodeURIComponent(sid)}`)}
+              />
+            )}
+          </QueryState>
         </Panel>
       </div>
     </>
   );
+}
+
+/** What decided a call when the backend's own answer could not (docs/decisions.md §12). */
+const NOT_DECIDED_BY_THE_BACKEND = "fallback-url,fallback-actions,fallback-twiml,fallback";
+const SHOWN_AT_MOST = 100;
+
+/** Calls today (the viewer's day) that a fallback, the last resort or the apology answered: the caller may have noticed. */
+function FallbackWarning() {
+  const trpc = useTRPC();
+  const today = new Date();
+  today.setHours(0, 0, 0, 0);
+  const taken = useQuery({
+    ...trpc.calls.list.queryOptions({
+      answer: NOT_DECIDED_BY_THE_BACKEND,
+      since: today.toISOString(),
+      limit: SHOWN_AT_MOST,
+    }),
+    refetchInterval: 30_000,
+  });
+  const count = taken.data?.calls.length ?? 0;
+  if (!count) return null;
+  const more = Boolean(taken.data?.nextCursor);
+  const params = new URLSearchParams({ since: localDay(today) });
+  return (
+    <Alert
+      tone="warning"
+      title={`Your backend did not answer ${more ? `more than ${SHOWN_AT_MOST}` : count} ${count === 1 && !more ? "call" : "calls"} today`}
+      data-testid="fallback-warning"
+      actions={<ButtonLink href={`/dashboard/calls?${params}`}>See today's calls</ButtonLink>}
+    >
+      A fallback, your last resort or the built-in apology answered instead. Each call's timeline says why your
+      onCallStartUrl failed.
+    </Alert>
+  );
+}
+
+/** YYYY-MM-DD of the viewer's day, as the Calls page's date filter takes it. */
+function localDay(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }

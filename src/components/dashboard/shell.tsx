@@ -4,9 +4,8 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState, type ReactNode } from "react";
-import { useMutation } from "@tanstack/react-query";
-import { useTRPC } from "@/lib/trpc/client";
 import { StatusBadge } from "@/components/ui/badge";
+import { AlertCount } from "./alert-count";
 
 const NAV = [
   { href: "/dashboard", label: "Overview" },
@@ -14,6 +13,8 @@ const NAV = [
   { href: "/dashboard/numbers", label: "Numbers" },
   { href: "/dashboard/calls", label: "Calls" },
   { href: "/dashboard/deliveries", label: "Deliveries" },
+  { href: "/dashboard/endpoints", label: "Endpoints" },
+  { href: "/dashboard/alerts", label: "Alerts" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/setup", label: "Setup guide" },
@@ -23,11 +24,13 @@ const NAV = [
 export function DashboardShell({ email, status, children }: { email: string; status: string; children: ReactNode }) {
   const pathname = usePathname();
   const [menuOpen, setMenuOpen] = useState(false);
-  const trpc = useTRPC();
-  // Sign-out ends every session of the account (copied cookies included), then this browser's.
-  const logout = useMutation(
-    trpc.auth.logout.mutationOptions({ onSettled: () => void signOut({ callbackUrl: "/login" }) }),
-  );
+  // Log out ends this browser's session (a copy of its cookie too); other browsers stay signed in.
+  // Settings has "Sign out everywhere".
+  const [leaving, setLeaving] = useState(false);
+  const logOut = () => {
+    setLeaving(true);
+    void signOut({ callbackUrl: "/login?notice=signed-out" });
+  };
   const isCurrent = (href: string) => (href === "/dashboard" ? pathname === href : pathname.startsWith(href));
 
   const links = (
@@ -41,6 +44,7 @@ export function DashboardShell({ email, status, children }: { email: string; sta
             className={`block rounded-md px-3 py-2 text-sm font-medium ${isCurrent(item.href) ? "bg-indigo-50 dark:bg-indigo-950/60 text-indigo-700 dark:text-indigo-300" : "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"}`}
           >
             {item.label}
+            {item.href === "/dashboard/alerts" ? <AlertCount /> : null}
           </Link>
         </li>
       ))}
@@ -57,6 +61,13 @@ export function DashboardShell({ email, status, children }: { email: string; sta
 
   return (
     <div className="min-h-screen lg:flex">
+      {/* The first tab stop: straight to the page's content, past the navigation. */}
+      <a
+        href="#content"
+        className="sr-only focus:not-sr-only focus:fixed focus:left-3 focus:top-3 focus:z-50 focus:rounded-md focus:bg-white focus:px-4 focus:py-2 focus:text-sm focus:font-semibold focus:text-indigo-700 focus:shadow-lg focus:ring-2 focus:ring-indigo-500 dark:focus:bg-slate-900 dark:focus:text-indigo-300"
+      >
+        Skip to content
+      </a>
       {/* The aside runs the page's full height; its contents stay in view while the page scrolls. */}
       <aside className="border-b border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 lg:w-60 lg:shrink-0 lg:border-b-0 lg:border-r">
         <div className="lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto">
@@ -89,8 +100,8 @@ export function DashboardShell({ email, status, children }: { email: string; sta
                 <button
                   type="button"
                   className="text-sm font-medium text-slate-700 dark:text-slate-300 underline-offset-2 hover:underline"
-                  disabled={logout.isPending}
-                  onClick={() => logout.mutate()}
+                  disabled={leaving}
+                  onClick={logOut}
                 >
                   Log out
                 </button>
@@ -99,7 +110,41 @@ export function DashboardShell({ email, status, children }: { email: string; sta
           </nav>
         </div>
       </aside>
-      <main className="min-w-0 flex-1 px-4 py-6 sm:px-6 lg:px-10 lg:py-8">{children}</main>
+      <div className="min-w-0 flex-1">
+        {/* From any page: a call SID, an event id or a number goes straight to what it names (a GET form: no script needed). */}
+        {/* biome-ignore lint/a11y/useSemanticElements: <search> is too new for every screen reader we support; the role says the same */}
+        <form
+          action="/dashboard/find"
+          method="get"
+          role="search"
+          aria-label="Find a call, event or number"
+          className="flex gap-2 border-b border-slate-200 bg-white px-4 py-2 sm:px-6 lg:px-10 dark:border-slate-700 dark:bg-slate-900"
+        >
+          <label htmlFor="dashboard-find" className="sr-only">
+            Find a call SID, event id or number
+          </label>
+          <input
+            id="dashboard-find"
+            name="q"
+            type="search"
+            required
+            maxLength={100}
+            autoComplete="off"
+            placeholder="Find a call SID, event id or number"
+            data-testid="dashboard-find"
+            className="block w-full min-w-0 max-w-md rounded-md border-0 bg-white px-3 py-1.5 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-500 focus:ring-2 focus:ring-inset focus:ring-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600 dark:placeholder:text-slate-400"
+          />
+          <button
+            type="submit"
+            className="rounded-md px-3 py-1.5 text-sm font-semibold text-slate-900 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800"
+          >
+            Find
+          </button>
+        </form>
+        <main id="content" tabIndex={-1} className="min-w-0 px-4 py-6 outline-none sm:px-6 lg:px-10 lg:py-8">
+          {children}
+        </main>
+      </div>
     </div>
   );
 }

@@ -4,11 +4,18 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import type { z } from "zod";
+import type { ZAccountSettingsOutput } from "@/server/schemas/account-settings";
 
-/** Until the owner opens the verification link, every dashboard page says so, with a way to send it again. */
-export function UnverifiedBanner() {
+type Settings = z.infer<typeof ZAccountSettingsOutput>;
+
+/**
+ * Until the owner opens the verification link, every dashboard page says so, with a way to send it again.
+ * `initial` is the settings as the server read them for this page, so the banner is rendered on arrival.
+ */
+export function UnverifiedBanner({ initial }: { initial: Settings }) {
   const trpc = useTRPC();
-  const settings = useQuery(trpc.settings.get.queryOptions());
+  const settings = useQuery({ ...trpc.settings.get.queryOptions(), initialData: initial });
   const resend = useMutation(trpc.settings.resendVerification.mutationOptions());
   if (!settings.data || settings.data.emailVerified) return null;
   return (

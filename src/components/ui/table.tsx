@@ -57,3 +57,21 @@ export function Td({
     </td>
   );
 }
+
+/**
+ * A row that opens its record wherever it is clicked. The row's own button (its last cell) stays the way in
+ * for the keyboard and for screen readers; a click on that button, on a link, or one that ends a text
+ * selection does not count twice.
+ */
+export function clickableRow(open: () => void) {
+  return {
+    onClick: (e: { target: EventTarget | null; currentTarget: HTMLElement }) => {
+      const target = e.target as HTMLElement | null;
+      const interactive = target?.closest("a, button, input, select, textarea, label, summary");
+      if (interactive && interactive !== e.currentTarget && e.currentTarget.contains(interactive)) return;
+      if (window.getSelection()?.toString()) return;
+      open();
+    },
+    className: "cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60",
+  };
+}

@@ -53,11 +53,24 @@ export async function authenticate(authorization: string | null, opts: { readAcc
   // The session version comes with the account in the one read: a token issued
   // before the last sign-out (or password change) is refused without another round trip.
   // A closed account's tokens are dead whatever their version (docs/decisions.md §20).
+  // A session ended on its own ("Log out" in one browser) is refused by its jti, in the same read.
   const account = await db().account.findUnique({
     where: { id: claims.accountId },
-    select: { id: true, email: true, status: true, sessionVersion: true, deletedAt: true },
+    select: {
+      id: true,
+      email: true,
+      status: true,
+      sessionVersion: true,
+      deletedAt: true,
+      endedSessions: { where: { jti: claims.jti }, select: { jti: true } },
+    },
   });
-  if (!account || account.deletedAt || claims.sessionVersion < account.sessionVersion)
+  if (
+    !account ||
+    account.deletedAt ||
+    claims.sessionVersion < account.sessionVersion ||
+    account.endedSessions.length > 0
+  )
     throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
   return { account: { id: account.id, email: account.email, status: account.status }, via: "jwt", apiKeyId: null };
 }

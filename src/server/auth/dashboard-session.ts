@@ -6,8 +6,7 @@ import { env } from "../env";
 import { toErrorResponse } from "../errors/to-error-response";
 import { requestContextOf } from "../http/request-context";
 import { createCaller } from "../trpc/root";
-import { endAllSessions } from "../services/accounts/end-all-sessions";
-import { authenticate } from "./authenticate";
+import { endSession } from "../services/accounts/end-session";
 import { verifyToken } from "./tokens";
 
 /**
@@ -56,13 +55,13 @@ export function authOptions(): NextAuthOptions {
       }),
     ],
     events: {
-      // However the browser signs out (the dashboard's button, or next-auth's own sign-out page),
-      // every session of the account ends, not just this cookie (docs/decisions.md §5).
+      // However the browser signs out (the dashboard's Log out, or next-auth's own sign-out page),
+      // this browser's session ends: its login token is refused from now on, so a copy of the
+      // cookie is useless too. Other browsers stay signed in; "Sign out everywhere" (POST
+      // /api/auth/logout) ends them all.
       async signOut({ token }) {
-        // Only a session that is still valid can do it: an old copied cookie cannot sign the owner out.
         const loginToken = (token as SessionJwt | null)?.loginToken;
-        const auth = loginToken ? await authenticate(`Bearer ${loginToken}`).catch(() => null) : null;
-        if (auth) await endAllSessions({ accountId: auth.account.id });
+        if (loginToken) await endSession(loginToken);
       },
     },
     callbacks: {

@@ -3,6 +3,7 @@ import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "../env";
 import { logger } from "../logger";
+import { traceStatements } from "../tracing/pg-spans";
 import { forget, peek, remember, rememberValue } from "../runtime/remember";
 
 /**
@@ -44,9 +45,11 @@ export function pool(): pg.Pool {
     );
     // A connection checked out between two statements (a transaction, say) has no pool listener then: one of
     // its own keeps a server's "terminating connection" off stderr. Its holder's next statement fails and says so.
-    created.on("connect", (client) =>
-      client.on("error", (err) => logger().debug({ err: err.message }, "a database connection in use failed")),
-    );
+    created.on("connect", (client) => {
+      client.on("error", (err) => logger().debug({ err: err.message }, "a database connection in use failed"));
+      // A span per statement when tracing is on (tracing/pg-spans.ts); off, nothing.
+      traceStatements(client);
+    });
     return created;
   });
 }

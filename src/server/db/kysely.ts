@@ -8,7 +8,9 @@
  * upserts, `RETURNING`, data-modifying CTEs, `FOR UPDATE` locks and anything
  * else Prisma cannot say. No SQL in strings, no hand-written row types, id
  * generators or time shims: ids, `createdAt` and `updatedAt` have database
- * defaults, and every timestamp is `timestamptz`.
+ * defaults, and every timestamp is `timestamptz`. One exception, for speed: the
+ * voice request's inserts (the call, its call.started delivery and attempts)
+ * name their ids with `newDatabaseId()` (db/database-id.ts), the same format.
  */
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Compilable, type RawBuilder } from "kysely";
 import type { DB } from "@/generated/kysely/db";

@@ -84,3 +84,78 @@ export function emailChangeRequestedNotice(to: string, newEmail: string): MailMe
   ];
   return { to, subject: "Your Routekit email address is about to change", text: `${text.join("\n\n")}\n` };
 }
+
+/** docs/decisions.md §17: a usage threshold the month crossed, with where to see and change the limits. */
+export function usageThresholdMail(
+  to: string,
+  t: { threshold: number; monthlyBudget: number; spent: number; month: string },
+): MailMessage {
+  const url = `${env().publicBaseUrl}/dashboard/billing`;
+  const usd = (n: number) => `$${n.toFixed(2)}`;
+  const notes = [
+    `Your usage cost for ${t.month} (UTC) is ${usd(t.spent)}, ${t.threshold} % of your monthly budget of ${usd(t.monthlyBudget)}. This is the only message about this threshold this month.`,
+    "With the hard cap on, new calls are refused once the budget is reached; calls already live go on. Raise the budget, change the thresholds or turn the hard cap on or off on the Billing page.",
+  ];
+  return {
+    to,
+    subject: `Routekit usage reached ${t.threshold} % of your ${t.month} budget`,
+    text: `${notes.join("\n\n")}\n\n${url}\n`,
+    html: html(notes, url, "See usage and limits"),
+  };
+}
+
+/** docs/decisions.md §16: one alert, with what it is about and what to do (switchable per kind in Settings). */
+export function alertMail(
+  to: string,
+  a: {
+    title: string;
+    type: string;
+    subject: { type: string; id: string; url?: string };
+    since: string;
+    howToFix: string;
+  },
+): MailMessage {
+  const url = `${env().publicBaseUrl}/dashboard/alerts`;
+  const about = a.subject.url ? `${a.subject.type} ${a.subject.url}` : `${a.subject.type} ${a.subject.id}`;
+  const notes = [
+    `${a.title} (${a.type}), about ${about}, since ${a.since}.`,
+    `What to do: ${a.howToFix}`,
+    "At most one alert of a kind about the same thing per hour. Turn this kind of email off in Settings.",
+  ];
+  return {
+    to,
+    subject: `Routekit alert: ${a.title}`,
+    text: `${notes.join("\n\n")}\n\n${url}\n`,
+    html: html(notes, url, "See alerts"),
+  };
+}
+
+/** A notice with no link to act on: what happened, and what to do if it was not you. */
+function notice(to: string, subject: string, paragraphs: string[]): MailMessage {
+  const url = `${env().publicBaseUrl}/login`;
+  return { to, subject, text: `${paragraphs.join("\n\n")}\n`, html: html(paragraphs, url, "Log in to Routekit") };
+}
+
+/** Issue #30: the password changed (in Settings or with a reset link). */
+export function passwordChangedNotice(to: string): MailMessage {
+  return notice(to, "Your Routekit password was changed", [
+    "The password of your Routekit account was just changed, and every other session was signed out.",
+    'If this was not you, reset your password now ("Forgot password?" on the log-in page): the link goes to this address.',
+  ]);
+}
+
+/** Issue #30: to the OLD address once the change is confirmed, so a takeover is noticed where the owner still reads. */
+export function emailChangedNotice(to: string, newEmail: string): MailMessage {
+  return notice(to, "Your Routekit email address was changed", [
+    `The email address of your Routekit account is now ${newEmail}. Every session was signed out; log in with the new address.`,
+    "If this was not you, someone who knew your password moved your account to another address: contact Routekit support at once, and change the password of this mailbox.",
+  ]);
+}
+
+/** Issue #30: the account was closed for good. */
+export function accountClosedNotice(to: string): MailMessage {
+  return notice(to, "Your Routekit account was closed", [
+    "Your Routekit account was closed: its numbers were released, its API keys revoked and its subscription cancelled. Its call history is kept.",
+    "Closed is for good; you can sign up again with this address.",
+  ]);
+}

@@ -1,6 +1,6 @@
+import { metrics } from "../metrics/metrics";
 import nodemailer, { type Transporter } from "nodemailer";
 import { env } from "../env";
-import { logger } from "../logger";
 import { remember } from "../runtime/remember";
 import type { MailMessage } from "./mail-message";
 import { writeToOutbox } from "./outbox";
@@ -22,32 +22,23 @@ export function mailMode(): "smtp" | "outbox" {
 }
 
 /** Sends through SMTP_URL, or writes to the outbox. Never logs the body: it carries one-time links. */
-export async function sendMail(message: MailMessage): Promise<void> {
+export async function sendMail(message: MailMessage, opts: { messageId?: string } = {}): Promise<void> {
   const from = senderAddress();
   const smtpUrl = env().smtpUrl;
-  if (!smtpUrl) {
-    await writeToOutbox(from, message);
-    return;
+  try {
+    if (!smtpUrl) await writeToOutbox(from, message);
+    else
+      await transport(smtpUrl).sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        ...(opts.messageId && { messageId: `<${opts.messageId}@routekit>` }),
+      });
+  } catch (err) {
+    metrics().mails.inc({ outcome: "failed" });
+    throw err;
   }
-  await transport(smtpUrl).sendMail({
-    from,
-    to: message.to,
-    subject: message.subject,
-    text: message.text,
-    html: message.html,
-  });
-}
-
-/**
- * For requests that must answer the same whether or not mail goes out (a reset
- * for an unknown address): the send runs after the answer, and a failure is
- * logged without the message.
- */
-export function sendMailInBackground(message: MailMessage, what: string): void {
-  sendMail(message).catch((err: unknown) =>
-    logger().error(
-      { err: { message: err instanceof Error ? err.message : String(err) }, mail: what },
-      "sending mail failed",
-    ),
-  );
+  metrics().mails.inc({ outcome: "sent" });
 }

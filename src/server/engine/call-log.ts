@@ -7,14 +7,18 @@
  * is tried again for a while, since Twilio does not ask twice and the timeline
  * would otherwise miss the call's decisive step.
  */
+import { FALLBACK_ANSWERS, noteFallbackCalls } from "../services/alerts/scan-alerts";
+import { metrics } from "../metrics/metrics";
 import { sql } from "kysely";
+import { newDatabaseId } from "../db/database-id";
 import { executeCompiled, kysely, now, precompiled } from "../db/kysely";
 import { logger } from "../logger";
 import type { EventEnvelope } from "../webhooks/event-envelope";
+import type { CallEndReason } from "../schemas/enums";
 import { TERMINAL_RANK } from "./call-status";
 
-/** How the call was decided (docs/decisions.md §11). */
-export type CallAnswer = "xml" | "json-twiml" | "json-actions" | "fallback" | "reject";
+import type { CallAnswer, StartAttemptRole } from "../schemas/enums";
+export type { CallAnswer };
 
 /** The TwiML kept per call: answers are small, and a timeline needs no more to show what Twilio was told. */
 export const TWIML_MAX_CHARS = 16 * 1024;
@@ -32,10 +36,9 @@ export const REJECTED_CALLS_PER_DAY = 1_000;
 const cap = (s: string | null, n: number) => (s === null ? null : s.length > n ? s.slice(0, n) : s);
 
 export type StartAttempt = {
+  /** Which try (docs/decisions.md §12): onCallStartUrl, its one retry, or the fallback URL. */
+  role: StartAttemptRole;
   url: string;
-  event: EventEnvelope;
-  /** The event as sent: its JSON, signed. */
-  payload: string;
   /** When the POST began. */
   at: Date;
   latencyMs: number;
@@ -43,6 +46,8 @@ export type StartAttempt = {
   statusCode: number | null;
   responseBody: string | null;
   error: string | null;
+  /** The answer form this try decided the call with, or the call.error code of why not. */
+  outcome: string | null;
 };
 
 export type AnswerRecord = {
@@ -55,12 +60,17 @@ export type AnswerRecord = {
   answer: CallAnswer;
   error: { code: string; message: string } | null;
   twiml: string;
-  attempt: StartAttempt;
+  /** The `call.started` event as the primary got it: its JSON, signed (a fallback URL got it with `data.fallback`). */
+  event: EventEnvelope;
+  payload: string;
+  /** Every try, in order; the first is the primary's. */
+  attempts: StartAttempt[];
 };
 
 /** One call's answer as the batched statement takes it: a column each, unnested together. */
 const ANSWER_COLUMNS = {
   callId: "text",
+  deliveryId: "text",
   answer: "text",
   errorCode: "text",
   errorMessage: "text",
@@ -76,13 +86,37 @@ const ANSWER_COLUMNS = {
   at: "timestamptz",
   deliveredAt: "timestamptz",
   answerUse: "text",
+  attemptCount: "int4",
+} as const;
+/** Each call's tries of call.started, as many rows as there were: their delivery is found by event id. */
+const ATTEMPT_COLUMNS = {
+  id: "text",
+  eventId: "text",
+  at: "timestamptz",
+  url: "text",
   statusCode: "int4",
   latencyMs: "int4",
   responseExcerpt: "text",
   error: "text",
+  role: "text",
+  outcome: "text",
 } as const;
+type AttemptRow = {
+  id: string;
+  eventId: string;
+  at: Date;
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  error: string | null;
+  role: string;
+  outcome: string | null;
+};
+const ATTEMPT_COLUMN_NAMES = Object.keys(ATTEMPT_COLUMNS) as (keyof AttemptRow)[];
 type AnswerRow = {
   callId: string;
+  deliveryId: string;
   answer: string;
   errorCode: string | null;
   errorMessage: string | null;
@@ -98,25 +132,42 @@ type AnswerRow = {
   at: Date;
   deliveredAt: Date | null;
   answerUse: string;
-  statusCode: number | null;
-  latencyMs: number;
-  responseExcerpt: string | null;
-  error: string | null;
+  attemptCount: number;
+  attempts: AttemptRow[];
 };
-const ANSWER_COLUMN_NAMES = Object.keys(ANSWER_COLUMNS) as (keyof AnswerRow)[];
+const ANSWER_COLUMN_NAMES = Object.keys(ANSWER_COLUMNS) as Exclude<keyof AnswerRow, "attempts">[];
 
 /**
+ * ASYNC_COMMIT: the call log's batch commits without waiting for its WAL to be flushed
+ * (synchronous_commit = off, for this one statement's transaction; everything else, the call's own
+ * row, billing and queued events, stays synchronous). What it saves: one WAL flush (an fsync) per batch,
+ * which one call at a time is one per call. What it risks: if PostgreSQL itself crashes (not the app,
+ * not a lost connection), the call-log rows of at most the last few hundred milliseconds
+ * (3 × wal_writer_delay) may be missing from the timeline: the call's answer and TwiML, its voice request
+ * entry and its call.started delivery with its attempts. The database stays consistent (an async commit
+ * is lost whole or kept whole), and the call row itself, inserted before the answer, is durable;
+ * the next synchronous commit on the server flushes these rows with it. docs/performance.md.
+ *
  * Calls' answers, their voice requests on their timelines, and each call's `call.started` delivery with its
- * one attempt: one statement for any number of calls (one array per column, so its text never changes and
- * it is prepared once per connection).
+ * attempts (primary, retry, fallback URL): one statement for any number of calls (one array per column, so
+ * its text never changes and it is prepared once per connection).
  */
 const recordAnswers = precompiled((...columns: unknown[][]) =>
   kysely()
     .with(
       "v",
       () =>
-        // Kysely writes a raw CTE body without the parentheses PostgreSQL needs.
-        sql<AnswerRow>`(select * from unnest(${sql.join(ANSWER_COLUMN_NAMES.map((c, i) => sql`${columns[i]}::${sql.raw(ANSWER_COLUMNS[c])}[]`))}) as v(${sql.join(ANSWER_COLUMN_NAMES.map((c) => sql.ref(c)))}))`,
+        // Kysely writes a raw CTE body without the parentheses PostgreSQL needs. The cross join sets
+        // synchronous_commit off for this statement's own transaction only (set_config's `true` is SET LOCAL):
+        // its commit does not wait for the WAL to reach the disk. See ASYNC_COMMIT below.
+        sql<
+          Omit<AnswerRow, "attempts">
+        >`(select v.* from unnest(${sql.join(ANSWER_COLUMN_NAMES.map((c, i) => sql`${columns[i]}::${sql.raw(ANSWER_COLUMNS[c])}[]`))}) as v(${sql.join(ANSWER_COLUMN_NAMES.map((c) => sql.ref(c)))}) cross join (select set_config('synchronous_commit', 'off', true)) as async_commit)`,
+    )
+    .with(
+      "va",
+      () =>
+        sql<AttemptRow>`(select * from unnest(${sql.join(ATTEMPT_COLUMN_NAMES.map((c, i) => sql`${columns[ANSWER_COLUMN_NAMES.length + i]}::${sql.raw(ATTEMPT_COLUMNS[c])}[]`))}) as va(${sql.join(ATTEMPT_COLUMN_NAMES.map((c) => sql.ref(c)))}))`,
     )
     .with("c", (q) =>
       q
@@ -124,8 +175,14 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
         .from("v")
         .set((eb) => ({
           answer: eb.ref("v.answer"),
-          errorCode: eb.ref("v.errorCode"),
-          errorMessage: eb.ref("v.errorMessage"),
+          // A call that ended (failed) before its answer was logged keeps the CALL_FAILED its close wrote.
+          errorCode: eb.fn.coalesce("v.errorCode", "Call.errorCode"),
+          errorMessage: eb
+            .case()
+            .when("v.errorCode", "is", null)
+            .then(eb.ref("Call.errorMessage"))
+            .else(eb.ref("v.errorMessage"))
+            .end(),
           twiml: eb.ref("v.twiml"),
           updatedAt: now(),
         }))
@@ -147,6 +204,7 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
       q
         .insertInto("WebhookDelivery")
         .columns([
+          "id",
           "accountId",
           "eventId",
           "eventType",
@@ -167,6 +225,7 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
             .selectFrom("v")
             .innerJoin("c", "c.id", "v.callId")
             .select((s) => [
+              "v.deliveryId",
               "v.accountId",
               "v.eventId",
               s.val("call.started").as("eventType"),
@@ -174,8 +233,8 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
               "v.url",
               "v.payload",
               "v.status",
-              s.val(1).as("attemptCount"),
-              s.val(1).as("cycleAttempts"),
+              "v.attemptCount",
+              "v.attemptCount as cycleAttempts",
               "v.at as lastAttemptAt",
               "v.deliveredAt",
               "v.at as createdAt",
@@ -186,28 +245,72 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
         .returning(["id", "eventId"]),
     )
     .insertInto("WebhookAttempt")
-    .columns(["deliveryId", "attemptedAt", "url", "statusCode", "latencyMs", "responseExcerpt", "error"])
+    .columns([
+      "id",
+      "deliveryId",
+      "attemptedAt",
+      "url",
+      "statusCode",
+      "latencyMs",
+      "responseExcerpt",
+      "error",
+      "role",
+      "outcome",
+    ])
     .expression((eb) =>
       eb
         .selectFrom("d")
-        .innerJoin("v", "v.eventId", "d.eventId")
-        .select(["d.id", "v.at", "v.url", "v.statusCode", "v.latencyMs", "v.responseExcerpt", "v.error"]),
+        .innerJoin("va", "va.eventId", "d.eventId")
+        .select([
+          "va.id",
+          "d.id",
+          "va.at",
+          "va.url",
+          "va.statusCode",
+          "va.latencyMs",
+          "va.responseExcerpt",
+          "va.error",
+          "va.role",
+          "va.outcome",
+        ]),
     ),
 );
 
-const runAnswers = (rows: AnswerRow[]) =>
-  executeCompiled(recordAnswers(...ANSWER_COLUMN_NAMES.map((c) => rows.map((r) => r[c]))));
+const runAnswers = (rows: AnswerRow[]) => {
+  const attempts = rows.flatMap((r) => r.attempts);
+  return executeCompiled(
+    recordAnswers(
+      ...ANSWER_COLUMN_NAMES.map((c) => rows.map((r) => r[c])),
+      ...ATTEMPT_COLUMN_NAMES.map((c) => attempts.map((a) => a[c])),
+    ),
+  );
+};
 
 /**
- * Answers go out in batches: one statement in flight, and what arrives while it
- * runs goes in the next one. A quiet engine writes each answer at once, as
- * before; a busy one writes many per statement (one round trip and one commit
- * for all, not one each), which is most of what the call log costs the database.
+ * Answers go out in batches: an answer waits up to LINGER_MS for others to join
+ * it (a full batch goes at once), one statement is in flight, and what arrives
+ * while it runs goes in the next one. One round trip and one commit for all, not
+ * one each, is most of what the call log costs the database. Without the wait, a
+ * statement took only the calls answered while the one before it ran (1 to 3 at
+ * side-by-side's voice-max, one per call at 100 calls/s); with it, about
+ * LINGER_MS × the rate. The call's timeline shows its answer that much later.
  */
 const BATCH_MAX = 100;
 const IN_FLIGHT_MAX = 2;
+const LINGER_MS = 25;
 let queued: AnswerRow[] = [];
 let inFlight = 0;
+let lingering: NodeJS.Timeout | null = null;
+
+function scheduleFlush(): void {
+  if (queued.length >= BATCH_MAX) flushAnswers();
+  else if (queued.length && !lingering) {
+    lingering = setTimeout(() => {
+      lingering = null;
+      flushAnswers();
+    }, LINGER_MS);
+  }
+}
 
 function flushAnswers(): void {
   // A second statement only when a full batch waits: the first is then behind.
@@ -221,7 +324,13 @@ function flushAnswers(): void {
     inFlight++;
     runAnswers(batch)
       .then(
-        () => void (pending -= batch.length),
+        () => {
+          pending -= batch.length;
+          answersRecorded(batch);
+          // docs/decisions.md §16: fallback answers written, so the number's fallback rate is checked (off the answer path).
+          const fellBack = batch.filter((r) => FALLBACK_ANSWER_SET.has(r.answer)).map((r) => r.accountId);
+          if (fellBack.length) noteFallbackCalls(fellBack);
+        },
         (err: unknown) => {
           logger().warn(
             { err: err instanceof Error ? err.message : String(err), calls: batch.length },
@@ -229,23 +338,65 @@ function flushAnswers(): void {
           );
           // Each answer is then tried again alone, on the usual schedule, so one that cannot be written holds back no other.
           pending -= batch.length;
-          for (const row of batch) writeLater("call answer", row.callSid, () => runAnswers([row]), 1);
+          for (const row of batch)
+            writeLater("call answer", row.callSid, () => runAnswers([row]).then(() => answersRecorded([row])), 1);
         },
       )
       .finally(() => {
         inFlight--;
-        flushAnswers();
+        scheduleFlush();
       });
   }
 }
 
+const answerWaiters = new Map<string, () => void>();
+
+function answersRecorded(rows: { callId: string }[]): void {
+  if (!answerWaiters.size) return;
+  for (const row of rows) answerWaiters.get(row.callId)?.();
+}
+
+/**
+ * Resolves true once the answer of this call, recorded later (recordAnswerLater), is in the call log, or
+ * false after `timeoutMs`. For a simulated call (docs/decisions.md §21), whose answer shows its timeline:
+ * Twilio's calls never wait on it. Call before the answer is recorded.
+ */
+export function whenAnswerRecorded(callId: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      answerWaiters.delete(callId);
+      resolve(false);
+    }, timeoutMs);
+    answerWaiters.set(callId, () => {
+      clearTimeout(timer);
+      answerWaiters.delete(callId);
+      resolve(true);
+    });
+  });
+}
+
+const FALLBACK_ANSWER_SET = new Set<string>(FALLBACK_ANSWERS);
+
+/** The answers decided by a backend's own answer (not one of Routekit's stored fallbacks). */
+const FROM_A_URL = new Set<CallAnswer>(["xml", "json-twiml", "json-actions", "fallback-url"]);
+
 /** Records the answer after the response; never throws, never delays the caller. */
 export function recordAnswerLater(rec: AnswerRecord): void {
-  const a = rec.attempt;
-  const delivered = a.statusCode !== null && a.statusCode >= 200 && a.statusCode <= 299 && rec.answer !== "fallback";
+  const m = metrics();
+  m.engineAnswers.inc({ form: rec.answer });
+  let waited = 0;
+  for (const a of rec.attempts) {
+    m.backendAnswer.observe({ role: a.role }, a.latencyMs / 1000);
+    waited += a.latencyMs;
+  }
+  m.engineOverhead.observe(Math.max(0, Date.now() - rec.requestAt.getTime() - waited) / 1000);
+  // Delivered when a backend's answer decided the call: the primary's, its retry's or the fallback URL's.
+  const decisive = FROM_A_URL.has(rec.answer) ? rec.attempts[rec.attempts.length - 1] : undefined;
+  const primaryDecided = rec.answer === "xml" || rec.answer === "json-twiml" || rec.answer === "json-actions";
   pending++;
   queued.push({
     callId: rec.callId,
+    deliveryId: newDatabaseId(),
     answer: rec.answer,
     errorCode: rec.error?.code ?? null,
     errorMessage: cap(rec.error?.message ?? null, 1024),
@@ -253,20 +404,29 @@ export function recordAnswerLater(rec: AnswerRecord): void {
     requestAt: rec.requestAt,
     requestStatus: rec.requestStatus,
     accountId: rec.accountId,
-    eventId: a.event.id,
+    eventId: rec.event.id,
     callSid: rec.callSid,
-    url: a.url,
-    payload: a.payload,
-    status: delivered ? "DELIVERED" : "FAILED",
-    at: a.at,
-    deliveredAt: delivered ? a.at : null,
-    answerUse: rec.answer === "fallback" ? (rec.error?.code ?? "START_CALLBACK_INVALID") : rec.answer,
-    statusCode: a.statusCode,
-    latencyMs: Math.max(0, Math.round(a.latencyMs)),
-    responseExcerpt: cap(a.responseBody, START_EXCERPT_MAX_CHARS),
-    error: cap(a.error, 1024),
+    url: rec.attempts[0]?.url ?? "",
+    payload: rec.payload,
+    status: decisive ? "DELIVERED" : "FAILED",
+    at: rec.attempts[0]?.at ?? rec.requestAt,
+    deliveredAt: decisive ? decisive.at : null,
+    answerUse: primaryDecided ? rec.answer : (rec.error?.code ?? "START_CALLBACK_INVALID"),
+    attemptCount: rec.attempts.length,
+    attempts: rec.attempts.map((a) => ({
+      id: newDatabaseId(),
+      eventId: rec.event.id,
+      at: a.at,
+      url: a.url,
+      statusCode: a.statusCode,
+      latencyMs: Math.max(0, Math.round(a.latencyMs)),
+      responseExcerpt: cap(a.responseBody, START_EXCERPT_MAX_CHARS),
+      error: cap(a.error, 1024),
+      role: a.role,
+      outcome: a.outcome,
+    })),
   });
-  flushAnswers();
+  scheduleFlush();
 }
 
 export type RejectedCall = {
@@ -280,11 +440,14 @@ export type RejectedCall = {
   at: Date;
   requestStatus: string;
   error: { code: string; message: string };
+  /** docs/decisions.md §14: not-registered, account-inactive or account-suspended. */
+  endReason: CallEndReason;
   twiml: string;
 };
 
 /** A rejected call, once per SID, within the account's daily bound, with the voice request on its timeline. */
 export function recordRejectedLater(rec: RejectedCall): void {
+  metrics().engineAnswers.inc({ form: "reject" });
   const recentRejects = kysely()
     .selectFrom("Call")
     .select(sql<number>`1`.as("one"))
@@ -314,6 +477,7 @@ export function recordRejectedLater(rec: RejectedCall): void {
           "answer",
           "errorCode",
           "errorMessage",
+          "endReason",
           "twiml",
         ])
         .expression(
@@ -336,6 +500,7 @@ export function recordRejectedLater(rec: RejectedCall): void {
               s.val("reject").as("answer"),
               s.val(rec.error.code).as("errorCode"),
               s.val(rec.error.message).as("errorMessage"),
+              s.val(rec.endReason).as("endReason"),
               s.val(rec.twiml).as("twiml"),
             ])
             .where((w) =>
@@ -376,6 +541,14 @@ export function pendingCallLogWrites(): number {
 export async function drainCallLogWrites(timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+}
+
+/**
+ * Any other write that belongs after the answer (the `call.error` of a failed primary): tried again
+ * on the same schedule, and waited for on shutdown like the call log's own.
+ */
+export function afterAnswer(what: string, callSid: string, write: () => Promise<unknown>): void {
+  writeLater(what, callSid, write);
 }
 
 /** `tried`: attempts already made (a failed batch counts as the first), so the schedule goes on from there. */

@@ -10,6 +10,8 @@ import { handleFinalStatus, journalFinalStatus } from "./final-status-journal";
 import { databaseAvailability, type DatabaseAvailability } from "../db/database-availability";
 import { fallbackTwiml } from "./answer/fixed-twiml";
 import { handleEngineRequest, type EngineRequest } from "./handle-engine-request";
+import { handleControlRequest } from "./control/control-request";
+import { withSpan } from "../tracing/tracing";
 
 export const ENGINE_PATH_PREFIX = "/api/engine/voice/";
 const ENGINE_PATH = /^\/api\/engine\/voice\/([^/?#]+)\/?(?:\?.*)?$/;
@@ -48,8 +50,25 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
       ? new URLSearchParams(pathAndQuery.slice(pathAndQuery.indexOf("?") + 1))
       : null;
     const params = parseEngineParams(checkedBodyOf(req)?.toString("utf8") ?? (await readNodeBody(req)));
-    validateEngineParams(params);
     const signature = req.headers["x-twilio-signature"];
+    // Twilio's requests about a live-call command (engine/control/): they carry their own parameters.
+    const control = query?.get("control");
+    if (control) {
+      const twiml = await withSpan("engine control request", { attributes: { "routekit.control": control } }, () =>
+        handleControlRequest({
+          routingToken: token,
+          pathAndQuery,
+          kind: control,
+          commandId: query?.get("command") ?? null,
+          params,
+          signature: typeof signature === "string" ? signature : null,
+        }),
+      );
+      res.writeHead(200, { "content-type": "text/xml; charset=utf-8", [REQUEST_ID_HEADER]: requestId });
+      res.end(twiml);
+      return;
+    }
+    validateEngineParams(params);
     const request: EngineRequest = {
       routingToken: token,
       // Twilio signs the URL exactly as it was given, so the path is taken as received.
@@ -63,11 +82,18 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
     // a final status goes straight to the journal, and a caller hears the built-in apology instead of
     // Twilio's "application error" (a 503 here would be that).
     const up = (database ??= databaseAvailability()).up;
-    const twiml = isTerminal(params.CallStatus!)
-      ? await (up ? handleFinalStatus(request) : journalFinalStatus({ ...request, receivedAt: new Date() }))
-      : up
-        ? await handleEngineRequest(request)
-        : fallbackTwiml();
+    const final = isTerminal(params.CallStatus!);
+    // Tracing on: the engine's own span, under the request's server span (main.ts); its statements and the backend's call under it.
+    const twiml = await withSpan(
+      final ? "engine final status" : "engine request",
+      { attributes: { "routekit.call.status": params.CallStatus!, "routekit.engine.degraded": !up } },
+      async () =>
+        final
+          ? await (up ? handleFinalStatus(request) : journalFinalStatus({ ...request, receivedAt: new Date() }))
+          : up
+            ? await handleEngineRequest(request)
+            : fallbackTwiml(),
+    );
     res.writeHead(200, { "content-type": "text/xml; charset=utf-8", [REQUEST_ID_HEADER]: requestId });
     res.end(twiml);
   } catch (err) {

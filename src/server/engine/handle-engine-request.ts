@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { AppError } from "../errors/app-error";
 import { decryptSecret } from "../crypto/secret-box";
 import { CallbackRequestError } from "../webhooks/http/callback-http-client";
@@ -5,24 +6,30 @@ import { transactionWithEvents } from "../webhooks/enqueue-event";
 import { buildEvent } from "../webhooks/event-envelope";
 import { postCallStarted } from "../webhooks/post-call-started";
 import { signingSecrets } from "../webhooks/webhook-secrets";
-import { logger } from "../logger";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
-import { callStatusOf, type EngineParams } from "./engine-params";
-import { shownCallStatus } from "../schemas/enums";
+import { callStatusOf, carrierCodesOf, type EngineParams } from "./engine-params";
+import { shownCallStatus, type CallEndReason } from "../schemas/enums";
 import {
   advanceCall,
   bindCallSid,
-  insertInboundCall,
+  insertInboundCallOnce,
   lookupEngineRequest,
+  rejectUnadmittedCall,
   type EngineAccount,
   type EngineCall,
+  type EngineGuard,
   type EngineLookup,
   type EngineNumber,
 } from "./engine-sql";
 import { eventData, finishCall } from "../services/calls/finish-call";
-import { REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
+import { REJECT_BUSY_TWIML, REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
-import { recordAnswerLater, recordRejectedLater, type StartAttempt } from "./call-log";
+import { afterAnswer, recordAnswerLater, recordRejectedLater, whenAnswerRecorded, type StartAttempt } from "./call-log";
+import { twimlFromActions } from "./answer/actions-to-twiml";
+import { env } from "../env";
+import type { EventEnvelope } from "../webhooks/event-envelope";
+import type { CallAnswer, StartAttemptRole, TakenOverBy } from "../schemas/enums";
+import type { AnswerPolicy, StoredFallback, StoredLastResort } from "../schemas/answer-policy";
 
 export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
@@ -54,6 +61,7 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
     to: req.params.To ?? "",
     callSid,
     callId: req.callId,
+    at: req.receivedAt ?? new Date(),
   });
   if (!found) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   const { account, number, call } = found;
@@ -74,7 +82,7 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
   }
   const receivedAt = req.receivedAt ?? new Date();
   if (bound) return answerKnownCall(account, bound, req.params, receivedAt);
-  return answerInbound(account, number, req.params, receivedAt);
+  return answerInbound(account, number, found.guard, req.params, receivedAt);
 }
 
 /**
@@ -99,24 +107,81 @@ function verifyRequest(found: EngineLookup, req: EngineRequest): boolean {
   return true;
 }
 
-/** A call coming in: recorded once per SID, then the customer's backend decides it. */
+type Rejection = { error: { code: string; message: string }; endReason: CallEndReason; twiml: string };
+
+/** Why Routekit refuses a call before asking anyone (docs/decisions.md §7, §14, §17), or null to go on. */
+function rejectionOf(
+  account: EngineAccount,
+  number: EngineNumber | null,
+  guard: EngineGuard,
+  params: EngineParams,
+): Rejection | null {
+  if (!number)
+    return {
+      error: {
+        code: "NUMBER_NOT_REGISTERED",
+        message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.`,
+      },
+      endReason: "not-registered",
+      twiml: REJECT_TWIML,
+    };
+  if (account.status !== "ACTIVE") {
+    const suspended = account.status === "SUSPENDED";
+    return {
+      error: {
+        code: suspended ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED",
+        message: `The call was rejected: the account is ${account.status}.`,
+      },
+      endReason: suspended ? "account-suspended" : "account-inactive",
+      twiml: REJECT_TWIML,
+    };
+  }
+  // docs/decisions.md §17: busy, so the caller hears a line in use rather than a number that does not exist.
+  if (guard.spendCapReached)
+    return {
+      error: {
+        code: "SPEND_LIMIT_REACHED",
+        message: "The call was rejected: this month's usage cost has reached the monthly budget, and hardCap is on.",
+      },
+      endReason: "spend-limit-reached",
+      twiml: REJECT_BUSY_TWIML,
+    };
+  if (guard.dailyCapReached)
+    return {
+      error: {
+        code: "DAILY_CAP_REACHED",
+        message: `The call was rejected: ${params.To ?? "the number"} has used up its dailyMinuteCap for today (UTC).`,
+      },
+      endReason: "daily-cap-reached",
+      twiml: REJECT_BUSY_TWIML,
+    };
+  return null;
+}
+
+const CONCURRENCY_REJECTION: Rejection = {
+  error: {
+    code: "CONCURRENCY_LIMIT_REACHED",
+    message: "The call was rejected: the account already had maxConcurrentCalls calls live.",
+  },
+  endReason: "concurrency-limit-reached",
+  twiml: REJECT_BUSY_TWIML,
+};
+
+/** A call coming in: recorded once per SID and admitted, then the customer's backend decides it. */
 async function answerInbound(
   account: EngineAccount,
   number: EngineNumber | null,
+  guard: EngineGuard,
   params: EngineParams,
   receivedAt: Date,
 ): Promise<string> {
-  if (!number || account.status !== "ACTIVE") {
-    const error = !number
-      ? {
-          code: "NUMBER_NOT_REGISTERED",
-          message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.`,
-        }
-      : {
-          code: account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED",
-          message: `The call was rejected: the account is ${account.status}.`,
-        };
-    if (number?.onErrorUrl) {
+  const rejection = rejectionOf(account, number, guard, params);
+  // rejectionOf refuses every call to a number not registered here, so past this block there is a number.
+  if (rejection || !number) {
+    const { error, endReason, twiml } = rejection ?? rejectionOf(account, null, guard, params)!;
+    // docs/decisions.md §14: the rejected call ends there, and says why.
+    // Without an onErrorUrl, account endpoints subscribed to call.error still receive it (docs/decisions.md §15).
+    if (number) {
       const event = buildEvent("call.error", {
         callSid: params.CallSid!,
         direction: "inbound",
@@ -139,14 +204,53 @@ async function answerInbound(
       at: receivedAt,
       requestStatus: params.CallStatus ?? "ringing",
       error,
-      twiml: REJECT_TWIML,
+      endReason,
+      twiml,
     });
-    return REJECT_TWIML;
+    return twiml;
   }
-  const call = await recordInboundCall(account, number, params, shownCallStatus(callStatusOf(params)));
+  const recorded = await recordInboundCall(
+    account,
+    number,
+    params,
+    shownCallStatus(callStatusOf(params)),
+    guard.countsLiveCalls,
+  );
   // Only a race with another account's call of the same SID gets here.
-  if (!call) throw new AppError("NOT_FOUND", "Unknown call.");
-  return askBackend(account, call, params, receivedAt);
+  if (!recorded.call) throw new AppError("NOT_FOUND", "Unknown call.");
+  if (recorded.inserted && !recorded.admitted) return rejectUnadmitted(account, recorded.call, params, receivedAt);
+  return askBackend(account, recorded.call, params, receivedAt);
+}
+
+/**
+ * The account was at maxConcurrentCalls when this call's insert tried to admit it (docs/decisions.md §17):
+ * the call is closed as rejected and its call.error queued in one transaction, before Twilio hears the reject.
+ */
+async function rejectUnadmitted(
+  account: EngineAccount,
+  call: EngineCall,
+  params: EngineParams,
+  receivedAt: Date,
+): Promise<string> {
+  const { error, endReason, twiml } = CONCURRENCY_REJECTION;
+  const url = call.onErrorUrl;
+  await transactionWithEvents(async (trx, emit) => {
+    const closed = await rejectUnadmittedCall(trx, {
+      callId: call.id,
+      at: receivedAt,
+      requestStatus: params.CallStatus ?? "ringing",
+      endReason,
+      error,
+      twiml,
+    });
+    if (closed && url)
+      await emit({
+        accountId: account.id,
+        url,
+        event: buildEvent("call.error", eventData(call, { status: params.CallStatus, error })),
+      });
+  });
+  return twiml;
 }
 
 /**
@@ -162,7 +266,8 @@ async function adoptCompletedCall(
   params: EngineParams,
 ): Promise<EngineCall | null> {
   if (!number || params.CallStatus !== "completed" || (params.Direction ?? "inbound") !== "inbound") return null;
-  return recordInboundCall(account, number, params, "in-progress");
+  // It ended already: admitted or not, its close (next) is what counts, and it frees whatever it took.
+  return (await recordInboundCall(account, number, params, "in-progress")).call;
 }
 
 /** An inbound call to `number`, once per SID, with the number's callback URLs as they are now. */
@@ -171,8 +276,10 @@ function recordInboundCall(
   number: EngineNumber,
   params: EngineParams,
   status: string,
-): Promise<EngineCall | null> {
-  return insertInboundCall({
+  counted?: boolean,
+) {
+  return insertInboundCallOnce({
+    counted,
     callSid: params.CallSid!,
     accountId: account.id,
     phoneNumberId: number.id,
@@ -183,7 +290,71 @@ function recordInboundCall(
     onCallStartUrl: number.onCallStartUrl,
     onCallEndUrl: number.onCallEndUrl,
     onErrorUrl: number.onErrorUrl,
+    answerPolicy: number.answerPolicy ?? null,
   });
+}
+
+/** docs/decisions.md §21: a simulated call's caller, by default Twilio's magic test number. */
+export const SIMULATED_FROM = "+15005550006";
+/** How long a simulated call waits for its answer to reach the call log, so its timeline shows it. */
+const SIMULATED_LOG_WAIT_MS = 5_000;
+
+/**
+ * docs/decisions.md §21: the inbound flow of a call to `number`, as if Twilio had asked, on the engine's
+ * own path (askBackend: `call.started` with `data.test = true`, the answer checked, the answer timeout,
+ * the retry, the fallbacks and the last resort as configured), for a call marked `test`. It skips what
+ * only a real call meets: the signature (no Twilio request), the spend and daily caps and the
+ * concurrency admission (a test call is never counted, insertSimulated). Once its answer is in the call
+ * log the call ends at once as `completed` (endReason `completed`, 0 s, nothing billed, no usage), and
+ * `call.ended` (`data.test = true`) is queued to the number's onCallEndUrl as for any call. Nothing is
+ * ever sent to Twilio. Answers the call's SID and the TwiML Twilio would have received.
+ */
+export async function simulateInboundCall(opts: {
+  account: EngineAccount;
+  number: EngineNumber & { phoneNumber: string };
+  from?: string;
+}): Promise<{ callSid: string; twiml: string }> {
+  const { account, number } = opts;
+  // The route requires a paid account; an account closed or suspended since is refused as the engine would.
+  if (account.status !== "ACTIVE")
+    throw new AppError(account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED");
+  const receivedAt = new Date();
+  const params = Object.create(null) as EngineParams;
+  params.CallSid = `CA${randomBytes(16).toString("hex")}`;
+  params.From = opts.from ?? SIMULATED_FROM;
+  params.To = number.phoneNumber;
+  params.CallStatus = "ringing";
+  params.Direction = "inbound";
+  const recorded = await insertInboundCallOnce({
+    test: true,
+    callSid: params.CallSid,
+    accountId: account.id,
+    phoneNumberId: number.id,
+    fromNumber: params.From,
+    toNumber: params.To,
+    status: "ringing",
+    statusRank: Math.max(0, statusRank("ringing")),
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl,
+    answerPolicy: number.answerPolicy ?? null,
+  });
+  const call = recorded.call;
+  if (!call) throw new AppError("INTERNAL", "The simulated call could not be recorded.");
+  const logged = whenAnswerRecorded(call.id, SIMULATED_LOG_WAIT_MS);
+  const twiml = await askBackend(account, call, params, receivedAt, true);
+  await logged;
+  await finishCall({
+    account,
+    call,
+    status: "completed",
+    durationSeconds: 0,
+    answeredBy: null,
+    endedAt: new Date(),
+    reconciled: false,
+    test: true,
+  });
+  return { callSid: call.callSid, twiml };
 }
 
 /** A call we already know: an outbound call answered, or Twilio retrying a voice request. */
@@ -208,89 +379,192 @@ async function answerKnownCall(
   return askBackend(account, { ...call, answeredBy }, params, receivedAt);
 }
 
+/** Kept back from VOICE_ANSWER_BUDGET_MS for building and sending the answer itself. */
+const ANSWER_MARGIN_MS = 50;
+/** A retry of a refused or reset connection needs this much of the primary's budget left (docs/decisions.md §12). */
+const RETRY_MIN_MS = 1000;
+/** Less than this left of the whole budget: a fallback URL is not tried, the last resort answers. */
+const FALLBACK_URL_MIN_MS = 100;
+
+type Failure = { code: string; message: string };
+type Try =
+  | { ok: true; twiml: string; form: "xml" | "json-twiml" | "json-actions" }
+  | { ok: false; failure: Failure; retryable: boolean };
+type Decision = { answer: CallAnswer; twiml: string; takenOverBy: TakenOverBy };
+
 /**
- * `call.started` to the customer's backend: its answer is the call's TwiML, or the fallback and a `call.error`.
- * The attempt and how its answer was used go to the call log once the TwiML is on its way.
+ * `call.started` to the customer's backend (docs/decisions.md §12): its answer is the call's TwiML.
+ * The primary (onCallStartUrl) gets `answerTimeoutMs`; a refused or reset connection is tried once
+ * more at once while at least 1 s of that remains. When no usable answer came, the call's stored
+ * fallback decides at once (TwiML, or actions built here), or its fallback URL gets the same signed
+ * event with `data.fallback` and what remains of VOICE_ANSWER_BUDGET_MS; then the last resort, else
+ * the apology. A failed primary sends `call.error` saying what took over. Every try and how its
+ * answer was used go to the call log once the TwiML is on its way.
  */
 async function askBackend(
   account: EngineAccount,
   call: EngineCall,
   params: EngineParams,
   receivedAt: Date,
+  /** A simulated call (docs/decisions.md §21): its events carry `data.test = true`. */
+  test = false,
 ): Promise<string> {
-  const event = buildEvent("call.started", eventData(call, { status: params.CallStatus }));
-  const started = new Date();
+  const config = env();
+  const policy = (call.answerPolicy ?? {}) as AnswerPolicy;
+  const marked = test ? { test: true as const } : {};
+  // The budget runs from the voice request's arrival (never from further back than a second: a replayed time).
+  const deadline = Math.max(receivedAt.getTime(), Date.now() - 1000) + config.voiceAnswerBudgetMs - ANSWER_MARGIN_MS;
+  const event = buildEvent("call.started", eventData(call, { status: params.CallStatus, ...marked }));
   const payload = JSON.stringify(event);
-  const attempt: StartAttempt = {
-    url: call.onCallStartUrl,
+  const secrets = signingSecrets(account);
+  const attempts: StartAttempt[] = [];
+
+  const ask = async (role: StartAttemptRole, url: string, body: string, timeoutMs: number): Promise<Try> => {
+    const attempt: StartAttempt = {
+      role,
+      url,
+      at: new Date(),
+      latencyMs: 0,
+      statusCode: null,
+      responseBody: null,
+      error: null,
+      outcome: null,
+    };
+    attempts.push(attempt);
+    const t0 = performance.now();
+    const what = role === "fallback-url" ? "fallback URL" : "onCallStartUrl";
+    try {
+      const res = await postCallStarted({ url, event, body, secrets, timeoutMs: Math.max(1, Math.floor(timeoutMs)) });
+      attempt.latencyMs = performance.now() - t0;
+      attempt.statusCode = res.status;
+      attempt.responseBody = res.body;
+      const answer = interpretStartAnswer({
+        status: res.status,
+        contentType: res.headers["content-type"] ?? null,
+        body: res.body,
+      });
+      if (answer.ok) {
+        attempt.outcome = answer.form;
+        return answer;
+      }
+      attempt.outcome = answer.code;
+      const message = role === "fallback-url" ? answer.message.replace(/^onCallStartUrl/, what) : answer.message;
+      return { ok: false, failure: { code: answer.code, message }, retryable: false };
+    } catch (err) {
+      attempt.latencyMs = performance.now() - t0;
+      const failure =
+        err instanceof CallbackRequestError
+          ? {
+              code: err.kind === "timeout" ? "START_CALLBACK_TIMEOUT" : "START_CALLBACK_UNREACHABLE",
+              message: `${what}: ${err.message}`,
+            }
+          : { code: "START_CALLBACK_UNREACHABLE", message: `${what} could not be reached.` };
+      attempt.error = failure.message;
+      attempt.outcome = failure.code;
+      return { ok: false, failure, retryable: err instanceof CallbackRequestError && err.refusedBeforeAnswer };
+    }
+  };
+
+  const primaryStart = Date.now();
+  const primaryEnd =
+    primaryStart + Math.min(policy.answerTimeoutMs ?? config.callbackStartTimeoutMs, deadline - primaryStart);
+  let result = await ask("primary", call.onCallStartUrl, payload, primaryEnd - primaryStart);
+  const primaryFailure = result.ok ? null : result.failure;
+  if (!result.ok && result.retryable && primaryEnd - Date.now() >= RETRY_MIN_MS) {
+    result = await ask("retry", call.onCallStartUrl, payload, primaryEnd - Date.now());
+  }
+
+  let decision: Decision;
+  if (result.ok) {
+    decision = { answer: result.form, twiml: result.twiml, takenOverBy: "retry" };
+  } else {
+    decision =
+      (await decideByFallback(
+        policy.fallback,
+        primaryFailure!,
+        (url, body) => {
+          const left = deadline - Date.now();
+          return left >= FALLBACK_URL_MIN_MS ? ask("fallback-url", url, body, left) : null;
+        },
+        call.onCallStartUrl,
+        event,
+      )) ?? lastResort(policy.lastResort);
+  }
+
+  recordAnswerLater({
+    callId: call.id,
+    accountId: account.id,
+    callSid: call.callSid,
+    requestAt: receivedAt,
+    requestStatus: params.CallStatus ?? "ringing",
+    answer: decision.answer,
+    error: primaryFailure,
+    twiml: decision.twiml,
     event,
     payload,
-    at: started,
-    latencyMs: 0,
-    statusCode: null,
-    responseBody: null,
-    error: null,
-  };
-  const log = (
-    answer: "xml" | "json-twiml" | "json-actions" | "fallback",
-    twiml: string,
-    error: { code: string; message: string } | null,
-  ) =>
-    recordAnswerLater({
-      callId: call.id,
-      accountId: account.id,
-      callSid: call.callSid,
-      requestAt: receivedAt,
-      requestStatus: params.CallStatus ?? "ringing",
-      answer,
-      error,
-      twiml,
-      attempt: { ...attempt, latencyMs: Date.now() - started.getTime() },
-    });
-
-  let failure: { code: string; message: string };
-  try {
-    const res = await postCallStarted({
-      url: call.onCallStartUrl,
-      event,
-      body: payload,
-      secrets: signingSecrets(account),
-    });
-    attempt.statusCode = res.status;
-    attempt.responseBody = res.body;
-    const answer = interpretStartAnswer({
-      status: res.status,
-      contentType: res.headers["content-type"] ?? null,
-      body: res.body,
-    });
-    if (answer.ok) {
-      log(answer.form, answer.twiml, null);
-      return answer.twiml;
-    }
-    failure = { code: answer.code, message: answer.message };
-  } catch (err) {
-    failure =
-      err instanceof CallbackRequestError
-        ? {
-            code: err.kind === "timeout" ? "START_CALLBACK_TIMEOUT" : "START_CALLBACK_UNREACHABLE",
-            message: `onCallStartUrl: ${err.message}`,
-          }
-        : { code: "START_CALLBACK_UNREACHABLE", message: "onCallStartUrl could not be reached." };
-    attempt.error = failure.message;
-  }
-  log("fallback", fallbackTwiml(), failure);
+    attempts,
+  });
 
   const url = call.onErrorUrl;
-  if (url) {
-    await transactionWithEvents((_client, emit) =>
-      emit({
-        accountId: account.id,
-        url,
-        event: buildEvent("call.error", eventData(call, { status: params.CallStatus, error: failure })),
+  // Without an onErrorUrl, account endpoints subscribed to call.error still receive it (docs/decisions.md §15).
+  if (primaryFailure) {
+    // After the answer, as the call log: a stored fallback goes back to Twilio at once (docs/decisions.md §12),
+    // not after a transaction. Queued durably a moment later, tried again if the database blinks.
+    const event = buildEvent(
+      "call.error",
+      eventData(call, {
+        status: params.CallStatus,
+        error: primaryFailure,
+        takenOverBy: decision.takenOverBy,
+        ...marked,
       }),
-    ).catch((err: unknown) => logger().error({ err, callSid: call.callSid }, "could not record call.error"));
+    );
+    afterAnswer("call.error", call.callSid, () =>
+      transactionWithEvents((_client, emit) => emit({ accountId: account.id, url, event })),
+    );
   }
-  return fallbackTwiml();
+  return decision.twiml;
+}
+
+/**
+ * The call's stored fallback, when the primary gave no usable answer: TwiML and actions answer at
+ * once (checked when saved; built here in well under a millisecond); a URL gets the same event, with
+ * why it falls back, if enough of the budget remains. Null when nothing of it could decide.
+ */
+async function decideByFallback(
+  fallback: StoredFallback | undefined,
+  failure: Failure,
+  askUrl: (url: string, body: string) => Promise<Try> | null,
+  primaryUrl: string,
+  event: EventEnvelope,
+): Promise<Decision | null> {
+  if (!fallback) return null;
+  if ("twiml" in fallback && typeof fallback.twiml === "string") {
+    return {
+      answer: "fallback-twiml",
+      twiml: fallback.twiml.replace(/^[\ufeff\s]+/, ""),
+      takenOverBy: "fallback-twiml",
+    };
+  }
+  if ("actions" in fallback) {
+    const built = twimlFromActions(fallback.actions);
+    return built.ok ? { answer: "fallback-actions", twiml: built.twiml, takenOverBy: "fallback-actions" } : null;
+  }
+  if ("url" in fallback && typeof fallback.url === "string") {
+    const body = JSON.stringify({ ...event, data: { ...event.data, fallback: { reason: failure.code, primaryUrl } } });
+    const tried = await askUrl(fallback.url, body);
+    if (tried?.ok) return { answer: "fallback-url", twiml: tried.twiml, takenOverBy: "fallback-url" };
+  }
+  return null;
+}
+
+/** The customer's lastResort actions, else the built-in apology: `fallback` either way. */
+function lastResort(last: StoredLastResort | undefined): Decision {
+  if (last) {
+    const built = twimlFromActions(last.actions);
+    if (built.ok) return { answer: "fallback", twiml: built.twiml, takenOverBy: "last-resort" };
+  }
+  return { answer: "fallback", twiml: fallbackTwiml(), takenOverBy: "apology" };
 }
 
 /**
@@ -312,6 +586,7 @@ async function applyStatus(
   const sequenceNumber = /^\d{1,9}$/.test(params.SequenceNumber ?? "") ? Number(params.SequenceNumber) : null;
 
   if (!isTerminal(status)) {
+    const progress = status === "ringing" ? "call.ringing" : status === "in-progress" ? "call.answered" : null;
     await advanceCall({
       callId: call.id,
       status,
@@ -319,6 +594,17 @@ async function applyStatus(
       answeredBy,
       answered: status === "in-progress",
       request: { kind: "status", sequenceNumber, sentStatus: params.CallStatus },
+      // docs/decisions.md §15: to subscribed endpoints only; never to the number's URLs.
+      ...(progress && {
+        progressEvent: {
+          accountId: account.id,
+          reportedAs: progress === "call.ringing" ? ["ringing"] : ["in-progress", "answered"],
+          event: buildEvent(
+            progress,
+            eventData(call, { status: params.CallStatus ?? status, answeredBy: answeredBy ?? undefined }),
+          ),
+        },
+      }),
     });
     return;
   }
@@ -333,5 +619,6 @@ async function applyStatus(
     reconciled: false,
     sequenceNumber,
     unverified: !verified,
+    ...carrierCodesOf(params),
   });
 }

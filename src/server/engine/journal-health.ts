@@ -28,6 +28,17 @@ export type JournalHealth = {
 const MONITOR_INTERVAL_MS = 5_000;
 
 let probes = 0;
+/** The monitor's last check and when it was made. */
+let latest: { health: JournalHealth; at: number } | null = null;
+
+/**
+ * The journal's state as the monitor last saw it, when that was within two of its intervals (else null:
+ * no monitor runs here, or it is stuck). A Prometheus scrape reads this instead of writing a probe file
+ * of its own each time.
+ */
+export function recentJournalHealth(): JournalHealth | null {
+  return latest && Date.now() - latest.at <= 2 * MONITOR_INTERVAL_MS ? latest.health : null;
+}
 
 export async function journalHealth(): Promise<JournalHealth> {
   const dir = finalStatusJournalDir();
@@ -88,6 +99,7 @@ export function startJournalMonitor(): () => void {
   let last: { check: string; waiting: boolean } | null = null;
   const run = async () => {
     const health = await journalHealth();
+    latest = { health, at: Date.now() };
     const now = { check: health.check, waiting: health.depth > 0 };
     if (last && last.check === now.check && last.waiting === now.waiting) return;
     const first = last === null;

@@ -16,7 +16,7 @@ import { twimlFromActions } from "./answer/actions-to-twiml";
 import { checkResponseDocument } from "./answer/check-twiml";
 import { interpretAnswer, type StartAnswerErrorCode, type StartAnswerInput } from "./answer/interpret-answer";
 
-export { fallbackTwiml, REJECT_TWIML } from "./answer/fixed-twiml";
+export { fallbackTwiml, REJECT_BUSY_TWIML, REJECT_TWIML } from "./answer/fixed-twiml";
 export type { StartAnswerErrorCode, StartAnswerInput } from "./answer/interpret-answer";
 
 export type StartAnswer =

@@ -4,6 +4,7 @@ import { logger } from "../logger";
 import { kysely } from "../db/kysely";
 import { journalHealth, type JournalHealth } from "../engine/journal-health";
 import { rateLimitStore } from "../rate-limit/rate-limiter";
+import { shuttingDown } from "./shutdown-state";
 
 /**
  * What /api/ready answers: each thing this instance needs, "ok" or what is
@@ -13,7 +14,7 @@ import { rateLimitStore } from "../rate-limit/rate-limiter";
  */
 export type Readiness = {
   ready: boolean;
-  checks: { database: string; journal: string; redis?: string };
+  checks: { database: string; journal: string; redis?: string; instance?: string };
   journal: Omit<JournalHealth, "check">;
 };
 
@@ -35,9 +36,16 @@ async function checkReadiness(): Promise<Readiness> {
   const [database, journal] = await Promise.all([databaseCheck(), journalHealth()]);
   const { check, ...journalState } = journal;
   const redis = rateLimitStore().health?.();
+  // Read after the checks: a probe that began just before SIGTERM already says so.
+  const stopping = shuttingDown();
   return {
-    ready: database === "ok" && check === "ok",
-    checks: { database, journal: check, ...(redis !== undefined && { redis }) },
+    ready: database === "ok" && check === "ok" && !stopping,
+    checks: {
+      database,
+      journal: check,
+      ...(redis !== undefined && { redis }),
+      ...(stopping && { instance: "shutting down" }),
+    },
     journal: journalState,
   };
 }

@@ -283,6 +283,14 @@ export async function passInputBoundary(
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
+  opts: {
+    /**
+     * The route takes the checked body as bytes (`checkedBodyOf`), never as a stream (the engine): the
+     * request itself is handed on, without a second message built around the body for nothing to read
+     * (a stream's state and two pushes, on every voice request).
+     */
+    bodyAsBytes?: boolean;
+  } = {},
 ): Promise<IncomingMessage | null> {
   if (req.url) req.url = originFormOf(req.url);
   const refusal = checkHead(req);
@@ -309,6 +317,10 @@ export async function passInputBoundary(
   if (badBody) {
     writeErrorResponse(badBody.error, req, res, requestId);
     return null;
+  }
+  if (opts.bodyAsBytes) {
+    bodies.set(req, body);
+    return req;
   }
   return withBody(req, body);
 }

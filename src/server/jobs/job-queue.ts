@@ -101,7 +101,7 @@ function state(tuning: QueueTuning = {}): State {
       maintenanceIntervalSeconds: tuning.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS,
       ...RETENTION,
     });
-    boss.on("error", (err) => logger().error({ err }, "job queue error"));
+    boss.on("error", reportQueueError);
     return {
       boss,
       schema,
@@ -272,6 +272,50 @@ export function wakeWorker(queue: string): void {
     for (let i = 0; i < batches; i++) s.boss.notifyWorker(w.ids[s.nextWake++ % w.ids.length]!);
   }, WAKE_COALESCE_MS);
   w.timer.unref();
+}
+
+/**
+ * pg-boss reports every failed poll and maintenance run: during a database
+ * outage that is several lines a second, all saying the same. The first of a
+ * kind is logged at once; repeats within a minute are counted and summed up in
+ * the next line of that kind.
+ */
+const QUEUE_ERROR_WINDOW_MS = 60_000;
+const queueErrors = new Map<string, { loggedAt: number; repeats: number }>();
+
+export function reportQueueError(err: unknown, now: number = Date.now()): boolean {
+  const kind = `${(err as { code?: unknown }).code ?? ""}:${err instanceof Error ? err.message : String(err)}`.slice(
+    0,
+    200,
+  );
+  const seen = queueErrors.get(kind);
+  if (seen && now - seen.loggedAt < QUEUE_ERROR_WINDOW_MS) {
+    seen.repeats++;
+    return false;
+  }
+  if (queueErrors.size > 100) queueErrors.clear();
+  queueErrors.set(kind, { loggedAt: now, repeats: 0 });
+  logger().error({ err, ...(seen?.repeats && { repeatsInLastMinute: seen.repeats }) }, "job queue error");
+  return true;
+}
+
+/**
+ * The first half of a graceful stop: no worker of this process takes another
+ * job, and the attempts in flight finish (the delivery loop waits for them).
+ * Jobs can still be sent, so a request that is finishing records its events;
+ * stopJobQueue then stops the queue itself.
+ */
+export async function stopTakingJobs(): Promise<void> {
+  const current = peek<State>("jobQueue");
+  if (!current) return;
+  const stops: Promise<unknown>[] = [];
+  for (const [queue, w] of current.workers) {
+    if (w.timer) clearTimeout(w.timer);
+    w.timer = null;
+    if (w.stop) stops.push(w.stop());
+    else if (w.ids.length) stops.push(current.boss.offWork(queue));
+  }
+  await Promise.all(stops);
 }
 
 export async function stopJobQueue(): Promise<void> {

@@ -1,7 +1,12 @@
 import type { JobWorker } from "./job-definition";
 import type { JOB_DEFINITIONS } from "./definitions";
+import { alertScanWorker } from "./definitions/alert-scan.handler";
+import { closeUnfinishedCallsWorker } from "./definitions/close-unfinished-calls.handler";
+import { mailWorker } from "./definitions/mail.handler";
+import { numberConfigCheckWorker } from "./definitions/number-config-check.handler";
 import { stripeMeterEventWorker } from "./definitions/stripe-meter-event.handler";
 import { twilioReconcileWorker } from "./definitions/twilio-reconcile.handler";
+import { usageThresholdMailWorker } from "./definitions/usage-threshold-mail.handler";
 import { webhookAttemptPruneWorker } from "./definitions/webhook-attempt-prune.handler";
 import { webhookDeliveryWorker } from "./definitions/webhook-delivery.handler";
 
@@ -17,4 +22,9 @@ export const JOB_WORKERS: Record<JobName, JobWorker<never>> = {
   "webhook-attempt-prune": webhookAttemptPruneWorker,
   "stripe-meter-event": stripeMeterEventWorker,
   "twilio-reconcile": twilioReconcileWorker,
+  "close-unfinished-calls": closeUnfinishedCallsWorker,
+  "usage-threshold-mail": usageThresholdMailWorker,
+  mail: mailWorker,
+  "alert-scan": alertScanWorker,
+  "number-config-check": numberConfigCheckWorker,
 } as Record<JobName, JobWorker<never>>;

@@ -1,7 +1,15 @@
+import { ZAlertEventEnvelope } from "../schemas/alerts";
 import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
-import { ZEventEnvelope } from "../schemas/events";
+import {
+  EVENT_CATALOGUE,
+  ZEventEnvelope,
+  ZProgressEventEnvelope,
+  ZRecordingEventEnvelope,
+  ZTransferEventEnvelope,
+  ZUsageThresholdEventEnvelope,
+} from "../schemas/events";
 import { ROUTE_EXAMPLES, exampleKey } from "./examples";
 
 /**
@@ -85,6 +93,21 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     name: "webhook-deliveries",
     description: "The delivery log of the events we send you: attempts, redeliver, replay and test events.",
   },
+  "webhook-endpoints": {
+    name: "webhook-endpoints",
+    description:
+      "Account webhook endpoints: every event of the types they subscribe to, wherever it comes from, signed with each endpoint's own secret.",
+  },
+  "event-types": {
+    name: "event-types",
+    description: "The event catalogue: every event type Routekit sends, with the JSON Schema of its body.",
+  },
+  alerts: {
+    name: "alerts",
+    description:
+      "Alerts (failing endpoints, fallbacks answering calls, rejected Twilio credentials …): listed with what to do, sent as alert.* events and by email.",
+  },
+  lookup: { name: "lookup", description: "Find what a call SID, event id or phone number names in your account." },
   "twilio-connection": {
     name: "twilio-connection",
     description: "Your Twilio account's credentials: number ownership, set-up and signed, reconciled calls.",
@@ -268,7 +291,7 @@ function operation(route: RestRoute) {
   };
 }
 
-function webhook(type: string, summary: string) {
+function webhook(type: string, summary: string, schema = "Event") {
   const header = (name: string, description: string) => ({
     name,
     in: "header",
@@ -282,7 +305,8 @@ function webhook(type: string, summary: string) {
       tags: ["events"],
       security: [{ webhookSignature: [] }],
       summary,
-      description: "Signed per the Standard Webhooks spec with your webhookSecret; verify before trusting it.",
+      description:
+        "Signed per the Standard Webhooks spec with your webhookSecret (an account endpoint's own secret for events sent to it); verify before trusting it.",
       parameters: [
         header("webhook-id", "The event id; the same on every retry: deduplicate on it"),
         header("webhook-timestamp", "Unix seconds; reject events older than 5 minutes"),
@@ -295,7 +319,7 @@ function webhook(type: string, summary: string) {
         required: true,
         content: {
           "application/json": {
-            schema: { $ref: "#/components/schemas/Event" },
+            schema: { $ref: `#/components/schemas/${schema}` },
             example: ROUTE_EXAMPLES[`event ${type}`]?.request,
           },
         },
@@ -340,14 +364,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: "events", description: "The events we POST to your backend, signed per the Standard Webhooks spec." },
     ],
     paths,
-    webhooks: {
-      "call.started": webhook(
-        "call.started",
-        "A call was answered; your answer (TwiML, {twiml} or {actions}) decides it",
-      ),
-      "call.ended": webhook("call.ended", "A call ended; completed calls carry duration and cost"),
-      "call.error": webhook("call.error", "A call failed, was rejected, or your start answer was unusable"),
-    },
+    webhooks: Object.fromEntries(EVENT_CATALOGUE.map((e) => [e.type, webhook(e.type, e.description, e.component)])),
     components: {
       securitySchemes: {
         bearer: {
@@ -383,6 +400,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       schemas: {
         ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, "output"),
         Event: jsonSchema(ZEventEnvelope, "output"),
+        ProgressEvent: jsonSchema(ZProgressEventEnvelope, "output"),
+        TransferEvent: jsonSchema(ZTransferEventEnvelope, "output"),
+        RecordingEvent: jsonSchema(ZRecordingEventEnvelope, "output"),
+        UsageThresholdEvent: jsonSchema(ZUsageThresholdEventEnvelope, "output"),
+        AlertEvent: jsonSchema(ZAlertEventEnvelope, "output"),
         ...schemas,
       },
     },

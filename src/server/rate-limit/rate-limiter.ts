@@ -1,3 +1,4 @@
+import { metrics } from "../metrics/metrics";
 import { Redis, type RedisOptions } from "ioredis";
 import { AppError } from "../errors/app-error";
 import { env } from "../env";
@@ -32,6 +33,8 @@ export const POLICIES = {
   webhookTest: { capacity: 10, refillPerSecond: 10 / 60 },
   /** docs/decisions.md §20: POST /api/webhook-deliveries/replay, once a minute per account. */
   webhookReplay: { capacity: 1, refillPerSecond: 1 / 60 },
+  /** docs/decisions.md §21: POST /api/phone-numbers/{id}/simulate-call, 10 a minute per account. */
+  simulateCall: { capacity: 10, refillPerSecond: 10 / 60 },
 } as const satisfies Record<string, BucketPolicy>;
 
 const PRUNE_AFTER_SECONDS = 3600;
@@ -210,7 +213,10 @@ export async function enforceRateLimits(
   for (const { key, policy } of limits) {
     const result = await store.take(key, policy);
     report?.(result, policy);
-    if (!result.allowed) throw new AppError("RATE_LIMITED", undefined, { retryAfter: result.retryAfterSeconds });
+    if (!result.allowed) {
+      metrics().rateLimitRejections.inc();
+      throw new AppError("RATE_LIMITED", undefined, { retryAfter: result.retryAfterSeconds });
+    }
   }
 }
 
@@ -229,6 +235,7 @@ export async function enforceRateLimit(
     const result = await store.take(key, policy);
     report?.(result);
     if (!result.allowed) {
+      metrics().rateLimitRejections.inc();
       throw new AppError("RATE_LIMITED", undefined, { retryAfter: result.retryAfterSeconds });
     }
   }

@@ -1,29 +1,62 @@
 import { z } from "zod";
 import { queryInteger, ZQueryTime, ZTimestamp } from "./common";
-import { ZCallDirection, ZCallStatus, ZDeliveryStatus } from "./enums";
+import { END_REASONS, ERROR_CODES, outcomeList } from "../../lib/call-outcomes";
+import {
+  CALL_ANSWERS,
+  CALL_COMMANDS,
+  ZCallAnswer,
+  ZCallDirection,
+  ZCallEndReason,
+  ZCallStatus,
+  ZDeliveryStatus,
+  ZStartAttemptRole,
+} from "./enums";
 import { ZEventType } from "./events";
 import { ZCostBreakdown } from "./usage";
+import { ZCallRecording, ZRecordingStatus } from "./call-control";
 
-export { ZCallStatus };
-export const ZCallAnswer = z.enum(["xml", "json-twiml", "json-actions", "fallback", "reject"]);
+export { ZCallAnswer, ZCallStatus };
 
 const ZFilterTime = ZQueryTime;
+
+const ANSWER_LIST = new RegExp(
+  `^(?:${CALL_ANSWERS.join("|")})(?:,(?:${CALL_ANSWERS.join("|")})){0,${CALL_ANSWERS.length - 1}}$`,
+);
 
 export const ZListCallsInput = z.object({
   status: ZCallStatus.optional().describe("Only calls in this status"),
   direction: ZCallDirection.optional().describe("Only inbound or only outbound calls"),
   phoneNumberId: z.string().trim().min(1).max(64).optional().describe("Only calls to or from this number (its id)"),
   callSid: z.string().trim().min(1).max(64).optional().describe("Only the call with this Twilio call SID"),
+  answer: z
+    .string()
+    .regex(ANSWER_LIST, { message: `must be one or more of ${CALL_ANSWERS.join(", ")}, comma-separated` })
+    .optional()
+    .describe(
+      "Only calls decided this way: one or more answer values, comma-separated (fallback-url,fallback-actions,fallback-twiml,fallback lists every call your backend's own answer did not decide)",
+    ),
   since: ZFilterTime.optional().describe("Calls created at or after this time"),
   until: ZFilterTime.optional().describe("Calls created before this time"),
+  test: z
+    .enum(["true", "false"])
+    .optional()
+    .describe(
+      "`true`: only simulated calls (POST /api/phone-numbers/{id}/simulate-call); absent or `false`: only real calls, the default",
+    ),
   limit: queryInteger({ min: 1, max: 100 }).default(50).describe("Page size, 1–100 (default 50)"),
   cursor: z.string().max(200).optional().describe("nextCursor of the previous page; opaque"),
 });
 
+/** The reference's text for each value (src/lib/call-outcomes.ts, also docs/call-outcomes.md and the dashboard). */
+export const END_REASON_DESCRIPTION = `Why the call ended (docs/decisions.md §14); null while it lasts.\n\n${outcomeList(Object.entries(END_REASONS))}`;
+export const ERROR_CODE_DESCRIPTION = `The call.error code. Backend failures are here, not in endReason: the call may still have completed.\n\n${outcomeList(Object.entries(ERROR_CODES))}`;
+export const SIP_RESPONSE_CODE_DESCRIPTION =
+  "The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none";
+export const TWILIO_ERROR_CODE_DESCRIPTION =
+  "Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code";
+
 export const ZCallError = z.object({
-  code: z
-    .string()
-    .describe("The call.error code, e.g. START_CALLBACK_TIMEOUT, START_CALLBACK_STATUS, NUMBER_NOT_REGISTERED"),
+  code: z.string().describe(ERROR_CODE_DESCRIPTION),
   message: z.string().describe("What happened, in a sentence"),
 });
 
@@ -44,9 +77,17 @@ export const ZCall = z.object({
   costBreakdown: ZCostBreakdown.nullable().describe("Completed calls: as on the usage record"),
   answeredBy: z.string().nullable().describe("With machine detection: human, machine_start, …; null otherwise"),
   answer: ZCallAnswer.nullable().describe(
-    "How the call was decided: the form of your onCallStartUrl answer, `fallback` when it was unusable, `reject` when Routekit rejected the call; null until decided",
+    "How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided",
   ),
   error: ZCallError.nullable().describe("Why the call fell back, was rejected or failed (the call.error code)"),
+  endReason: ZCallEndReason.nullable().describe(END_REASON_DESCRIPTION),
+  sipResponseCode: z.number().int().nullable().describe(SIP_RESPONSE_CODE_DESCRIPTION),
+  errorCode: z.number().int().nullable().describe(TWILIO_ERROR_CODE_DESCRIPTION),
+  test: z
+    .boolean()
+    .describe(
+      "true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio",
+    ),
 });
 
 export const ZListCallsOutput = z.object({
@@ -63,8 +104,10 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
     type: z.literal("request").describe("A request from Twilio, or Routekit reading Twilio's record"),
     at: ZTimestamp.describe("When it arrived"),
     kind: z
-      .enum(["voice", "status", "reconciliation"])
-      .describe("Twilio's voice request, a status callback, or Routekit reading Twilio's call record"),
+      .enum(["voice", "status", "reconciliation", "closed"])
+      .describe(
+        "Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)",
+      ),
     callStatus: z.string().describe("The CallStatus it carried"),
     sequenceNumber: z
       .number()
@@ -73,9 +116,16 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
       .describe("Twilio's SequenceNumber of a status callback; null when absent"),
   }),
   z.object({
-    type: z.literal("call.started").describe("The synchronous call.started request to onCallStartUrl"),
+    type: z
+      .literal("call.started")
+      .describe("One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL"),
     at: ZTimestamp.describe("When it was sent"),
     deliveryId: z.string().describe("Its delivery, in GET /api/webhook-deliveries/{id}"),
+    attempt: ZStartAttemptRole,
+    outcome: z
+      .string()
+      .nullable()
+      .describe("The answer form this try's answer decided the call with, or the call.error code of why it could not"),
     url: z.string().describe("Where it was sent"),
     statusCode: z.number().int().nullable().describe("Your HTTP status; null when there was no answer"),
     latencyMs: z.number().int().describe("Milliseconds until your answer, or until it was given up"),
@@ -84,7 +134,10 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
       .string()
       .nullable()
       .describe("Why there was no usable answer (time-out, connection refused…); null otherwise"),
-    answerUse: z.string().nullable().describe("The answer form used, or the call.error code of the fallback"),
+    answerUse: z
+      .string()
+      .nullable()
+      .describe("For the whole delivery: the answer form used, or the call.error code of the primary's failure"),
   }),
   z.object({
     type: z.literal("twiml").describe("What Routekit answered Twilio"),
@@ -111,6 +164,46 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
     billedSeconds: z.number().int().describe("The seconds billed: the time since Routekit first saw the call, plus 60"),
   }),
   z.object({
+    type: z.literal("command").describe("A live-call command (docs/decisions.md §13) and Twilio's answer to it"),
+    at: ZTimestamp.describe("When it was sent"),
+    command: z.enum(CALL_COMMANDS).describe("What was asked"),
+    actor: z.string().describe("Who asked: the API key's prefix (rtk_…), or `dashboard`"),
+    outcome: z
+      .enum(["ok", "refused", "unavailable", "pending"])
+      .describe(
+        "pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)",
+      ),
+    providerStatus: z.number().int().nullable().describe("Twilio's HTTP status; null when Twilio could not be reached"),
+    providerError: z
+      .object({
+        code: z.number().int().nullable().describe("Twilio's error code (e.g. 21220)"),
+        message: z.string().describe("Twilio's message"),
+      })
+      .nullable()
+      .describe("Twilio's error code and message when it refused"),
+    latencyMs: z.number().int().describe("Twilio's time to answer, in milliseconds"),
+    ownMs: z.number().int().describe("Routekit's own time around it, in milliseconds"),
+    details: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe("What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID"),
+  }),
+  z.object({
+    type: z.literal("transfer").describe("How a transfer's dial ended, as Twilio reported it to the engine"),
+    at: ZTimestamp.describe("When Twilio reported it"),
+    to: z.string().describe("Where the call was transferred"),
+    dialCallStatus: z.string().describe("Twilio's DialCallStatus"),
+    dialCallSid: z.string().nullable().describe("The dialled leg's SID"),
+    dialCallDurationSeconds: z.number().int().nullable().describe("How long the transferred conversation lasted"),
+    transferred: z.boolean().describe("true when the transfer connected; false when onFailure took over"),
+  }),
+  z.object({
+    type: z.literal("recording").describe("A recording's status, as last reported"),
+    at: ZTimestamp.describe("When its status last changed"),
+    recordingSid: z.string().describe("Twilio's recording SID (RE…)"),
+    status: ZRecordingStatus,
+  }),
+  z.object({
     type: z.literal("usage").describe("The usage record of a completed call"),
     at: ZTimestamp.describe("When it was recorded"),
     billedMinutes: z.number().int().describe("ceil(durationSeconds / 60)"),
@@ -119,9 +212,12 @@ const ZTimelineEntry = z.discriminatedUnion("type", [
 ]);
 
 export const ZGetCallOutput = z.object({
-  call: ZCall.extend({ timeline: z.array(ZTimelineEntry).describe("Oldest first") }).describe(
-    "The call with everything that happened to it",
-  ),
+  call: ZCall.extend({
+    timeline: z.array(ZTimelineEntry).describe("Oldest first"),
+    recordings: z
+      .array(ZCallRecording)
+      .describe("Recordings made through POST /api/calls/{callSid}/recording, oldest first"),
+  }).describe("The call with everything that happened to it"),
 });
 
 export type TCall = z.infer<typeof ZCall>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { CallbackUrlPolicyOptions } from "../webhooks/http/url-policy";
 import { zCallbackUrl } from "../webhooks/http/url-policy";
+import { type AnswerChecks, answerPolicyInputFields } from "./answer-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
 import { E164, E164_RULE } from "./e164";
 import { ZUsPhoneNumber } from "./phone-numbers";
@@ -8,8 +9,9 @@ import { ZUsPhoneNumber } from "./phone-numbers";
 export { E164 };
 export const MAX_METADATA_BYTES = 4096;
 
-export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions) {
+export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, checks?: AnswerChecks) {
   const url = zCallbackUrl(policy);
+  const answerPolicy = answerPolicyInputFields(policy, checks);
   return z.object({
     to: z
       .string()
@@ -20,6 +22,15 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions) {
     onCallStartUrl: url.describe(`For this call only: ${CALLBACK_FIELD.onCallStartUrl}`),
     onCallEndUrl: url.describe(`For this call only: ${CALLBACK_FIELD.onCallEndUrl}`),
     onErrorUrl: url.nullish().describe(`For this call only, optional: ${CALLBACK_FIELD.onErrorUrl}`),
+    answerTimeoutMs: answerPolicy.answerTimeoutMs.describe(
+      "For this call only, optional: milliseconds onCallStartUrl gets to answer, 1000–10000 (default CALLBACK_START_TIMEOUT_MS)",
+    ),
+    fallback: answerPolicy.fallback.describe(
+      "For this call only, optional: { url } | { actions } | { twiml }, what decides the call when onCallStartUrl's answer cannot be used; checked now",
+    ),
+    lastResort: answerPolicy.lastResort.describe(
+      "For this call only, optional: { actions }, what the callee hears when neither onCallStartUrl nor the fallback could decide (default: an apology)",
+    ),
     providerAccountSid: z
       .string()
       .trim()

@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../webhooks/http/url-policy";
+import { type AnswerChecks, answerPolicyInputFields, ZAnswerPolicyOutput } from "./answer-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
+import { ZTakenOverBy } from "./enums";
 import { ZId, ZTimestamp } from "./common";
-import { US_E164, US_E164_RULE } from "./e164";
+import { E164, E164_RULE, US_E164, US_E164_RULE } from "./e164";
+import { ZGetCallOutput } from "./calls";
+import { ZDailyMinuteCap } from "./limits";
 
 export { US_E164 };
 
@@ -18,11 +22,17 @@ export const ZPhoneNumber = z.object({
   onCallStartUrl: z.string().describe(CALLBACK_FIELD.onCallStartUrl),
   onCallEndUrl: z.string().describe(CALLBACK_FIELD.onCallEndUrl),
   onErrorUrl: z.string().nullable().describe(CALLBACK_FIELD.onErrorUrl),
+  ...ZAnswerPolicyOutput,
   isActive: z.boolean().describe("true while registered; a released number is no longer listed"),
   verified: z.boolean().describe("Proven an incoming number of the account's connected Twilio account"),
   twilioConfigured: z
     .boolean()
     .describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
+  dailyMinuteCap: ZDailyMinuteCap,
+  minutesToday: z
+    .number()
+    .int()
+    .describe("Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them"),
   createdAt: ZTimestamp,
 });
 export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber.describe("The number") });
@@ -32,6 +42,23 @@ export const ZListPhoneNumbersOutput = z.object({
 export const ZPhoneNumberIdInput = z.object({
   id: ZId.describe("The number's id, from POST or GET /api/phone-numbers"),
 });
+/** docs/decisions.md §21: POST /api/phone-numbers/{id}/simulate-call. */
+export const ZSimulateCallInput = ZPhoneNumberIdInput.extend({
+  from: z
+    .string()
+    .trim()
+    .regex(E164, { message: "must be an E.164 number, like +14155550123" })
+    .optional()
+    .describe(`The caller, ${E164_RULE}; default +15005550006`),
+  direction: z.literal("inbound").optional().describe("Only `inbound` (the default): a call to this number"),
+});
+export const ZSimulateCallOutput = z.object({
+  call: ZGetCallOutput.shape.call.describe(
+    "The simulated call (`test: true`) with its timeline, as GET /api/calls/{callSid} answers it",
+  ),
+  twiml: z.string().describe("The TwiML Twilio would have received for the call's voice request"),
+});
+
 export const ZDeletePhoneNumberOutput = z.object({
   deleted: z.literal(true).describe("The number is released: anyone may register it again; its usage history stays"),
 });
@@ -40,14 +67,17 @@ export const ZDeletePhoneNumberOutput = z.object({
  * Inputs depend on the callback URL policy (CALLBACK_ALLOW_PRIVATE): the server
  * builds them from its configuration, the dashboard from what the server tells it.
  */
-export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) {
+export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions, checks?: AnswerChecks) {
   const url = zCallbackUrl(policy);
+  const answerPolicy = answerPolicyInputFields(policy, checks);
   return {
     create: z.object({
       phoneNumber: ZUsPhoneNumber,
       onCallStartUrl: url.describe(CALLBACK_FIELD.onCallStartUrl),
       onCallEndUrl: url.describe(CALLBACK_FIELD.onCallEndUrl),
       onErrorUrl: url.nullish().describe(CALLBACK_FIELD.onErrorUrl),
+      ...answerPolicy,
+      dailyMinuteCap: ZDailyMinuteCap.optional().describe(`${ZDailyMinuteCap.description} Omitted: null.`),
       configureTwilio: z
         .boolean()
         .optional()
@@ -64,6 +94,10 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) 
         .nullable()
         .optional()
         .describe(`${CALLBACK_FIELD.onErrorUrl} Omitted: unchanged; null clears it.`),
+      ...answerPolicy,
+      dailyMinuteCap: ZDailyMinuteCap.optional().describe(
+        `${ZDailyMinuteCap.description} Omitted: unchanged; null clears it.`,
+      ),
       configureTwilio: z
         .literal(true)
         .optional()
@@ -75,3 +109,19 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions) 
 }
 export type TCreatePhoneNumberInput = z.infer<ReturnType<typeof phoneNumberInputSchemas>["create"]>;
 export type TUpdatePhoneNumberInput = z.infer<ReturnType<typeof phoneNumberInputSchemas>["update"]>;
+
+const ZFallbackStep = z.object({
+  takenOverBy: ZTakenOverBy.exclude(["retry"]).describe("What would decide the call (as call.error's takenOverBy)"),
+  url: z.string().nullable().describe("fallback-url: the URL that would be asked; null otherwise"),
+  twiml: z.string().nullable().describe("The TwiML the caller would get; null for a URL (its answer decides)"),
+});
+export const ZFallbackPreviewOutput = z.object({
+  preview: z
+    .object({
+      first: ZFallbackStep.describe("What decides the call when onCallStartUrl's answer cannot be used"),
+      thenIfItFails: ZFallbackStep.nullable().describe(
+        "When `first` is a fallback URL: what the caller gets if it fails too (lastResort or the apology); null otherwise",
+      ),
+    })
+    .describe("Rendered from the stored fallback and lastResort; nothing is called"),
+});

@@ -1,14 +1,32 @@
 import { z } from "zod";
-import { ZId, ZTimestamp } from "./common";
-import { ZDeliveryStatus } from "./enums";
+import { ZId, ZQueryTime, ZTimestamp } from "./common";
+import { ZDeliveryStatus, ZStartAttemptRole } from "./enums";
 import { ZEventType } from "./events";
 import { ZPageInfo, ZPagination } from "./pagination";
 
 export { ZDeliveryStatus, ZEventType };
 
+/** Where a delivery goes: one of the account's webhook endpoints, or the URL a number (or a call) names for the event. */
+export const ZDeliveryDestination = z.enum(["endpoint", "number-url"]);
+export type DeliveryDestination = z.infer<typeof ZDeliveryDestination>;
+
 export const ZListDeliveriesInput = ZPagination.extend({
+  endpointId: ZId.optional().describe("Only deliveries to this webhook endpoint"),
   status: ZDeliveryStatus.optional().describe("Only deliveries in this status"),
   callSid: z.string().trim().min(1).max(64).optional().describe("Only deliveries of this call (Twilio's call SID)"),
+  eventType: ZEventType.optional().describe("Only deliveries of this event type"),
+  phoneNumberId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Only deliveries about calls to or from this number (its id)"),
+  destination: ZDeliveryDestination.optional().describe(
+    "Only deliveries to a webhook endpoint (`endpoint`), or only to a number's or call's own URL (`number-url`)",
+  ),
+  since: ZQueryTime.optional().describe("Deliveries created at or after this time"),
+  until: ZQueryTime.optional().describe("Deliveries created before this time"),
 });
 
 export const ZWebhookAttempt = z.object({
@@ -22,6 +40,13 @@ export const ZWebhookAttempt = z.object({
     .string()
     .nullable()
     .describe("Why there was no answer (time-out, refused connection, address not allowed…); null when there was one"),
+  role: ZStartAttemptRole.nullable().describe("call.started only: which try this was; null for queued events"),
+  outcome: z
+    .string()
+    .nullable()
+    .describe(
+      "call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events",
+    ),
 });
 
 export const ZWebhookDelivery = z.object({
@@ -29,7 +54,10 @@ export const ZWebhookDelivery = z.object({
   eventId: z.string().describe("Sent as webhook-id; stable across retries"),
   eventType: ZEventType,
   callSid: z.string().nullable().describe("The call the event is about; null for none"),
-  url: z.string().describe("Where the event is sent: the number's URL for its type"),
+  url: z.string().describe("Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL"),
+  endpointId: ZId.nullable().describe(
+    "The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's)",
+  ),
   status: ZDeliveryStatus,
   attemptCount: z.number().int().describe("Attempts so far"),
   nextAttemptAt: ZTimestamp.nullable().describe("When the next attempt is due; null when none is"),
@@ -79,13 +107,24 @@ export const ZRotateSecretOutput = z.object({
   ),
 });
 
-export const ZSendTestEventInput = z.object({
-  phoneNumberId: ZId.describe("One of your numbers"),
-  type: ZEventType.describe("Sent to the number's URL for this type: onCallStartUrl, onCallEndUrl or onErrorUrl"),
-});
+export const ZSendTestEventInput = z
+  .object({
+    phoneNumberId: ZId.optional().describe("One of your numbers: the sample goes to its URL for the type"),
+    endpointId: ZId.optional().describe(
+      "One of your webhook endpoints instead: the sample goes there, signed with its secret (any type but call.started)",
+    ),
+    type: ZEventType.describe(
+      "The sample's type. To a number: call.started, call.ended or call.error, sent to onCallStartUrl, onCallEndUrl or onErrorUrl",
+    ),
+  })
+  .refine((v) => (v.phoneNumberId === undefined) !== (v.endpointId === undefined), {
+    message: "give exactly one of phoneNumberId and endpointId",
+    path: ["phoneNumberId"],
+  });
 
 export const ZReplayDeliveriesInput = z.object({
   since: ZTimestamp.describe("Deliveries created at or after this time; at most 14 days ago"),
+  endpointId: ZId.optional().describe("Only the deliveries to this webhook endpoint; omitted: every destination"),
   status: ZDeliveryStatus.default("FAILED").describe("Which deliveries to queue again (default FAILED)"),
 });
 export const ZReplayDeliveriesOutput = z.object({

@@ -1,3 +1,4 @@
+import { metrics } from "../metrics/metrics";
 import { initTRPC } from "@trpc/server";
 import { declareStanding } from "./procedure-standing";
 import { authenticate, type Auth } from "../auth/authenticate";
@@ -80,6 +81,7 @@ async function idempotently<R extends NextResult>(
   const claim = { scope, key };
   const begun = await beginIdempotent({ ...claim, requestHash: requestHash(path, await getRawInput()) });
   if (begun.kind === "replay") {
+    metrics().idempotentReplays.inc();
     if (ctx.responseMeta) ctx.responseMeta.idempotentReplayed = true;
     const { status, body } = begun.answer;
     if (status >= 400) {

@@ -1,5 +1,6 @@
 import { createCallerFactory, router } from "./init";
 import { account } from "./routers/account";
+import { alerts } from "./routers/alerts";
 import { apiKeys } from "./routers/api-keys";
 import { auth } from "./routers/auth";
 import { billing } from "./routers/billing";
@@ -11,6 +12,8 @@ import { settings } from "./routers/settings";
 import { system } from "./routers/system";
 import { twilioConnection } from "./routers/twilio-connection";
 import { webhookDeliveries } from "./routers/webhook-deliveries";
+import { eventTypes, webhookEndpoints } from "./routers/webhook-endpoints";
+import { lookup } from "./routers/lookup";
 
 /**
  * Every procedure, as plain records: the REST table walks this (in this order,
@@ -28,7 +31,11 @@ export const procedures = {
   usage,
   billing,
   webhookDeliveries,
+  webhookEndpoints,
+  eventTypes,
+  alerts,
   settings,
+  lookup,
 };
 
 export const appRouter = router(procedures);

@@ -1,47 +1,176 @@
 import type PgBoss from "pg-boss";
-import { now } from "../db/kysely";
+import { sql, type Expression, type QueryCreator, type SqlBool } from "kysely";
+import { now, type DB } from "../db/kysely";
 import { sqlTransaction, type SqlTransaction } from "../db/sql-transaction";
 import { webhookDeliveryJob, type DeliveryJob } from "../jobs/definitions/webhook-delivery";
-import { onTransaction, sendJob, wakeWorker } from "../jobs/job-queue";
+import { jobQueue, onTransaction, sendJob, wakeWorker } from "../jobs/job-queue";
 import type { EventEnvelope } from "./event-envelope";
+import { ALL_EVENTS } from "../schemas/events";
+import { currentTraceparent } from "../tracing/tracing";
 
 export const DELIVERY_QUEUE = webhookDeliveryJob.name;
 export type { DeliveryJob };
 
 /** Schedules an attempt of a delivery, inside the caller's transaction (`onTransaction(trx)`). */
 export async function scheduleAttempt(db: PgBoss.Db, job: DeliveryJob, startAfter?: Date): Promise<void> {
-  await sendJob(webhookDeliveryJob, job, { db, ...(startAfter && { startAfter }) });
+  // Tracing on: the attempt continues the trace that queued it (tracing/tracing.ts).
+  const traceparent = currentTraceparent();
+  await sendJob(webhookDeliveryJob, traceparent ? { ...job, traceparent } : job, {
+    db,
+    ...(startAfter && { startAfter }),
+  });
 }
 
-export type Emit = (opts: { accountId: string; url: string; event: EventEnvelope }) => Promise<string>;
+type EmitOptions<U extends string | null> = {
+  accountId: string;
+  /** The number's (or call's) URL for the event's type; null when it has none, so only endpoints receive it. */
+  url: U;
+  event: EventEnvelope;
+  /** Endpoints at this URL get no delivery of it: an alert is never sent to the failing destination it is about (§16). */
+  exceptUrl?: string;
+};
+/** Records an event's deliveries; answers the id of the delivery to `url` (null when there is no url). */
+export type Emit = {
+  (opts: EmitOptions<string>): Promise<string>;
+  (opts: EmitOptions<string | null>): Promise<string | null>;
+};
+
+/**
+ * INSERT … SELECT of one delivery per enabled webhook endpoint of the account subscribed to the event's type
+ * (or to `*`), RETURNING their ids: zero rows when none matches, so the subscription check costs no statement
+ * of its own. `when` gates it further on a condition of the statement it is part of (a call that moved forward).
+ */
+export function endpointDeliveries(
+  q: QueryCreator<DB>,
+  opts: {
+    accountId: string;
+    event: EventEnvelope;
+    payload: string;
+    callSid: string | null;
+    when?: Expression<SqlBool>;
+    exceptUrl?: string;
+  },
+) {
+  const { accountId, event, payload, callSid } = opts;
+  return q
+    .insertInto("WebhookDelivery")
+    .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "nextAttemptAt", "endpointId"])
+    .expression((eb) =>
+      eb
+        .selectFrom("WebhookEndpoint as e")
+        .select([
+          "e.accountId",
+          sql.val(event.id).as("eventId"),
+          sql.val(event.type).as("eventType"),
+          sql.val(callSid).as("callSid"),
+          "e.url",
+          sql.val(payload).as("payload"),
+          now().as("nextAttemptAt"),
+          "e.id",
+        ])
+        .where("e.accountId", "=", accountId)
+        .where("e.enabled", "=", true)
+        .where(sql<boolean>`${sql.ref("e.eventTypes")} && array[${event.type}, ${ALL_EVENTS}]::text[]`)
+        .$if(opts.when !== undefined, (w) => w.where(opts.when!))
+        .$if(opts.exceptUrl !== undefined, (w) => w.where("e.url", "<>", opts.exceptUrl!)),
+    )
+    .returning("id");
+}
+
+/**
+ * The first attempts of an event's deliveries, inside the caller's transaction: one job as always for the
+ * number's URL alone, and one statement for all of them when endpoints fan the event out (pg-boss's
+ * insert applies the queue's options as send does).
+ */
+async function scheduleFirstAttempts(db: PgBoss.Db, accountId: string, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length <= 1) {
+    for (const deliveryId of deliveryIds) await scheduleAttempt(db, { deliveryId, expectedAttempt: 0, accountId });
+    return;
+  }
+  const boss = await jobQueue();
+  const traceparent = currentTraceparent();
+  await boss.insert(
+    deliveryIds.map((deliveryId) => ({
+      name: webhookDeliveryJob.name,
+      data: webhookDeliveryJob.payload.parse({ deliveryId, expectedAttempt: 0, accountId, traceparent }),
+    })),
+    { db },
+  );
+}
+
+/**
+ * Schedules the first attempts of deliveries the caller's own statement wrote (a call's progress events,
+ * recorded in the engine's statement: engine-sql.ts `advanceCall`), in the caller's transaction, so both
+ * commit or neither does. Wake the local worker after the commit (wakeDeliveryWorker).
+ */
+export async function scheduleDeliveriesIn(trx: SqlTransaction, accountId: string, deliveryIds: string[]) {
+  if (deliveryIds.length) await scheduleFirstAttempts(onTransaction(trx), accountId, deliveryIds);
+}
+
+/** Starts this instance's delivery worker on what was just committed, rather than at its next poll. */
+export function wakeDeliveryWorker(): void {
+  wakeWorker(DELIVERY_QUEUE);
+}
+
+/**
+ * One statement that records an event's deliveries (docs/decisions.md §15): to `url` when there is one, and
+ * to every enabled webhook endpoint of the account subscribed to the event's type (or to `*`), each its own
+ * row with the same event id and body. The subscription check is the INSERT … SELECT's WHERE, so an account
+ * with no such endpoint costs nothing more than today's insert. Answers the ids of the rows written.
+ */
+export async function insertDeliveries(
+  trx: SqlTransaction,
+  opts: { accountId: string; url: string | null; event: EventEnvelope; exceptUrl?: string },
+): Promise<string[]> {
+  const { accountId, url, event, exceptUrl } = opts;
+  const payload = JSON.stringify(event);
+  const callSid = typeof event.data.callSid === "string" ? event.data.callSid : null;
+  const withEndpoints = trx.with("to_endpoints", (q) =>
+    endpointDeliveries(q, { accountId, event, payload, callSid, exceptUrl }),
+  );
+  if (url === null) return (await withEndpoints.selectFrom("to_endpoints").select("id").execute()).map((r) => r.id);
+  // The number's row first: emit answers its id.
+  const rows = await withEndpoints
+    .with("to_url", (q) =>
+      q
+        .insertInto("WebhookDelivery")
+        .values({ accountId, eventId: event.id, eventType: event.type, callSid, url, payload, nextAttemptAt: now() })
+        .returning("id"),
+    )
+    .selectFrom("to_url")
+    .select("id")
+    .unionAll((eb) => eb.selectFrom("to_endpoints").select("id"))
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * An `emit` for a transaction the caller already runs (a Stripe event's, say): the deliveries and their jobs
+ * are written in it; the worker finds them at its next poll.
+ */
+export function emitIn(trx: SqlTransaction): Emit {
+  return (async ({ accountId, url, event, exceptUrl }: EmitOptions<string | null>) => {
+    const ids = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
+    await scheduleFirstAttempts(onTransaction(trx), accountId, ids);
+    return url === null ? null : (ids[0] ?? null);
+  }) as Emit;
+}
 
 /**
  * Runs `work` in one transaction with an `emit` that records an event's
- * delivery and its job in that same transaction: no event without its state
+ * deliveries and their jobs in that same transaction: no event without its state
  * change, no state change without its event. The local worker is woken after
  * the commit, so delivery starts at once.
  */
 export async function transactionWithEvents<T>(work: (trx: SqlTransaction, emit: Emit) => Promise<T>): Promise<T> {
   let emitted = 0;
   const result = await sqlTransaction((trx) => {
-    const emit: Emit = async ({ accountId, url, event }) => {
-      const { id } = await trx
-        .insertInto("WebhookDelivery")
-        .values({
-          accountId,
-          eventId: event.id,
-          eventType: event.type,
-          callSid: event.data.callSid,
-          url,
-          payload: JSON.stringify(event),
-          nextAttemptAt: now(),
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      await scheduleAttempt(onTransaction(trx), { deliveryId: id, expectedAttempt: 0, accountId });
-      emitted++;
-      return id;
-    };
+    const emit = (async ({ accountId, url, event, exceptUrl }: EmitOptions<string | null>) => {
+      const ids = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
+      await scheduleFirstAttempts(onTransaction(trx), accountId, ids);
+      emitted += ids.length;
+      return url === null ? null : (ids[0] ?? null);
+    }) as Emit;
     return work(trx, emit);
   });
   if (emitted) wakeWorker(DELIVERY_QUEUE);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { CallDirection } from "../schemas/enums";
+import type { CallDirection, CallEndReason, TakenOverBy } from "../schemas/enums";
 import type { EventType } from "../schemas/events";
+import type { AlertData } from "../schemas/alerts";
 
 /** docs/decisions.md §8: the one shape of every event we send. */
 export type { EventType };
@@ -18,11 +19,37 @@ export type EventData = {
   costBreakdown?: Record<string, unknown>;
   answeredBy?: string;
   error?: { code: string; message: string };
+  /** call.started sent to a fallback URL: why the primary's answer could not be used (docs/decisions.md §12). */
+  fallback?: { reason: string; primaryUrl: string };
+  /** call.error after a failed primary: what decided the call instead (docs/decisions.md §22). */
+  takenOverBy?: TakenOverBy;
+  /** call.ended: why the call ended (docs/decisions.md §14), with Twilio's carrier codes, null when it sent none (§22). */
+  endReason?: CallEndReason;
+  sipResponseCode?: number | null;
+  errorCode?: number | null;
   /** Only on sample events from POST /api/webhook-deliveries/test. */
   test?: true;
 };
 
-export type EventEnvelope = { id: string; type: EventType; createdAt: string; data: EventData };
+/** docs/decisions.md §13, §22: the data of transfer and recording events (webhooks/control-events.ts). */
+export type ControlEventData = { callSid: string; phoneNumberId?: string | null } & Record<string, unknown>;
+
+/** docs/decisions.md §17, §22: usage.threshold_reached, about the month, with the call that crossed it. */
+export type UsageThresholdEventData = {
+  threshold: number;
+  monthlyBudget: number;
+  spent: number;
+  month: string;
+  callSid: string;
+  phoneNumberId: string | null;
+};
+
+export type EventEnvelope = {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  data: EventData | ControlEventData | UsageThresholdEventData;
+};
 
 /**
  * Random bytes fetched 4 KiB at a time and handed out 16 per id: one
@@ -46,7 +73,11 @@ export function newEventId(): string {
 }
 
 /** Members left undefined are dropped, so receivers see only what applies. */
-export function buildEvent(type: EventType, data: EventData, now: Date = new Date()): EventEnvelope {
+export function buildEvent(
+  type: EventType,
+  data: EventData | ControlEventData | UsageThresholdEventData | AlertData,
+  now: Date = new Date(),
+): EventEnvelope {
   const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as EventData;
   return { id: newEventId(), type, createdAt: now.toISOString(), data: clean };
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
 import { startSmtpCapture } from "./smtp-capture";
-import { STRIPE_TEST_ENV, TEST_AUTH_SECRET } from "./test-secrets";
+import { STRIPE_TEST_ENV, TEST_AUTH_SECRET, TEST_METRICS_TOKEN } from "./test-secrets";
 
 /** One test server on its own database (or embedded when none): servers share AUTH_SECRET with in-process tests. */
 function startServer(name: string, databaseUrl: string | undefined, env: Record<string, string>): Promise<BuiltServer> {
@@ -58,6 +58,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startServer("permissive", permissiveDb, {
       CALLBACK_ALLOW_PRIVATE: "true",
       CALLBACK_START_TIMEOUT_MS: "1500",
+      // A whole voice request answers within 4 s here (docs/decisions.md §12: 12 s in production), so the fallback tests measure deadlines in seconds.
+      VOICE_ANSWER_BUDGET_MS: "4000",
       TWILIO_API_BASE_URL: `http://127.0.0.1:${twilioSimulatorPort}`,
     }),
     startServer("stripe", stripeDb, {
@@ -65,6 +67,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ...STRIPE_TEST_ENV,
       SMTP_URL: smtp.url,
       STRIPE_API_BASE_URL: `http://127.0.0.1:${stripeFakePort}`,
+      METRICS_TOKEN: TEST_METRICS_TOKEN,
     }),
   ]);
   const servers = [strict, permissive, stripeMode];

@@ -9,7 +9,7 @@ import { SMTPServer } from "smtp-server";
  * Each message is written raw (.eml) into `dir`, where the test workers, in
  * other processes, read it.
  */
-export async function startSmtpCapture(dir: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startSmtpCapture(dir: string, listenPort = 0): Promise<{ url: string; close(): Promise<void> }> {
   const server = new SMTPServer({
     authOptional: true,
     // Plain SMTP on loopback: nothing to encrypt, and no certificate to make.
@@ -26,7 +26,7 @@ export async function startSmtpCapture(dir: string): Promise<{ url: string; clos
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(listenPort, "127.0.0.1", () => resolve());
   });
   const { port } = server.server.address() as { port: number };
   return { url: `smtp://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };

@@ -9,3 +9,6 @@ export const STRIPE_TEST_ENV = {
   STRIPE_PRICE_PER_MINUTE: "price_routekit_minute",
   STRIPE_METER_EVENT_NAME: "routekit_minutes",
 } as const;
+
+/** The Stripe-mode server asks Prometheus for this bearer token on /metrics; the others answer loopback only. */
+export const TEST_METRICS_TOKEN = "metrics-token-for-integration-tests";

@@ -9,6 +9,7 @@ import { QueryState } from "@/components/ui/query-state";
 import { dateTime, usd } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useShowError } from "@/lib/show-error";
+import { SpendLimits } from "./spend-limits";
 
 /** `note`: how billing works on this service, from the billing strategy (null: nothing to add). */
 export function Billing({ note }: { note: string | null }) {
@@ -100,6 +101,9 @@ export function Billing({ note }: { note: string | null }) {
           </div>
         )}
       </QueryState>
+      <div className="mt-6">
+        <SpendLimits />
+      </div>
     </>
   );
 }

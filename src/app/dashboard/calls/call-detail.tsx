@@ -2,12 +2,11 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef } from "react";
 import { CallStatusBadge, CostBreakdownList, LocalTime } from "@/components/dashboard/calls-table";
-import { Button } from "@/components/ui/button";
-import { Panel } from "@/components/ui/card";
+import { Drawer } from "@/components/ui/drawer";
 import { QueryState } from "@/components/ui/query-state";
-import { duration, usd } from "@/lib/format";
+import { endReasonOutcome, errorCodeOutcome, type Outcome } from "@/lib/call-outcomes";
+import { duration, sinceStart, usd } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import type { TCall, TTimelineEntry } from "@/server/schemas/calls";
 
@@ -16,7 +15,6 @@ const POLL_MS = 3_000;
 /** One call and everything that happened to it, oldest first. */
 export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () => void }) {
   const trpc = useTRPC();
-  const headingRef = useRef<HTMLSpanElement>(null);
   const detail = useQuery({
     ...trpc.calls.get.queryOptions({ callSid }),
     // A live call's timeline keeps growing; an ended one may still have events on their way.
@@ -27,32 +25,14 @@ export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () 
         : POLL_MS,
   });
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves each time another call opens, which is what callSid says
-  useEffect(() => {
-    headingRef.current?.focus();
-  }, [callSid]);
-
-  const title = (
-    <span ref={headingRef} tabIndex={-1} className="break-all focus:outline-none">
-      {`Call ${callSid}`}
-    </span>
-  );
   return (
-    <Panel
-      title={title}
-      data-testid="call-detail"
-      actions={
-        <Button variant="secondary" size="sm" onClick={onClose}>
-          Close
-        </Button>
-      }
-    >
+    <Drawer title={`Call ${callSid}`} data-testid="call-detail" onClose={onClose}>
       <div id="call-detail">
         <QueryState query={detail} loadingLabel="Loading call…">
           {({ call }) => <CallBody call={call} />}
         </QueryState>
       </div>
-    </Panel>
+    </Drawer>
   );
 }
 
@@ -64,12 +44,17 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
         <dd>
           <CallStatusBadge status={c.status} />
         </dd>
+        <dt className="text-slate-500 dark:text-slate-400">Ended because</dt>
+        <dd data-testid="call-detail-end-reason" data-end-reason={c.endReason ?? ""}>
+          <EndReason call={c} />
+        </dd>
         {c.error ? (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Why</dt>
             <dd className="text-red-700 dark:text-red-300" data-testid="call-detail-error">
               <span className="font-mono text-xs font-semibold">{c.error.code}</span>
               <span className="block break-words text-xs">{c.error.message}</span>
+              <OutcomeAdvice outcome={errorCodeOutcome(c.error.code)} testId="call-detail-error-advice" />
             </dd>
           </>
         ) : null}
@@ -123,7 +108,10 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
             >
               <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
                 <span className="font-medium text-slate-900 dark:text-slate-100">
-                  <LocalTime iso={e.at} />
+                  <LocalTime iso={e.at} ms />
+                </span>
+                <span className="font-mono text-xs text-slate-500 dark:text-slate-400" data-testid="timeline-offset">
+                  {sinceStart(c.startedAt, e.at)}
                 </span>
                 <span className="font-mono text-xs font-semibold text-slate-700 dark:text-slate-300">
                   {headline(e)}
@@ -138,6 +126,57 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
   );
 }
 
+/** The endReason with its label and what to do (src/lib/call-outcomes.ts, the reference's text), and Twilio's carrier codes. */
+function EndReason({ call: c }: { call: TCall }) {
+  if (!c.endReason) return <span className="text-slate-500 dark:text-slate-400">— (the call is still live)</span>;
+  const outcome = endReasonOutcome(c.endReason);
+  const carrier = [
+    c.sipResponseCode === null ? null : `SIP ${c.sipResponseCode}`,
+    c.errorCode === null ? null : `Twilio error ${c.errorCode}`,
+  ].filter((x) => x !== null);
+  return (
+    <>
+      <span className="font-semibold">{outcome?.label ?? c.endReason}</span>{" "}
+      <span className="font-mono text-xs text-slate-500 dark:text-slate-400">{c.endReason}</span>
+      {carrier.length ? (
+        <span className="ml-2 font-mono text-xs" data-testid="call-detail-carrier">
+          {carrier.join(" · ")}
+        </span>
+      ) : null}
+      <OutcomeAdvice outcome={outcome} testId="call-detail-end-advice" />
+    </>
+  );
+}
+
+function OutcomeAdvice({ outcome, testId }: { outcome: Outcome | null; testId: string }) {
+  if (!outcome) return null;
+  return (
+    <span className="block text-xs text-slate-600 dark:text-slate-300" data-testid={testId}>
+      <span className="block break-words">
+        <CodeSpans text={outcome.meaning} />
+      </span>
+      <span className="block break-words">
+        <span className="font-semibold">What to do: </span>
+        <CodeSpans text={outcome.action} />
+      </span>
+    </span>
+  );
+}
+
+/** The table's text is Markdown for the reference: its `code` spans shown as code here too. */
+function CodeSpans({ text }: { text: string }) {
+  return text.split("`").map((part, i) =>
+    i % 2 === 1 ? (
+      // biome-ignore lint/suspicious/noArrayIndexKey: the parts of a fixed string, never reordered
+      <code key={i} className="font-mono">
+        {part}
+      </code>
+    ) : (
+      part
+    ),
+  );
+}
+
 function headline(e: TTimelineEntry): string {
   switch (e.type) {
     case "request":
@@ -145,7 +184,9 @@ function headline(e: TTimelineEntry): string {
         ? `Twilio voice request (${e.callStatus})`
         : e.kind === "status"
           ? `Twilio status: ${e.callStatus}`
-          : `Twilio call record read: ${e.callStatus}`;
+          : e.kind === "closed"
+            ? "Closed: no final status came"
+            : `Twilio call record read: ${e.callStatus}`;
     case "call.started":
       return `call.started → ${e.statusCode === null ? "no answer" : `HTTP ${e.statusCode}`} in ${e.latencyMs} ms`;
     case "twiml":
@@ -156,6 +197,20 @@ function headline(e: TTimelineEntry): string {
       return `Duration clamped: ${e.reportedSeconds} s reported, ${e.billedSeconds} s billed`;
     case "usage":
       return `Billed ${e.billedMinutes} min`;
+    case "command":
+      return `${e.command} by ${e.actor}: ${
+        e.outcome === "ok"
+          ? "done"
+          : e.outcome === "refused"
+            ? "refused by Twilio"
+            : e.outcome === "pending"
+              ? "sent"
+              : "Twilio unreachable"
+      } (Twilio ${e.latencyMs} ms, Routekit ${e.ownMs} ms)`;
+    case "transfer":
+      return `Transfer to ${e.to}: ${e.dialCallStatus}${e.transferred ? "" : " (caller kept on the line)"}`;
+    case "recording":
+      return `Recording ${e.recordingSid}: ${e.status}`;
   }
 }
 
@@ -196,6 +251,18 @@ function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
           No Twilio connection verified this status, so it bills at most the time since the call began plus 60 s.
         </p>
       );
+    case "command":
+      return e.providerError ? (
+        <p className="mt-1 text-xs text-red-700 dark:text-red-300">{`Twilio ${e.providerError.code ?? e.providerStatus ?? ""}: ${e.providerError.message}`}</p>
+      ) : typeof e.details?.twiml === "string" ? (
+        <pre className={pre}>{e.details.twiml}</pre>
+      ) : null;
+    case "transfer":
+      return e.dialCallDurationSeconds === null ? null : (
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`Talked ${e.dialCallDurationSeconds} s`}</p>
+      );
+    case "recording":
+      return null;
     case "usage":
       return (
         <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`${e.costBreakdown.durationSeconds} s at ${usd(e.costBreakdown.perMinuteRate, { precise: true })}/min = ${usd(e.costBreakdown.totalCost, { precise: true })}`}</p>

@@ -16,6 +16,9 @@ const COLUMNS = [
   "answer",
   "errorCode",
   "errorMessage",
+  "endReason",
+  "sipResponseCode",
+  "twilioErrorCode",
 ] as const;
 
 /**
@@ -49,6 +52,10 @@ export function callsCsv(calls: TCall[]): string {
       c.answer,
       c.error?.code ?? null,
       c.error?.message ?? null,
+      c.endReason,
+      c.sipResponseCode,
+      // The API's top-level errorCode; the column errorCode above has always been error.code.
+      c.errorCode,
     ]
       .map(cell)
       .join(","),

@@ -17,6 +17,7 @@ import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
 import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
+import { LiveCalls } from "./live-calls";
 import { callsCsv } from "./calls-csv";
 import { CALL_STATUSES, type CallStatus } from "@/server/schemas/enums";
 
@@ -102,6 +103,7 @@ export function Calls() {
         description="Every call your numbers took or placed, whatever its end: completed, busy, failed, rejected, or fallen back because your backend's answer could not be used. Open a call for its timeline."
       />
       <div className="space-y-6">
+        <LiveCalls onOpen={(sid) => navigate({ call: sid })} />
         <CallFilters filters={filters} onChange={navigate} />
         <CallList
           filters={filters}

@@ -4,22 +4,24 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
-import { SelectField } from "@/components/ui/field";
+import { SelectField, TextField } from "@/components/ui/field";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
-import { Table, Td } from "@/components/ui/table";
-import { dateTime } from "@/lib/format";
+import { Table, Td, clickableRow } from "@/components/ui/table";
+import { LocalTime } from "@/components/ui/local-time";
 import { useTRPC } from "@/lib/trpc/client";
-import { useUrlState } from "@/lib/use-url-state";
+import { useUrlState, type UrlChange } from "@/lib/use-url-state";
 import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import {
   DELIVERY_STATUSES,
+  EVENT_TYPES,
   POLL_MS,
   PAGE_SIZE,
   attemptOutcome,
   deliveryListInput,
   deliveryViewOf,
+  destinationOf,
   dueSoon,
   isDeliveryStatus,
 } from "./delivery-status";
@@ -33,7 +35,7 @@ export function Deliveries() {
     <>
       <PageHeader
         title="Deliveries"
-        description="Every event we sent to your callback URLs, with each attempt. Failed attempts are retried with backoff for at least 24 hours; you can redeliver any event."
+        description="Every event we sent to your callback URLs and webhook endpoints, with each attempt. Failed attempts are retried with backoff for at least 24 hours; you can redeliver any event."
       />
       <div className="space-y-6">
         <DeliveryLog />
@@ -50,8 +52,12 @@ export function Deliveries() {
 function DeliveryLog() {
   const trpc = useTRPC();
   const { params, set } = useUrlState();
-  const { status, offset, selected } = deliveryViewOf(params);
-  const input = deliveryListInput({ status, offset });
+  const view = deliveryViewOf(params);
+  const { status, offset, selected, endpointId } = view;
+  const input = deliveryListInput(view);
+  const filtered = Boolean(
+    status || view.eventType || view.phoneNumberId || view.destination || view.since || view.until,
+  );
   const setOffset = (o: number) => set({ page: o > 0 ? String(o / PAGE_SIZE + 1) : null });
   const onSelect = (id: string) => set({ delivery: id });
   const list = useQuery({
@@ -60,24 +66,9 @@ function DeliveryLog() {
     refetchInterval: (q) => (q.state.data?.deliveries.some(dueSoon) ? POLL_MS : false),
   });
 
-  const filter = (
-    <SelectField
-      label="Status"
-      value={status ?? ""}
-      onChange={(e) =>
-        set({ status: isDeliveryStatus(e.target.value) ? e.target.value : null, page: null, delivery: null })
-      }
-      className="w-full sm:w-48"
-      data-testid="delivery-status-filter"
-    >
-      <option value="">All</option>
-      {DELIVERY_STATUSES.map((s) => (
-        <option key={s} value={s}>
-          {s}
-        </option>
-      ))}
-    </SelectField>
-  );
+  // A new filter starts again at the first page, with no delivery open.
+  const filterBy = (change: UrlChange) => set({ ...change, page: null, delivery: null });
+  const filters = <DeliveryFilters view={view} filtered={filtered} onChange={filterBy} />;
 
   const body = (
     <QueryState
@@ -85,9 +76,9 @@ function DeliveryLog() {
       loadingLabel="Loading deliveries…"
       empty={(data) =>
         data.total === 0 ? (
-          <EmptyState title={status ? `No ${status} deliveries` : "No deliveries yet"} data-testid="deliveries-empty">
-            {status
-              ? "Choose another status to see the rest."
+          <EmptyState title={filtered ? "No deliveries match" : "No deliveries yet"} data-testid="deliveries-empty">
+            {filtered
+              ? "Change or clear the filters to see the rest."
               : "Events appear here when calls to your numbers end or fail."}
           </EmptyState>
         ) : data.deliveries.length === 0 ? (
@@ -111,57 +102,82 @@ function DeliveryLog() {
         const last = data.offset + deliveries.length;
         return (
           <div className="space-y-4">
-            <Table head={["Status", "Event and call", "URL", "Last attempt", ""]} data-testid="deliveries-table">
-              {deliveries.map((d) => (
-                <tr
-                  key={d.id}
-                  data-testid="delivery-row"
-                  data-event-type={d.eventType}
-                  data-status={d.status}
-                  className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : undefined}
+            {endpointId ? (
+              <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="deliveries-endpoint-filter">
+                Only the deliveries to one webhook endpoint.{" "}
+                <button
+                  type="button"
+                  className="font-medium text-indigo-700 underline dark:text-indigo-300"
+                  onClick={() => set({ endpoint: null, page: null, delivery: null })}
                 >
-                  <Td label="Status">
-                    <StatusBadge status={d.status} />
-                    <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">
-                      {d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}
-                    </span>
-                    <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
-                  </Td>
-                  <Td label="Event and call" className="font-mono text-xs">
-                    <span className="block">{d.eventType}</span>
-                    <span
-                      className="block max-w-[11rem] truncate text-slate-500 dark:text-slate-400"
-                      title={d.callSid ?? undefined}
-                    >
-                      {d.callSid ?? "—"}
-                    </span>
-                  </Td>
-                  <Td label="URL" className="font-mono text-xs">
-                    <span className="block max-w-[14rem] truncate" title={d.url}>
-                      {d.url}
-                    </span>
-                  </Td>
-                  <Td label="Last attempt">
-                    <span className="block">{dateTime(d.lastAttemptAt)}</span>
-                    {d.lastAttempt ? (
-                      <span className="block text-xs text-slate-500 dark:text-slate-400">
-                        {attemptOutcome(d.lastAttempt)}
+                  Show every destination
+                </button>
+              </p>
+            ) : null}
+            <Table
+              head={["Status", "Event and call", "Destination", "Last attempt", ""]}
+              data-testid="deliveries-table"
+            >
+              {deliveries.map((d) => {
+                const row = clickableRow(() => onSelect(d.id));
+                return (
+                  <tr
+                    key={d.id}
+                    data-testid="delivery-row"
+                    data-event-type={d.eventType}
+                    data-status={d.status}
+                    onClick={row.onClick}
+                    className={selected === d.id ? "bg-indigo-50 dark:bg-indigo-950/60" : row.className}
+                  >
+                    <Td label="Status">
+                      <StatusBadge status={d.status} />
+                      <span className="mt-1 block text-xs text-slate-500 dark:text-slate-400">
+                        {d.attemptCount === 1 ? "1 attempt" : `${d.attemptCount} attempts`}
                       </span>
-                    ) : null}
-                  </Td>
-                  <Td className="text-right">
-                    <Button
-                      variant="secondary"
-                      size="sm"
-                      aria-expanded={selected === d.id}
-                      aria-controls="delivery-detail"
-                      onClick={() => onSelect(d.id)}
-                    >
-                      Details
-                    </Button>
-                  </Td>
-                </tr>
-              ))}
+                      <EndpointBackoffNotice until={d.endpointBackoffUntil} className="mt-1 max-w-[14rem]" />
+                    </Td>
+                    <Td label="Event and call" className="font-mono text-xs">
+                      <span className="block">{d.eventType}</span>
+                      <span
+                        className="block max-w-[9rem] truncate text-slate-500 dark:text-slate-400"
+                        title={d.callSid ?? undefined}
+                      >
+                        {d.callSid ?? "—"}
+                      </span>
+                    </Td>
+                    <Td label="Destination" className="text-xs">
+                      <span
+                        className="block font-medium text-slate-700 dark:text-slate-300"
+                        data-testid="delivery-destination"
+                        data-endpoint-id={d.endpointId ?? undefined}
+                      >
+                        {destinationOf(d)}
+                      </span>
+                      <span className="block max-w-[10rem] truncate font-mono" title={d.url}>
+                        {d.url}
+                      </span>
+                    </Td>
+                    <Td label="Last attempt">
+                      <span className="block max-w-[10rem] whitespace-normal">
+                        <LocalTime iso={d.lastAttemptAt} data-testid="delivery-last-attempt-at" />
+                      </span>
+                      {d.lastAttempt ? (
+                        <span
+                          className="block max-w-[10rem] truncate text-xs text-slate-500 dark:text-slate-400"
+                          title={attemptOutcome(d.lastAttempt)}
+                        >
+                          {attemptOutcome(d.lastAttempt)}
+                        </span>
+                      ) : null}
+                    </Td>
+                    <Td className="text-right">
+                      <Button variant="secondary" size="sm" aria-haspopup="dialog" onClick={() => onSelect(d.id)}>
+                        Details
+                      </Button>
+                    </Td>
+                  </tr>
+                );
+              })}
             </Table>
             <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3">
               <p
@@ -195,8 +211,105 @@ function DeliveryLog() {
   );
 
   return (
-    <Panel title="Delivery log" actions={filter}>
-      {body}
+    <Panel title="Delivery log">
+      <div className="space-y-4">
+        {filters}
+        {body}
+      </div>
     </Panel>
+  );
+}
+
+/** Status, event type, number, destination and days: each kept in the URL. */
+function DeliveryFilters({
+  view,
+  filtered,
+  onChange,
+}: {
+  view: ReturnType<typeof deliveryViewOf>;
+  filtered: boolean;
+  onChange: (change: UrlChange) => void;
+}) {
+  const trpc = useTRPC();
+  const numbers = useQuery(trpc.phoneNumbers.list.queryOptions());
+  return (
+    <div data-testid="delivery-filters">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
+        <SelectField
+          label="Status"
+          value={view.status ?? ""}
+          onChange={(e) => onChange({ status: isDeliveryStatus(e.target.value) ? e.target.value : null })}
+          data-testid="delivery-status-filter"
+        >
+          <option value="">All</option>
+          {DELIVERY_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Event type"
+          value={view.eventType ?? ""}
+          onChange={(e) => onChange({ type: e.target.value || null })}
+          data-testid="delivery-type-filter"
+        >
+          <option value="">All types</option>
+          {EVENT_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Number"
+          value={view.phoneNumberId ?? ""}
+          onChange={(e) => onChange({ number: e.target.value || null })}
+          data-testid="delivery-number-filter"
+        >
+          <option value="">All numbers</option>
+          {numbers.data?.phoneNumbers.map((n) => (
+            <option key={n.id} value={n.id}>
+              {n.phoneNumber}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Destination"
+          value={view.destination ?? ""}
+          onChange={(e) => onChange({ to: e.target.value || null })}
+          data-testid="delivery-destination-filter"
+        >
+          <option value="">Every destination</option>
+          <option value="endpoint">Webhook endpoints</option>
+          <option value="number-url">Number URLs</option>
+        </SelectField>
+        <TextField
+          label="From"
+          type="date"
+          value={view.since ?? ""}
+          onChange={(e) => onChange({ since: e.target.value || null })}
+          data-testid="delivery-since-filter"
+        />
+        <TextField
+          label="To"
+          type="date"
+          value={view.until ?? ""}
+          onChange={(e) => onChange({ until: e.target.value || null })}
+          data-testid="delivery-until-filter"
+        />
+      </div>
+      {filtered ? (
+        <div className="mt-3">
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={() => onChange({ status: null, type: null, number: null, to: null, since: null, until: null })}
+          >
+            Clear filters
+          </Button>
+        </div>
+      ) : null}
+    </div>
   );
 }

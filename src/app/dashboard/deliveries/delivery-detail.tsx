@@ -1,17 +1,18 @@
 "use client";
 
+import { ScrollPre } from "@/components/ui/scroll-pre";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Panel } from "@/components/ui/card";
+import { Drawer } from "@/components/ui/drawer";
 import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/components/ui/toast";
-import { dateTime } from "@/lib/format";
+import { LocalTime } from "@/components/ui/local-time";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { useTRPC } from "@/lib/trpc/client";
 import { useShowError } from "@/lib/show-error";
-import { POLL_MS, attemptOutcome, dueSoon } from "./delivery-status";
+import { POLL_MS, attemptOutcome, destinationOf, dueSoon } from "./delivery-status";
 
 /** One delivery: the event exactly as sent, every attempt, and redelivery. */
 export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => void }) {
@@ -19,17 +20,10 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
   const queryClient = useQueryClient();
   const toast = useToast();
   const showError = useShowError();
-  const headingRef = useRef<HTMLSpanElement>(null);
   const detail = useQuery({
     ...trpc.webhookDeliveries.get.queryOptions({ id }),
     refetchInterval: (q) => (q.state.data && dueSoon(q.state.data.delivery) ? POLL_MS : false),
   });
-
-  // Keyboard and screen-reader users land on what they asked for.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves each time another delivery opens, which is what id says
-  useEffect(() => {
-    headingRef.current?.focus();
-  }, [id]);
 
   // When a watched delivery settles, the log's row follows.
   const status = detail.data?.delivery.status;
@@ -52,28 +46,18 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
     }),
   );
 
-  const title = (
-    <span ref={headingRef} tabIndex={-1} className="focus:outline-none">
-      {detail.data ? `Delivery of ${detail.data.delivery.eventType}` : "Delivery"}
-    </span>
-  );
-
   return (
-    <Panel
-      title={title}
+    <Drawer
+      title={detail.data ? `Delivery of ${detail.data.delivery.eventType}` : "Delivery"}
       data-testid="delivery-detail"
+      onClose={onClose}
       actions={
-        <div className="flex gap-2">
-          {/* call.started was answered while Twilio waited; the call it decided is over, so it cannot be sent again. */}
-          {detail.data?.delivery.synchronous ? null : (
-            <Button size="sm" loading={retry.isPending} disabled={!detail.data} onClick={() => retry.mutate({ id })}>
-              Redeliver
-            </Button>
-          )}
-          <Button variant="secondary" size="sm" onClick={onClose}>
-            Close
+        // call.started was answered while Twilio waited; the call it decided is over, so it cannot be sent again.
+        detail.data?.delivery.synchronous ? null : (
+          <Button size="sm" loading={retry.isPending} disabled={!detail.data} onClick={() => retry.mutate({ id })}>
+            Redeliver
           </Button>
-        </div>
+        )
       }
     >
       <div id="delivery-detail">
@@ -81,7 +65,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
           {({ delivery }) => <DetailBody delivery={delivery} />}
         </QueryState>
       </div>
-    </Panel>
+    </Drawer>
   );
 }
 
@@ -90,6 +74,7 @@ type Detail = {
   eventType: string;
   callSid: string | null;
   url: string;
+  endpointId: string | null;
   status: string;
   attemptCount: number;
   nextAttemptAt: string | null;
@@ -122,6 +107,11 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
         <dd className="break-all font-mono text-xs leading-5">{d.eventId}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Call SID</dt>
         <dd className="break-all font-mono text-xs leading-5">{d.callSid ?? "—"}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Destination</dt>
+        <dd data-testid="delivery-detail-destination">
+          {destinationOf(d)}
+          {d.endpointId ? <span className="ml-2 font-mono text-xs text-slate-500">{d.endpointId}</span> : null}
+        </dd>
         <dt className="text-slate-500 dark:text-slate-400">URL</dt>
         <dd className="break-all font-mono text-xs leading-5">{d.url}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Attempts</dt>
@@ -138,18 +128,22 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
           </>
         ) : null}
         <dt className="text-slate-500 dark:text-slate-400">Created</dt>
-        <dd>{dateTime(d.createdAt)}</dd>
+        <dd>
+          <LocalTime iso={d.createdAt} />
+        </dd>
         {d.deliveredAt ? (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Delivered</dt>
-            <dd>{dateTime(d.deliveredAt)}</dd>
+            <dd>
+              <LocalTime iso={d.deliveredAt} />
+            </dd>
           </>
         ) : null}
         {d.status === "PENDING" && d.nextAttemptAt ? (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Next attempt</dt>
             <dd>
-              {dateTime(d.nextAttemptAt)}
+              <LocalTime iso={d.nextAttemptAt} />
               <EndpointBackoffNotice until={d.endpointBackoffUntil} />
             </dd>
           </>
@@ -158,12 +152,12 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
 
       <section>
         <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Payload</h3>
-        <pre
+        <ScrollPre
           data-testid="delivery-payload"
           className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-5 text-slate-100"
         >
           {JSON.stringify(d.payload, null, 2)}
-        </pre>
+        </ScrollPre>
       </section>
 
       <section>
@@ -183,7 +177,9 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
                   className="rounded-lg border border-slate-200 dark:border-slate-700 p-3 text-sm"
                 >
                   <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
-                    <span className="font-medium text-slate-900 dark:text-slate-100">{dateTime(a.attemptedAt)}</span>
+                    <span className="font-medium text-slate-900 dark:text-slate-100">
+                      <LocalTime iso={a.attemptedAt} />
+                    </span>
                     <span
                       className={`font-mono text-xs font-semibold ${ok ? "text-green-700 dark:text-green-300" : "text-red-700 dark:text-red-300"}`}
                       data-testid="attempt-outcome"
@@ -199,9 +195,9 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
                     <p className="mt-1 break-all font-mono text-xs text-slate-500 dark:text-slate-400">{`Sent to ${a.url}`}</p>
                   ) : null}
                   {a.responseExcerpt ? (
-                    <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300">
+                    <ScrollPre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-xs text-slate-700 dark:text-slate-300">
                       {a.responseExcerpt}
-                    </pre>
+                    </ScrollPre>
                   ) : (
                     <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No response body.</p>
                   )}

@@ -1,4 +1,4 @@
-import { dateTime } from "@/lib/format";
+import { LocalTime } from "@/components/ui/local-time";
 
 /** Shown while a delivery's endpoint is backed off (docs/decisions.md §8): why nothing is being sent to it. */
 export function EndpointBackoffNotice({ until, className }: { until: string | null; className?: string }) {
@@ -9,7 +9,7 @@ export function EndpointBackoffNotice({ until, className }: { until: string | nu
       data-testid="endpoint-backoff"
       className={`text-xs text-amber-700 dark:text-amber-300 ${className ?? ""}`}
     >
-      {`This endpoint is failing; further attempts are paused until ${dateTime(until)}.`}
+      This endpoint is failing; further attempts are paused until <LocalTime iso={until} />.
     </p>
   );
 }

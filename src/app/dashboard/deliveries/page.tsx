@@ -15,7 +15,10 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
   const view = deliveryViewOf({ get: (name) => (typeof sp[name] === "string" ? sp[name] : null) });
   const qc = getQueryClient();
   await Promise.all([
-    qc.prefetchQuery(trpc.webhookDeliveries.list.queryOptions(deliveryListInput(view))),
+    // Days are the viewer's (their time zone is the browser's): a dated view is fetched by the browser alone.
+    view.since || view.until
+      ? null
+      : qc.prefetchQuery(trpc.webhookDeliveries.list.queryOptions(deliveryListInput(view))),
     qc.prefetchQuery(trpc.account.get.queryOptions()),
   ]);
   return (

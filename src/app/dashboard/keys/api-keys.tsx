@@ -1,5 +1,6 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useRef } from "react";
@@ -14,7 +15,6 @@ import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/components/ui/toast";
-import { dateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { useApiForm } from "@/lib/use-api-form";
@@ -188,8 +188,10 @@ function KeyList() {
                       <span className="text-slate-400 dark:text-slate-500">—</span>
                     )}
                   </Td>
-                  <Td label="Created">{dateTime(k.createdAt)}</Td>
-                  <Td label="Last used">{k.lastUsedAt ? dateTime(k.lastUsedAt) : "never"}</Td>
+                  <Td label="Created">
+                    <LocalTime iso={k.createdAt} />
+                  </Td>
+                  <Td label="Last used">{k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : "never"}</Td>
                   <Td className="text-right">
                     <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
                       Revoke

@@ -58,7 +58,7 @@ export function AddNumberForm({ policy }: { policy: CallbackUrlPolicyOptions }) 
       <fieldset disabled={forbidden !== null} className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <TextField
           label="Phone number"
-          hint="A US number in E.164 format, like +14155550123"
+          hint="A US number, like (415) 555-0123 or +14155550123; it is saved in E.164"
           placeholder="+14155550123"
           inputMode="tel"
           autoComplete="off"

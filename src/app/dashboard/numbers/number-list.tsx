@@ -19,10 +19,21 @@ import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
 import type { TUpdatePhoneNumberInput } from "@/server/schemas/phone-numbers";
 import type { AppRouter } from "@/server/trpc/root";
+import { TextField } from "@/components/ui/field";
+import { ZDailyMinuteCap } from "@/server/schemas/limits";
+import { z } from "zod";
 import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES } from "./number-fields";
-import { editNumberFormSchema, type UrlFormValues } from "./number-form-schemas";
+import {
+  answerPolicyFormFields,
+  answerPolicyFormValues,
+  editNumberFormSchema,
+  type AnswerPolicyFormValues,
+  type UrlFormValues,
+} from "./number-form-schemas";
+import { ANSWER_FIELD_NAMES, AnswerPolicyFields, FallbackPreview, withFormPaths } from "./answer-policy-fields";
 import { SendTestEvent } from "./send-test-event";
+import { SimulateCall } from "./simulate-call";
 
 type PhoneNumber = inferRouterOutputs<AppRouter>["phoneNumbers"]["list"]["phoneNumbers"][number];
 
@@ -31,9 +42,14 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const queryClient = useQueryClient();
   const toast = useToast();
   const forbidden = useForbiddenReason("changeNumber");
+  const simulateForbidden = useForbiddenReason("simulateCall");
+  // Said once: beside the change reason when it is the same sentence, on its own otherwise.
+  const simulateReasonId = simulateForbidden === forbidden ? "number-change-forbidden" : "number-simulate-forbidden";
   const list = useQuery(trpc.phoneNumbers.list.queryOptions());
   const [editing, setEditing] = useState<string | null>(null);
   const [testing, setTesting] = useState<string | null>(null);
+  const [previewing, setPreviewing] = useState<string | null>(null);
+  const [simulating, setSimulating] = useState<string | null>(null);
   const [listError, setListError] = useState<string | null>(null);
   const del = useConfirmedMutation(trpc.phoneNumbers.delete.mutationOptions(), {
     variablesOf: (n: PhoneNumber) => ({ id: n.id }),
@@ -59,6 +75,9 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
             </Alert>
           ) : null}
           {numbers.length > 0 ? <ForbiddenReason reason={forbidden} id="number-change-forbidden" /> : null}
+          {numbers.length > 0 && simulateForbidden !== forbidden ? (
+            <ForbiddenReason reason={simulateForbidden} id="number-simulate-forbidden" />
+          ) : null}
           {numbers.length === 0 ? (
             <EmptyState
               title="No numbers yet"
@@ -120,6 +139,26 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                       <Button
                         variant="secondary"
                         size="sm"
+                        aria-expanded={simulating === n.id}
+                        disabled={simulateForbidden !== null}
+                        aria-describedby={simulateForbidden ? simulateReasonId : undefined}
+                        data-testid="simulate-call"
+                        onClick={() => setSimulating(simulating === n.id ? null : n.id)}
+                      >
+                        Simulate a call
+                      </Button>
+                      <Button
+                        variant="secondary"
+                        size="sm"
+                        aria-expanded={previewing === n.id}
+                        data-testid="test-fallback"
+                        onClick={() => setPreviewing(previewing === n.id ? null : n.id)}
+                      >
+                        Test the fallback
+                      </Button>
+                      <Button
+                        variant="secondary"
+                        size="sm"
                         disabled={forbidden !== null}
                         aria-describedby={forbidden ? "number-change-forbidden" : undefined}
                         onClick={() => {
@@ -156,9 +195,27 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                       >
                         {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
                       </dd>
+                      <dt className="text-slate-500 dark:text-slate-400">When it fails</dt>
+                      <dd
+                        className="text-xs leading-5 text-slate-800 dark:text-slate-200"
+                        data-testid="number-fallback"
+                      >
+                        {describePolicy(n)}
+                      </dd>
+                      <dt className="text-slate-500 dark:text-slate-400">Daily cap</dt>
+                      <dd
+                        className="text-xs leading-5 text-slate-800 dark:text-slate-200"
+                        data-testid="number-daily-cap"
+                      >
+                        {n.dailyMinuteCap === null
+                          ? `No cap. ${n.minutesToday} billed min today (UTC)`
+                          : `${n.minutesToday} of ${n.dailyMinuteCap} billed min today (UTC)${n.minutesToday >= n.dailyMinuteCap ? ": reached, calls are refused until 00:00 UTC" : ""}`}
+                      </dd>
                     </dl>
                   )}
                   {testing === n.id ? <SendTestEvent number={n} onClose={() => setTesting(null)} /> : null}
+                  {simulating === n.id ? <SimulateCall number={n} onClose={() => setSimulating(null)} /> : null}
+                  {previewing === n.id ? <FallbackPreview id={n.id} onClose={() => setPreviewing(null)} /> : null}
                 </li>
               ))}
             </ul>
@@ -188,15 +245,28 @@ function EditNumberForm({
   const queryClient = useQueryClient();
   const toast = useToast();
   const { allowPrivate } = policy;
-  const schema = useMemo(() => editNumberFormSchema({ allowPrivate }), [allowPrivate]);
-  const defaultValues: UrlFormValues = {
+  const schema = useMemo(() => {
+    const answer = answerPolicyFormFields({ allowPrivate });
+    return editNumberFormSchema({ allowPrivate })
+      .extend({ ...answer.strings, dailyMinuteCap: z.string() })
+      .transform((v, ctx) => ({
+        onCallStartUrl: v.onCallStartUrl,
+        onCallEndUrl: v.onCallEndUrl,
+        onErrorUrl: v.onErrorUrl,
+        ...answer.read(v, ctx),
+        dailyMinuteCap: readDailyCap(v.dailyMinuteCap, ctx),
+      }));
+  }, [allowPrivate]);
+  const defaultValues: UrlFormValues & AnswerPolicyFormValues & { dailyMinuteCap: string } = {
     onCallStartUrl: number.onCallStartUrl,
     onCallEndUrl: number.onCallEndUrl,
     onErrorUrl: number.onErrorUrl ?? "",
+    ...answerPolicyFormValues(number),
+    dailyMinuteCap: number.dailyMinuteCap === null ? "" : String(number.dailyMinuteCap),
   };
   const { form, field, formError, fail, onSubmit } = useApiForm({
     schema,
-    names: NUMBER_FIELD_NAMES,
+    names: { ...NUMBER_FIELD_NAMES, ...ANSWER_FIELD_NAMES, dailyMinuteCap: "Daily minute cap" },
     defaultValues,
     alert: true,
   });
@@ -209,10 +279,11 @@ function EditNumberForm({
     trpc.phoneNumbers.update.mutationOptions({
       onSuccess: async ({ phoneNumber }) => {
         toast.success(`Number ${phoneNumber.phoneNumber} updated`);
-        await queryClient.invalidateQueries({ queryKey: trpc.phoneNumbers.list.queryKey() });
+        // The list and every fallback preview: what the number does when its backend fails may have changed.
+        await queryClient.invalidateQueries(trpc.phoneNumbers.pathFilter());
         onDone();
       },
-      onError: fail,
+      onError: (err) => fail(withFormPaths(err)),
     }),
   );
 
@@ -221,6 +292,11 @@ function EditNumberForm({
     if (values.onCallStartUrl !== number.onCallStartUrl) input.onCallStartUrl = values.onCallStartUrl;
     if (values.onCallEndUrl !== number.onCallEndUrl) input.onCallEndUrl = values.onCallEndUrl;
     if (values.onErrorUrl !== number.onErrorUrl) input.onErrorUrl = values.onErrorUrl;
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (!same(values.answerTimeoutMs, number.answerTimeoutMs)) input.answerTimeoutMs = values.answerTimeoutMs;
+    if (!same(values.fallback, number.fallback)) input.fallback = values.fallback;
+    if (!same(values.lastResort, number.lastResort)) input.lastResort = values.lastResort;
+    if (values.dailyMinuteCap !== number.dailyMinuteCap) input.dailyMinuteCap = values.dailyMinuteCap;
     if (Object.keys(input).length === 1) return onDone();
     update.mutate(input);
   });
@@ -248,6 +324,15 @@ function EditNumberForm({
           }}
         />
       </div>
+      <AnswerPolicyFields field={field} form={form} policy={policy} />
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+        <TextField
+          label="Daily minute cap"
+          hint="Billed minutes a UTC day may reach on this number; then its calls are refused (busy). Empty: no cap."
+          inputMode="numeric"
+          {...field("dailyMinuteCap")}
+        />
+      </div>
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Button variant="secondary" onClick={onDone} disabled={update.isPending}>
           Cancel
@@ -258,4 +343,31 @@ function EditNumberForm({
       </div>
     </form>
   );
+}
+
+/** One line on what decides a call when the call start URL fails. */
+/** The daily cap's box: empty is null (no cap, which clears it); otherwise the API's own rule judges it. */
+function readDailyCap(text: string, ctx: z.RefinementCtx): number | null {
+  if (text.trim() === "") return null;
+  const r = ZDailyMinuteCap.safeParse(Number(text.trim()));
+  if (r.success) return r.data;
+  ctx.addIssue({ code: "custom", path: ["dailyMinuteCap"], message: "must be a whole number of minutes, 1 or more" });
+  return z.NEVER;
+}
+
+function describePolicy(n: PhoneNumber): string {
+  const timeout = n.answerTimeoutMs === null ? "" : ` after ${n.answerTimeoutMs} ms`;
+  const f = n.fallback;
+  const fallback =
+    f === null
+      ? null
+      : "url" in f
+        ? `asks ${f.url}`
+        : "actions" in f
+          ? "answers with your actions"
+          : "answers with your TwiML";
+  const last = n.lastResort ? "your last resort" : "the built-in apology";
+  return fallback
+    ? `Fallback${timeout} ${fallback}; then ${last}.`
+    : `${last[0]!.toUpperCase()}${last.slice(1)}${timeout}.`;
 }

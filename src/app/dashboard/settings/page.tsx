@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
 import { PageHeader } from "@/components/ui/card";
+import { AlertEmails } from "./alert-emails";
 import { ChangeEmail } from "./change-email";
 import { ChangePassword } from "./change-password";
 import { DeleteAccount } from "./delete-account";
@@ -15,10 +16,11 @@ export default async function SettingsPage() {
       <div className="space-y-6">
         <PageHeader
           title="Settings"
-          description="Your sign-in address and password, your sessions, and closing the account."
+          description="Your sign-in address and password, alert emails, your sessions, and closing the account."
         />
         <ChangeEmail />
         <ChangePassword />
+        <AlertEmails />
         <SignOutEverywhere />
         <DeleteAccount />
       </div>

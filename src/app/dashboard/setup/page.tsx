@@ -1,16 +1,19 @@
 import type { Metadata } from "next";
+import { ScrollPre } from "@/components/ui/scroll-pre";
 import type { ReactNode } from "react";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { serverCaller } from "@/lib/trpc/server";
+import { SimulateCall } from "../numbers/simulate-call";
+import { simulatorCommandFor } from "./simulator-command";
 
 export const metadata: Metadata = { title: "Setup guide · Routekit" };
 
 function Code({ children, ...rest }: { children: string; "data-testid"?: string }) {
   return (
-    <pre className="overflow-x-auto rounded-lg bg-slate-900 p-4 text-xs leading-relaxed text-slate-100" {...rest}>
+    <ScrollPre className="overflow-x-auto rounded-lg bg-slate-900 p-4 text-xs leading-relaxed text-slate-100" {...rest}>
       <code>{children}</code>
-    </pre>
+    </ScrollPre>
   );
 }
 
@@ -39,8 +42,23 @@ app.post("/calls/end", express.raw({ type: "application/json" }), (req, res) => 
 });`;
 
 export default async function SetupPage() {
-  const { account } = await (await serverCaller()).account.get();
+  const caller = await serverCaller();
+  const [{ account }, { phoneNumbers }, connection] = await Promise.all([
+    caller.account.get(),
+    caller.phoneNumbers.list(),
+    // 404 when the account has none.
+    caller.twilioConnection.get().then(
+      (r) => r.twilioConnection,
+      () => null,
+    ),
+  ]);
   const engineUrl = account.engineVoiceUrl;
+  const first = phoneNumbers.find((n) => n.isActive) ?? null;
+  const simulatorCommand = simulatorCommandFor({
+    engineUrl,
+    to: first?.phoneNumber ?? null,
+    accountSid: connection?.accountSid ?? null,
+  });
   return (
     <>
       <PageHeader title="Setup guide" description="From a Twilio number to your first routed call, in five steps." />
@@ -125,12 +143,41 @@ export default async function SetupPage() {
           </p>
         </Step>
 
-        <Step n={5} title="Place a test call without Twilio">
+        <Step n={5} title="Try a call without a phone">
+          {first ? (
+            <>
+              <p>
+                Simulate a call to <span className="font-mono">{first.phoneNumber}</span>: Routekit runs the whole
+                inbound flow against your call start URL, as if Twilio had called, and shows the TwiML Twilio would have
+                received. Nothing is sent to Twilio and nothing is billed.
+              </p>
+              <SimulateCall number={first} />
+            </>
+          ) : (
+            <p data-testid="setup-simulate-needs-number">
+              Register a number under{" "}
+              <a
+                className="font-semibold text-indigo-600 dark:text-indigo-400 hover:text-indigo-500 dark:hover:text-indigo-300"
+                href="/dashboard/numbers"
+              >
+                Numbers
+              </a>{" "}
+              first; then you can simulate a call to it here, without a phone or Twilio.
+            </p>
+          )}
           <p>
-            The project&apos;s Twilio simulator plays Twilio&apos;s side of a call against your engine URL, with signed
-            requests. From a checkout of Routekit:
+            To play Twilio&apos;s side of a whole call (with status callbacks and a billed duration), run the
+            project&apos;s Twilio simulator from a checkout of Routekit:
           </p>
-          <Code data-testid="simulator-command">{`npm run twilio-sim -- inbound '${engineUrl}' --from +14155550100 --to <your registered number> --duration 61`}</Code>
+          <Code data-testid="simulator-command">{simulatorCommand}</Code>
+          {connection ? (
+            <p data-testid="simulator-token-hint">
+              Your account is connected to Twilio ({connection.accountSid}), so Routekit checks Twilio&apos;s signature
+              on every request: the simulator signs with your auth token. Replace{" "}
+              <code>&lt;your Twilio auth token&gt;</code> with the auth token shown under Account info in the Twilio
+              console (Routekit never shows it back).
+            </p>
+          ) : null}
           <p>
             The call appears under{" "}
             <a

@@ -1,12 +1,12 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useQueryClient } from "@tanstack/react-query";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
-import { dateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
@@ -50,7 +50,9 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
           {connection.accountSid}
         </dd>
         <dt className="text-slate-500 dark:text-slate-400">Connected</dt>
-        <dd className="text-slate-800 dark:text-slate-200">{dateTime(connection.connectedAt)}</dd>
+        <dd className="text-slate-800 dark:text-slate-200">
+          <LocalTime iso={connection.connectedAt} />
+        </dd>
       </dl>
       <ConfirmDialog {...disconnect.dialog} title="Disconnect Twilio" confirmLabel="Disconnect">
         Your numbers stay registered and Twilio keeps sending their calls to your engine URL, but Routekit can no longer

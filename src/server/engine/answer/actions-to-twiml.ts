@@ -1,6 +1,16 @@
 /**
- * The JSON `actions` form of the customer's answer, checked item by item and built into TwiML with
- * the Twilio SDK's builder. Messages name the item (`actions[2].dial …`) so the customer can fix it.
+ * The one actions vocabulary (docs/decisions.md §12, §22) for answers, stored fallbacks, last resorts
+ * and live commands, checked item by item and built into TwiML with the Twilio SDK's builder.
+ * Messages name the item (`actions[2].dial …`) so the customer can fix it.
+ *
+ *   { "say": "text", "voice"?: "Polly.Joanna", "language"?: "en-US" }
+ *   { "play": "https://…" }
+ *   { "pause": 2 }
+ *   { "dial": "+14155550123" } | { "dial": "sip:alice@example.com" } | { "dial": { "to", "callerId"?, "timeout"? } }
+ *   { "gather": { "input"?, "numDigits"?, "timeout"?, "say"?, "actionUrl" } }
+ *   { "record": { "maxLength"?, "transcribe"? } }
+ *   { "hangup": true }
+ *   { "reject": { "reason"?: "busy" | "rejected" } }
  */
 import twilio from "twilio";
 import { z } from "zod";
@@ -8,6 +18,8 @@ import { excerpt } from "./excerpt";
 import { exceedsTwimlSize, MAX_TWIML_BYTES } from "./twiml-size";
 import { firstInvalidXmlChar } from "./xml-chars";
 import { E164 } from "../../schemas/e164";
+import { checkCallbackUrl, type CallbackUrlPolicyOptions } from "../../webhooks/http/url-policy";
+import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 
 const MAX_ACTIONS = 50;
 const MAX_SAY_CHARS = 4096;
@@ -15,40 +27,122 @@ const MAX_PLAY_URL_CHARS = 2048;
 
 const { VoiceResponse } = twilio.twiml;
 
-const ACTION_KINDS = ["say", "play", "dial", "pause", "hangup"] as const;
-type ActionKind = (typeof ACTION_KINDS)[number];
+export const ACTION_KINDS = ["say", "play", "pause", "dial", "gather", "record", "hangup", "reject"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
 const KIND_LIST = ACTION_KINDS.join(", ");
 
-const zSay = z
+/** Keys an action may carry beside its own: only `say` takes options at its side (§22). */
+const SIDE_KEYS: Partial<Record<ActionKind, readonly string[]>> = { say: ["voice", "language"] };
+
+const zText = z
   .string({ error: `must be a non-empty string of at most ${MAX_SAY_CHARS} characters` })
   .max(MAX_SAY_CHARS, { error: `must be at most ${MAX_SAY_CHARS} characters` })
   .refine((s) => s.trim() !== "", { error: "must be a non-empty string" })
   .refine((s) => firstInvalidXmlChar(s) === -1, { error: "contains a character that is not allowed in XML" });
+
+const zVoice = z
+  .string({ error: "must be a voice name such as alice, man, woman or Polly.Joanna" })
+  .regex(/^[A-Za-z][A-Za-z0-9._-]{0,63}$/, { error: "must be a voice name such as alice, man, woman or Polly.Joanna" });
+
+const zLanguage = z
+  .string({ error: "must be a language tag such as en-US" })
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/, { error: "must be a language tag such as en-US" });
 
 const zPlay = z
   .string({ error: "must be an absolute http(s) URL" })
   .max(MAX_PLAY_URL_CHARS, { error: `must be at most ${MAX_PLAY_URL_CHARS} characters` })
   .refine(isAbsoluteHttpUrl, { error: "must be an absolute http(s) URL" });
 
-const zDial = z
-  .string({ error: "must be an E.164 number (e.g. +14155550123)" })
-  .regex(E164, { error: "must be an E.164 number (e.g. +14155550123)" });
+const seconds = (min: number, max: number) => {
+  const error = `must be a whole number of seconds from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
-const zPause = z
-  .number({ error: "must be a whole number of seconds from 1 to 600" })
-  .int({ error: "must be a whole number of seconds from 1 to 600" })
-  .min(1, { error: "must be a whole number of seconds from 1 to 600" })
-  .max(600, { error: "must be a whole number of seconds from 1 to 600" });
+const E164_OR_SIP = "must be an E.164 number (e.g. +14155550123) or a sip: URI (e.g. sip:alice@example.com)";
+// A SIP URI Twilio's <Sip> takes: user@host, optional port and parameters, nothing XML or whitespace cannot carry.
+const SIP_URI = /^sips?:[A-Za-z0-9._~!$&'()*+,;=%-]+@[A-Za-z0-9.-]+(:\d{1,5})?(;[A-Za-z0-9._~!$&'()*+,=%:-]+)*$/i;
+const zDialTarget = z
+  .string({ error: E164_OR_SIP })
+  .max(512, { error: E164_OR_SIP })
+  .refine((s) => E164.test(s) || SIP_URI.test(s), { error: E164_OR_SIP });
 
+const zDial = z.union(
+  [
+    zDialTarget,
+    z.strictObject(
+      {
+        to: zDialTarget,
+        callerId: z
+          .string({ error: "callerId must be an E.164 number" })
+          .regex(E164, { error: "callerId must be an E.164 number" })
+          .optional(),
+        timeout: seconds(5, 600).optional(),
+      },
+      { error: "must be a number, a sip: URI, or { to, callerId?, timeout? }" },
+    ),
+  ],
+  { error: `${E164_OR_SIP}, or { to, callerId?, timeout? }` },
+);
+
+const zPause = seconds(1, 600);
 const zHangup = z.literal(true, { error: "must be true" });
 
-const ACTION_SCHEMAS = { say: zSay, play: zPlay, dial: zDial, pause: zPause, hangup: zHangup } satisfies Record<
-  ActionKind,
-  z.ZodType
->;
+const zGather = (policy: () => CallbackUrlPolicyOptions) =>
+  z.strictObject(
+    {
+      input: z
+        .enum(["dtmf", "speech", "dtmf speech"], { error: 'input must be "dtmf", "speech" or "dtmf speech"' })
+        .optional(),
+      numDigits: z
+        .number({ error: "numDigits must be a whole number from 1 to 99" })
+        .int({ error: "numDigits must be a whole number from 1 to 99" })
+        .min(1, { error: "numDigits must be a whole number from 1 to 99" })
+        .max(99, { error: "numDigits must be a whole number from 1 to 99" })
+        .optional(),
+      timeout: seconds(1, 60).optional(),
+      say: zText.optional(),
+      actionUrl: z
+        .string({ error: "actionUrl is required: where Twilio posts what the caller entered" })
+        .superRefine((url, ctx) => {
+          const check = checkCallbackUrl(url, policy());
+          if (!check.ok) ctx.addIssue({ code: "custom", message: `actionUrl ${check.reason}` });
+        }),
+    },
+    { error: "must be { input?, numDigits?, timeout?, say?, actionUrl }" },
+  );
+
+const zRecord = z.strictObject(
+  {
+    maxLength: seconds(1, 14_400).optional(),
+    transcribe: z.boolean({ error: "transcribe must be true or false" }).optional(),
+  },
+  { error: "must be { maxLength?, transcribe? }" },
+);
+
+const zReject = z.strictObject(
+  { reason: z.enum(["busy", "rejected"], { error: 'reason must be "busy" or "rejected"' }).optional() },
+  { error: 'must be { reason?: "busy" | "rejected" }' },
+);
+
+type Action =
+  | { kind: "say"; text: string; voice?: string; language?: string }
+  | { kind: "play"; url: string }
+  | { kind: "pause"; seconds: number }
+  | { kind: "dial"; to: string; callerId?: string; timeout?: number }
+  | {
+      kind: "gather";
+      input?: "dtmf" | "speech" | "dtmf speech";
+      numDigits?: number;
+      timeout?: number;
+      say?: string;
+      actionUrl: string;
+    }
+  | { kind: "record"; maxLength?: number; transcribe?: boolean }
+  | { kind: "hangup" }
+  | { kind: "reject"; reason?: "busy" | "rejected" };
 
 function isActionKind(key: string): key is ActionKind {
-  return Object.hasOwn(ACTION_SCHEMAS, key);
+  return (ACTION_KINDS as readonly string[]).includes(key);
 }
 
 function isAbsoluteHttpUrl(s: string): boolean {
@@ -65,18 +159,106 @@ function isAbsoluteHttpUrl(s: string): boolean {
   }
 }
 
-type Action = { kind: "say" | "play" | "dial"; value: string } | { kind: "pause"; value: number } | { kind: "hangup" };
+/** `key`: the failing key when it is not the action's own (`voice` beside `say`). */
+type Parsed = { ok: true; action: Action } | { ok: false; message: string; key?: string };
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "is invalid";
+  // Unknown keys of an object action: name them, the generic message would not.
+  if (issue.code === "unrecognized_keys") return `has unknown key ${excerpt(issue.keys.join(", "), 60)}`;
+  const where = issue.path.filter((p) => typeof p === "string");
+  // Messages of nested fields already name the field ("actionUrl …", "callerId …").
+  return where.length > 0 && !issue.message.startsWith(String(where[where.length - 1]))
+    ? `${where.join(".")} ${issue.message}`
+    : issue.message;
+}
+
+function parseAction(kind: ActionKind, item: Record<string, unknown>, policy: () => CallbackUrlPolicyOptions): Parsed {
+  const value = item[kind];
+  const check = <T>(schema: z.ZodType<T>, v: unknown): { ok: true; data: T } | { ok: false; message: string } => {
+    const r = schema.safeParse(v);
+    return r.success ? { ok: true, data: r.data } : { ok: false, message: firstIssue(r.error) };
+  };
+  switch (kind) {
+    case "say": {
+      const text = check(zText, value);
+      if (!text.ok) return text;
+      const voice = item.voice === undefined ? undefined : check(zVoice, item.voice);
+      if (voice && !voice.ok) return { ok: false, message: voice.message, key: "voice" };
+      const language = item.language === undefined ? undefined : check(zLanguage, item.language);
+      if (language && !language.ok) return { ok: false, message: language.message, key: "language" };
+      return {
+        ok: true,
+        action: {
+          kind: "say",
+          text: text.data,
+          ...(voice?.ok && { voice: voice.data }),
+          ...(language?.ok && { language: language.data }),
+        },
+      };
+    }
+    case "play": {
+      const r = check(zPlay, value);
+      return r.ok ? { ok: true, action: { kind: "play", url: r.data } } : r;
+    }
+    case "pause": {
+      const r = check(zPause, value);
+      return r.ok ? { ok: true, action: { kind: "pause", seconds: r.data } } : r;
+    }
+    case "dial": {
+      const r = check(zDial, value);
+      if (!r.ok) return r;
+      return {
+        ok: true,
+        action: typeof r.data === "string" ? { kind: "dial", to: r.data } : { kind: "dial", ...r.data },
+      };
+    }
+    case "gather": {
+      const r = check(zGather(policy), value);
+      return r.ok ? { ok: true, action: { kind: "gather", ...r.data, actionUrl: r.data.actionUrl.trim() } } : r;
+    }
+    case "record": {
+      const r = check(zRecord, value);
+      return r.ok ? { ok: true, action: { kind: "record", ...r.data } } : r;
+    }
+    case "hangup": {
+      const r = check(zHangup, value);
+      return r.ok ? { ok: true, action: { kind: "hangup" } } : r;
+    }
+    case "reject": {
+      const r = check(zReject, value);
+      return r.ok ? { ok: true, action: { kind: "reject", ...r.data } } : r;
+    }
+  }
+}
+
+function serverPolicy(): CallbackUrlPolicyOptions {
+  try {
+    return serverCallbackPolicy();
+  } catch {
+    // No server configuration (a script, a unit test): the production policy.
+    return { allowPrivate: false };
+  }
+}
 
 /**
- * Builds TwiML from the JSON `actions` form. Every item is an object with exactly one key:
- * `say` (text), `play` (http(s) URL), `dial` (E.164), `pause` (1–600 s) or `hangup` (`true`).
+ * Builds TwiML from an `actions` array (an answer's, a stored fallback's, a last resort's, a live
+ * command's). Every item is an object with one action key (and, for `say`, optional `voice` and
+ * `language` beside it). `gather.actionUrl` follows the callback URL policy: the server's unless
+ * `opts.urlPolicy` says otherwise.
  */
-export function twimlFromActions(actions: unknown): { ok: true; twiml: string } | { ok: false; message: string } {
+export function twimlFromActions(
+  actions: unknown,
+  opts: { urlPolicy?: CallbackUrlPolicyOptions } = {},
+): { ok: true; twiml: string } | { ok: false; message: string } {
   const fail = (message: string) => ({ ok: false as const, message });
   if (!Array.isArray(actions)) return fail("actions must be an array");
   if (actions.length === 0) return fail("actions must not be empty");
   if (actions.length > MAX_ACTIONS)
     return fail(`actions must have at most ${MAX_ACTIONS} items (got ${actions.length})`);
+  let policy: CallbackUrlPolicyOptions | undefined = opts.urlPolicy;
+  const policyOf = () => (policy ??= serverPolicy());
 
   const parsed: Action[] = [];
   for (let i = 0; i < actions.length; i++) {
@@ -86,19 +268,25 @@ export function twimlFromActions(actions: unknown): { ok: true; twiml: string } 
       return fail(`${at} must be an object with one of ${KIND_LIST}`);
     }
     const keys = Object.keys(item);
-    if (keys.length !== 1) {
-      return keys.length === 0
-        ? fail(`${at} must be an object with one of ${KIND_LIST}`)
-        : fail(`${at} must have exactly one key, got ${keys.length} (${excerpt(keys.join(", "))})`);
+    const kinds = keys.filter(isActionKind);
+    if (kinds.length === 0) {
+      if (keys.length === 0) return fail(`${at} must be an object with one of ${KIND_LIST}`);
+      return fail(`${at}.${excerpt(keys[0]!, 40)} is not a known action; use one of ${KIND_LIST}`);
     }
-    const key = keys[0]!;
-    if (!isActionKind(key)) return fail(`${at}.${excerpt(key, 40)} is not a known action; use one of ${KIND_LIST}`);
-    const result = ACTION_SCHEMAS[key].safeParse((item as Record<string, unknown>)[key]);
-    if (!result.success) return fail(`${at}.${key} ${result.error.issues[0]?.message ?? "is invalid"}`);
-    const value = result.data;
-    if (key === "hangup") parsed.push({ kind: "hangup" });
-    else if (key === "pause") parsed.push({ kind: "pause", value: value as number });
-    else parsed.push({ kind: key, value: value as string });
+    if (kinds.length > 1) return fail(`${at} must have exactly one action, got ${kinds.length} (${kinds.join(", ")})`);
+    const kind = kinds[0]!;
+    const allowed = SIDE_KEYS[kind] ?? [];
+    const extra = keys.find((k) => k !== kind && !allowed.includes(k));
+    if (extra !== undefined) {
+      return fail(
+        allowed.length
+          ? `${at}.${excerpt(extra, 40)} is not an option of ${kind}; ${kind} takes ${allowed.join(" and ")}`
+          : `${at} must have exactly one key, got ${keys.length} (${excerpt(keys.join(", "))})`,
+      );
+    }
+    const result = parseAction(kind, item as Record<string, unknown>, policyOf);
+    if (!result.ok) return fail(`${at}.${result.key ?? kind} ${result.message}`);
+    parsed.push(result.action);
   }
 
   let twiml: string;
@@ -114,24 +302,59 @@ export function twimlFromActions(actions: unknown): { ok: true; twiml: string } 
   return { ok: true, twiml };
 }
 
+type SayAttributes = Parameters<InstanceType<typeof VoiceResponse>["say"]>[0];
+
 function build(actions: Action[]): string {
   const response = new VoiceResponse();
   for (const action of actions) {
     switch (action.kind) {
-      case "say":
-        response.say(action.value);
+      case "say": {
+        const attrs = {
+          ...(action.voice && { voice: action.voice }),
+          ...(action.language && { language: action.language }),
+        } as SayAttributes;
+        if (action.voice || action.language) response.say(attrs, action.text);
+        else response.say(action.text);
         break;
+      }
       case "play":
-        response.play(action.value);
-        break;
-      case "dial":
-        response.dial(action.value);
+        response.play(action.url);
         break;
       case "pause":
-        response.pause({ length: action.value });
+        response.pause({ length: action.seconds });
+        break;
+      case "dial": {
+        const attrs = {
+          ...(action.callerId && { callerId: action.callerId }),
+          ...(action.timeout !== undefined && { timeout: action.timeout }),
+        };
+        if (/^sips?:/i.test(action.to)) response.dial(attrs).sip(action.to);
+        else if (Object.keys(attrs).length) response.dial(attrs).number(action.to);
+        else response.dial(action.to);
+        break;
+      }
+      case "gather": {
+        const gather = response.gather({
+          action: action.actionUrl,
+          method: "POST",
+          ...(action.input && { input: action.input.split(" ") as ("dtmf" | "speech")[] }),
+          ...(action.numDigits !== undefined && { numDigits: action.numDigits }),
+          ...(action.timeout !== undefined && { timeout: action.timeout }),
+        });
+        if (action.say) gather.say(action.say);
+        break;
+      }
+      case "record":
+        response.record({
+          ...(action.maxLength !== undefined && { maxLength: action.maxLength }),
+          ...(action.transcribe !== undefined && { transcribe: action.transcribe }),
+        });
         break;
       case "hangup":
         response.hangup();
+        break;
+      case "reject":
+        response.reject(action.reason ? { reason: action.reason } : {});
         break;
     }
   }

@@ -29,13 +29,37 @@ export function isTwimlResponseDocument(xml: string): boolean {
 
 /** `source`/`shift`: where `xml` sits in what the customer sent, so positions in messages match their text. */
 export function checkResponseDocument(xml: string, source = xml, shift = 0): DocumentCheck {
+  if (passed.has(xml)) return OK;
   if (exceedsTwimlSize(xml)) return { ok: false, reason: `document is larger than ${MAX_TWIML_BYTES / 1024} KiB` };
   // saxes reads a lone surrogate together with the next character; a Unicode-aware pattern finds it.
   const lone = xml.search(LONE_SURROGATE);
   const refusal =
     lone === -1 ? walk(xml) : new Refusal(`character U+${hex4(xml.charCodeAt(lone))} is not allowed in XML`, lone);
-  if (refusal === null) return { ok: true };
+  if (refusal === null) {
+    remember(xml);
+    return OK;
+  }
   return { ok: false, reason: `${refusal.reason} (${position(source, refusal.at + shift)})` };
+}
+
+const OK: DocumentCheck = Object.freeze({ ok: true });
+
+/**
+ * Documents that passed, recently: the check is a pure function of the text, and a backend answers
+ * most calls with one of a few documents (a menu, a dial), so the same text is not parsed again.
+ * A new SaxesParser and its walk were about 7 % of a voice request's process CPU (a `perf` profile
+ * under bench/side-by-side.ts voice-max); a lookup hashes the string once. Bounded: documents up to
+ * 4 KiB, 256 of them (at most 2 MiB of UTF-16), the oldest forgotten first. Refusals are not kept:
+ * their message depends on where the document sat in the answer.
+ */
+const PASSED_MAX = 256;
+const PASSED_MAX_CHARS = 4096;
+const passed = new Set<string>();
+
+function remember(xml: string): void {
+  if (xml.length > PASSED_MAX_CHARS) return;
+  if (passed.size >= PASSED_MAX) passed.delete(passed.values().next().value!);
+  passed.add(xml);
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;

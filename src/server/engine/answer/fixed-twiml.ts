@@ -11,6 +11,13 @@ export const REJECT_TWIML: string = (() => {
   return response.toString();
 })();
 
+/** `<Reject reason="busy"/>`: a guardrail's refusal (docs/decisions.md §17); the caller hears a line in use. */
+export const REJECT_BUSY_TWIML: string = (() => {
+  const response = new VoiceResponse();
+  response.reject({ reason: "busy" });
+  return response.toString();
+})();
+
 const FALLBACK_TWIML: string = (() => {
   const response = new VoiceResponse();
   response.say(FALLBACK_SAY);

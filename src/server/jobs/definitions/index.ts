@@ -1,6 +1,11 @@
 import type { JobDefinition } from "../job-definition";
+import { alertScanJob } from "./alert-scan";
+import { closeUnfinishedCallsJob } from "./close-unfinished-calls";
+import { mailJob } from "./mail";
+import { numberConfigCheckJob } from "./number-config-check";
 import { stripeMeterEventJob } from "./stripe-meter-event";
 import { twilioReconcileJob } from "./twilio-reconcile";
+import { usageThresholdMailJob } from "./usage-threshold-mail";
 import { webhookAttemptPruneJob } from "./webhook-attempt-prune";
 import { webhookDeliveryJob } from "./webhook-delivery";
 
@@ -10,4 +15,9 @@ export const JOB_DEFINITIONS: readonly JobDefinition<object>[] = [
   webhookAttemptPruneJob,
   stripeMeterEventJob,
   twilioReconcileJob,
+  closeUnfinishedCallsJob,
+  usageThresholdMailJob,
+  mailJob,
+  alertScanJob,
+  numberConfigCheckJob,
 ] as JobDefinition<object>[];

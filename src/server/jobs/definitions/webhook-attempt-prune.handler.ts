@@ -1,10 +1,13 @@
 import type { JobWorker } from "../job-definition";
 import { pruneOldAttempts } from "../../webhooks/delivery/delivery-worker";
 import { logger } from "../../logger";
+import { pruneSentMail } from "../../email/deliver-mail";
 
 export const webhookAttemptPruneWorker: JobWorker<object> = {
   handler: async () => {
     const deleted = await pruneOldAttempts();
     logger().info({ deleted }, "pruned old webhook attempts");
+    // The same daily tick drops the durable mail job's old sent-mail records.
+    logger().info({ deleted: await pruneSentMail() }, "pruned old sent-mail records");
   },
 };

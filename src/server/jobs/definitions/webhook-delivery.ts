@@ -23,6 +23,8 @@ export const webhookDeliveryJob = defineJob({
     deliveryId: z.string().min(1),
     expectedAttempt: z.number().int().nonnegative(),
     accountId: z.string().min(1).optional(),
+    /** The W3C traceparent of what queued it, when tracing is on: the attempt's span joins that trace. */
+    traceparent: z.string().max(128).optional(),
   }),
   // Our retry schedule makes new jobs; these retries only cover our own
   // failures and crashes, so the first comes soon (1-2 s), then backs off.

@@ -3,6 +3,8 @@ import type { AccountTokenPurpose } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
+import type { MailMessage } from "../../email/mail-message";
+import { queueMail } from "../../email/queue-mail";
 
 /**
  * The one-time links sent by mail. The token is 256 random bits; only its
@@ -19,10 +21,14 @@ export function hashAccountToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
+/** A mail that carries the link: queued (durably) in the transaction that issues the token, so neither exists without the other. */
+export type TokenMail = (token: string) => { kind: string; messages: MailMessage[] };
+
 export async function issueAccountToken(opts: {
   accountId: string;
   purpose: AccountTokenPurpose;
   email: string;
+  mail?: TokenMail;
 }): Promise<string> {
   const token = randomBytes(32).toString("base64url");
   const now = new Date();
@@ -44,6 +50,10 @@ export async function issueAccountToken(opts: {
         expiresAt: new Date(now.getTime() + LIFETIME_MS[opts.purpose]),
       })
       .execute();
+    if (opts.mail) {
+      const { kind, messages } = opts.mail(token);
+      for (const message of messages) await queueMail(message, { kind, trx });
+    }
   });
   return token;
 }

@@ -1,7 +1,8 @@
 import { db, isUniqueViolation } from "../../db/client";
 import { AppError } from "../../errors/app-error";
-import { emailChangeMail, emailChangeRequestedNotice } from "../../email/account-mails";
-import { sendMail, sendMailInBackground } from "../../email/send-mail";
+import { emailChangeMail, emailChangeRequestedNotice, emailChangedNotice } from "../../email/account-mails";
+import { queueMail } from "../../email/queue-mail";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { consumeAccountToken, issueAccountToken } from "./account-tokens";
 import { requireCurrentPassword } from "./change-password";
 import { enforceMailLimits } from "./mail-rate-limits";
@@ -28,9 +29,16 @@ export async function requestEmailChange(opts: {
   if (await db().account.findUnique({ where: { email: opts.newEmail }, select: { id: true } }))
     throw new AppError("EMAIL_TAKEN");
   await enforceMailLimits({ kind: "verify", email: opts.newEmail, ip: opts.ip });
-  const token = await issueAccountToken({ accountId: opts.accountId, purpose: "CHANGE_EMAIL", email: opts.newEmail });
-  await sendMail(emailChangeMail(opts.newEmail, token));
-  sendMailInBackground(emailChangeRequestedNotice(account.email, opts.newEmail), "email change notice");
+  // The link to the new address and the notice to the old one, both durable, both with the token.
+  await issueAccountToken({
+    accountId: opts.accountId,
+    purpose: "CHANGE_EMAIL",
+    email: opts.newEmail,
+    mail: (token) => ({
+      kind: "email-change",
+      messages: [emailChangeMail(opts.newEmail, token), emailChangeRequestedNotice(account.email, opts.newEmail)],
+    }),
+  });
   return { pendingEmail: opts.newEmail };
 }
 
@@ -42,11 +50,29 @@ export async function requestEmailChange(opts: {
 export async function confirmEmailChange(opts: { token: string }): Promise<{ email: string }> {
   const { accountId, email } = await consumeAccountToken("CHANGE_EMAIL", opts.token);
   try {
-    const updated = await db().account.updateMany({
-      where: { id: accountId, deletedAt: null },
-      data: { email, emailVerifiedAt: new Date(), sessionVersion: { increment: 1 } },
+    // The change and the notice to the old address (issue #30) commit together.
+    await sqlTransaction(async (trx) => {
+      const before = await trx
+        .selectFrom("Account")
+        .select("email")
+        .where("id", "=", accountId)
+        .where("deletedAt", "is", null)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!before) throw new AppError("NOT_FOUND", "The account no longer exists.");
+      await trx
+        .updateTable("Account")
+        .set((eb) => ({
+          email,
+          emailVerifiedAt: new Date(),
+          sessionVersion: eb("sessionVersion", "+", 1),
+          updatedAt: new Date(),
+        }))
+        .where("id", "=", accountId)
+        .execute();
+      if (before.email !== email)
+        await queueMail(emailChangedNotice(before.email, email), { kind: "email-changed", trx });
     });
-    if (updated.count !== 1) throw new AppError("NOT_FOUND", "The account no longer exists.");
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("EMAIL_TAKEN", "Another account took this address in the meantime.");
     throw err;

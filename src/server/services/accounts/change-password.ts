@@ -1,4 +1,7 @@
 import { db } from "../../db/client";
+import { sqlTransaction } from "../../db/sql-transaction";
+import { passwordChangedNotice } from "../../email/account-mails";
+import { queueMail } from "../../email/queue-mail";
 import { AppError } from "../../errors/app-error";
 import { hashPassword, verifyPassword } from "../../auth/password";
 import { sessionPasswordCheckLimits } from "../../rate-limit/credential-limits";
@@ -45,9 +48,16 @@ export async function changePassword(opts: {
 }): Promise<{ changed: true }> {
   await requireCurrentPassword({ accountId: opts.accountId, password: opts.currentPassword, ip: opts.ip });
   const passwordHash = await hashPassword(opts.newPassword);
-  await db().account.update({
-    where: { id: opts.accountId },
-    data: { passwordHash, sessionVersion: { increment: 1 } },
+  // The change and its notice (issue #30, the durable mail job) commit together.
+  await sqlTransaction(async (trx) => {
+    const changed = await trx
+      .updateTable("Account")
+      .set((eb) => ({ passwordHash, sessionVersion: eb("sessionVersion", "+", 1), updatedAt: new Date() }))
+      .where("id", "=", opts.accountId)
+      .returning("email")
+      .executeTakeFirst();
+    if (!changed) throw new AppError("NOT_FOUND");
+    await queueMail(passwordChangedNotice(changed.email), { kind: "password-changed", trx });
   });
   await retireAccountTokens(opts.accountId, ["RESET_PASSWORD", "CHANGE_EMAIL"]);
   return { changed: true };

@@ -2,6 +2,8 @@ import { db } from "../../db/client";
 import { now as sqlNow } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
+import { accountClosedNotice } from "../../email/account-mails";
+import { queueMail } from "../../email/queue-mail";
 import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
 import { billing } from "../billing/billing-strategy";
 import { requireCurrentPassword } from "./change-password";
@@ -77,6 +79,8 @@ export async function deleteAccount(opts: {
       .executeTakeFirst();
     // As an update by id in Prisma did (P2025, 404): the account read above must still be there, else nothing commits.
     if (closed.numUpdatedRows !== 1n) throw new AppError("NOT_FOUND");
+    // Issue #30: to the address the account had, with the closing.
+    await queueMail(accountClosedNotice(account.email), { kind: "account-closed", trx });
   });
   return { deleted: true };
 }

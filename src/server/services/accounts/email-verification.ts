@@ -1,20 +1,25 @@
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { verificationMail } from "../../email/account-mails";
-import { sendMail, sendMailInBackground } from "../../email/send-mail";
 import { consumeAccountToken, issueAccountToken } from "./account-tokens";
 import { enforceMailLimits } from "./mail-rate-limits";
 
-/** Mails a verification link for the account's current address. */
+/**
+ * Mails a verification link for the account's current address, through the durable mail job: a mail server
+ * that is down delays the mail (retried with backoff) and never fails the request or loses the link.
+ */
 export async function sendVerificationEmail(opts: { accountId: string; email: string }): Promise<void> {
-  const token = await issueAccountToken({ accountId: opts.accountId, purpose: "VERIFY_EMAIL", email: opts.email });
-  await sendMail(verificationMail(opts.email, token));
+  await issueAccountToken({
+    accountId: opts.accountId,
+    purpose: "VERIFY_EMAIL",
+    email: opts.email,
+    mail: (token) => ({ kind: "verification", messages: [verificationMail(opts.email, token)] }),
+  });
 }
 
-/** At sign-up: a mail server that is down must not stop the account being made (the dashboard offers "resend"). */
+/** At sign-up: the same durable mail, so a mail server that is down never stops the account being made. */
 export async function startEmailVerification(opts: { accountId: string; email: string }): Promise<void> {
-  const token = await issueAccountToken({ accountId: opts.accountId, purpose: "VERIFY_EMAIL", email: opts.email });
-  sendMailInBackground(verificationMail(opts.email, token), "email verification");
+  await sendVerificationEmail(opts);
 }
 
 /** The dashboard's "resend" button: limited per address and per client address. */

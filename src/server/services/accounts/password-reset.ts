@@ -1,7 +1,7 @@
 import { db } from "../../db/client";
 import { hashPassword } from "../../auth/password";
-import { passwordResetMail } from "../../email/account-mails";
-import { sendMailInBackground } from "../../email/send-mail";
+import { passwordChangedNotice, passwordResetMail } from "../../email/account-mails";
+import { queueMail } from "../../email/queue-mail";
 import { logger } from "../../logger";
 import { consumeAccountToken, issueAccountToken, retireAccountTokens } from "./account-tokens";
 import { enforceMailLimits } from "./mail-rate-limits";
@@ -29,8 +29,12 @@ export async function requestPasswordReset(opts: { email: string; ip: string }):
 async function mailResetLink(email: string): Promise<void> {
   const account = await db().account.findUnique({ where: { email }, select: { id: true, deletedAt: true } });
   if (!account || account.deletedAt) return;
-  const token = await issueAccountToken({ accountId: account.id, purpose: "RESET_PASSWORD", email });
-  sendMailInBackground(passwordResetMail(email, token), "password reset");
+  await issueAccountToken({
+    accountId: account.id,
+    purpose: "RESET_PASSWORD",
+    email,
+    mail: (token) => ({ kind: "password-reset", messages: [passwordResetMail(email, token)] }),
+  });
 }
 
 /**
@@ -51,5 +55,6 @@ export async function resetPassword(opts: { token: string; password: string }): 
     data: { emailVerifiedAt: new Date() },
   });
   await retireAccountTokens(accountId, ["RESET_PASSWORD", "CHANGE_EMAIL"]);
+  await queueMail(passwordChangedNotice(email), { kind: "password-changed" });
   return { reset: true };
 }

@@ -1,15 +1,18 @@
-import type { Call, Prisma, UsageRecord } from "@/generated/prisma/client";
+import type { Call, CallCommand, Prisma, UsageRecord, WebhookAttempt } from "@/generated/prisma/client";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import type { TCall, TTimelineEntry } from "../../schemas/calls";
 import type { CostBreakdown } from "../usage/billed-minutes";
+import { controlTimeline, recordingDto } from "./control/control-timeline";
+import type { CommandEntry } from "./control/run-command";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 import type { EventType } from "../../schemas/events";
-import type { CallDirection } from "../../schemas/enums";
+import { CALL_ANSWERS, CALL_END_REASONS, type CallDirection, type CallEndReason } from "../../schemas/enums";
 
 type CallStatus = TCall["status"];
 type CallAnswer = NonNullable<TCall["answer"]>;
-const ANSWERS = new Set<string>(["xml", "json-twiml", "json-actions", "fallback", "reject"]);
+const ANSWERS = new Set<string>(CALL_ANSWERS);
+const END_REASON_SET = new Set<string>(CALL_END_REASONS);
 
 function callDto(c: Call, usage: UsageRecord | undefined): TCall {
   return {
@@ -28,6 +31,10 @@ function callDto(c: Call, usage: UsageRecord | undefined): TCall {
     answeredBy: c.answeredBy,
     answer: c.answer && ANSWERS.has(c.answer) ? (c.answer as CallAnswer) : null,
     error: c.errorCode ? { code: c.errorCode, message: c.errorMessage ?? "" } : null,
+    endReason: c.endReason && END_REASON_SET.has(c.endReason) ? (c.endReason as CallEndReason) : null,
+    sipResponseCode: c.sipResponseCode,
+    errorCode: c.twilioErrorCode,
+    test: c.test,
   };
 }
 
@@ -43,8 +50,12 @@ export type ListCallsOptions = {
   direction?: CallDirection;
   phoneNumberId?: string;
   callSid?: string;
+  /** One or more CallAnswer values, comma-separated (schemas/calls.ts checked them). */
+  answer?: string;
   since?: string;
   until?: string;
+  /** "true": only simulated calls (docs/decisions.md §21); otherwise only real ones. */
+  test?: "true" | "false";
   limit: number;
   cursor?: string;
 };
@@ -57,10 +68,12 @@ export async function listCalls(opts: ListCallsOptions) {
   if (opts.until) createdAt.lt = new Date(opts.until);
   const where: Prisma.CallWhereInput = {
     accountId: opts.accountId,
+    test: opts.test === "true",
     ...(opts.status && { status: opts.status === "in-progress" ? { in: ["in-progress", "answered"] } : opts.status }),
     ...(opts.direction && { direction: opts.direction }),
     ...(opts.phoneNumberId && { phoneNumberId: opts.phoneNumberId }),
     ...(opts.callSid && { callSid: opts.callSid }),
+    ...(opts.answer && { answer: { in: [...new Set(opts.answer.split(","))] } }),
     ...((opts.since || opts.until) && { createdAt }),
     ...(after && {
       OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
@@ -83,52 +96,86 @@ export async function listCalls(opts: ListCallsOptions) {
   };
 }
 
+const MAX_COMMANDS = 200;
+
+/**
+ * A live command's answer shows its own timeline row as the command wrote it: the read beside that
+ * write may not see it yet, or (recorded before Twilio was asked) may see it still pending.
+ */
+function withCommand(commands: CallCommand[], entry: CommandEntry | undefined): CallCommand[] {
+  if (!entry) return commands;
+  const { outcome, providerStatus, providerCode, providerMessage, providerMs, ownMs } = entry;
+  const read = commands.findIndex((c) => c.id === entry.id);
+  if (read >= 0)
+    return commands.map((c, i) =>
+      i === read ? { ...c, outcome, providerStatus, providerCode, providerMessage, providerMs, ownMs } : c,
+    );
+  return commands.length < MAX_COMMANDS ? [...commands, { ...entry, result: null, resultAt: null }] : commands;
+}
+
 /**
  * One call with its timeline, oldest first: Twilio's requests, the `call.started`
  * attempt and the TwiML returned, the events sent, the usage. Another account's
- * call is not found (its existence is not revealed).
+ * call is not found (its existence is not revealed). Every part is read side by
+ * side (the call's SID is unique, so its rows are found by it); `also.command` is
+ * a live command's own row (see withCommand).
  */
-export async function getCall(opts: { accountId: string; callSid: string }) {
-  const call = await db().call.findFirst({
-    where: { callSid: opts.callSid, accountId: opts.accountId },
-    include: { requests: { orderBy: [{ at: "asc" }, { id: "asc" }], take: 200 } },
-  });
-  if (!call) throw new AppError("NOT_FOUND", "No such call.");
-  const [usage, deliveries] = await Promise.all([
-    db().usageRecord.findFirst({ where: { accountId: opts.accountId, callSid: call.callSid } }),
+export async function getCall(opts: { accountId: string; callSid: string }, also: { command?: CommandEntry } = {}) {
+  const ofCall = { call: { callSid: opts.callSid, accountId: opts.accountId } };
+  const [call, requests, commands, recordings, usage, deliveries, attempts] = await Promise.all([
+    db().call.findFirst({ where: { callSid: opts.callSid, accountId: opts.accountId } }),
+    db().callRequest.findMany({ where: ofCall, orderBy: [{ at: "asc" }, { id: "asc" }], take: 200 }),
+    db().callCommand.findMany({ where: ofCall, orderBy: [{ at: "asc" }, { id: "asc" }], take: MAX_COMMANDS }),
+    db().callRecording.findMany({ where: ofCall, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 100 }),
+    db().usageRecord.findFirst({ where: { accountId: opts.accountId, callSid: opts.callSid } }),
     db().webhookDelivery.findMany({
-      where: { accountId: opts.accountId, callSid: call.callSid },
+      where: { accountId: opts.accountId, callSid: opts.callSid },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: 100,
-      include: { attempts: { orderBy: { attemptedAt: "desc" }, take: 1 } },
+    }),
+    // Only call.started deliveries (synchronous) show their tries, a handful each: read beside their deliveries.
+    db().webhookAttempt.findMany({
+      where: { delivery: { accountId: opts.accountId, callSid: opts.callSid, synchronous: true } },
+      orderBy: [{ attemptedAt: "desc" }, { id: "desc" }],
     }),
   ]);
+  if (!call) throw new AppError("NOT_FOUND", "No such call.");
+  // A call.started delivery has up to three tries (primary, retry, fallback URL); a queued one needs its last.
+  const triesOf = new Map<string, WebhookAttempt[]>();
+  for (const a of attempts) {
+    const tries = triesOf.get(a.deliveryId) ?? [];
+    if (tries.length < 3) triesOf.set(a.deliveryId, [...tries, a]);
+  }
 
   const timeline: (TTimelineEntry & { order: number })[] = [];
-  for (const r of call.requests) {
+  for (const r of requests) {
     timeline.push({
       type: "request",
       at: r.at.toISOString(),
-      kind: r.kind === "voice" || r.kind === "reconciliation" ? r.kind : "status",
+      kind: r.kind === "voice" || r.kind === "reconciliation" || r.kind === "closed" ? r.kind : "status",
       callStatus: r.callStatus,
       sequenceNumber: r.sequenceNumber,
       order: 0,
     });
   }
   for (const d of deliveries) {
-    const a = d.attempts[0];
     if (d.synchronous) {
-      timeline.push({
-        type: "call.started",
-        at: (a?.attemptedAt ?? d.createdAt).toISOString(),
-        deliveryId: d.id,
-        url: d.url,
-        statusCode: a?.statusCode ?? null,
-        latencyMs: a?.latencyMs ?? 0,
-        responseExcerpt: a?.responseExcerpt ?? null,
-        error: a?.error ?? null,
-        answerUse: d.answerUse,
-        order: 1,
+      const tries = [...(triesOf.get(d.id) ?? [])].reverse();
+      tries.forEach((a, i) => {
+        timeline.push({
+          type: "call.started",
+          at: a.attemptedAt.toISOString(),
+          deliveryId: d.id,
+          attempt: a.role === "retry" || a.role === "fallback-url" ? a.role : "primary",
+          outcome: a.outcome ?? (i === tries.length - 1 ? d.answerUse : null),
+          url: a.url,
+          statusCode: a.statusCode,
+          latencyMs: a.latencyMs,
+          responseExcerpt: a.responseExcerpt,
+          error: a.error,
+          answerUse: d.answerUse,
+          order: 1 + i / 10,
+        });
       });
       continue;
     }
@@ -169,11 +216,13 @@ export async function getCall(opts: { accountId: string; callSid: string }) {
       order: 4,
     });
   }
+  timeline.push(...controlTimeline(withCommand(commands, also.command), recordings));
   timeline.sort((x, y) => Date.parse(x.at) - Date.parse(y.at) || x.order - y.order);
   return {
     call: {
       ...callDto(call, usage ?? undefined),
       timeline: timeline.map(({ order: _order, ...e }) => e as TTimelineEntry),
+      recordings: recordings.map(recordingDto),
     },
   };
 }

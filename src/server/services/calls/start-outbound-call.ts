@@ -4,8 +4,13 @@ import { db } from "../../db/client";
 import { encryptSecret } from "../../crypto/secret-box";
 import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";
 import { logger } from "../../logger";
+import { applyAnswerPolicy } from "../../schemas/answer-policy";
 import type { TOutboundInput } from "../../schemas/outbound";
 import { engineVoiceUrlOf } from "../accounts/engine-voice-url";
+import { sqlTransaction } from "../../db/sql-transaction";
+import { freeLiveSlot } from "../../engine/engine-sql";
+import { storedJson } from "../phone-numbers/register-phone-number";
+import { refuseOverSpendCap, takeLiveSlot } from "../limits/admission";
 
 /** What a Twilio RestException carries; anything without a 4xx status is the provider being unreachable. */
 function providerRefusal(err: unknown): { code: number | undefined; message: string } | null {
@@ -23,7 +28,9 @@ function providerRefusal(err: unknown): { code: number | undefined; message: str
  * Starts a call at Twilio on the customer's credentials. The call is recorded
  * first, under a placeholder SID, and its id travels in the engine URL: Twilio
  * may call back before `calls.create` has returned, and the engine must know
- * the call (and its token, to check signatures) when it does.
+ * the call (and its token, to check signatures) when it does. The guardrails (docs/decisions.md §17) come
+ * first: over the hard cap, 402; at maxConcurrentCalls, 429; an outbound call is live for the count from
+ * here until its final status.
  */
 export async function startOutboundCall(opts: { accountId: string; input: TOutboundInput }) {
   const { input } = opts;
@@ -37,24 +44,37 @@ export async function startOutboundCall(opts: { accountId: string; input: TOutbo
   });
   if (!number) throw new AppError("NUMBER_NOT_OWNED", `${input.from} is not a number registered to this account.`);
 
-  const call = await db().call.create({
-    data: {
-      callSid: `pending:${randomBytes(12).toString("hex")}`,
-      accountId: opts.accountId,
-      phoneNumberId: number.id,
-      direction: "outbound",
-      fromNumber: input.from,
-      toNumber: input.to,
-      status: "queued",
-      statusRank: 0,
-      metadata: (input.metadata ?? undefined) as object | undefined,
-      onCallStartUrl: input.onCallStartUrl,
-      onCallEndUrl: input.onCallEndUrl,
-      onErrorUrl: input.onErrorUrl ?? null,
-      providerAccountSid: input.providerAccountSid,
-      providerAuthTokenEnc: encryptSecret(input.providerAuthToken),
-    },
-    select: { id: true },
+  const call = await sqlTransaction(async (trx) => {
+    await refuseOverSpendCap(trx, opts.accountId);
+    const made = await trx
+      .insertInto("Call")
+      .values({
+        callSid: `pending:${randomBytes(12).toString("hex")}`,
+        accountId: opts.accountId,
+        phoneNumberId: number.id,
+        direction: "outbound",
+        fromNumber: input.from,
+        toNumber: input.to,
+        status: "queued",
+        statusRank: 0,
+        metadata: storedJson(input.metadata),
+        onCallStartUrl: input.onCallStartUrl,
+        onCallEndUrl: input.onCallEndUrl,
+        onErrorUrl: input.onErrorUrl ?? null,
+        // This call's own, like its URLs (docs/decisions.md §12); none given: the defaults.
+        answerPolicy: storedJson(applyAnswerPolicy(null, input)),
+        providerAccountSid: input.providerAccountSid,
+        providerAuthTokenEnc: encryptSecret(input.providerAuthToken),
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    // Refused here, the transaction takes the call back with it.
+    if (!(await takeLiveSlot(trx, { accountId: opts.accountId, callId: made.id })))
+      throw new AppError(
+        "CONCURRENCY_LIMIT",
+        "The account already has maxConcurrentCalls calls live; try again when one ends, or raise maxConcurrentCalls.",
+      );
+    return made;
   });
   const engineUrl = `${engineVoiceUrlOf(account)}?call=${call.id}`;
 
@@ -72,7 +92,11 @@ export async function startOutboundCall(opts: { accountId: string; input: TOutbo
       ...(input.machineDetection && { machineDetection: input.machineDetection }),
     });
   } catch (err) {
-    await db().call.delete({ where: { id: call.id } });
+    // No call at Twilio: it never was, and gives its live slot back with it.
+    await sqlTransaction(async (trx) => {
+      await freeLiveSlot(trx, call.id);
+      await trx.deleteFrom("Call").where("id", "=", call.id).execute();
+    });
     const refusal = providerRefusal(err);
     if (refusal) {
       throw new AppError("PROVIDER_REJECTED", `Twilio refused the call: ${refusal.message}`, {

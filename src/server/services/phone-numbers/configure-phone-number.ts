@@ -4,7 +4,7 @@ import { findTwilioNumber } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
-import { notOwnedOrMissing, toPhoneNumberDto } from "./phone-number-dto";
+import { notOwnedOrMissing, numberMinutesToday, toPhoneNumberDto } from "./phone-number-dto";
 import { pointNumberAtEngine } from "./twilio-number-setup";
 
 /**
@@ -45,5 +45,6 @@ export async function configurePhoneNumberAtTwilio(opts: { accountId: string; id
     data: { verified: true, twilioSid: owned.sid, twilioConfigured: true },
   });
   if (!updated[0]) return notOwnedOrMissing(opts.id);
-  return { phoneNumber: toPhoneNumberDto(updated[0]) };
+  const today = await numberMinutesToday(opts.accountId, [number.id]);
+  return { phoneNumber: toPhoneNumberDto(updated[0], today.get(number.id)) };
 }

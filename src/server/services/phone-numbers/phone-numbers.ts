@@ -1,28 +1,63 @@
 import { db } from "../../db/client";
+import { Prisma } from "@/generated/prisma/client";
+import { type AnswerPolicy, applyAnswerPolicy } from "../../schemas/answer-policy";
 import type { TUpdatePhoneNumberInput } from "../../schemas/phone-numbers";
 import { configurePhoneNumberAtTwilio } from "./configure-phone-number";
-import { notOwnedOrMissing, toPhoneNumberDto } from "./phone-number-dto";
+import { notOwnedOrMissing, numberMinutesToday, toPhoneNumberDto } from "./phone-number-dto";
 
 export async function listPhoneNumbers(opts: { accountId: string }) {
   const numbers = await db().phoneNumber.findMany({
     where: { accountId: opts.accountId },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  return { phoneNumbers: numbers.map(toPhoneNumberDto) };
+  const today = await numberMinutesToday(
+    opts.accountId,
+    numbers.map((n) => n.id),
+  );
+  return { phoneNumbers: numbers.map((n) => toPhoneNumberDto(n, today.get(n.id))) };
 }
 
 export async function getPhoneNumber(opts: { accountId: string; id: string }) {
   const n = await db().phoneNumber.findFirst({ where: { id: opts.id, accountId: opts.accountId } });
   if (!n) return notOwnedOrMissing(opts.id);
-  return { phoneNumber: toPhoneNumberDto(n) };
+  const today = await numberMinutesToday(opts.accountId, [n.id]);
+  return { phoneNumber: toPhoneNumberDto(n, today.get(n.id)) };
 }
 
 export async function updatePhoneNumber(opts: { accountId: string; input: TUpdatePhoneNumberInput }) {
-  const { id, onCallStartUrl, onCallEndUrl, onErrorUrl, configureTwilio } = opts.input;
+  const {
+    id,
+    onCallStartUrl,
+    onCallEndUrl,
+    onErrorUrl,
+    configureTwilio,
+    answerTimeoutMs,
+    fallback,
+    lastResort,
+    dailyMinuteCap,
+  } = opts.input;
+  // The answer policy's fields apply one by one over what is stored; read first, written by the update below.
+  let answerPolicy: AnswerPolicy | null | undefined;
+  if (answerTimeoutMs !== undefined || fallback !== undefined || lastResort !== undefined) {
+    const current = await db().phoneNumber.findFirst({
+      where: { id, accountId: opts.accountId },
+      select: { answerPolicy: true },
+    });
+    if (!current) return notOwnedOrMissing(id);
+    answerPolicy = applyAnswerPolicy(current.answerPolicy as AnswerPolicy | null, {
+      answerTimeoutMs,
+      fallback,
+      lastResort,
+    });
+  }
   const data = {
     ...(onCallStartUrl !== undefined && { onCallStartUrl }),
     ...(onCallEndUrl !== undefined && { onCallEndUrl }),
     ...(onErrorUrl !== undefined && { onErrorUrl }),
+    ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
+    ...(answerPolicy !== undefined && {
+      answerPolicy: (answerPolicy as Prisma.InputJsonObject | null) ?? Prisma.DbNull,
+    }),
   };
   // Twilio first: when it refuses or cannot be reached, nothing of the request has been applied.
   const configured = configureTwilio ? await configurePhoneNumberAtTwilio({ accountId: opts.accountId, id }) : null;
@@ -31,5 +66,6 @@ export async function updatePhoneNumber(opts: { accountId: string; input: TUpdat
   const updated = await db().phoneNumber.updateManyAndReturn({ where: { id, accountId: opts.accountId }, data });
   const n = updated[0];
   if (!n) return notOwnedOrMissing(id);
-  return { phoneNumber: toPhoneNumberDto(n) };
+  const today = await numberMinutesToday(opts.accountId, [n.id]);
+  return { phoneNumber: toPhoneNumberDto(n, today.get(n.id)) };
 }

@@ -4,6 +4,7 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { findTwilioNumber, type TwilioIncomingNumber } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
+import { applyAnswerPolicy } from "../../schemas/answer-policy";
 import type { TCreatePhoneNumberInput } from "../../schemas/phone-numbers";
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
@@ -103,6 +104,8 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
           onCallStartUrl: input.onCallStartUrl,
           onCallEndUrl: input.onCallEndUrl,
           onErrorUrl: input.onErrorUrl ?? null,
+          answerPolicy: storedJson(applyAnswerPolicy(null, input)),
+          dailyMinuteCap: input.dailyMinuteCap ?? null,
           verified,
           twilioSid,
         })
@@ -114,4 +117,9 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
     if (isUniqueViolation(err)) throw new AppError("NUMBER_TAKEN", `${input.phoneNumber} is already registered.`);
     throw err;
   }
+}
+
+/** A jsonb value as its text: node-postgres and PGlite both read it as jsonb, and an array stays JSON. */
+export function storedJson(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }

@@ -22,7 +22,17 @@ export async function deletePhoneNumber(opts: { accountId: string; id: string })
       .where("id", "=", n.id)
       .where("accountId", "=", opts.accountId)
       .executeTakeFirst();
-    return deleted.numDeletedRows === 1n ? n : null;
+    if (deleted.numDeletedRows !== 1n) return null;
+    // Calls keep their own copy of the numbers; the released one's id goes (Call has no foreign key to
+    // PhoneNumber, whose check locked the number's row on every call: docs/performance.md). A call
+    // recorded while this commits may keep the id, of a number that no longer exists: harmless.
+    await trx
+      .updateTable("Call")
+      .set({ phoneNumberId: null })
+      .where("accountId", "=", opts.accountId)
+      .where("phoneNumberId", "=", n.id)
+      .execute();
+    return n;
   });
   if (!released) return notOwnedOrMissing(opts.id);
   if (released.twilioSid) {

@@ -13,6 +13,7 @@ import {
   type ReconcileTarget,
 } from "../../engine/engine-sql";
 import { finishCall } from "../calls/finish-call";
+import { noteTwilioError } from "../alerts/twilio-alerts";
 import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";
 import { logger } from "../../logger";
 
@@ -51,8 +52,10 @@ export async function reconcileTwilioCalls(opts: { now?: Date } = {}): Promise<R
   const result: ReconcileResult = { closed: 0, recorded: 0, errors: 0 };
   await closeStaleCalls(now, result);
   for (const target of await reconcileTargets()) {
-    await recordUnseenCalls(target, now, result).catch((err: unknown) => {
+    await recordUnseenCalls(target, now, result).catch(async (err: unknown) => {
       result.errors++;
+      // docs/decisions.md §16: Twilio rejected the connection's credentials (20003).
+      await noteTwilioError(target.accountId, err, { accountSid: target.accountSid, during: "reconciliation", now });
       logger().warn(
         { accountId: target.accountId, err: errorText(err) },
         "reconciliation: could not read Twilio's call list",
@@ -86,6 +89,12 @@ async function closeStaleCalls(now: Date, result: ReconcileResult): Promise<void
         continue;
       }
       result.errors++;
+      if (!call.providerAccountSid)
+        await noteTwilioError(call.accountId, err, {
+          accountSid: connection.accountSid,
+          during: "reconciliation",
+          now,
+        });
       logger().warn(
         { callSid: call.callSid, err: errorText(err) },
         "reconciliation: could not read Twilio's call record",

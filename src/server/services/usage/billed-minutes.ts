@@ -40,6 +40,11 @@ export function dayPeriod(at: Date): string {
   return `d:${at.toISOString().slice(0, 10)}`;
 }
 
+/** The running-totals key of one number's UTC day: its dailyMinuteCap counts these minutes (docs/decisions.md §17). */
+export function numberDayPeriod(phoneNumberId: string, at: Date): string {
+  return `n:${phoneNumberId}:${at.toISOString().slice(0, 10)}`;
+}
+
 export function periodBounds(at: Date): { start: Date; end: Date } {
   const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
   const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));

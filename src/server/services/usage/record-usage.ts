@@ -1,6 +1,7 @@
 import type { SqlTransaction } from "../../db/sql-transaction";
 import { billing } from "../billing/billing-strategy";
-import { billingPeriodKey, dayPeriod, usagePeriod, type CostBreakdown } from "./billed-minutes";
+import { sql } from "kysely";
+import { billingPeriodKey, dayPeriod, numberDayPeriod, usagePeriod, type CostBreakdown } from "./billed-minutes";
 
 /** What a completed call's usage is recorded from (the engine's view of the call and its account). */
 export type UsageCall = {
@@ -52,37 +53,86 @@ export async function recordUsage(
   });
 }
 
+/** A usage threshold the month crossed (docs/decisions.md §17): usage.threshold_reached and its email follow. */
+export type CrossedThreshold = { threshold: number; monthlyBudget: number; spent: number; month: string };
+
 /**
- * Adds a usage record to the running totals of every period it counts in, in
- * one statement. Every call of an account updates the same rows, so the caller
- * makes this its transaction's last statement: the row locks last one round
- * trip and the commit, not the whole transaction.
+ * Adds a usage record to the running totals of every period it counts in, and records the account's
+ * usage thresholds the month's new total reaches (docs/decisions.md §17), in one statement. Every call of
+ * an account updates the same rows, so the caller makes this its transaction's last statement: the row
+ * locks last one round trip and the commit, not the whole transaction. A threshold's row is inserted once
+ * per month (its key), by whichever transaction first finds the total past it, so what is returned is
+ * crossed exactly once; thresholds under a budget lowered mid-month are caught by the next call.
  */
 export async function addToRunningTotals(
   trx: SqlTransaction,
-  opts: { accountId: string; account: UsageAccount; breakdown: CostBreakdown; at: Date },
-): Promise<void> {
+  opts: {
+    accountId: string;
+    account: UsageAccount;
+    breakdown: CostBreakdown;
+    at: Date;
+    phoneNumberId: string | null;
+    callSid: string;
+  },
+): Promise<CrossedThreshold[]> {
   const { accountId, breakdown } = opts;
-  await trx
-    .insertInto("UsageTotal")
-    .values(
-      usagePeriods(opts.account, opts.at).map((period) => ({
-        accountId,
-        period,
-        calls: "1",
-        billedMinutes: String(breakdown.billedMinutes),
-        totalCost: String(breakdown.totalCost),
-      })),
+  const month = usagePeriod(opts.at);
+  const periods = usagePeriods(opts.account, opts.at);
+  if (opts.phoneNumberId) periods.push(numberDayPeriod(opts.phoneNumberId, opts.at));
+  const rows = await trx
+    .with("totals", (db) =>
+      db
+        .insertInto("UsageTotal")
+        .values(
+          periods.map((period) => ({
+            accountId,
+            period,
+            calls: "1",
+            billedMinutes: String(breakdown.billedMinutes),
+            totalCost: String(breakdown.totalCost),
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(["accountId", "period"]).doUpdateSet((eb) => ({
+            calls: eb("UsageTotal.calls", "+", eb.ref("excluded.calls")),
+            billedMinutes: eb("UsageTotal.billedMinutes", "+", eb.ref("excluded.billedMinutes")),
+            totalCost: eb("UsageTotal.totalCost", "+", eb.ref("excluded.totalCost")),
+            updatedAt: eb.ref("excluded.updatedAt"),
+          })),
+        )
+        .returning(["period", "totalCost"]),
     )
-    .onConflict((oc) =>
-      oc.columns(["accountId", "period"]).doUpdateSet((eb) => ({
-        calls: eb("UsageTotal.calls", "+", eb.ref("excluded.calls")),
-        billedMinutes: eb("UsageTotal.billedMinutes", "+", eb.ref("excluded.billedMinutes")),
-        totalCost: eb("UsageTotal.totalCost", "+", eb.ref("excluded.totalCost")),
-        updatedAt: eb.ref("excluded.updatedAt"),
-      })),
+    .insertInto("UsageThresholdCrossing")
+    .columns(["accountId", "month", "threshold", "monthlyBudget", "spent", "callSid"])
+    .expression((eb) =>
+      eb
+        .selectFrom("totals")
+        .innerJoin("AccountLimit as l", (j) => j.on("l.accountId", "=", accountId))
+        .innerJoin(sql<{ threshold: number }>`unnest(${sql.ref("l.alertThresholds")})`.as("t"), (j) => j.onTrue())
+        .select([
+          eb.val(accountId).as("accountId"),
+          eb.val(month).as("month"),
+          sql<number>`t`.as("threshold"),
+          "l.monthlyBudget",
+          "totals.totalCost",
+          eb.val(opts.callSid).as("callSid"),
+        ])
+        .where("totals.period", "=", month)
+        .where("l.monthlyBudget", "is not", null)
+        .where("totals.totalCost", ">", sql<string>`0`)
+        .where(sql<boolean>`${sql.ref("totals.totalCost")} * 100 >= ${sql.ref("l.monthlyBudget")} * t`),
     )
+    .onConflict((oc) => oc.doNothing())
+    .returning(["threshold", "monthlyBudget", "spent", "month"])
     .execute();
+  return rows
+    .map((r) => ({
+      threshold: r.threshold,
+      monthlyBudget: Number(r.monthlyBudget),
+      spent: Number(r.spent),
+      month: r.month,
+    }))
+    .sort((a, b) => a.threshold - b.threshold);
 }
 
 /**

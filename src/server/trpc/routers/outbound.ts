@@ -1,3 +1,4 @@
+import { SERVER_ANSWER_CHECKS } from "../../engine/answer/answer-checks";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import { ZOutboundOutput, outboundInputSchema } from "../../schemas/outbound";
 import { startOutboundCall } from "../../services/calls/start-outbound-call";
@@ -13,7 +14,7 @@ export const outbound = {
     status: 201,
     summary: "Start an outbound call from a registered number",
     errors: [402, 403, 502],
-    input: outboundInputSchema(serverCallbackPolicy),
+    input: outboundInputSchema(serverCallbackPolicy, SERVER_ANSWER_CHECKS),
     output: ZOutboundOutput,
   }).mutation(({ ctx, input }) => startOutboundCall({ accountId: ctx.auth.account.id, input })),
 };

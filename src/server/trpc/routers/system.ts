@@ -34,6 +34,12 @@ export const system = {
             .string()
             .optional()
             .describe('Only when REDIS_URL is set: "ok", or "unreachable (…), rate limits on PostgreSQL"'),
+          instance: z
+            .string()
+            .optional()
+            .describe(
+              'Only in the 503 while the instance stops (SIGTERM): "shutting down"; in-flight work finishes within SHUTDOWN_GRACE_MS',
+            ),
         })
         .describe('Each dependency, "ok" or what is wrong'),
       journal: z

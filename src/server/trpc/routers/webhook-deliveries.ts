@@ -18,7 +18,7 @@ export const webhookDeliveries = {
     method: "GET",
     path: "/api/webhook-deliveries",
     needs: "read",
-    summary: "Event deliveries, newest first, filterable by status and callSid",
+    summary: "Event deliveries, newest first, filterable by status, call, event type, number, destination and time",
     input: ZListDeliveriesInput,
     output: ZListDeliveriesOutput,
   }).query(({ ctx, input }) => listDeliveries({ accountId: ctx.auth.account.id, ...input })),
@@ -27,7 +27,7 @@ export const webhookDeliveries = {
     path: "/api/webhook-deliveries/test",
     needs: "write",
     summary:
-      "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type now; answers the delivery with its attempt. At most 10 a minute per account",
+      "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type, or to one of your webhook endpoints, now; answers the delivery with its attempt. At most 10 a minute per account",
     errors: [403, 404],
     input: ZSendTestEventInput,
     output: ZDeliveryDetailOutput,
@@ -37,11 +37,16 @@ export const webhookDeliveries = {
     path: "/api/webhook-deliveries/replay",
     needs: "write",
     summary:
-      "Queue again the deliveries (default: FAILED) created since a time at most 14 days ago: at most 1,000 a call (`more` says whether others match), once a minute per account",
+      "Queue again the deliveries (default: FAILED) created since a time at most 14 days ago, of every destination or of one webhook endpoint: at most 1,000 a call (`more` says whether others match), once a minute per account",
     input: ZReplayDeliveriesInput,
     output: ZReplayDeliveriesOutput,
   }).mutation(({ ctx, input }) =>
-    replayDeliveries({ accountId: ctx.auth.account.id, since: new Date(input.since), status: input.status }),
+    replayDeliveries({
+      accountId: ctx.auth.account.id,
+      since: new Date(input.since),
+      status: input.status,
+      endpointId: input.endpointId,
+    }),
   ),
   get: restProcedure(apiProcedure, {
     method: "GET",

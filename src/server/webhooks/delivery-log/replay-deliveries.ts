@@ -16,7 +16,14 @@ export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
  * URL. Each gets one new cycle: a delivery still queued is left as it is, so
  * a second replay (or a redeliver) neither resets nor adds attempts.
  */
-export async function replayDeliveries(opts: { accountId: string; since: Date; status: DeliveryStatus; now?: Date }) {
+export async function replayDeliveries(opts: {
+  accountId: string;
+  since: Date;
+  status: DeliveryStatus;
+  /** Only this webhook endpoint's deliveries (docs/decisions.md §15). */
+  endpointId?: string;
+  now?: Date;
+}) {
   const now = opts.now ?? new Date();
   if (opts.since.getTime() < now.getTime() - REPLAY_WINDOW_MS) {
     throw new AppError("VALIDATION_FAILED", "since may be at most 14 days ago.", {
@@ -30,7 +37,12 @@ export async function replayDeliveries(opts: { accountId: string; since: Date; s
   }
   await enforceRateLimits([{ key: `webhook-replay:${opts.accountId}`, policy: POLICIES.webhookReplay }]);
   const result = await sqlTransaction((trx) =>
-    replayMatching(trx, { accountId: opts.accountId, status: opts.status, since: opts.since }),
+    replayMatching(trx, {
+      accountId: opts.accountId,
+      status: opts.status,
+      since: opts.since,
+      endpointId: opts.endpointId,
+    }),
   );
   if (result.queued) wakeWorker(DELIVERY_QUEUE);
   return result;

@@ -6,36 +6,80 @@ import type { EventType } from "../event-envelope";
 import { billingPlan } from "../../services/billing/billing-plan";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { notOwnedOrMissing } from "../../services/phone-numbers/phone-number-dto";
-import { sampleEvent } from "./sample-event";
+import { SAMPLE_CALLED, sampleEvent } from "./sample-event";
 import { getDelivery } from "./webhook-deliveries";
 
-import { EVENT_URL_FIELD as URL_FIELD } from "../../schemas/events";
+import { EVENT_TYPES, EVENT_URL_FIELD as URL_FIELD } from "../../schemas/events";
+
+type Destination = { url: string; endpointId: string | null; phoneNumberId: string | null; phoneNumber: string };
+
+/** Where a test goes: the number's URL for the type, or the account endpoint asked for. */
+async function destinationOf(opts: {
+  accountId: string;
+  phoneNumberId?: string;
+  endpointId?: string;
+  type: EventType;
+}): Promise<Destination> {
+  if (opts.endpointId) {
+    if (opts.type === "call.started")
+      throw new AppError(
+        "VALIDATION_FAILED",
+        "call.started goes to a number's onCallStartUrl only, never to an endpoint.",
+        {
+          details: [{ path: "type", message: "call.started cannot be sent to an endpoint" }],
+        },
+      );
+    const endpoint = await db().webhookEndpoint.findFirst({
+      where: { id: opts.endpointId, accountId: opts.accountId },
+      select: { id: true, url: true },
+    });
+    if (!endpoint) throw new AppError("NOT_FOUND", "No such webhook endpoint.");
+    return { url: endpoint.url, endpointId: endpoint.id, phoneNumberId: null, phoneNumber: SAMPLE_CALLED };
+  }
+  const type = opts.type;
+  if (!(EVENT_TYPES as readonly string[]).includes(type))
+    throw new AppError(
+      "VALIDATION_FAILED",
+      `A number's URLs receive ${EVENT_TYPES.join(", ")}; send ${type} to an endpoint.`,
+      {
+        details: [{ path: "type", message: `must be one of ${EVENT_TYPES.join(", ")} for a number` }],
+      },
+    );
+  const number = await db().phoneNumber.findFirst({ where: { id: opts.phoneNumberId, accountId: opts.accountId } });
+  if (!number) return notOwnedOrMissing(opts.phoneNumberId ?? "");
+  const field = URL_FIELD[type as (typeof EVENT_TYPES)[number]];
+  const url = number[field];
+  if (!url) {
+    throw new AppError("VALIDATION_FAILED", `This number has no ${field}; set one to receive ${type} events.`, {
+      details: [{ path: "type", message: `the number has no ${field}` }],
+    });
+  }
+  return { url, endpointId: null, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
+}
 
 /**
  * Sends a signed sample event (`data.test = true`) to the number's URL for
- * `type` now, through the same attempt as real deliveries (signing, the one
- * outbound client and its URL policy, the delivery log), and answers the
- * delivery with its attempt. A test is sent once: a failure is recorded as
+ * `type`, or to one of the account's endpoints (docs/decisions.md §15), now, through the same attempt
+ * as real deliveries (signing, the one outbound client and its URL policy, the delivery log), and
+ * answers the delivery with its attempt. A test is sent once: a failure is recorded as
  * FAILED rather than retried for a day, since the customer is watching.
  * At most 10 a minute per account (docs/decisions.md §20): the URL is the
  * customer's to choose, so tests must not become a way to flood one.
  */
-export async function sendTestEvent(opts: { accountId: string; phoneNumberId: string; type: EventType; now?: Date }) {
+export async function sendTestEvent(opts: {
+  accountId: string;
+  phoneNumberId?: string;
+  endpointId?: string;
+  type: EventType;
+  now?: Date;
+}) {
   await enforceRateLimits([{ key: `webhook-test:${opts.accountId}`, policy: POLICIES.webhookTest }]);
-  const number = await db().phoneNumber.findFirst({ where: { id: opts.phoneNumberId, accountId: opts.accountId } });
-  if (!number) return notOwnedOrMissing(opts.phoneNumberId);
-  const field = URL_FIELD[opts.type];
-  const url = number[field];
-  if (!url) {
-    throw new AppError("VALIDATION_FAILED", `This number has no ${field}; set one to receive ${opts.type} events.`, {
-      details: [{ path: "type", message: `the number has no ${field}` }],
-    });
-  }
+  const destination = await destinationOf(opts);
   const plan = await billingPlan();
   const event = sampleEvent({
     type: opts.type,
-    phoneNumberId: number.id,
-    phoneNumber: number.phoneNumber,
+    phoneNumberId: destination.phoneNumberId,
+    phoneNumber: destination.phoneNumber,
     perMinuteRate: plan.perMinuteRate,
     now: opts.now,
   });
@@ -45,7 +89,8 @@ export async function sendTestEvent(opts: { accountId: string; phoneNumberId: st
       eventId: event.id,
       eventType: event.type,
       callSid: event.data.callSid,
-      url,
+      url: destination.url,
+      endpointId: destination.endpointId,
       payload: JSON.stringify(event),
       nextAttemptAt: new Date(),
     },

@@ -1,13 +1,15 @@
 import type { Prisma, WebhookAttempt, WebhookDelivery } from "@/generated/prisma/client";
+import { START_ATTEMPT_ROLES, type StartAttemptRole } from "../../schemas/enums";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
-import { now } from "../../db/kysely";
+import { kysely, now } from "../../db/kysely";
 import { sql } from "kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../enqueue-event";
 import { onTransaction, wakeWorker } from "../../jobs/job-queue";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../schemas/events";
+import type { DeliveryDestination } from "../../schemas/webhook-deliveries";
 
 type EventTypeName = EventType;
 
@@ -20,6 +22,8 @@ function attemptDto(a: WebhookAttempt) {
     latencyMs: a.latencyMs,
     responseExcerpt: a.responseExcerpt,
     error: a.error,
+    role: (START_ATTEMPT_ROLES as readonly string[]).includes(a.role ?? "") ? (a.role as StartAttemptRole) : null,
+    outcome: a.outcome,
   };
 }
 
@@ -40,6 +44,7 @@ function deliveryDto(d: WebhookDelivery & { attempts: WebhookAttempt[] }, backof
     eventType: d.eventType as EventTypeName,
     callSid: d.callSid,
     url: d.url,
+    endpointId: d.endpointId,
     status: d.status,
     attemptCount: d.attemptCount,
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
@@ -64,22 +69,46 @@ export async function listDeliveries(opts: {
   offset: number;
   status?: DeliveryStatus;
   callSid?: string;
+  endpointId?: string;
+  eventType?: EventTypeName;
+  phoneNumberId?: string;
+  destination?: DeliveryDestination;
+  since?: string;
+  until?: string;
 }) {
-  const where: Prisma.WebhookDeliveryWhereInput = {
-    accountId: opts.accountId,
-    ...(opts.status && { status: opts.status }),
-    ...(opts.callSid && { callSid: opts.callSid }),
-  };
-  const [total, rows] = await Promise.all([
-    db().webhookDelivery.count({ where }),
-    db().webhookDelivery.findMany({
-      where,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: opts.offset,
-      take: opts.limit,
-      include: latestAttempt,
-    }),
+  // The filters in SQL (a delivery knows its number through its call, so that one is a subquery); the page's
+  // rows then load with their latest attempt.
+  const k = kysely();
+  let q = k.selectFrom("WebhookDelivery").where("accountId", "=", opts.accountId);
+  if (opts.status) q = q.where("status", "=", opts.status);
+  if (opts.eventType) q = q.where("eventType", "=", opts.eventType);
+  if (opts.callSid) q = q.where("callSid", "=", opts.callSid);
+  if (opts.endpointId) q = q.where("endpointId", "=", opts.endpointId);
+  if (opts.destination === "endpoint") q = q.where("endpointId", "is not", null);
+  if (opts.destination === "number-url") q = q.where("endpointId", "is", null);
+  if (opts.since) q = q.where("createdAt", ">=", new Date(opts.since));
+  if (opts.until) q = q.where("createdAt", "<", new Date(opts.until));
+  if (opts.phoneNumberId)
+    q = q.where(
+      "callSid",
+      "in",
+      k
+        .selectFrom("Call")
+        .select("callSid")
+        .where("accountId", "=", opts.accountId)
+        .where("phoneNumberId", "=", opts.phoneNumberId),
+    );
+  const [counted, page] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+    q.select("id").orderBy("createdAt", "desc").orderBy("id", "desc").offset(opts.offset).limit(opts.limit).execute(),
   ]);
+  const total = Number(counted.total);
+  const ids = page.map((r) => r.id);
+  const found = ids.length
+    ? await db().webhookDelivery.findMany({ where: { id: { in: ids } }, include: latestAttempt })
+    : [];
+  const byId = new Map(found.map((r) => [r.id, r]));
+  const rows = ids.flatMap((id) => byId.get(id) ?? []);
   const backoffs = await endpointBackoffs(
     opts.accountId,
     rows.map((r) => r.url),
@@ -158,13 +187,14 @@ export async function redeliverOne(trx: SqlTransaction, opts: { accountId: strin
  */
 export async function replayMatching(
   trx: SqlTransaction,
-  opts: { accountId: string; status: DeliveryStatus; since: Date },
+  opts: { accountId: string; status: DeliveryStatus; since: Date; endpointId?: string },
 ): Promise<{ queued: number; more: boolean }> {
   const matching = (q: SqlTransaction) =>
     q
       .selectFrom("WebhookDelivery")
       .select("id")
       .where("accountId", "=", opts.accountId)
+      .$if(opts.endpointId !== undefined, (w) => w.where("endpointId", "=", opts.endpointId ?? null))
       .where("status", "=", opts.status)
       .where("status", "<>", "PENDING")
       .where("synchronous", "=", false)

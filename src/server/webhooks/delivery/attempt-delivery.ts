@@ -1,3 +1,4 @@
+import { metrics } from "../../metrics/metrics";
 import type { Kysely } from "kysely";
 import { CallbackRequestError, type CallbackClient } from "../http/callback-http-client";
 import { kysely, now, type DB } from "../../db/kysely";
@@ -5,40 +6,52 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { onTransaction } from "../../jobs/job-queue";
 import { logger } from "../../logger";
 import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
+import { noteDeliveryExhausted } from "../../services/alerts/delivery-alerts";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "../enqueue-event";
 import { signingSecrets } from "../webhook-secrets";
 import { webhookHeaders } from "../webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
+import { traceHeaders, withSpan } from "../../tracing/tracing";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const EXCERPT_BYTES = 1024;
 
 // A delivery runs for every event of every call, beside the engine: one joined read, one write.
 function readDelivery(deliveryId: string) {
-  return kysely()
-    .selectFrom("WebhookDelivery as d")
-    .innerJoin("Account as a", "a.id", "d.accountId")
-    .leftJoin("WebhookEndpointHealth as h", (j) =>
-      j.onRef("h.accountId", "=", "d.accountId").onRef("h.url", "=", "d.url"),
-    )
-    .select([
-      "d.id",
-      "d.accountId",
-      "d.status",
-      "d.attemptCount",
-      "d.cycleAttempts",
-      "d.eventId",
-      "d.url",
-      "d.payload",
-      "a.webhookSecretEnc",
-      "a.previousWebhookSecretEnc",
-      "a.previousWebhookSecretExpiresAt",
-      "h.consecutiveFailures as endpointFailures",
-      "h.backoffUntil as endpointBackoffUntil",
-    ])
-    .where("d.id", "=", deliveryId)
-    .executeTakeFirst();
+  return (
+    kysely()
+      .selectFrom("WebhookDelivery as d")
+      .innerJoin("Account as a", "a.id", "d.accountId")
+      .leftJoin("WebhookEndpointHealth as h", (j) =>
+        j.onRef("h.accountId", "=", "d.accountId").onRef("h.url", "=", "d.url"),
+      )
+      // A delivery to an account endpoint is signed with that endpoint's secrets (docs/decisions.md §15).
+      .leftJoin("WebhookEndpoint as e", "e.id", "d.endpointId")
+      .select([
+        "d.id",
+        "d.accountId",
+        "d.status",
+        "d.attemptCount",
+        "d.cycleAttempts",
+        "d.eventId",
+        "d.eventType",
+        "d.url",
+        "d.payload",
+        "a.webhookSecretEnc",
+        "a.previousWebhookSecretEnc",
+        "a.previousWebhookSecretExpiresAt",
+        "d.endpointId",
+        "e.enabled as endpointEnabled",
+        "e.secretEnc as endpointSecretEnc",
+        "e.previousSecretEnc as endpointPreviousSecretEnc",
+        "e.previousSecretExpiresAt as endpointPreviousSecretExpiresAt",
+        "h.consecutiveFailures as endpointFailures",
+        "h.backoffUntil as endpointBackoffUntil",
+      ])
+      .where("d.id", "=", deliveryId)
+      .executeTakeFirst()
+  );
 }
 type DeliveryRow = NonNullable<Awaited<ReturnType<typeof readDelivery>>>;
 
@@ -126,7 +139,23 @@ export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipp
  * made (a re-run after a crash, or a schedule a manual retry superseded) is
  * skipped, so it never sends twice.
  */
-export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
+export function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
+  // Tracing on: one span per attempt, in the trace of what queued the event (the job's traceparent).
+  return withSpan(
+    "webhook delivery attempt",
+    {
+      parent: job.traceparent,
+      attributes: { "routekit.delivery.id": job.deliveryId, "routekit.delivery.attempt": job.expectedAttempt + 1 },
+    },
+    async (span) => {
+      const outcome = await attemptDeliveryUntraced(job, deps);
+      span?.setAttribute("routekit.delivery.outcome", outcome);
+      return outcome;
+    },
+  );
+}
+
+async function attemptDeliveryUntraced(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
   const now = deps.now ?? (() => new Date());
   const delivery = await readDelivery(job.deliveryId);
   if (delivery?.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
@@ -158,12 +187,13 @@ async function attempt(
   answered: (r: AttemptResult) => void,
 ): Promise<AttemptOutcome> {
   const startedAt = now();
-  const headers = webhookHeaders({
-    id: delivery.eventId,
-    body: delivery.payload,
-    secrets: signingSecrets(delivery, startedAt),
-    now: startedAt,
-  });
+  const secrets = secretsOf(delivery, startedAt);
+  if (!secrets) return giveUp(delivery, startedAt, answered);
+  // Tracing on: the customer's handler continues the attempt's trace (`traceparent`).
+  const headers = {
+    ...webhookHeaders({ id: delivery.eventId, body: delivery.payload, secrets, now: startedAt }),
+    ...traceHeaders(),
+  };
   let statusCode: number | null = null;
   let excerpt: string | null = null;
   let error: string | null = null;
@@ -209,6 +239,7 @@ async function attempt(
       : { retry: false as const, reason: "not retryable" };
   const finishedAt = now();
   const outcome: AttemptOutcome = ok ? "delivered" : decision?.retry ? "retry-scheduled" : "failed";
+  metrics().deliveryAttempts.inc({ outcome: outcome === "retry-scheduled" ? "retry" : outcome });
   const nextAttemptAt = decision?.retry ? new Date(finishedAt.getTime() + decision.delayMs) : null;
   const entry: AttemptRecord = {
     delivery,
@@ -245,7 +276,59 @@ async function attempt(
     failed: endpointFailed,
     knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
   }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
+  // docs/decisions.md §16: a delivery that gave up after its last attempt is an alert (services/alerts).
+  if (recorded === "failed")
+    await noteDeliveryExhausted({
+      deliveryId: delivery.id,
+      accountId: delivery.accountId,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      url: delivery.url,
+      endpointId: delivery.endpointId,
+      payload: delivery.payload,
+      attempts: delivery.attemptCount + 1,
+      statusCode,
+      error,
+      at: finishedAt,
+    });
   return recorded;
+}
+
+/**
+ * The secrets that sign this delivery: its endpoint's (current, and previous within the overlap) for a delivery
+ * to an account endpoint, the account's for a number's URL. Null when its endpoint was deleted or disabled since
+ * it was queued: nothing more is sent there.
+ */
+function secretsOf(delivery: DeliveryRow, at: Date): string[] | null {
+  if (delivery.endpointId === null) return signingSecrets(delivery, at);
+  if (!delivery.endpointSecretEnc || !delivery.endpointEnabled) return null;
+  return signingSecrets(
+    {
+      webhookSecretEnc: delivery.endpointSecretEnc,
+      previousWebhookSecretEnc: delivery.endpointPreviousSecretEnc,
+      previousWebhookSecretExpiresAt: delivery.endpointPreviousSecretExpiresAt,
+    },
+    at,
+  );
+}
+
+/** A delivery whose endpoint is gone or disabled is given up, without a request, and the log says why. */
+async function giveUp(delivery: DeliveryRow, at: Date, answered: (r: AttemptResult) => void): Promise<AttemptOutcome> {
+  const reason = delivery.endpointSecretEnc ? "endpoint_disabled" : "endpoint_deleted";
+  const moved = await recordAttempt(kysely(), {
+    delivery,
+    cycleAttempts: delivery.cycleAttempts + 1,
+    startedAt: at,
+    nextAttemptAt: null,
+    status: "FAILED",
+    deliveredAt: null,
+    statusCode: null,
+    latencyMs: 0,
+    excerpt: null,
+    error: `${reason}: the webhook endpoint was ${reason === "endpoint_disabled" ? "disabled" : "deleted"}; nothing was sent`,
+  });
+  answered({ endpointFailed: false, latencyMs: 0 });
+  return moved ? "failed" : "skipped";
 }
 
 /** Waits between tries of recording an attempt while the database is away: about 8 s in all, inside the job's 12 s lease. */

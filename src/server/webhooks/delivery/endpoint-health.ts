@@ -8,7 +8,8 @@ import { kysely, now, type DB } from "../../db/kysely";
  * worker slots for 10 s each. Every re-opening doubles the pause, up to
  * MAX_BACKOFF_MS, so an endpoint that stays down costs a probe now and then.
  */
-export const FAILURE_THRESHOLD = 5;
+// docs/decisions.md §22: "A destination is in backoff after 3 consecutive failed attempts" (alert.endpoint_failing says so too).
+export const FAILURE_THRESHOLD = 3;
 export const BASE_BACKOFF_MS = 30_000;
 export const MAX_BACKOFF_MS = 10 * 60_000;
 

@@ -54,11 +54,21 @@ export class CallbackRequestError extends Error {
   readonly kind: CallbackRequestErrorKind;
   /** The resolved address that was refused or connected to, when known. */
   readonly address: string | undefined;
+  /**
+   * The connection was refused, or reset or closed by the server, before any answer came: nothing of
+   * the request was acted on as far as HTTP can tell, so it may be sent again (docs/decisions.md §12).
+   */
+  readonly refusedBeforeAnswer: boolean;
 
-  constructor(kind: CallbackRequestErrorKind, message: string, options: { cause?: unknown; address?: string } = {}) {
+  constructor(
+    kind: CallbackRequestErrorKind,
+    message: string,
+    options: { cause?: unknown; address?: string; refusedBeforeAnswer?: boolean } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.address = options.address;
+    this.refusedBeforeAnswer = options.refusedBeforeAnswer === true;
   }
 }
 
@@ -238,8 +248,10 @@ function exchange(
       settled = true;
       outcome();
     };
-    const fail = (kind: CallbackRequestErrorKind, message: string, cause?: unknown) =>
-      settle(() => reject(new CallbackRequestError(kind, message, { cause, address: pinned.address })));
+    const fail = (kind: CallbackRequestErrorKind, message: string, cause?: unknown, refusedBeforeAnswer = false) =>
+      settle(() =>
+        reject(new CallbackRequestError(kind, message, { cause, address: pinned.address, refusedBeforeAnswer })),
+      );
 
     const request = (isHttps ? https : http).request(options, (res) => {
       const chunks: Buffer[] = [];
@@ -285,7 +297,17 @@ function exchange(
       if (request.reusedSocket && !answered && (code === "ECONNRESET" || code === "EPIPE")) {
         return settle(() => reject(new StaleSocketError("pooled socket closed by the server")));
       }
-      fail("connection", "Could not complete the callback request", err);
+      const refused = !answered && (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "EPIPE");
+      fail(
+        "connection",
+        code === "ECONNREFUSED"
+          ? `Connection refused by ${pinned.address} port ${options.port ?? (isHttps ? 443 : 80)}`
+          : refused
+            ? "Connection reset before any answer"
+            : connectionFailure(err as NodeJS.ErrnoException, isHttps),
+        err,
+        refused,
+      );
     });
     deadline.onExpire(() => {
       fail("timeout", `Callback did not complete within ${req.timeoutMs} ms`);
@@ -352,4 +374,46 @@ function decodeUtf8Prefix(bytes: Buffer, truncated: boolean): string {
     break;
   }
   return bytes.subarray(0, end).toString("utf8");
+}
+
+/** TLS failures Node reports by an OpenSSL or certificate code, named for the customer. */
+const TLS_REASONS: Record<string, string> = {
+  CERT_HAS_EXPIRED: "the certificate has expired",
+  CERT_NOT_YET_VALID: "the certificate is not yet valid",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the certificate chain holds a self-signed certificate",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the certificate chain is incomplete (no intermediate certificate)",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the certificate's issuer is not trusted",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the certificate does not name this host",
+  ERR_SSL_WRONG_VERSION_NUMBER: "the server did not answer TLS (an http:// server behind an https:// URL?)",
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: "the server supports no TLS version we accept",
+  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: "the TLS handshake failed (no common cipher or protocol)",
+};
+
+const NETWORK_REASONS: Record<string, string> = {
+  EHOSTUNREACH: "Host unreachable",
+  ENETUNREACH: "Network unreachable",
+  ETIMEDOUT: "Connection timed out at the network level",
+  EADDRNOTAVAIL: "Address not available",
+};
+
+/**
+ * The exact cause of a failed exchange, for the delivery log and `call.error` (issue #30): a TLS
+ * error with its reason, an unreachable network, or an answer that is not HTTP. Never the bare
+ * "could not complete" that hid which of these it was.
+ */
+export function connectionFailure(err: NodeJS.ErrnoException, isHttps: boolean): string {
+  const code = err.code ?? "";
+  const tls = TLS_REASONS[code];
+  if (tls) return `TLS error: ${tls} (${code})`;
+  if (isHttps && /wrong version number/i.test(err.message))
+    return `TLS error: ${TLS_REASONS.ERR_SSL_WRONG_VERSION_NUMBER} (${code || "EPROTO"})`;
+  if (isHttps && (code.startsWith("ERR_SSL_") || code === "EPROTO" || /certificate|ssl|tls/i.test(err.message)))
+    return `TLS error: ${err.message.slice(0, 200)}${code ? ` (${code})` : ""}`;
+  const network = NETWORK_REASONS[code];
+  if (network) return `${network} (${code})`;
+  if (code.startsWith("HPE_")) return `The answer is not valid HTTP (${code})`;
+  if (code === "ECONNRESET" || code === "EPIPE")
+    return `Connection reset by the server after it began answering (${code})`;
+  return `Could not complete the callback request${code ? ` (${code})` : ""}`;
 }

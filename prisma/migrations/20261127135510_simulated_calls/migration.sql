@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Call" ADD COLUMN     "test" BOOLEAN NOT NULL DEFAULT false;

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import {
+  ZAlertSettingsOutput,
+  ZListAlertsInput,
+  ZListAlertsOutput,
+  ZPutAlertSettingsInput,
+} from "../../schemas/alerts";
+import { getAlertSettings, putAlertSettings } from "../../services/alerts/alert-settings";
+import { listAlerts, recentAlertCount } from "../../services/alerts/list-alerts";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
+
+export const alerts = {
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/alerts",
+    needs: "read",
+    summary:
+      "The account's alerts of the last 30 days (docs/decisions.md §16), newest first, each with what it is about and what to do",
+    input: ZListAlertsInput,
+    output: ZListAlertsOutput,
+  }).query(({ ctx, input }) => listAlerts({ accountId: ctx.auth.account.id, ...input })),
+  // The dashboard's nav badge only (no REST route): alerts of the last 24 hours.
+  recentCount: apiProcedure
+    .output(z.object({ count: z.number().int() }))
+    .query(({ ctx }) => recentAlertCount({ accountId: ctx.auth.account.id })),
+  settings: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/account/alert-settings",
+    needs: "read",
+    summary: "Which alert types are also emailed to the account's address (all by default)",
+    output: ZAlertSettingsOutput,
+  }).query(({ ctx }) => getAlertSettings(ctx.auth.account.id)),
+  putSettings: restProcedure(apiProcedure, {
+    method: "PUT",
+    path: "/api/account/alert-settings",
+    needs: "write",
+    summary: "Switch alert emails per type (an omitted type is switched on); webhooks are not affected",
+    input: ZPutAlertSettingsInput,
+    output: ZAlertSettingsOutput,
+  }).mutation(({ ctx, input }) => putAlertSettings(ctx.auth.account.id, input)),
+};

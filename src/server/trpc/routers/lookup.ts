@@ -1,0 +1,17 @@
+import { ZLookupInput, ZLookupOutput } from "../../schemas/lookup";
+import { lookup as find } from "../../services/lookup/lookup";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
+
+// The dashboard's search box: whatever an id or number names, in one round trip.
+export const lookup = {
+  find: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/lookup",
+    needs: "read",
+    standing: "any",
+    summary: "Find what a call SID, event id, delivery id or phone number names in your account",
+    input: ZLookupInput,
+    output: ZLookupOutput,
+  }).query(({ ctx, input }) => find({ accountId: ctx.auth.account.id, q: input.q })),
+};

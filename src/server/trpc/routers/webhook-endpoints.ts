@@ -1,0 +1,90 @@
+import {
+  ZDeleteWebhookEndpointOutput,
+  ZEventTypesOutput,
+  ZListWebhookEndpointsOutput,
+  ZRotateEndpointSecretInput,
+  ZRotateEndpointSecretOutput,
+  ZWebhookEndpointIdInput,
+  ZWebhookEndpointOutput,
+  ZWebhookEndpointWithSecretOutput,
+  webhookEndpointInputSchemas,
+} from "../../schemas/webhook-endpoints";
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from "../../services/webhook-endpoints/webhook-endpoints";
+import { eventTypes as eventCatalogue } from "../../webhooks/event-types";
+import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
+import { restProcedure } from "../../rest/rest-procedure";
+import { apiProcedure } from "../init";
+
+const inputs = webhookEndpointInputSchemas(serverCallbackPolicy);
+
+export const webhookEndpoints = {
+  create: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/webhook-endpoints",
+    needs: "write",
+    status: 201,
+    summary:
+      "Add a webhook endpoint: the events of the types it subscribes to (or `*`) are sent there too, signed with its own secret (returned here and by GET /{id}). At most 10 per account",
+    errors: [403],
+    input: inputs.create,
+    output: ZWebhookEndpointWithSecretOutput,
+  }).mutation(({ ctx, input }) => createWebhookEndpoint({ accountId: ctx.auth.account.id, input })),
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/webhook-endpoints",
+    needs: "read",
+    summary: "The account's webhook endpoints, oldest first, without their secrets",
+    output: ZListWebhookEndpointsOutput,
+  }).query(({ ctx }) => listWebhookEndpoints({ accountId: ctx.auth.account.id })),
+  get: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/webhook-endpoints/:id",
+    needs: "read",
+    summary: "One webhook endpoint, with its signing secret",
+    input: ZWebhookEndpointIdInput,
+    output: ZWebhookEndpointWithSecretOutput,
+  }).query(({ ctx, input }) => getWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id })),
+  update: restProcedure(apiProcedure, {
+    method: "PATCH",
+    path: "/api/webhook-endpoints/:id",
+    needs: "write",
+    summary: "Change a webhook endpoint's url, eventTypes, description, or enable and disable it",
+    input: inputs.update,
+    output: ZWebhookEndpointOutput,
+  }).mutation(({ ctx, input }) => updateWebhookEndpoint({ accountId: ctx.auth.account.id, input })),
+  delete: restProcedure(apiProcedure, {
+    method: "DELETE",
+    path: "/api/webhook-endpoints/:id",
+    needs: "write",
+    summary: "Delete a webhook endpoint; its deliveries stay in the log and queued ones are given up",
+    input: ZWebhookEndpointIdInput,
+    output: ZDeleteWebhookEndpointOutput,
+  }).mutation(({ ctx, input }) => deleteWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id })),
+  rotateSecret: restProcedure(apiProcedure, {
+    method: "POST",
+    path: "/api/webhook-endpoints/:id/secret",
+    needs: "write",
+    summary: "Rotate the endpoint's signing secret (the old one keeps signing for 24 hours)",
+    input: ZRotateEndpointSecretInput,
+    output: ZRotateEndpointSecretOutput,
+  }).mutation(({ ctx, input }) =>
+    rotateWebhookEndpointSecret({ accountId: ctx.auth.account.id, id: input.id, expirePrevious: input.expirePrevious }),
+  ),
+};
+
+export const eventTypes = {
+  list: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/event-types",
+    needs: "read",
+    summary: "The event catalogue: every event type Routekit sends, with a description and the JSON Schema of its body",
+    output: ZEventTypesOutput,
+  }).query(() => eventCatalogue()),
+};

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { EVENT_CATALOGUE, eventSchemaOf } from "../schemas/events";
+
+let cached: { eventTypes: { type: string; description: string; schema: Record<string, unknown> }[] } | undefined;
+
+/**
+ * GET /api/event-types (docs/decisions.md §15): the catalogue with one JSON Schema per type, generated from the
+ * same zod envelopes as the OpenAPI document's `webhooks` (the envelope, its `type` narrowed to the one type).
+ * The same for every caller and every request of a process: built once.
+ */
+export function eventTypes() {
+  cached ??= {
+    eventTypes: EVENT_CATALOGUE.map((e) => ({
+      type: e.type,
+      description: e.description,
+      schema: z.toJSONSchema(eventSchemaOf(e.type), { io: "output", unrepresentable: "any" }) as Record<
+        string,
+        unknown
+      >,
+    })),
+  };
+  return cached;
+}
