@@ -73,6 +73,9 @@ test("an action whose session has ended goes to log-in, with no error shown on t
   await logIn(page, account);
   await page.goto("/dashboard/keys");
   await expect(page.getByRole("button", { name: "Create key" })).toBeEnabled();
+  // The page's own first fetches (the nav's alert count among them) finish first: one still in flight when the
+  // session ends would take the tab to log-in by itself, in the middle of the click below (CI saw the click hang).
+  await page.waitForLoadState("networkidle");
   // Every session of the account ends (as "log out" elsewhere does); this tab still shows the page.
   await fetch(`${BASE}/api/auth/logout`, {
     method: "POST",
