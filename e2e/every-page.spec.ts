@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
 import { api, createAccount, logIn, type TestAccount } from "./support/accounts";
@@ -98,7 +98,10 @@ let unpaid: TestAccount;
 const seed: Seed = {};
 let backend: Awaited<ReturnType<typeof startReceiver>>;
 
-test.beforeAll(async () => {
+/** The paid account's session cookies: logged in once, then given to each dashboard page's browser. */
+let session: Awaited<ReturnType<BrowserContext["cookies"]>> = [];
+
+test.beforeAll(async ({ browser }) => {
   backend = await startReceiver((r, res) =>
     r.path === "/start"
       ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>")
@@ -127,6 +130,10 @@ test.beforeAll(async () => {
   seed.deliveryId = (await api(paid.apiKey, "/api/webhook-deliveries?limit=1")).deliveries[0].id;
   seed.checkout = (await api(unpaid.apiKey, "/api/billing/checkout", { method: "POST" })).url;
   seed.portal = (await api(paid.apiKey, "/api/billing/portal", { method: "POST" })).url;
+  const context = await browser.newContext({ baseURL: BASE });
+  await logIn(await context.newPage(), paid);
+  session = await context.cookies();
+  await context.close();
 });
 test.afterAll(async () => {
   await backend?.close();
@@ -178,7 +185,7 @@ for (const visit of DASHBOARD)
   test(`${visit.url} at 390 and 1280 px: no CSP violation, no serious axe finding, no overflow`, async ({ page }) => {
     test.setTimeout(300_000);
     const violations = await watchViolations(page);
-    await logIn(page, paid);
+    await page.context().addCookies(session);
     const { problems } = await check(page, visit, violations);
     expect(problems).toEqual([]);
   });
