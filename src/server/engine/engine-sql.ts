@@ -610,11 +610,10 @@ export async function advanceCall(opts: {
       )
       .with("moved", (q) => update(q).returning("id"))
       .selectFrom("to_endpoints")
-      .select("id")
+      .select(["id", "url"])
       .execute();
-    const written = rows.map((r) => r.id);
-    await scheduleDeliveriesIn(trx, accountId, written);
-    return written;
+    await scheduleDeliveriesIn(trx, accountId, rows);
+    return rows.map((r) => r.id);
   });
   if (ids.length) wakeDeliveryWorker();
   return ids;

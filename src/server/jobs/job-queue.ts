@@ -163,23 +163,39 @@ export async function deliveryLease(): Promise<{
   };
 }
 
-/** What the delivery worker asks of one fetch (delivery-worker.ts decides the numbers). */
+/**
+ * What the delivery worker asks of one fetch (delivery-worker.ts decides the numbers). A lane is one
+ * destination of one account (the job's `lane`; a job sent before lanes existed counts as its account's
+ * one lane). Two caps meet in a claim: each lane's own, and each account's over its lanes not known fast,
+ * so a destination that hangs holds no more than its account's share, and takes no slot of the account's
+ * fast destinations.
+ */
 export type ClaimRequest = {
   /** At most this many jobs. */
   limit: number;
-  /** Accounts whose jobs stay in the queue this time (at their cap). */
+  /** Lanes whose jobs stay in the queue this time (at their cap). */
   skip: string[];
-  /** When set, only these accounts' jobs (the rest may not take a slot now). */
+  /**
+   * Accounts whose slow share is taken: their lanes the worker knows are in `skip` or `fastLanes`; any other
+   * (not seen yet) may probe with one job.
+   */
+  skipAccounts: string[];
+  /** Lanes known fast: not counted against, nor held back by, their account's slow share. */
+  fastLanes: string[];
+  /** When set, only these lanes' jobs (the rest may not take a slot now). */
   only: string[] | null;
-  /** Jobs one account may get in this fetch, by account; others get `room`. */
+  /** Jobs one lane may get in this fetch, by lane; others get `room`. */
   rooms: Map<string, number>;
   room: number;
+  /** Jobs of one account's slow lanes in this fetch, by account; others get `accountRoom`. */
+  accountRooms: Map<string, number>;
+  accountRoom: number;
 };
 
 /**
  * The delivery worker's own claim and put-back on pg-boss's job table
  * (pg-boss 10 fetches first-come-first-served and knows nothing of
- * accounts). A claim passes over the jobs of accounts at their cap inside the
+ * accounts). A claim passes over the jobs of lanes and accounts at their cap inside the
  * query, so those jobs wait in the queue, untouched, until a slot frees;
  * earliest due first (`start_after`, the order of pg-boss's own index). A
  * put-back moves a claimed job's own row to a later time: no new job, its
@@ -192,23 +208,32 @@ export async function deliveryClaims(queue: string): Promise<{
   const s = state();
   const boss = await s.ready;
   const schema = `"${s.schema.replaceAll('"', '""')}"`;
+  const account = `COALESCE(data->>'accountId', '')`;
+  const lane = `COALESCE(data->>'lane', data->>'accountId', '')`;
   // The candidates are locked (SKIP LOCKED: another instance takes others), cut
-  // to each account's room, and only the chosen are claimed; the rest are free
-  // again when the statement ends.
+  // to each lane's and each account's room, and only the chosen are claimed; the rest are free
+  // again when the statement ends. A job without an account is capped after the claim.
   const claimSql = `WITH next AS (
-      SELECT id, start_after, COALESCE(data->>'accountId', '') AS account
+      SELECT id, start_after, ${account} AS account, ${lane} AS lane, ${lane} = ANY($10::text[]) AS fast
       FROM ${schema}.job
       WHERE name = $1 AND state < 'active' AND start_after < now()
-        AND COALESCE(data->>'accountId', '') <> ALL($3::text[])
-        AND ($4::text[] IS NULL OR data->>'accountId' = ANY($4::text[]))
+        AND ${lane} <> ALL($3::text[])
+        AND ($4::text[] IS NULL OR ${lane} = ANY($4::text[]))
       ORDER BY start_after
       LIMIT $5
       FOR UPDATE SKIP LOCKED
     ), ranked AS (
-      SELECT id, account, start_after, row_number() OVER (PARTITION BY account ORDER BY start_after) AS n FROM next
+      SELECT id, account, lane, fast, NOT fast AND account = ANY($9::text[]) AS probe, start_after,
+        row_number() OVER (PARTITION BY lane ORDER BY start_after) AS ln,
+        row_number() OVER (PARTITION BY account, fast ORDER BY start_after) AS an
+      FROM next
     ), chosen AS (
-      SELECT r.id FROM ranked r LEFT JOIN unnest($6::text[], $7::int[]) AS room(account, free) ON room.account = r.account
-      WHERE r.account = '' OR r.n <= COALESCE(room.free, $8)
+      SELECT r.id FROM ranked r
+        LEFT JOIN unnest($6::text[], $7::int[]) AS room(lane, free) ON room.lane = r.lane
+        LEFT JOIN unnest($11::text[], $12::int[]) AS share(account, free) ON share.account = r.account
+      WHERE r.account = ''
+        OR (r.probe AND r.ln = 1)
+        OR (NOT r.probe AND r.ln <= COALESCE(room.free, $8) AND (r.fast OR r.an <= COALESCE(share.free, $13)))
       ORDER BY r.start_after
       LIMIT $2
     )
@@ -224,7 +249,8 @@ export async function deliveryClaims(queue: string): Promise<{
     async claim(req) {
       if (req.limit <= 0) return [];
       const rooms = [...req.rooms];
-      // A few more candidates than wanted, so one account's run at the head does not leave the fetch short.
+      const shares = [...req.accountRooms];
+      // A few more candidates than wanted, so one lane's run at the head does not leave the fetch short.
       const candidates = Math.min(req.limit * 4, 400);
       const { rows } = await boss
         .getDb()
@@ -234,9 +260,14 @@ export async function deliveryClaims(queue: string): Promise<{
           req.skip,
           req.only,
           candidates,
-          rooms.map(([a]) => a),
+          rooms.map(([l]) => l),
           rooms.map(([, n]) => n),
           req.room,
+          req.skipAccounts,
+          req.fastLanes,
+          shares.map(([a]) => a),
+          shares.map(([, n]) => n),
+          req.accountRoom,
         ]);
       return rows as PgBoss.Job<object>[];
     },

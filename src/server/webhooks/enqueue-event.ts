@@ -2,7 +2,7 @@ import type PgBoss from "pg-boss";
 import { sql, type Expression, type QueryCreator, type SqlBool } from "kysely";
 import { now, type DB } from "../db/kysely";
 import { sqlTransaction, type SqlTransaction } from "../db/sql-transaction";
-import { webhookDeliveryJob, type DeliveryJob } from "../jobs/definitions/webhook-delivery";
+import { deliveryLane, webhookDeliveryJob, type DeliveryJob } from "../jobs/definitions/webhook-delivery";
 import { jobQueue, onTransaction, sendJob, wakeWorker } from "../jobs/job-queue";
 import type { EventEnvelope } from "./event-envelope";
 import { ALL_EVENTS } from "../schemas/events";
@@ -74,25 +74,34 @@ export function endpointDeliveries(
         .$if(opts.when !== undefined, (w) => w.where(opts.when!))
         .$if(opts.exceptUrl !== undefined, (w) => w.where("e.url", "<>", opts.exceptUrl!)),
     )
-    .returning("id");
+    .returning(["id", "url"]);
 }
+
+/** A delivery just written, and where it goes (its lane: deliveryLane). */
+export type WrittenDelivery = { id: string; url: string };
 
 /**
  * The first attempts of an event's deliveries, inside the caller's transaction: one job as always for the
  * number's URL alone, and one statement for all of them when endpoints fan the event out (pg-boss's
  * insert applies the queue's options as send does).
  */
-async function scheduleFirstAttempts(db: PgBoss.Db, accountId: string, deliveryIds: string[]): Promise<void> {
-  if (deliveryIds.length <= 1) {
-    for (const deliveryId of deliveryIds) await scheduleAttempt(db, { deliveryId, expectedAttempt: 0, accountId });
+async function scheduleFirstAttempts(db: PgBoss.Db, accountId: string, deliveries: WrittenDelivery[]): Promise<void> {
+  const job = (d: WrittenDelivery) => ({
+    deliveryId: d.id,
+    expectedAttempt: 0,
+    accountId,
+    lane: deliveryLane(accountId, d.url),
+  });
+  if (deliveries.length <= 1) {
+    for (const d of deliveries) await scheduleAttempt(db, job(d));
     return;
   }
   const boss = await jobQueue();
   const traceparent = currentTraceparent();
   await boss.insert(
-    deliveryIds.map((deliveryId) => ({
+    deliveries.map((d) => ({
       name: webhookDeliveryJob.name,
-      data: webhookDeliveryJob.payload.parse({ deliveryId, expectedAttempt: 0, accountId, traceparent }),
+      data: webhookDeliveryJob.payload.parse({ ...job(d), traceparent }),
     })),
     { db },
   );
@@ -103,8 +112,8 @@ async function scheduleFirstAttempts(db: PgBoss.Db, accountId: string, deliveryI
  * recorded in the engine's statement: engine-sql.ts `advanceCall`), in the caller's transaction, so both
  * commit or neither does. Wake the local worker after the commit (wakeDeliveryWorker).
  */
-export async function scheduleDeliveriesIn(trx: SqlTransaction, accountId: string, deliveryIds: string[]) {
-  if (deliveryIds.length) await scheduleFirstAttempts(onTransaction(trx), accountId, deliveryIds);
+export async function scheduleDeliveriesIn(trx: SqlTransaction, accountId: string, deliveries: WrittenDelivery[]) {
+  if (deliveries.length) await scheduleFirstAttempts(onTransaction(trx), accountId, deliveries);
 }
 
 /** Starts this instance's delivery worker on what was just committed, rather than at its next poll. */
@@ -116,32 +125,32 @@ export function wakeDeliveryWorker(): void {
  * One statement that records an event's deliveries (docs/decisions.md §15): to `url` when there is one, and
  * to every enabled webhook endpoint of the account subscribed to the event's type (or to `*`), each its own
  * row with the same event id and body. The subscription check is the INSERT … SELECT's WHERE, so an account
- * with no such endpoint costs nothing more than today's insert. Answers the ids of the rows written.
+ * with no such endpoint costs nothing more than today's insert. Answers the rows written (the number's first).
  */
 export async function insertDeliveries(
   trx: SqlTransaction,
   opts: { accountId: string; url: string | null; event: EventEnvelope; exceptUrl?: string },
-): Promise<string[]> {
+): Promise<WrittenDelivery[]> {
   const { accountId, url, event, exceptUrl } = opts;
   const payload = JSON.stringify(event);
   const callSid = typeof event.data.callSid === "string" ? event.data.callSid : null;
   const withEndpoints = trx.with("to_endpoints", (q) =>
     endpointDeliveries(q, { accountId, event, payload, callSid, exceptUrl }),
   );
-  if (url === null) return (await withEndpoints.selectFrom("to_endpoints").select("id").execute()).map((r) => r.id);
+  if (url === null) return withEndpoints.selectFrom("to_endpoints").select(["id", "url"]).execute();
   // The number's row first: emit answers its id.
   const rows = await withEndpoints
     .with("to_url", (q) =>
       q
         .insertInto("WebhookDelivery")
         .values({ accountId, eventId: event.id, eventType: event.type, callSid, url, payload, nextAttemptAt: now() })
-        .returning("id"),
+        .returning(["id", "url"]),
     )
     .selectFrom("to_url")
-    .select("id")
-    .unionAll((eb) => eb.selectFrom("to_endpoints").select("id"))
+    .select(["id", "url"])
+    .unionAll((eb) => eb.selectFrom("to_endpoints").select(["id", "url"]))
     .execute();
-  return rows.map((r) => r.id);
+  return rows;
 }
 
 /**
@@ -150,9 +159,9 @@ export async function insertDeliveries(
  */
 export function emitIn(trx: SqlTransaction): Emit {
   return (async ({ accountId, url, event, exceptUrl }: EmitOptions<string | null>) => {
-    const ids = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
-    await scheduleFirstAttempts(onTransaction(trx), accountId, ids);
-    return url === null ? null : (ids[0] ?? null);
+    const written = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
+    await scheduleFirstAttempts(onTransaction(trx), accountId, written);
+    return url === null ? null : (written[0]?.id ?? null);
   }) as Emit;
 }
 
@@ -166,10 +175,10 @@ export async function transactionWithEvents<T>(work: (trx: SqlTransaction, emit:
   let emitted = 0;
   const result = await sqlTransaction((trx) => {
     const emit = (async ({ accountId, url, event, exceptUrl }: EmitOptions<string | null>) => {
-      const ids = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
-      await scheduleFirstAttempts(onTransaction(trx), accountId, ids);
-      emitted += ids.length;
-      return url === null ? null : (ids[0] ?? null);
+      const written = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
+      await scheduleFirstAttempts(onTransaction(trx), accountId, written);
+      emitted += written.length;
+      return url === null ? null : (written[0]?.id ?? null);
     }) as Emit;
     return work(trx, emit);
   });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { defineJob } from "../job-definition";
 
@@ -15,7 +16,10 @@ export const DELIVERY_LEASE_SECONDS = 12;
  * repeated job skip. `accountId` lets the worker's fetch pass over the jobs of
  * an account at its cap in SQL (delivery-worker.ts), so they wait in the
  * queue instead of being fetched and put back; a job without it (sent before
- * it existed) is fetched like any other and capped after.
+ * it existed) is fetched like any other and capped after. `lane` names the
+ * destination (deliveryLane): the worker caps attempts in flight per
+ * destination too, so one that hangs cannot hold the slots of the account's
+ * others.
  */
 export const webhookDeliveryJob = defineJob({
   name: "webhook-delivery",
@@ -23,6 +27,7 @@ export const webhookDeliveryJob = defineJob({
     deliveryId: z.string().min(1),
     expectedAttempt: z.number().int().nonnegative(),
     accountId: z.string().min(1).optional(),
+    lane: z.string().min(1).max(64).optional(),
     /** The W3C traceparent of what queued it, when tracing is on: the attempt's span joins that trace. */
     traceparent: z.string().max(128).optional(),
   }),
@@ -37,3 +42,11 @@ export const webhookDeliveryJob = defineJob({
 });
 
 export type DeliveryJob = z.infer<typeof webhookDeliveryJob.payload>;
+
+/**
+ * One destination of one account, as a short key in the job's data (the URL itself may be 2 KB): the unit
+ * the delivery worker caps and times (delivery-worker.ts), and the same pair endpoint health is kept for.
+ */
+export function deliveryLane(accountId: string, url: string): string {
+  return createHash("sha256").update(accountId).update("\n").update(url).digest("base64url").slice(0, 22);
+}

@@ -9,6 +9,7 @@ import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
 import { noteDeliveryExhausted } from "../../services/alerts/delivery-alerts";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "../enqueue-event";
+import { deliveryLane } from "../../jobs/definitions/webhook-delivery";
 import { signingSecrets } from "../webhook-secrets";
 import { webhookHeaders } from "../webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
@@ -261,7 +262,12 @@ async function attempt(
       if (!(await recordAttempt(trx, entry))) return "skipped" as const;
       await scheduleAttempt(
         onTransaction(trx),
-        { deliveryId: delivery.id, expectedAttempt: delivery.attemptCount + 1, accountId: delivery.accountId },
+        {
+          deliveryId: delivery.id,
+          expectedAttempt: delivery.attemptCount + 1,
+          accountId: delivery.accountId,
+          lane: deliveryLane(delivery.accountId, delivery.url),
+        },
         nextAttemptAt,
       );
       return outcome;

@@ -5,6 +5,7 @@ import { deliveryClaims, deliveryLease, jobQueue, registerFetchLoop } from "../.
 import { logger } from "../../logger";
 import { attemptDelivery, type Admission, type AttemptDeps, type AttemptTarget } from "./attempt-delivery";
 import { DELIVERY_QUEUE, type DeliveryJob } from "../enqueue-event";
+import { deliveryLane } from "../../jobs/definitions/webhook-delivery";
 
 export const ATTEMPT_RETENTION_DAYS = 30;
 
@@ -15,22 +16,25 @@ export const ATTEMPT_RETENTION_DAYS = 30;
  */
 export const MAX_IN_FLIGHT = 200;
 /**
- * Attempts one account may have in flight on one instance while other
- * accounts have work waiting: a customer whose endpoint hangs holds at most
- * 10 slots. When no other account's work is due, an account whose endpoint
- * answers fast may take more (up to MAX_IN_FLIGHT - RESERVED_SLOTS), so one
- * customer's backlog drains at the instance's rate: the cap bounds fairness,
- * not throughput.
+ * Attempts one destination (a lane: one URL of one account) may have in
+ * flight on one instance while other work waits, and attempts one account may
+ * have in flight to its destinations not known fast, together: a customer
+ * whose endpoints hang holds at most 10 slots, and they are not the slots of
+ * that customer's healthy destinations (issue #28: fan-out to one hanging
+ * destination delays nobody else). When no other work is due, a destination
+ * that answers fast may take more (up to MAX_IN_FLIGHT - RESERVED_SLOTS), so
+ * one customer's backlog drains at the instance's rate: the cap bounds
+ * fairness, not throughput.
  */
 export const ACCOUNT_IN_FLIGHT_CAP = 10;
 /**
- * Slots only accounts whose endpoint last answered fast may take: slow,
- * failing, or not yet seen accounts together hold at most MAX_IN_FLIGHT minus
+ * Slots only destinations that last answered fast may take: slow, failing,
+ * or not yet seen destinations together hold at most MAX_IN_FLIGHT minus
  * these, so any number of hanging customers leaves room for healthy ones, and
  * so does one customer's burst.
  */
 export const RESERVED_SLOTS = 40;
-/** An attempt answered within this, and not a failure, makes its account fast. */
+/** An attempt answered within this, and not a failure, makes its destination fast. */
 export const FAST_ANSWER_MS = 1_000;
 /** A job over its account's cap (only a job sent without its account) waits this long, plus up to as much again, before it is tried again. */
 export const CAP_DEFER_MS = 500;
@@ -48,7 +52,7 @@ const REFILL_COALESCE_MS = 5;
 const COMPLETE_FLUSH_MS = 20;
 /** While one account bursts past its cap, other accounts' work is looked for at least this often (and at once on a local send). */
 const FAIR_RECHECK_MS = 50;
-/** Accounts remembered as fast, at most (the oldest forgotten first). */
+/** Destinations remembered as fast or slow, at most (the oldest forgotten first). */
 const FAST_MEMORY = 10_000;
 
 export type DeliveryWorkerOptions = {
@@ -64,9 +68,10 @@ export type DeliveryWorkerOptions = {
  * Runs deliveries on this instance (docs/decisions.md §8): jobs are claimed as slots
  * free up and each attempt runs on its own, so a slow receiver delays nothing
  * but its own attempt. The claim itself is fair (job-queue.ts
- * `deliveryClaims`): it passes over the jobs of accounts at their cap, which
- * wait in the queue untouched until one of their slots frees, and it gives
- * slow or unknown accounts only part of the slots. A job whose endpoint is
+ * `deliveryClaims`): it passes over the jobs of destinations at their cap and
+ * of accounts whose slow destinations hold their share, which wait in the
+ * queue untouched until one of their slots frees, and it gives slow or
+ * unknown destinations only part of the slots. A job whose endpoint is
  * backed off is moved, in place, to when the back-off ends, without an
  * attempt, so the customer's retry schedule is not spent on our own
  * scheduling and no job is made for it. A job is leased; the lease of every
@@ -92,15 +97,34 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions = {}): Pro
 type Lease = Awaited<ReturnType<typeof deliveryLease>>;
 type Claims = Awaited<ReturnType<typeof deliveryClaims>>;
 type Job = PgBoss.Job<DeliveryJob>;
-/** A job this instance holds: whose it is (once known) and whether it took a slot of the slow accounts' share. */
-type Held = { account: string | null; slow: boolean };
+/**
+ * A job this instance holds: whose it is and where it goes (once known), and whether it took a slot of the
+ * slow destinations' share (its account's, and the instance's).
+ */
+type Held = { account: string | null; lane: string | null; slow: boolean };
+
+function increment(m: Map<string, number>, key: string): void {
+  m.set(key, (m.get(key) ?? 0) + 1);
+}
+function decrement(m: Map<string, number>, key: string): void {
+  const left = (m.get(key) ?? 1) - 1;
+  if (left > 0) m.set(key, left);
+  else m.delete(key);
+}
+/** A destination in flight: whose it is and how many attempts it holds. */
+type LaneHold = { account: string; n: number };
 
 class DeliveryLoop {
   private readonly held = new Map<string, Held>();
-  private readonly perAccount = new Map<string, number>();
+  /** Attempts in flight by lane. */
+  private readonly perLane = new Map<string, LaneHold>();
+  /** Attempts in flight to destinations not known fast, by account, and in all. */
+  private readonly slowPerAccount = new Map<string, number>();
   private slowHeld = 0;
-  /** Accounts whose endpoint last answered fast on this instance, oldest first. */
-  private readonly fast = new Map<string, true>();
+  /** Lanes whose destination has answered on this instance, oldest first: their account, and whether the last answer was fast. */
+  private readonly seen = new Map<string, { account: string; fast: boolean }>();
+  /** The same lanes, by account. */
+  private readonly seenByAccount = new Map<string, Set<string>>();
   private completed: string[] = [];
   private putBacks: { id: string; until: Date }[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
@@ -165,13 +189,28 @@ class DeliveryLoop {
     const free = maxInFlight - this.held.size;
     this.wanting = free <= 0;
     if (free <= 0) return false;
-    const skip: string[] = [];
+    const skip = new Set<string>();
     const rooms = new Map<string, number>();
-    for (const [account, n] of this.perAccount) {
-      if (n >= accountCap) skip.push(account);
-      else rooms.set(account, accountCap - n);
+    // Accounts holding slots for slow destinations: their share's room, and their fast lanes, which it binds not.
+    // An account whose share is taken gets no slot for a destination known slow (or in flight and not known
+    // fast); one it has not seen here yet may probe with one attempt.
+    const full = new Set<string>();
+    const accountRooms = new Map<string, number>();
+    const fastLanes: string[] = [];
+    for (const [account, n] of this.slowPerAccount) {
+      if (n >= accountCap) full.add(account);
+      else accountRooms.set(account, accountCap - n);
+      for (const lane of this.seenByAccount.get(account) ?? []) {
+        if (this.isFast(lane)) fastLanes.push(lane);
+        else if (n >= accountCap) skip.add(lane);
+      }
     }
-    const burstable = skip.filter((a) => this.fast.has(a));
+    for (const [lane, { account, n }] of this.perLane) {
+      if (n >= accountCap || (full.has(account) && !this.isFast(lane))) skip.add(lane);
+      else rooms.set(lane, accountCap - n);
+    }
+    const skipAccounts = [...full];
+    const burstable = [...skip].filter((l) => this.isFast(l));
     const burstRoom = maxInFlight - reserved - this.held.size;
     const bursting = burstable.length > 0 && burstRoom > 0 && Date.now() - this.othersIdleAt < FAIR_RECHECK_MS;
 
@@ -180,19 +219,27 @@ class DeliveryLoop {
     if (!bursting) {
       const want = Math.min(free, FETCH_MAX);
       const slowRoom = maxInFlight - reserved - this.slowHeld;
-      const base = { skip, rooms, room: accountCap };
+      const base = {
+        skip: [...skip],
+        rooms,
+        room: accountCap,
+        skipAccounts,
+        fastLanes,
+        accountRooms,
+        accountRoom: accountCap,
+      };
       let jobs: Job[];
       if (slowRoom >= want) {
         jobs = await this.claim({ ...base, limit: want, only: null });
       } else {
-        // The slow accounts' share is (nearly) taken: fast accounts first, then the slow ones in what is left of it.
-        const fastOnly = [...this.fast.keys()].filter((a) => !skip.includes(a));
+        // The slow destinations' share is (nearly) taken: fast ones first, then the slow ones in what is left of it.
+        const fastOnly = [...this.seen].filter(([l, v]) => v.fast && !skip.has(l)).map(([l]) => l);
         jobs = fastOnly.length ? await this.claim({ ...base, limit: want, only: fastOnly }) : [];
         if (jobs.length < want && slowRoom > 0) {
           jobs = jobs.concat(
             await this.claim({
               ...base,
-              skip: skip.concat(fastOnly),
+              skip: base.skip.concat(fastOnly),
               limit: Math.min(want - jobs.length, slowRoom),
               only: null,
             }),
@@ -203,16 +250,20 @@ class DeliveryLoop {
       short = jobs.length < want;
       if (short) this.othersIdleAt = Date.now();
       // Caps held some back: when a slot of theirs frees, look again.
-      if (skip.length || slowRoom < want) this.wanting = true;
+      if (skip.size || skipAccounts.length || slowRoom < want) this.wanting = true;
     }
-    // No other account's work is due: a fast account at its cap may use the slots the others do not need.
+    // No other work is due: a fast destination at its cap may use the slots the others do not need.
     const burstNow = maxInFlight - reserved - this.held.size;
-    const fastCapped = [...this.perAccount].filter(([a, n]) => n >= accountCap && this.fast.has(a)).map(([a]) => a);
+    const fastCapped = [...this.perLane].filter(([l, h]) => h.n >= accountCap && this.isFast(l)).map(([l]) => l);
     if (short && fastCapped.length && burstNow > 0) {
       const jobs = await this.claim({
         skip: [],
         rooms: new Map(),
         room: burstNow,
+        skipAccounts: [],
+        fastLanes: fastCapped,
+        accountRooms: new Map(),
+        accountRoom: burstNow,
         limit: Math.min(burstNow, FETCH_MAX),
         only: fastCapped,
       });
@@ -220,11 +271,12 @@ class DeliveryLoop {
       this.wanting = true;
       if (jobs.length === Math.min(burstNow, FETCH_MAX) && this.held.size < maxInFlight - reserved) return true;
     }
-    // An account that reached its cap in this fill may have more behind it: a freed slot of its fills again.
-    const capped = [...this.perAccount].filter(([, n]) => n >= accountCap).map(([a]) => a);
-    if (capped.length || this.slowHeld >= maxInFlight - reserved) this.wanting = true;
-    // A full claim means more wait; so may one cut short by an account reaching its cap (others' work may lie past its jobs).
-    const newlyCapped = capped.some((a) => !skip.includes(a));
+    // A lane or account that reached its cap in this fill may have more behind it: a freed slot of its fills again.
+    const capped = [...this.perLane].filter(([, h]) => h.n >= accountCap).map(([l]) => l);
+    const sharesTaken = [...this.slowPerAccount].filter(([, n]) => n >= accountCap).map(([a]) => a);
+    if (capped.length || sharesTaken.length || this.slowHeld >= maxInFlight - reserved) this.wanting = true;
+    // A full claim means more wait; so may one cut short by a cap reached (others' work may lie past its jobs).
+    const newlyCapped = capped.some((l) => !skip.has(l)) || sharesTaken.some((a) => !skipAccounts.includes(a));
     return claimed > 0 && (!short || newlyCapped) && this.held.size < maxInFlight;
   }
 
@@ -237,13 +289,28 @@ class DeliveryLoop {
     }
     for (const job of jobs) {
       const account = job.data.accountId ?? null;
-      const slow = account !== null && !this.fast.has(account);
-      this.held.set(job.id, { account, slow });
-      if (account !== null) this.perAccount.set(account, (this.perAccount.get(account) ?? 0) + 1);
-      if (slow) this.slowHeld++;
+      // A job sent before lanes existed counts as its account's one lane.
+      const lane = job.data.lane ?? account;
+      const h: Held = { account, lane: null, slow: false };
+      this.held.set(job.id, h);
+      if (account !== null && lane !== null) this.take(h, account, lane);
       void this.start(job);
     }
     return jobs;
+  }
+
+  /** Counts a held job against its lane and, when its destination is not known fast, its account's slow share. */
+  private take(h: Held, account: string, lane: string): void {
+    h.account = account;
+    h.lane = lane;
+    h.slow = !this.isFast(lane);
+    const hold = this.perLane.get(lane);
+    if (hold) hold.n++;
+    else this.perLane.set(lane, { account, n: 1 });
+    if (h.slow) {
+      increment(this.slowPerAccount, account);
+      this.slowHeld++;
+    }
   }
 
   private pause(ms: number): Promise<void> {
@@ -269,24 +336,36 @@ class DeliveryLoop {
     }, REFILL_COALESCE_MS);
   }
 
-  private remember(account: string, fast: boolean): void {
-    this.fast.delete(account);
-    if (!fast) return;
-    this.fast.set(account, true);
-    if (this.fast.size > FAST_MEMORY) this.fast.delete(this.fast.keys().next().value!);
+  private isFast(lane: string): boolean {
+    return this.seen.get(lane)?.fast === true;
   }
 
-  /** The job's slot and its account's share, given back once. */
+  private remember(account: string, lane: string, fast: boolean): void {
+    this.seen.delete(lane);
+    this.seen.set(lane, { account, fast });
+    let lanes = this.seenByAccount.get(account);
+    if (!lanes) this.seenByAccount.set(account, (lanes = new Set()));
+    lanes.add(lane);
+    if (this.seen.size > FAST_MEMORY) {
+      const [oldest, { account: owner }] = this.seen.entries().next().value!;
+      this.seen.delete(oldest);
+      const owned = this.seenByAccount.get(owner);
+      owned?.delete(oldest);
+      if (owned && !owned.size) this.seenByAccount.delete(owner);
+    }
+  }
+
+  /** The job's slot, its lane's and its account's share, given back once. */
   private release(jobId: string): void {
     const h = this.held.get(jobId);
     if (!h) return;
     this.held.delete(jobId);
-    if (h.slow) this.slowHeld--;
-    if (h.account !== null) {
-      const left = (this.perAccount.get(h.account) ?? 1) - 1;
-      if (left > 0) this.perAccount.set(h.account, left);
-      else this.perAccount.delete(h.account);
+    if (h.slow) {
+      this.slowHeld--;
+      if (h.account !== null) decrement(this.slowPerAccount, h.account);
     }
+    const hold = h.lane === null ? undefined : this.perLane.get(h.lane);
+    if (hold && --hold.n <= 0) this.perLane.delete(h.lane!);
     if (this.held.size === 0) this.idle?.();
     this.poke();
   }
@@ -304,19 +383,22 @@ class DeliveryLoop {
         return null;
       }
       const h = this.held.get(job.id);
-      if (h && h.account === null) {
+      if (h && h.lane === null) {
         // Sent without its account: capped here, after the claim.
-        const n = this.perAccount.get(target.accountId) ?? 0;
-        if (n >= this.cfg.accountCap) {
+        const lane = deliveryLane(target.accountId, target.url);
+        const { accountCap } = this.cfg;
+        const slowTaken = !this.isFast(lane) && (this.slowPerAccount.get(target.accountId) ?? 0) >= accountCap;
+        if ((this.perLane.get(lane)?.n ?? 0) >= accountCap || slowTaken) {
           deferUntil = new Date(now + CAP_DEFER_MS * (1 + Math.random()));
           return null;
         }
-        h.account = target.accountId;
-        this.perAccount.set(target.accountId, n + 1);
+        this.take(h, target.accountId, lane);
       }
+      const lane = h?.lane ?? deliveryLane(target.accountId, target.url);
       return {
         release: (result) => {
-          if (result) this.remember(target.accountId, !result.endpointFailed && result.latencyMs < FAST_ANSWER_MS);
+          if (result)
+            this.remember(target.accountId, lane, !result.endpointFailed && result.latencyMs < FAST_ANSWER_MS);
           this.release(job.id);
         },
       };
