@@ -13,7 +13,7 @@ test("set a fallback and a last resort on a number, see a bad one refused, and p
     await signUp(page, uniqueEmail("fallback"), "correct horse battery");
     await page.getByRole("button", { name: "Go to checkout" }).click();
     await page.getByRole("button", { name: "Pay and activate" }).click();
-    await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+    await expect(page.getByTestId("overview-status")).toHaveText("Active");
     await page.goto("/dashboard/numbers");
     // Typed as people write it; saved in E.164.
     const number = uniqueNumber();

@@ -35,7 +35,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     const key = await signUp(page, uniqueEmail("calls"), PASSWORD);
     await page.getByRole("button", { name: "Go to checkout" }).click();
     await page.getByRole("button", { name: "Pay and activate" }).click();
-    await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+    await expect(page.getByTestId("overview-status")).toHaveText("Active");
 
     const engineUrl: string = (await rest("/api/account", key)).account.engineVoiceUrl;
     const register = async (tag: string) => {
@@ -85,12 +85,12 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     await page.goto("/dashboard");
     await expect(page.getByTestId("fallback-warning")).toContainText("did not answer 1 call today");
     await expect(page.getByTestId("call-row")).toHaveCount(3);
-    await expect(row(busySid).getByTestId("call-status")).toHaveText("busy");
+    await expect(row(busySid).getByTestId("call-status")).toHaveText("Busy");
     await page.getByRole("link", { name: "See today's calls" }).click();
     await expect(page).toHaveURL(/\/dashboard\/calls\?since=\d{4}-\d{2}-\d{2}$/);
     await expect(row(completed.callSid)).toBeVisible();
-    await expect(row(completed.callSid).getByTestId("call-status")).toHaveText("completed");
-    await expect(row(busySid).getByTestId("call-status")).toHaveText("busy");
+    await expect(row(completed.callSid).getByTestId("call-status")).toHaveText("Completed");
+    await expect(row(busySid).getByTestId("call-status")).toHaveText("Busy");
     await expect(row(fellBack.callSid).getByTestId("call-error")).toHaveText("START_CALLBACK_STATUS");
     await expect(page.getByTestId("call-row")).toHaveCount(3);
     // Times in the viewer's zone with seconds; UTC on hover.
@@ -141,7 +141,8 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       const detail = page.getByTestId("call-detail");
       await expect(detail.getByTestId("call-detail-error")).toContainText("START_CALLBACK_STATUS");
       await expect(detail.getByTestId("call-detail-error")).toContainText("HTTP 500");
-      await expect(detail.getByTestId("call-detail-answer")).toHaveText("fallback");
+      await expect(detail.getByTestId("call-detail-answer")).toHaveAttribute("data-code", "fallback");
+      await expect(detail.getByTestId("call-detail-answer")).toContainText("Last resort or apology");
       // Why it ended, and what the error means and what to do: the reference's text (src/lib/call-outcomes.ts).
       await expect(detail.getByTestId("call-detail-end-reason")).toHaveAttribute("data-end-reason", "completed");
       await expect(detail.getByTestId("call-detail-end-reason")).toContainText("Completed");
@@ -154,7 +155,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       const started = detail.locator('[data-testid="timeline-entry"][data-type="call.started"]');
       await expect(started).toContainText("HTTP 500");
       await expect(started).toContainText("backend exploded");
-      await expect(started.getByTestId("answer-use")).toHaveText("Answer used: START_CALLBACK_STATUS");
+      await expect(started.getByTestId("answer-use")).toHaveAttribute("data-code", "START_CALLBACK_STATUS");
       await expect(detail.locator('[data-testid="timeline-entry"][data-type="twiml"]')).toContainText("<Hangup/>");
       await expect(detail.locator('[data-testid="timeline-entry"][data-type="request"]').first()).toContainText(
         "Twilio voice request",
@@ -165,7 +166,10 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await expect(detail.locator('[data-testid="timeline-entry"][data-type="usage"]')).toContainText("Billed 1 min");
       // A shared link opens the same call.
       await page.reload();
-      await expect(page.getByTestId("call-detail").getByTestId("call-detail-answer")).toHaveText("fallback");
+      await expect(page.getByTestId("call-detail").getByTestId("call-detail-answer")).toHaveAttribute(
+        "data-code",
+        "fallback",
+      );
       await screenshots(page, "calls-timeline");
     });
 
@@ -208,7 +212,10 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await expect(first.getByTestId("call-status")).toBeVisible();
       await row(fellBack.callSid).getByRole("button", { name: "Timeline" }).scrollIntoViewIfNeeded();
       await row(fellBack.callSid).getByRole("button", { name: "Timeline" }).click();
-      await expect(page.getByTestId("call-detail").getByTestId("call-detail-answer")).toHaveText("fallback");
+      await expect(page.getByTestId("call-detail").getByTestId("call-detail-answer")).toHaveAttribute(
+        "data-code",
+        "fallback",
+      );
       expect(
         await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
       ).toBeLessThanOrEqual(0);

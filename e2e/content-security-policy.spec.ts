@@ -20,7 +20,7 @@ test("log-in, sign-up and the dashboard run under their CSP with no violation", 
   await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
 
   await signUp(page, uniqueEmail("csp"), "correct horse battery");
-  await expect(page.getByTestId("overview-status")).toHaveText("INACTIVE");
+  await expect(page.getByTestId("overview-status")).toHaveText("Inactive");
   await page.goto("/dashboard/numbers");
   await expect(page).toHaveURL(/\/dashboard\/numbers$/);
   await page.waitForLoadState("networkidle");

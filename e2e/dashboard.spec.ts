@@ -55,7 +55,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       first.email = uniqueEmail("first");
       const key = await signUp(page, first.email, PASSWORD);
       expect(key).toMatch(/^rtk_/);
-      await expect(page.getByTestId("overview-status")).toHaveText("INACTIVE");
+      await expect(page.getByTestId("overview-status")).toHaveText("Inactive");
       await expect(page.getByTestId("status-cta")).toContainText("not active yet");
       await screenshots(page, "overview-inactive");
     });
@@ -66,7 +66,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await expect(page.getByTestId("billing-plan")).toContainText("$49.00 a month");
       await page.getByRole("button", { name: "Pay and activate" }).click();
       await expect(page).toHaveURL(/\/dashboard$/);
-      await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("overview-status")).toHaveText("Active");
       await expect(page.getByTestId("status-cta")).toHaveCount(0);
     });
 
@@ -182,7 +182,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
 
     await test.step("open billing and the portal", async () => {
       await page.goto("/dashboard/billing");
-      await expect(page.getByTestId("billing-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("billing-status")).toHaveText("Active");
       await expect(page.getByTestId("monthly-base")).toHaveText("$49.00");
       await expect(page.getByTestId("per-minute-rate")).toHaveText("$0.02");
       await expect(page.getByTestId("period-minutes")).toContainText("2");

@@ -22,7 +22,7 @@ test("send a test event from a number, then replay the failed ones once the endp
       await signUp(page, uniqueEmail("tools"), "correct horse battery");
       await page.getByRole("button", { name: "Go to checkout" }).click();
       await page.getByRole("button", { name: "Pay and activate" }).click();
-      await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("overview-status")).toHaveText("Active");
       await page.goto("/dashboard/numbers");
       await page.getByLabel("Phone number").fill(uniqueNumber());
       await page.getByLabel("Call start URL").fill(backend.url("/tools-start"));

@@ -115,7 +115,7 @@ test("calls, deliveries and the overview's latest calls: status and the detail b
     .locator('[data-testid="delivery-row"][data-event-type="call.ended"]')
     .filter({ hasText: seeded.completedSid });
   await expect(delivery).toBeVisible();
-  await expectWithinViewport(page, delivery.getByText(/^(PENDING|FAILED|DELIVERED)$/), "the delivery's status");
+  await expectWithinViewport(page, delivery.getByText(/^(Pending|Failed|Delivered)$/), "the delivery's status");
   await expectWithinViewport(page, delivery.getByRole("button", { name: "Details" }), "the delivery's Details button");
   await delivery.getByRole("button", { name: "Details" }).click();
   await expect(page.getByTestId("delivery-detail")).toBeVisible();

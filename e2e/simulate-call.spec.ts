@@ -52,7 +52,7 @@ test("simulate a call from a number's page, and watch the set-up checklist advan
       await expect(done.or(payButton)).toBeVisible();
       if (await payButton.isVisible()) await payButton.click();
       await page.goto("/dashboard");
-      await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("overview-status")).toHaveText("Active");
       await checklistStep(page, "paid", true);
       await checklistStep(page, "number", false);
     });
@@ -105,7 +105,7 @@ test("simulate a call from a number's page, and watch the set-up checklist advan
       await expect(page.getByTestId("twilio-account-sid")).toHaveText(tw.sid);
 
       await page.goto("/dashboard");
-      await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+      await expect(page.getByTestId("overview-status")).toHaveText("Active");
       await expect(page.getByTestId("stat-calls")).toBeVisible();
       await expect(page.getByTestId("setup-checklist")).toHaveCount(0);
 

@@ -53,14 +53,14 @@ test("cancelling in the local billing portal suspends the account and disables e
     await page.goto("/dashboard/billing");
     await page.getByTestId("open-portal").click();
     await expect(page).toHaveURL(/\/billing\/portal\//);
-    await expect(page.getByTestId("account-status")).toHaveText("ACTIVE");
+    await expect(page.getByTestId("account-status")).toHaveText("Active");
     await page.getByTestId("cancel").click();
     // The confirmation page changes nothing until its button is pressed.
     await expect(page.getByTestId("billing-result")).toContainText("Cancel the subscription");
     await page.getByTestId("confirm-cancel").click();
     await expect(page).toHaveURL(/\/dashboard/);
     await page.goto("/dashboard/billing");
-    await expect(page.getByTestId("billing-status")).toHaveText("SUSPENDED");
+    await expect(page.getByTestId("billing-status")).toHaveText("Suspended");
     await expect(page.getByTestId("status-cta")).toContainText("suspended");
   });
 
@@ -94,7 +94,7 @@ test("cancelling in the local billing portal suspends the account and disables e
   await test.step("resume in the portal: enabled again", async () => {
     await page.goto("/dashboard/billing");
     await page.getByTestId("open-portal").click();
-    await expect(page.getByTestId("account-status")).toHaveText("SUSPENDED");
+    await expect(page.getByTestId("account-status")).toHaveText("Suspended");
     await page.getByTestId("resume").click();
     await expect(page).toHaveURL(/\/dashboard/);
     await page.goto("/dashboard/numbers");

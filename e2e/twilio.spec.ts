@@ -29,7 +29,7 @@ async function pay(page: Page) {
     await expect(done).toContainText("Your account is now active");
     await page.goto("/dashboard");
   }
-  await expect(page.getByTestId("overview-status")).toHaveText("ACTIVE");
+  await expect(page.getByTestId("overview-status")).toHaveText("Active");
 }
 
 const row = (page: Page, phoneNumber: string) =>

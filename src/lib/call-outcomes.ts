@@ -6,7 +6,7 @@
  * (tests/unit/call-outcomes.test.ts fails when the doc and this table differ).
  * No server imports: the dashboard bundles it.
  */
-import type { CallEndReason } from "@/server/schemas/enums";
+import type { CallAnswer, CallEndReason } from "@/server/schemas/enums";
 
 export type Outcome = {
   /** A few words for a person. */
@@ -199,6 +199,27 @@ export const ERROR_CODES = {
   },
 } as const satisfies Record<string, Outcome>;
 export type CallErrorCode = keyof typeof ERROR_CODES;
+
+/** How a call was decided (`answer`, docs/decisions.md §12), for a person. */
+export const ANSWER_LABELS: Record<CallAnswer, string> = {
+  xml: "Your backend's TwiML",
+  "json-twiml": "Your backend's TwiML (in JSON)",
+  "json-actions": "Your backend's actions",
+  "fallback-url": "Your fallback URL",
+  "fallback-actions": "Your fallback actions",
+  "fallback-twiml": "Your fallback TwiML",
+  fallback: "Last resort or apology",
+  reject: "Rejected by Routekit",
+};
+
+/**
+ * A code as a person reads it: the label of an answer form, an error code or an end reason, else null.
+ * `answerUse` on a `call.started` attempt holds either an answer form or the `call.error` code.
+ */
+export function codeLabel(code: string): string | null {
+  if (Object.hasOwn(ANSWER_LABELS, code)) return ANSWER_LABELS[code as CallAnswer];
+  return errorCodeOutcome(code)?.label ?? endReasonOutcome(code)?.label ?? null;
+}
 
 export function endReasonOutcome(reason: string): (Outcome & { group: EndReasonGroup }) | null {
   return Object.hasOwn(END_REASONS, reason) ? END_REASONS[reason as CallEndReason] : null;

@@ -9,11 +9,13 @@ export function usd(amount: number, opts: { precise?: boolean } = {}): string {
   }).format(amount);
 }
 
-export function dateTime(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  return `${new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(
-    new Date(iso),
-  )} UTC`;
+/**
+ * A status code as the interface shows it, in one case everywhere: `ACTIVE` reads "Active", `in-progress`
+ * "In progress", `no-answer` "No answer". The code itself stays in the API and in each badge's title.
+ */
+export function statusLabel(code: string): string {
+  const words = code.toLowerCase().replace(/[-_]+/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 export function day(iso: string): string {

@@ -2,14 +2,16 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  ANSWER_LABELS,
   callOutcomesMarkdown,
+  codeLabel,
   END_REASONS,
   endReasonOutcome,
   ERROR_CODES,
   errorCodeOutcome,
 } from "../../src/lib/call-outcomes";
 import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
-import { CALL_END_REASONS } from "../../src/server/schemas/enums";
+import { CALL_ANSWERS, CALL_END_REASONS } from "../../src/server/schemas/enums";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -76,5 +78,15 @@ describe("call outcomes: one table for the reference and the dashboard", () => {
       expect(text, value).toContain(JSON.stringify(o.meaning).slice(1, -1));
     for (const [value, o] of Object.entries(ERROR_CODES))
       expect(text, value).toContain(JSON.stringify(o.action).slice(1, -1));
+  });
+});
+
+describe("answer forms and codes as a person reads them", () => {
+  it("labels every answer form, and every code an attempt's answerUse can hold", () => {
+    expect(Object.keys(ANSWER_LABELS).sort()).toEqual([...CALL_ANSWERS].sort());
+    for (const answer of CALL_ANSWERS) expect(codeLabel(answer)).toBe(ANSWER_LABELS[answer]);
+    for (const [code, o] of Object.entries(ERROR_CODES)) expect(codeLabel(code)).toBe(o.label);
+    expect(codeLabel("no-answer")).toBe(END_REASONS["no-answer"].label);
+    expect(codeLabel("SOMETHING_NEW")).toBeNull();
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { duration, monthName, sinceStart, usd } from "@/lib/format";
+import { duration, monthName, sinceStart, statusLabel, usd } from "@/lib/format";
 
 describe("dashboard formatting", () => {
+  it("writes every status in one case, whatever case the API gives it", () => {
+    expect(statusLabel("ACTIVE")).toBe("Active");
+    expect(statusLabel("DELIVERED")).toBe("Delivered");
+    expect(statusLabel("in-progress")).toBe("In progress");
+    expect(statusLabel("no-answer")).toBe("No answer");
+    expect(statusLabel("completed")).toBe("Completed");
+  });
   it("writes money and durations", () => {
     expect(usd(49.06)).toBe("$49.06");
     expect(usd(0.02, { precise: true })).toBe("$0.02");

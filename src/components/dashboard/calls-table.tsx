@@ -1,8 +1,9 @@
 "use client";
 
+import { CodeLabel } from "@/components/ui/code-label";
 import { Table, Td, clickableRow } from "@/components/ui/table";
 import { Badge } from "@/components/ui/badge";
-import { duration, usd } from "@/lib/format";
+import { duration, statusLabel, usd } from "@/lib/format";
 import type { TCall } from "@/server/schemas/calls";
 import type { CallStatus } from "@/server/schemas/enums";
 
@@ -57,8 +58,8 @@ const CALL_STATUS_TONE: Record<CallStatus, "green" | "amber" | "red" | "slate" |
 
 export function CallStatusBadge({ status }: { status: string }) {
   return (
-    <Badge tone={CALL_STATUS_TONE[status as CallStatus] ?? "slate"} data-testid="call-status">
-      {status}
+    <Badge tone={CALL_STATUS_TONE[status as CallStatus] ?? "slate"} title={status} data-testid="call-status">
+      {statusLabel(status)}
     </Badge>
   );
 }
@@ -114,8 +115,8 @@ export function CallLogTable({
               <span className="block">{c.from}</span>
               <span className="block text-slate-500 dark:text-slate-400">{`→ ${c.to}`}</span>
             </Td>
-            <Td label="Answer" className="font-mono text-xs">
-              {c.answer ?? "—"}
+            <Td label="Answer" className="text-xs">
+              <CodeLabel code={c.answer} />
             </Td>
             <Td label="Duration">{c.durationSeconds === null ? "—" : duration(c.durationSeconds)}</Td>
             <Td label="Billed">{c.billedMinutes === null ? "—" : `${c.billedMinutes} min`}</Td>

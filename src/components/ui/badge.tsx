@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { statusLabel } from "@/lib/format";
 
 type Tone = "green" | "amber" | "red" | "slate" | "indigo";
 const TONES: Record<Tone, string> = {
@@ -17,6 +18,7 @@ export function Badge({
   tone?: Tone;
   children: ReactNode;
   "data-testid"?: string;
+  title?: string;
 }) {
   return (
     <span
@@ -37,11 +39,11 @@ const STATUS_TONE: Record<string, Tone> = {
   FAILED: "red",
 };
 
-/** Account and delivery statuses, coloured the same everywhere. */
+/** Account and delivery statuses, coloured and written the same everywhere (statusLabel; the code on hover). */
 export function StatusBadge({ status, ...rest }: { status: string; "data-testid"?: string }) {
   return (
-    <Badge tone={STATUS_TONE[status] ?? "slate"} {...rest}>
-      {status}
+    <Badge tone={STATUS_TONE[status] ?? "slate"} title={status} {...rest}>
+      {statusLabel(status)}
     </Badge>
   );
 }

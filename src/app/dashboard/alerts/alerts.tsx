@@ -1,5 +1,6 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
@@ -7,7 +8,6 @@ import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
-import { dateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { ALERT_DESCRIPTIONS, type AlertType } from "@/server/schemas/alerts";
 
@@ -59,11 +59,14 @@ export function Alerts() {
                           {RECOVERIES.has(a.type) ? "Recovered" : a.resolvedAt ? "Resolved" : "Alert"}
                         </Badge>
                         <code className="text-sm font-semibold">{a.type}</code>
-                        <span className="text-xs text-slate-500">{dateTime(a.createdAt)}</span>
+                        <span className="text-xs text-slate-500">
+                          <LocalTime iso={a.createdAt} />
+                        </span>
                       </div>
                       <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
                         {ALERT_DESCRIPTIONS[a.type as AlertType]}. About the {a.subject.type}{" "}
-                        <code className="break-all">{a.subject.url ?? a.subject.id}</code>, since {dateTime(a.since)}.
+                        <code className="break-all">{a.subject.url ?? a.subject.id}</code>, since{" "}
+                        <LocalTime iso={a.since} />.
                       </p>
                       <p className="mt-1 text-sm text-slate-900 dark:text-slate-100" data-testid="alert-how-to-fix">
                         <span className="font-medium">What to do: </span>

@@ -1,12 +1,13 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { StatusCallToAction } from "../overview";
 import { Button } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/badge";
 import { QueryState } from "@/components/ui/query-state";
-import { dateTime, usd } from "@/lib/format";
+import { usd } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useShowError } from "@/lib/show-error";
 import { SpendLimits } from "./spend-limits";
@@ -79,7 +80,9 @@ export function Billing({ note }: { note: string | null }) {
                 </div>
                 <div className="sm:col-span-2">
                   <dt className="text-slate-500 dark:text-slate-400">Current period</dt>
-                  <dd className="mt-1 font-medium">{`${dateTime(billing.currentPeriodStart)} to ${dateTime(billing.currentPeriodEnd)}`}</dd>
+                  <dd className="mt-1 font-medium">
+                    <LocalTime iso={billing.currentPeriodStart} /> to <LocalTime iso={billing.currentPeriodEnd} />
+                  </dd>
                 </div>
               </dl>
               {note ? <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">{note}</p> : null}

@@ -1,5 +1,6 @@
 "use client";
 
+import { CodeLabel } from "@/components/ui/code-label";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { CallStatusBadge, CostBreakdownList, LocalTime } from "@/components/dashboard/calls-table";
@@ -59,8 +60,8 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
           </>
         ) : null}
         <dt className="text-slate-500 dark:text-slate-400">Answer</dt>
-        <dd className="font-mono text-xs leading-5" data-testid="call-detail-answer">
-          {c.answer ?? "—"}
+        <dd className="text-xs leading-5">
+          <CodeLabel code={c.answer} data-testid="call-detail-answer" />
         </dd>
         <dt className="text-slate-500 dark:text-slate-400">From → To</dt>
         <dd className="font-mono text-xs leading-5">{`${c.from} → ${c.to} (${c.direction})`}</dd>
@@ -226,7 +227,9 @@ function EntryBody({ entry: e }: { entry: TTimelineEntry }) {
       return (
         <>
           <p className="mt-1 break-all font-mono text-xs text-slate-500 dark:text-slate-400">{e.url}</p>
-          <p className="mt-1 text-xs" data-testid="answer-use">{`Answer used: ${e.answerUse ?? "—"}`}</p>
+          <p className="mt-1 text-xs">
+            Answer used: <CodeLabel code={e.answerUse} data-testid="answer-use" />
+          </p>
           {e.error ? <p className="mt-1 text-xs text-red-700 dark:text-red-300">{e.error}</p> : null}
           {e.responseExcerpt ? <pre className={pre}>{e.responseExcerpt}</pre> : null}
         </>

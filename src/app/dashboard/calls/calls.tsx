@@ -20,6 +20,7 @@ import { CallDetail } from "./call-detail";
 import { LiveCalls } from "./live-calls";
 import { callsCsv } from "./calls-csv";
 import { CALL_STATUSES, type CallStatus } from "@/server/schemas/enums";
+import { statusLabel } from "@/lib/format";
 
 export const CALLS_PAGE_SIZE = 25;
 /** New calls show up without a reload. */
@@ -142,7 +143,7 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
           <option value="">All</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {statusLabel(s)}
             </option>
           ))}
         </SelectField>
@@ -155,7 +156,7 @@ function CallFilters({ filters, onChange }: { filters: Filters; onChange: (chang
           <option value="">Both</option>
           {CALL_DIRECTIONS.map((d) => (
             <option key={d} value={d}>
-              {d}
+              {statusLabel(d)}
             </option>
           ))}
         </SelectField>

@@ -27,6 +27,7 @@ import {
 } from "./delivery-status";
 import { ReplayFailed } from "./replay-failed";
 import { SigningSecret } from "./signing-secret";
+import { statusLabel } from "@/lib/format";
 
 export function Deliveries() {
   const { params, set } = useUrlState();
@@ -244,7 +245,7 @@ function DeliveryFilters({
           <option value="">All</option>
           {DELIVERY_STATUSES.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {statusLabel(s)}
             </option>
           ))}
         </SelectField>

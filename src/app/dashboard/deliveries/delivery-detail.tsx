@@ -1,5 +1,6 @@
 "use client";
 
+import { CodeLabel } from "@/components/ui/code-label";
 import { ScrollPre } from "@/components/ui/scroll-pre";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
@@ -120,7 +121,7 @@ function DetailBody({ delivery: d }: { delivery: Detail }) {
           <>
             <dt className="text-slate-500 dark:text-slate-400">Answer used</dt>
             <dd data-testid="delivery-answer-use">
-              <span className="font-mono text-xs">{d.answerUse ?? "—"}</span>
+              <CodeLabel code={d.answerUse} />
               <span className="block text-xs text-slate-500 dark:text-slate-400">
                 Sent while Twilio waited; its answer decided the call, so it is never redelivered.
               </span>

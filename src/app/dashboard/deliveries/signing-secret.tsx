@@ -1,5 +1,6 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
@@ -9,7 +10,6 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/components/ui/toast";
-import { dateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 
@@ -61,7 +61,8 @@ export function SigningSecret() {
           </div>
           {overlapUntil ? (
             <Alert tone="success" title="New secret in use" data-testid="rotation-notice">
-              {`Events are now signed with the new secret and, until ${dateTime(overlapUntil)}, with the previous one too. Update your receivers before then.`}
+              Events are now signed with the new secret and, until <LocalTime iso={overlapUntil} />, with the previous
+              one too. Update your receivers before then.
             </Alert>
           ) : null}
         </div>

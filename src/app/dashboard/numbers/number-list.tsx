@@ -1,5 +1,6 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useEffect, useMemo, useState } from "react";
@@ -10,7 +11,6 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
-import { dateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
@@ -101,7 +101,9 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                       <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">
                         {n.phoneNumber}
                       </p>
-                      <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{`Added ${dateTime(n.createdAt)}`}</p>
+                      <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
+                        Added <LocalTime iso={n.createdAt} />
+                      </p>
                     </div>
                     <div className="flex flex-wrap items-center gap-2">
                       {n.isActive ? null : <Badge tone="amber">inactive</Badge>}

@@ -1,5 +1,6 @@
 "use client";
 
+import { LocalTime } from "@/components/ui/local-time";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
@@ -9,7 +10,6 @@ import { Panel } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
-import { dateTime } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import type { AppRouter } from "@/server/trpc/root";
@@ -64,7 +64,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
             title="New engine URL issued"
             data-testid="engine-url-rotated"
           >
-            The previous URL keeps working until {dateTime(result.previousExpiresAt)}.{" "}
+            The previous URL keeps working until <LocalTime iso={result.previousExpiresAt} />.{" "}
             {result.twilioNumbers.repointed.length
               ? `Repointed at Twilio: ${result.twilioNumbers.repointed.join(", ")}. `
               : ""}

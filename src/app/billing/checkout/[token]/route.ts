@@ -1,3 +1,4 @@
+import { statusLabel } from "@/lib/format";
 import { html, notFoundPage, pageResponse, planSentence, servePage, toDashboard } from "../../billing-page";
 import { billing, type CheckoutNotShown } from "@/server/services/billing/billing-strategy";
 
@@ -27,7 +28,7 @@ async function show(req: Request, ctx: Ctx): Promise<Response> {
     if (view.outcome !== "show") return redirectOrError(view, req.method);
     const payable = view.status !== "ACTIVE";
     const body = html`
-<p>Account <strong>${view.email}</strong> · status <strong data-testid="account-status">${view.status}</strong></p>
+<p>Account <strong>${view.email}</strong> · status <strong data-testid="account-status" title="${view.status}">${statusLabel(view.status)}</strong></p>
 <p data-testid="billing-plan">Plan: ${planSentence(view.plan)}</p>
 ${
   payable

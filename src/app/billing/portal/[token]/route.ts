@@ -1,3 +1,4 @@
+import { statusLabel } from "@/lib/format";
 import { html, notFoundPage, pageResponse, planSentence, servePage } from "../../billing-page";
 import { billing } from "@/server/services/billing/billing-strategy";
 
@@ -12,7 +13,7 @@ async function show(req: Request, ctx: { params: Promise<{ token: string }> }): 
     if (!view) return notFoundPage(req.method, "billing portal");
     const base = `/billing/portal/${encodeURIComponent(token)}`;
     const body = html`
-<p>Account <strong>${view.email}</strong> · status <strong data-testid="account-status">${view.status}</strong></p>
+<p>Account <strong>${view.email}</strong> · status <strong data-testid="account-status" title="${view.status}">${statusLabel(view.status)}</strong></p>
 <p data-testid="billing-plan">Plan: ${planSentence(view.plan)}</p>
 <div class="actions">
 ${view.status === "ACTIVE" ? html`<a href="${base}/cancel" data-testid="cancel">Cancel subscription…</a>` : ""}
