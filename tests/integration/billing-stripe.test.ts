@@ -201,6 +201,28 @@ describe("Stripe mode", () => {
     expect(mail!.text).toMatch(/\/dashboard\/alerts/);
   });
 
+  it("a paid invoice mails a receipt once (Stripe's redelivery is a duplicate); a $0 invoice mails nothing", async () => {
+    const { acct, customer, sub } = await paidAccount();
+    await sendEvent(
+      "invoice.paid",
+      { ...invoice("in_zero", customer, sub), amount_paid: 0, currency: "usd" },
+      {
+        created: now() + 1,
+      },
+    );
+    const body = { ...invoice("in_rcpt", customer, sub), amount_paid: 5900, currency: "usd" };
+    const paid = await sendEvent("invoice.paid", body, { created: now() + 2 });
+    expect(paid.status).toBe(200);
+    await sendEvent("invoice.paid", body, { created: now() + 2, id: paid.eventId });
+    const [mail] = await waitForMail(acct.email, /Routekit payment received/, { timeoutMs: 30_000 });
+    expect(mail!.subject).toBe("Routekit payment received: 59.00 USD");
+    expect(mail!.text).toMatch(/payment of 59\.00 USD on \d{4}-\d{2}-\d{2} \(UTC\), for invoice in_rcpt/);
+    expect(mail!.text).toMatch(/\/dashboard\/billing/);
+    // The duplicate and the $0 invoice sent nothing more.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await waitForMail(acct.email, /Routekit payment received/)).toHaveLength(1);
+  });
+
   it("a cancelled account never comes back through a late event of the old subscription; a new checkout brings it back", async () => {
     const { acct, customer, sub } = await paidAccount();
     await sendEvent("customer.subscription.deleted", subscription(sub, customer, "canceled"), { created: now() + 10 });

@@ -152,6 +152,25 @@ export function emailChangedNotice(to: string, newEmail: string): MailMessage {
   ]);
 }
 
+/** Issue #30: Stripe reports an invoice of the account's subscription paid (a charge of more than nothing). */
+export function paymentReceivedMail(
+  to: string,
+  p: { amount: number; currency: string; invoiceId: string | null; paidAt: Date },
+): MailMessage {
+  const url = `${env().publicBaseUrl}/dashboard/billing`;
+  const amount = `${p.amount.toFixed(2)} ${p.currency.toUpperCase()}`;
+  const notes = [
+    `We received your payment of ${amount} on ${p.paidAt.toISOString().slice(0, 10)} (UTC)${p.invoiceId ? `, for invoice ${p.invoiceId}` : ""}. Thank you.`,
+    "Your invoices and receipts are in the billing portal, reached from the Billing page.",
+  ];
+  return {
+    to,
+    subject: `Routekit payment received: ${amount}`,
+    text: `${notes.join("\n\n")}\n\n${url}\n`,
+    html: html(notes, url, "Open billing"),
+  };
+}
+
 /** Issue #30: the account was closed for good. */
 export function accountClosedNotice(to: string): MailMessage {
   return notice(to, "Your Routekit account was closed", [
