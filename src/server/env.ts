@@ -76,6 +76,12 @@ const rawSchema = z.object({
     })
     .optional(),
   OTEL_SERVICE_NAME: z.string().min(1).max(100).default("routekit"),
+  // The fraction of the traces Routekit starts that are sampled (parent-based, by trace id); an incoming sampled flag wins.
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number()
+    .min(0, "must be between 0 and 1")
+    .max(1, "must be between 0 and 1")
+    .default(1),
 });
 
 export type Env = {
@@ -125,6 +131,8 @@ export type Env = {
     /** OTEL_EXPORTER_OTLP_HEADERS, e.g. a collector's API key. */
     headers: Record<string, string>;
     serviceName: string;
+    /** OTEL_TRACES_SAMPLER_ARG: the share of new traces sampled, 0 to 1. */
+    sampleRatio: number;
   } | null;
   logLevel: z.infer<typeof rawSchema>["LOG_LEVEL"];
 };
@@ -227,6 +235,7 @@ export function parseEnv(
           endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, ""),
           headers: otlpHeaders(raw.OTEL_EXPORTER_OTLP_HEADERS),
           serviceName: raw.OTEL_SERVICE_NAME,
+          sampleRatio: raw.OTEL_TRACES_SAMPLER_ARG,
         }
       : null,
     logLevel: raw.LOG_LEVEL,

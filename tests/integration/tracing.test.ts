@@ -236,6 +236,8 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     expect(
       spans.some((s) => s.attributes["db.system.name"] === "postgresql" && s.parentSpanId === attemptSpan.spanId),
     ).toBe(true);
+    // No statement is a trace of its own: the job queue's polling, outside any request, is not traced.
+    expect(otlp.spans.filter((s) => s.attributes["db.system.name"] === "postgresql" && !s.parentSpanId)).toEqual([]);
     // Exported as OTLP/HTTP JSON to the standard path.
     expect(otlp.requests.every((r) => r.path === "/v1/traces" && r.contentType.startsWith("application/json"))).toBe(
       true,

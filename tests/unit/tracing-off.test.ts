@@ -24,7 +24,19 @@ describe("tracing's configuration", () => {
       endpoint: "https://otel.example.com:4318",
       headers: { "api-key": "a b", "x-team": "ops" },
       serviceName: "routekit",
+      sampleRatio: 1,
     });
+  });
+
+  it("takes a sampling share between 0 and 1, and refuses anything else", () => {
+    const on = { ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
+    expect(parseEnv({ ...on, OTEL_TRACES_SAMPLER_ARG: "0.1" }, { persistSecrets: false }).tracing?.sampleRatio).toBe(
+      0.1,
+    );
+    for (const bad of ["1.5", "-0.1", "all"])
+      expect(() => parseEnv({ ...on, OTEL_TRACES_SAMPLER_ARG: bad }, { persistSecrets: false })).toThrow(
+        /OTEL_TRACES_SAMPLER_ARG/,
+      );
   });
 
   it("refuses an endpoint that is not an http(s) URL", () => {

@@ -15,6 +15,11 @@ type Callback = (err: Error | null, res?: pg.QueryResult) => void;
  * Not `@opentelemetry/instrumentation-pg`: it patches the `pg` module as it is required, which an
  * esbuild bundle and Next.js's bundles load around; a wrapper at the one place connections are made
  * sees them all.
+ *
+ * A statement gets a span only inside a trace that is recorded (a request's, a delivery attempt's): the
+ * job queue's polls, lease renewals and maintenance, outside any request, would each be a trace of one
+ * statement, exported several times a second for nothing; and an unsampled trace's statements are skipped
+ * without the work of a span.
  */
 export function traceStatements(client: pg.PoolClient): void {
   const t = tracing();
@@ -25,6 +30,7 @@ export function traceStatements(client: pg.PoolClient): void {
     // A submittable (a cursor, a stream) reports through its own events: passed on untraced.
     if (config == null || typeof (config as { submit?: unknown }).submit === "function")
       return query.call(this, config, values, callback);
+    if (!api.trace.getSpan(api.context.active())?.isRecording()) return query.call(this, config, values, callback);
     const text = typeof config === "string" ? config : ((config as pg.QueryConfig).text ?? "");
     const operation = /^\s*([a-zA-Z]+)/.exec(text)?.[1]?.toUpperCase() ?? "QUERY";
     const span = tracer.startSpan(

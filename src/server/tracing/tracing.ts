@@ -59,8 +59,11 @@ export async function startTracing(config: Env["tracing"]): Promise<Tracing | nu
       "service.name": config.serviceName,
       "service.instance.id": `${hostname()}:${process.pid}`,
     }),
-    // An incoming traceparent's sampled flag is obeyed; a trace we start is always sampled.
-    sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
+    // An incoming traceparent's sampled flag is obeyed; a trace we start is sampled at OTEL_TRACES_SAMPLER_ARG
+    // (by its trace id, so every instance decides the same for one trace). Unsampled spans record nothing.
+    sampler: new sdk.ParentBasedSampler({
+      root: config.sampleRatio >= 1 ? new sdk.AlwaysOnSampler() : new sdk.TraceIdRatioBasedSampler(config.sampleRatio),
+    }),
     spanProcessors: [new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000, maxQueueSize: 4096 })],
   });
   // W3C trace context only (no baggage): `traceparent` and `tracestate`, in and out.
