@@ -9,7 +9,14 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000 },
+        // Two workers on CI's two cores: Vitest's default is one fewer than the cores, which is one here.
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          maxWorkers: 2,
+        },
       },
       {
         resolve: { alias },
@@ -23,6 +30,10 @@ export default defineConfig({
           setupFiles: ["tests/integration/support/event-contract.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
+          // Two files at once: most of a file's time is spent waiting (timeouts, retries, servers starting), and
+          // the run must fit CI's 30 minutes. Every file makes its own accounts and numbers, and the in-process
+          // workers run on their own pg-boss schemas.
+          maxWorkers: 2,
         },
       },
     ],

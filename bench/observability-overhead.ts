@@ -8,6 +8,7 @@
 //   metrics-on   dist/server.mjs as shipped, tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)
 //   tracing-on   dist/server.mjs with OTEL_EXPORTER_OTLP_ENDPOINT set to a local OTLP/HTTP receiver
 //                run here (it decodes nothing, counts the bytes and the spans' export requests)
+//   tracing-10%  the same with OTEL_TRACES_SAMPLER_ARG=0.1 (one new trace in ten recorded)
 // Reports, per variant, the medians over the rounds of: the voice request's p99 (and our overhead's,
 // the backend's own handling time taken out), the server's CPU per request (the robust figure on a
 // noisy host), and the 1-minute load average before each run. Run `npm run build` first; DATABASE_URL
@@ -97,6 +98,11 @@ const variants: Variant[] = [
   { name: "metrics-off", env: { BENCH_SERVER_ENTRY: NO_METRICS, OTEL_EXPORTER_OTLP_ENDPOINT: "" } },
   { name: "metrics-on", env: { BENCH_SERVER_ENTRY: "", OTEL_EXPORTER_OTLP_ENDPOINT: "" } },
   { name: "tracing-on", env: { BENCH_SERVER_ENTRY: "", OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } },
+  // One trace in ten recorded (OTEL_TRACES_SAMPLER_ARG): what an operator at this rate would run.
+  {
+    name: "tracing-10%",
+    env: { BENCH_SERVER_ENTRY: "", OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint, OTEL_TRACES_SAMPLER_ARG: "0.1" },
+  },
 ];
 
 type Run = {
@@ -171,7 +177,7 @@ console.log(
     tracingExport: { requests: exportRequests, bytes: exportBytes },
   }),
 );
-for (const name of ["metrics-on", "tracing-on"])
+for (const name of ["metrics-on", "tracing-on", "tracing-10%"])
   console.log(
     `${name} vs metrics-off (medians of ${rounds}): voice p99 ${summary[name]!.voiceP99} vs ${base.voiceP99} ms (${vs(name, "voiceP99")}), ` +
       `overhead p99 ${summary[name]!.overheadP99} vs ${base.overheadP99} ms (${vs(name, "overheadP99")}), ` +

@@ -2,6 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";
 import { db } from "../../src/server/db/client";
+import { deliveryLane } from "../../src/server/jobs/definitions/webhook-delivery";
 import { attemptDelivery, type AttemptDeps } from "../../src/server/webhooks/delivery/attempt-delivery";
 import { pruneOldAttempts } from "../../src/server/webhooks/delivery/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
@@ -144,7 +145,10 @@ describe("durable, signed delivery", () => {
     const jobs = await jobsFor(id);
     expect(jobs).toHaveLength(2);
     expect(new Date(jobs[1].start_after).toISOString()).toBe("2026-11-22T12:00:05.000Z");
-    expect(jobs[1].data).toEqual({ deliveryId: id, expectedAttempt: 1, accountId: account.id });
+    // The retry keeps to its destination's lane (the worker's per-destination cap), as the first attempt did.
+    const lane = deliveryLane(account.id, after1.url);
+    expect(jobs[0].data).toMatchObject({ deliveryId: id, expectedAttempt: 0, accountId: account.id, lane });
+    expect(jobs[1].data).toEqual({ deliveryId: id, expectedAttempt: 1, accountId: account.id, lane });
     clock.advance(5_000);
     expect(await attemptDelivery(jobs[1].data, deps())).toBe("delivered");
     const done = await deliveryRow(id);
