@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { env, setEnv } from "../../src/server/env";
 import { noteDeliveryExhausted } from "../../src/server/services/alerts/delivery-alerts";
-import { scanAlerts } from "../../src/server/services/alerts/scan-alerts";
+import { checkFallbackRate, scanAlerts } from "../../src/server/services/alerts/scan-alerts";
 import { checkNumberConfiguration } from "../../src/server/services/alerts/twilio-alerts";
 import {
   simulateInboundCall,
@@ -193,6 +193,18 @@ describe("alerts", () => {
     );
     expect(deliveries.map((d) => d.url)).toEqual([backend.url(`${s.tag}/ops`)]);
   }, 120_000);
+
+  it("simulated calls decided by the fallback raise no alert.fallback_rate: they are tests, not callers", async () => {
+    const s = await setup({ startPath: "/broken-start" });
+    failing.add(`${s.tag}/broken-start`);
+    for (let i = 0; i < 3; i++) {
+      const res = await s.account.as("POST", `/api/phone-numbers/${s.numberId}/simulate-call`, { body: {} });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.call).toMatchObject({ test: true, answer: "fallback" });
+    }
+    expect(await checkFallbackRate(s.account.id)).toBe(0);
+    expect(await alertRows(s.account.id)).toEqual([]);
+  });
 
   it("no storm: 100 exhausted deliveries at once make one alert.delivery_exhausted, not sent to that destination", async () => {
     const s = await setup();

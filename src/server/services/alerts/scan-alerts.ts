@@ -128,19 +128,23 @@ export async function scanAlerts(
   return { raised, recovered };
 }
 
-/** Calls of the account created in the 5 minutes up to `now` that a fallback decided (the (accountId, createdAt) index). */
+/** Real calls of the account created in the 5 minutes up to `now` that a fallback decided (the (accountId, createdAt) index). */
 async function fallbackCalls(accountId: string, now: Date, phoneNumberId?: string) {
-  return kysely()
-    .selectFrom("Call")
-    .select(["callSid", "phoneNumberId", "createdAt", "answer", "errorCode"])
-    .where("accountId", "=", accountId)
-    .where("createdAt", ">", new Date(now.getTime() - FALLBACK_WINDOW_MS))
-    .where("createdAt", "<=", now)
-    .where("answer", "in", [...FALLBACK_ANSWERS])
-    .where("phoneNumberId", "is not", null)
-    .$if(phoneNumberId !== undefined, (q) => q.where("phoneNumberId", "=", phoneNumberId!))
-    .orderBy("createdAt")
-    .execute();
+  return (
+    kysely()
+      .selectFrom("Call")
+      .select(["callSid", "phoneNumberId", "createdAt", "answer", "errorCode"])
+      .where("accountId", "=", accountId)
+      .where("createdAt", ">", new Date(now.getTime() - FALLBACK_WINDOW_MS))
+      .where("createdAt", "<=", now)
+      .where("answer", "in", [...FALLBACK_ANSWERS])
+      .where("phoneNumberId", "is not", null)
+      // A simulated call (docs/decisions.md §21) is the customer trying their set-up, not a caller let down.
+      .where("test", "=", false)
+      .$if(phoneNumberId !== undefined, (q) => q.where("phoneNumberId", "=", phoneNumberId!))
+      .orderBy("createdAt")
+      .execute()
+  );
 }
 
 /**
