@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { env, setEnv } from "../../src/server/env";
-import { noteDeliveryExhausted } from "../../src/server/services/alerts/delivery-alerts";
+import { sqlTransaction } from "../../src/server/db/sql-transaction";
+import { attemptDelivery } from "../../src/server/webhooks/delivery/attempt-delivery";
+import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
+import { buildEvent } from "../../src/server/webhooks/event-envelope";
+import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";
+import { raiseDeliveryExhaustedIn, type ExhaustedDelivery } from "../../src/server/services/alerts/delivery-alerts";
 import { checkFallbackRate, scanAlerts } from "../../src/server/services/alerts/scan-alerts";
 import { checkNumberConfiguration } from "../../src/server/services/alerts/twilio-alerts";
 import {
@@ -93,6 +98,9 @@ async function alertRows(accountId: string) {
   );
   return rows as { id: string; type: string; subjectType: string; subjectId: string; resolvedAt: Date | null }[];
 }
+
+/** A delivery's last failure as the delivery worker records it: the alert raised in that transaction. */
+const noteDeliveryExhausted = (d: ExhaustedDelivery) => sqlTransaction((trx) => raiseDeliveryExhaustedIn(trx, d));
 
 describe("alerts", () => {
   it("a failing endpoint raises alert.endpoint_failing at the other endpoints, never at itself, then its recovery", async () => {
@@ -338,6 +346,50 @@ describe("alerts", () => {
       [s.account.email],
     );
     expect(rows[0].n).toBe(0);
+  });
+
+  it("alert.delivery_exhausted commits with the delivery's last attempt: when the alert cannot be written, neither is", {
+    timeout: 60_000,
+  }, async () => {
+    const s = await setup();
+    const path = `${s.tag}/gone-for-good`;
+    goneOnce.add(path);
+    await addEndpoint(s.account, path, ["call.ended"]);
+    const event = buildEvent("call.ended", {
+      callSid: `CA${randomBytes(16).toString("hex")}`,
+      direction: "inbound",
+      from: "+14155550100",
+      to: s.number,
+      phoneNumberId: s.numberId,
+      status: "completed",
+    });
+    await transactionWithEvents((_trx, emit) => emit({ accountId: s.account.id, url: null, event }));
+    const { rows } = await sql("permissive").query(
+      `SELECT id FROM "WebhookDelivery" WHERE "accountId" = $1 AND "eventId" = $2`,
+      [s.account.id, event.id],
+    );
+    const deliveryId = rows[0].id as string;
+    const deps = { client: createCallbackClient({ allowPrivate: true }) };
+    // The alert's insert fails (as a crash between the two writes would leave it): the attempt is not recorded either.
+    const trigger = `alert_refused_${randomBytes(4).toString("hex")}`;
+    await sql("permissive").query(`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW."accountId" = '${s.account.id}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await sql("permissive").query(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON "Alert" FOR EACH ROW EXECUTE FUNCTION ${trigger}()`,
+    );
+    try {
+      await expect(attemptDelivery({ deliveryId, expectedAttempt: 0 }, deps)).rejects.toThrow(/refused by the test/);
+    } finally {
+      await sql("permissive").query(`DROP TRIGGER ${trigger} ON "Alert"; DROP FUNCTION ${trigger}()`);
+    }
+    const before = await sql("permissive").query(`SELECT status, "attemptCount" FROM "WebhookDelivery" WHERE id = $1`, [
+      deliveryId,
+    ]);
+    expect(before.rows[0]).toEqual({ status: "PENDING", attemptCount: 0 });
+    expect(await alertRows(s.account.id)).toEqual([]);
+    // Its job runs again (pg-boss retries a failed job): now the record and the alert land together.
+    expect(await attemptDelivery({ deliveryId, expectedAttempt: 0 }, deps)).toBe("failed");
+    expect((await alertRows(s.account.id)).map((r) => r.type)).toEqual(["alert.delivery_exhausted"]);
   });
 
   it("GET /api/alerts pages with a cursor, newest first", async () => {

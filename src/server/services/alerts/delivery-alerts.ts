@@ -1,13 +1,8 @@
-import { kysely } from "../../db/kysely";
-import { logger } from "../../logger";
-import { destinationSubject, raiseAlert } from "./raise-alert";
+import type { SqlTransaction } from "../../db/sql-transaction";
+import { destinationSubject, raiseAlertIn } from "./raise-alert";
 
-/**
- * alert.delivery_exhausted (docs/decisions.md §16), raised by the delivery worker right after it records a
- * delivery's last failed attempt. Not for a sample event (the customer is watching it fail) nor for an
- * alert's own delivery (an alert about an alert that could not be delivered would only cascade). Never throws.
- */
-export async function noteDeliveryExhausted(d: {
+/** A delivery's last failed attempt, as the alert names it. */
+export type ExhaustedDelivery = {
   deliveryId: string;
   accountId: string;
   eventId: string;
@@ -19,30 +14,41 @@ export async function noteDeliveryExhausted(d: {
   statusCode: number | null;
   error: string | null;
   at: Date;
-}): Promise<void> {
-  if (d.eventType.startsWith("alert.")) return;
+};
+
+/**
+ * Whether a delivery's last failure is an alert: not a sample event's (the customer is watching it fail), nor
+ * an alert's own (an alert about an alert that could not be delivered would only cascade).
+ */
+export function exhaustionAlerts(d: Pick<ExhaustedDelivery, "eventType" | "payload">): boolean {
+  if (d.eventType.startsWith("alert.")) return false;
   try {
-    if ((JSON.parse(d.payload) as { data?: { test?: unknown } }).data?.test === true) return;
-    const subject = await destinationSubject(kysely(), d.accountId, d.url, d.endpointId);
-    await raiseAlert({
-      accountId: d.accountId,
-      type: "alert.delivery_exhausted",
-      subject,
-      since: d.at,
-      details: {
-        deliveryId: d.deliveryId,
-        eventId: d.eventId,
-        eventType: d.eventType,
-        attempts: d.attempts,
-        lastStatusCode: d.statusCode,
-        lastError: d.error,
-      },
-      now: d.at,
-    });
-  } catch (err) {
-    logger().warn(
-      { err: err instanceof Error ? err.message : String(err), deliveryId: d.deliveryId },
-      "delivery_exhausted alert not raised",
-    );
+    return (JSON.parse(d.payload) as { data?: { test?: unknown } }).data?.test !== true;
+  } catch {
+    return true;
   }
+}
+
+/**
+ * alert.delivery_exhausted (docs/decisions.md §16), in the transaction that records the delivery's last failed
+ * attempt (webhooks/delivery/attempt-delivery.ts): the alert, its events and its mail commit with that record
+ * or not at all, so a crash between the two cannot lose it. At most once per destination and hour (raiseIn).
+ */
+export async function raiseDeliveryExhaustedIn(trx: SqlTransaction, d: ExhaustedDelivery): Promise<boolean> {
+  const subject = await destinationSubject(trx, d.accountId, d.url, d.endpointId);
+  return raiseAlertIn(trx, {
+    accountId: d.accountId,
+    type: "alert.delivery_exhausted",
+    subject,
+    since: d.at,
+    details: {
+      deliveryId: d.deliveryId,
+      eventId: d.eventId,
+      eventType: d.eventType,
+      attempts: d.attempts,
+      lastStatusCode: d.statusCode,
+      lastError: d.error,
+    },
+    now: d.at,
+  });
 }

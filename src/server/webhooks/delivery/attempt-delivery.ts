@@ -6,7 +6,11 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { onTransaction } from "../../jobs/job-queue";
 import { logger } from "../../logger";
 import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
-import { noteDeliveryExhausted } from "../../services/alerts/delivery-alerts";
+import {
+  exhaustionAlerts,
+  raiseDeliveryExhaustedIn,
+  type ExhaustedDelivery,
+} from "../../services/alerts/delivery-alerts";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
 import { scheduleAttempt, type DeliveryJob } from "../enqueue-event";
 import { deliveryLane } from "../../jobs/definitions/webhook-delivery";
@@ -255,8 +259,33 @@ async function attempt(
     error,
   };
 
-  // Delivered or given up: one statement. A retry: that statement and the next attempt's job, in one transaction.
+  // docs/decisions.md §16: a delivery that gave up after its last attempt is an alert, raised in the transaction
+  // that records that attempt (services/alerts/delivery-alerts.ts).
+  const exhausted: ExhaustedDelivery | null =
+    outcome === "failed" && exhaustionAlerts(delivery)
+      ? {
+          deliveryId: delivery.id,
+          accountId: delivery.accountId,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          url: delivery.url,
+          endpointId: delivery.endpointId,
+          payload: delivery.payload,
+          attempts: delivery.attemptCount + 1,
+          statusCode,
+          error,
+          at: finishedAt,
+        }
+      : null;
+  // Delivered: one statement. Given up: that statement and, when it is one, the alert, in one transaction.
+  // A retry: that statement and the next attempt's job, in one transaction.
   const recorded = await recordSurely(entry, async () => {
+    if (exhausted)
+      return sqlTransaction(async (trx) => {
+        if (!(await recordAttempt(trx, entry))) return "skipped" as const;
+        await raiseDeliveryExhaustedIn(trx, exhausted);
+        return outcome;
+      });
     if (!nextAttemptAt) return (await recordAttempt(kysely(), entry)) ? outcome : "skipped";
     return sqlTransaction(async (trx) => {
       if (!(await recordAttempt(trx, entry))) return "skipped" as const;
@@ -282,21 +311,6 @@ async function attempt(
     failed: endpointFailed,
     knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
   }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
-  // docs/decisions.md §16: a delivery that gave up after its last attempt is an alert (services/alerts).
-  if (recorded === "failed")
-    await noteDeliveryExhausted({
-      deliveryId: delivery.id,
-      accountId: delivery.accountId,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      url: delivery.url,
-      endpointId: delivery.endpointId,
-      payload: delivery.payload,
-      attempts: delivery.attemptCount + 1,
-      statusCode,
-      error,
-      at: finishedAt,
-    });
   return recorded;
 }
 
