@@ -87,6 +87,8 @@ async function spawnOnce(
     AUTH_SECRET: randomBytes(32).toString("hex"),
     TRUST_PROXY: "true",
     LOG_LEVEL: "info",
+    // No load balancer watches these servers: a stop closes the listener at once (the load-balancer test sets its own).
+    SHUTDOWN_DRAIN_MS: "0",
   };
   for (const [name, value] of Object.entries(opts.env ?? {})) {
     if (value === undefined) delete env[name];

@@ -55,6 +55,8 @@ const rawSchema = z.object({
   // docs/decisions.md §12: the whole voice request (primary, retry, fallback URL) is answered within this; 3 s inside Twilio's 15 s.
   VOICE_ANSWER_BUDGET_MS: z.coerce.number().int().min(1000).max(14_000).default(12_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  // After SIGTERM, keep accepting while readiness says 503, so the load balancer stops sending before the listener closes.
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
   REDIS_URL: z
     .string()
     .refine((v) => /^rediss?:\/\//.test(v), { message: "must be a redis:// or rediss:// URL" })
@@ -118,6 +120,11 @@ export type Env = {
   voiceAnswerBudgetMs: number;
   /** SHUTDOWN_GRACE_MS: after SIGTERM, how long in-flight requests and delivery attempts get before the process exits. */
   shutdownGraceMs: number;
+  /**
+   * SHUTDOWN_DRAIN_MS: after SIGTERM, how long the instance goes on accepting requests while /api/ready answers
+   * 503, before its listener closes (counted within the grace, and at most half of it).
+   */
+  shutdownDrainMs: number;
   redisUrl: string | undefined;
   trustProxy: boolean;
   /** Where mail goes; unset, messages are written to an outbox under DATA_DIR (a local development box). */
@@ -226,6 +233,7 @@ export function parseEnv(
     callbackStartTimeoutMs: raw.CALLBACK_START_TIMEOUT_MS,
     voiceAnswerBudgetMs: raw.VOICE_ANSWER_BUDGET_MS,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+    shutdownDrainMs: Math.min(raw.SHUTDOWN_DRAIN_MS, Math.floor(raw.SHUTDOWN_GRACE_MS / 2)),
     redisUrl: raw.REDIS_URL,
     trustProxy: raw.TRUST_PROXY,
     smtpUrl: raw.SMTP_URL,

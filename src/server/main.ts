@@ -175,7 +175,10 @@ async function main(): Promise<void> {
   else server.listen(e.port, listening);
 
   /**
-   * A graceful stop (docs/operations.md): readiness answers 503 at once; the
+   * A graceful stop (docs/operations.md): readiness answers 503 at once; on
+   * SIGTERM the instance goes on serving for SHUTDOWN_DRAIN_MS, long enough for
+   * the load balancer's checks to take it out of rotation (a connection refused
+   * in between could be retried on this same instance and fail); then the
    * listener closes, so new connections go to other instances (a load balancer
    * retries a refused connection elsewhere); idle keep-alive connections are
    * closed and busy ones after their answer; no job is taken any more while the
@@ -189,17 +192,27 @@ async function main(): Promise<void> {
     stopping = true;
     markShuttingDown();
     const startedAt = performance.now();
-    log.info({ signal, graceMs: e.shutdownGraceMs }, "shutting down: not ready, finishing in-flight work");
+    // Ctrl-C at a terminal has no load balancer to wait for.
+    const drainMs = signal === "SIGTERM" ? e.shutdownDrainMs : 0;
+    log.info(
+      { signal, graceMs: e.shutdownGraceMs, drainMs },
+      "shutting down: not ready, serving on while the load balancer notices, then finishing in-flight work",
+    );
     setTimeout(() => {
       log.warn({ graceMs: e.shutdownGraceMs }, "shutdown grace over: exiting; another instance resumes what was left");
       process.exit(0);
     }, e.shutdownGraceMs).unref();
+    // No job is taken from now on; the attempts in flight finish meanwhile.
+    const jobsStopped = stopTakingJobs();
+    setTimeout(() => finish(startedAt, jobsStopped), drainMs);
+  };
+  const finish = (startedAt: number, jobsStopped: Promise<unknown>) => {
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     // A keep-alive connection whose request was in flight at close becomes idle after its answer.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
     sweep.unref();
-    void Promise.all([serverClosed, stopTakingJobs()])
+    void Promise.all([serverClosed, jobsStopped])
       .then(() => clearInterval(sweep))
       // The call log's writes after each answer (engine/call-log.ts) land before the pool closes.
       .then(() => drainCallLogWrites(5_000))

@@ -239,10 +239,15 @@ describe("inbound calls", () => {
         data: { callSid: played.callSid, error: { code: "START_CALLBACK_INVALID" } },
       });
       expect(error.data.error.message).toContain(rule);
-      const { rows } = await sql("permissive").query(
-        `SELECT "answerUse" FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.started'`,
-        [played.callSid],
-      );
+      // The call.started row is written by the call log's batch after the answer (engine/call-log.ts), and
+      // call.error may arrive first: wait for the row, do not race it (CI lost that race under load once).
+      const rows = await until(async () => {
+        const { rows } = await sql("permissive").query(
+          `SELECT "answerUse" FROM "WebhookDelivery" WHERE "callSid" = $1 AND "eventType" = 'call.started'`,
+          [played.callSid],
+        );
+        return rows.length > 0 && rows;
+      }, "the call.started delivery row");
       expect(rows).toEqual([{ answerUse: "START_CALLBACK_INVALID" }]);
     },
   );

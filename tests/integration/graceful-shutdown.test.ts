@@ -138,3 +138,57 @@ describe.skipIf(inject("embedded"))("a graceful stop", () => {
     expect(rows[0]?.answer).toBe("xml");
   });
 });
+
+describe.skipIf(inject("embedded"))("a graceful stop behind a load balancer (SHUTDOWN_DRAIN_MS)", () => {
+  const DRAIN_MS = 1_500;
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    server = await startBuiltServer({
+      name: "it-shutdown-drain",
+      env: {
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        DATABASE_URL: await siblingDatabase(inject("databaseUrl"), "shutdown_drain"),
+        SHUTDOWN_GRACE_MS: String(GRACE_MS),
+        SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+      },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    if (server?.child.exitCode === null) await server.stop();
+  });
+
+  it("on SIGTERM: not ready at once, yet new connections are served until the drain ends; then refused; exit 0", {
+    timeout: 30_000,
+  }, async () => {
+    const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+    const signalledAt = performance.now();
+    server.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    // The load balancer's next check takes it out of rotation...
+    const ready = await fetch(`${server.baseUrl}/api/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: { instance?: string } }).checks.instance).toBe("shutting down");
+    // ...while a request it still sends meanwhile, on a new connection, is answered, not refused.
+    const during = await fetch(`${server.baseUrl}/api/health`, { headers: { connection: "close" } });
+    expect(during.status).toBe(200);
+    await during.text();
+    // Then the listener closes.
+    let refusedAt = 0;
+    while (!refusedAt && performance.now() - signalledAt < 6_000) {
+      const outcome = await fetch(`${server.baseUrl}/api/health`, { headers: { connection: "close" } }).then(
+        async (r) => {
+          await r.text();
+          return "answered";
+        },
+        (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+      );
+      if (outcome === "ECONNREFUSED") refusedAt = performance.now();
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refusedAt).toBeGreaterThan(0);
+    expect(refusedAt - signalledAt).toBeGreaterThanOrEqual(DRAIN_MS - 100);
+    expect(await exited).toBe(0);
+  });
+});
