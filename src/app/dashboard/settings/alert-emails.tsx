@@ -5,6 +5,7 @@ import { Panel } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { useHydrated } from "@/lib/use-hydrated";
 import { ALERT_DESCRIPTIONS, ALERT_TYPES, type AlertType } from "@/server/schemas/alerts";
 
 /** GET/PUT /api/account/alert-settings: which alert kinds are also emailed (all by default). */
@@ -13,6 +14,8 @@ export function AlertEmails() {
   const queryClient = useQueryClient();
   const toast = useToast();
   const settings = useQuery(trpc.alerts.settings.queryOptions());
+  // Server-rendered with the page: a box clicked before the scripts own it would spring back (use-hydrated.ts).
+  const hydrated = useHydrated();
   const save = useMutation(
     trpc.alerts.putSettings.mutationOptions({
       onSuccess: (data) => {
@@ -46,6 +49,7 @@ export function AlertEmails() {
                     type="checkbox"
                     className="mt-0.5"
                     checked={data.email[type]}
+                    disabled={!hydrated}
                     onChange={(e) => change({ ...data.email, [type]: e.target.checked })}
                   />
                   <span>
