@@ -30,10 +30,11 @@ export default defineConfig({
           setupFiles: ["tests/integration/support/event-contract.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
-          // Two files at once: most of a file's time is spent waiting (timeouts, retries, servers starting), and
-          // the run must fit CI's 30 minutes. Every file makes its own accounts and numbers, and the in-process
-          // workers run on their own pg-boss schemas.
-          maxWorkers: 2,
+          // Two files at once on PostgreSQL: most of a file's time is spent waiting (timeouts, retries, servers
+          // starting), and the run must fit CI's 30 minutes. Every file makes its own accounts and numbers, and the
+          // in-process workers run on their own pg-boss schemas. One on the embedded database (no DATABASE_URL),
+          // which runs one transaction at a time for every connection.
+          maxWorkers: process.env.DATABASE_URL ? 2 : 1,
         },
       },
     ],
