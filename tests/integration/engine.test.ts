@@ -340,6 +340,59 @@ describe("status callbacks", () => {
     expect(events(s.end)).toHaveLength(1);
   });
 
+  it("a new call's row, made in its lookup's statement, holds the number's URLs and policy; one SID sent five times at once is one call", async () => {
+    const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
+    const patched = await s.account.as("PATCH", `/api/phone-numbers/${s.numberId}`, {
+      body: { answerTimeoutMs: 4000 },
+    });
+    expect(patched.status).toBe(200);
+    const CallSid = newCallSid();
+    const ringing = {
+      CallSid,
+      AccountSid: TWILIO_SID,
+      From: "+14155550111",
+      To: s.number,
+      Direction: "inbound",
+      ApiVersion: "2010-04-01",
+      CallStatus: "ringing",
+    };
+    const first = await postSigned(s.account.engineVoiceUrl, ringing, TWILIO_TOKEN);
+    expect([first.status, first.body]).toEqual([200, XML]);
+    const { rows } = await sql("permissive").query(
+      `SELECT "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank",
+              "onCallStartUrl", "onCallEndUrl", "onErrorUrl", "answerPolicy", test, "reconciledAt"
+         FROM "Call" WHERE "callSid" = $1`,
+      [CallSid],
+    );
+    expect(rows).toEqual([
+      {
+        accountId: s.account.id,
+        phoneNumberId: s.numberId,
+        direction: "inbound",
+        fromNumber: "+14155550111",
+        toNumber: s.number,
+        status: "ringing",
+        statusRank: 2,
+        onCallStartUrl: backend.url(s.start),
+        onCallEndUrl: backend.url(s.end),
+        onErrorUrl: backend.url(s.error),
+        answerPolicy: { answerTimeoutMs: 4000 },
+        test: false,
+        reconciledAt: null,
+      },
+    ]);
+    // Sent five times at once: one inserts with its lookup; the rest find it by their lookups or by the insert's conflict.
+    const racing = { ...ringing, CallSid: newCallSid() };
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => postSigned(s.account.engineVoiceUrl, racing, TWILIO_TOKEN)),
+    );
+    expect(answers.map((a) => [a.status, a.body])).toEqual(Array.from({ length: 5 }, () => [200, XML]));
+    const calls = await sql("permissive").query(`SELECT count(*)::int AS n FROM "Call" WHERE "callSid" = $1`, [
+      racing.CallSid,
+    ]);
+    expect(calls.rows).toEqual([{ n: 1 }]);
+  });
+
   it("a completed call whose voice request never arrived is still recorded and billed when Twilio signed it; its late voice request is not forwarded", async () => {
     const s = await setup((res) => res.end(XML));
     // Only a request proven Twilio's may bill a call the engine never saw (engine-trust.test.ts has the unsigned case).

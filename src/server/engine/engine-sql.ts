@@ -5,7 +5,7 @@
  * status one transaction; on a PostgreSQL server each is prepared once per
  * connection (db/prepared-statements.ts).
  */
-import { sql, type Kysely, type QueryCreator, type Selectable, type SqlBool } from "kysely";
+import { sql, type CompiledQuery, type Kysely, type QueryCreator, type Selectable, type SqlBool } from "kysely";
 import { newDatabaseId } from "../db/database-id";
 import type { EventEnvelope } from "../webhooks/event-envelope";
 import { endpointDeliveries, scheduleDeliveriesIn, wakeDeliveryWorker } from "../webhooks/enqueue-event";
@@ -104,14 +104,27 @@ export type EngineLookup = {
   call: EngineCall | null;
   connection: EngineConnection | null;
   guard: EngineGuard;
+  /** The new inbound call the lookup's own statement inserted (lookupAndInsert: the plain case), else null. */
+  inserted: EngineCall | null;
 };
+
+/** A new inbound call's row as its voice request gives it, for lookupAndInsert to insert in the plain case. */
+export type InboundInsert = { fromNumber: string; status: string; statusRank: number };
 
 // An outbound call is found by our own id (on its URLs), and only within the account; any other by its SID.
 // The guardrails (docs/decisions.md §17) join only where they are set: an account without limits reads
 // one primary-key miss more, and the month's and the number's day totals are read only under a cap.
-const lookup = (by: "sid" | "id") =>
-  precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
-    kysely()
+function lookupQuery(
+  db: QueryCreator<DB>,
+  by: "sid" | "id",
+  tokenHash: string,
+  to: string,
+  key: string,
+  month: string,
+  day: string,
+) {
+  return (
+    db
       .selectFrom("Account as a")
       .leftJoin("PhoneNumber as n", (j) =>
         j.on("n.phoneNumber", "=", to).onRef("n.accountId", "=", "a.id").on("n.isActive", "=", true),
@@ -158,12 +171,96 @@ const lookup = (by: "sid" | "id") =>
           eb("a.routingTokenHash", "=", tokenHash),
           eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())]),
         ]),
-      ),
+      )
   );
-const lookupBySid = lookup("sid");
-const lookupById = lookup("id");
+}
+const lookupBySid = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
+  lookupQuery(kysely(), "sid", tokenHash, to, key, month, day),
+);
+const lookupById = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
+  lookupQuery(kysely(), "id", tokenHash, to, key, month, day),
+);
 
-/** The account behind an engine URL, the number called (active only) and the call, in one read. */
+/**
+ * A new inbound call's voice request: the lookup, and in the same statement the call's insert when the
+ * lookup's row shows the plain case, one round trip fewer before the answer (issue #24). The plain case
+ * is a strict part of what answerInbound would insert uncounted: the account ACTIVE, the number
+ * registered and active, no Twilio connection (nothing to verify first: verifyRequest answers false
+ * without a token), no call of that SID yet, no cap reached and no maxConcurrentCalls (no admission).
+ * Anything else inserts nothing here and takes the usual path after the read; so does a concurrent
+ * duplicate (the conflict leaves `insertedId` null, and the usual insert then finds the row).
+ */
+const lookupAndInsert = precompiled(
+  (
+    tokenHash: string,
+    to: string,
+    callSid: string,
+    month: string,
+    day: string,
+    id: string,
+    fromNumber: string,
+    status: string,
+    statusRank: string,
+  ) =>
+    kysely()
+      .with("l", (db) => lookupQuery(db, "sid", tokenHash, to, callSid, month, day))
+      .with("ins", (db) =>
+        db
+          .insertInto("Call")
+          .columns([
+            "id",
+            "callSid",
+            "accountId",
+            "phoneNumberId",
+            "direction",
+            "fromNumber",
+            "toNumber",
+            "status",
+            "statusRank",
+            "onCallStartUrl",
+            "onCallEndUrl",
+            "onErrorUrl",
+            "answerPolicy",
+          ])
+          .expression((eb) =>
+            eb
+              .selectFrom("l")
+              .select([
+                sql<string>`${id}::text`.as("id"),
+                sql<string>`${callSid}::text`.as("callSid"),
+                "l.id as accountId",
+                "l.numberId as phoneNumberId",
+                sql.lit("inbound").as("direction"),
+                sql<string>`${fromNumber}::text`.as("fromNumber"),
+                sql<string>`${to}::text`.as("toNumber"),
+                sql<string>`${status}::text`.as("status"),
+                sql<number>`${statusRank}::int`.as("statusRank"),
+                "l.numberStartUrl as onCallStartUrl",
+                "l.numberEndUrl as onCallEndUrl",
+                "l.numberErrorUrl as onErrorUrl",
+                "l.numberAnswerPolicy as answerPolicy",
+              ])
+              .where("l.status", "=", "ACTIVE")
+              .where("l.numberId", "is not", null)
+              .where("l.connectionAccountSid", "is", null)
+              .where("l.call", "is", null)
+              .where("l.spendCapReached", "=", false)
+              .where("l.dailyCapReached", "=", false)
+              .where("l.countsLiveCalls", "=", false),
+          )
+          .onConflict((oc) => oc.column("callSid").doNothing())
+          .returning("id"),
+      )
+      .selectFrom("l")
+      .selectAll("l")
+      .select((eb) => eb.selectFrom("ins").select("ins.id").as("insertedId")),
+);
+
+/**
+ * The account behind an engine URL, the number called (active only) and the call, in one read. With
+ * `insert` (a voice request of a call with no id of ours), the same statement inserts the new call in
+ * the plain case (lookupAndInsert), answered as `inserted`.
+ */
 export async function lookupEngineRequest(opts: {
   routingToken: string;
   to: string;
@@ -171,14 +268,31 @@ export async function lookupEngineRequest(opts: {
   callId: string | null;
   /** When the request arrived: the month and the UTC day whose totals the guardrails read. */
   at: Date;
+  insert?: InboundInsert;
 }): Promise<EngineLookup | null> {
   const tokenHash = hashRoutingToken(opts.routingToken);
   const month = usagePeriod(opts.at);
   const day = opts.at.toISOString().slice(0, 10);
-  const query = opts.callId
-    ? lookupById(tokenHash, opts.to, opts.callId, month, day)
-    : lookupBySid(tokenHash, opts.to, opts.callSid, month, day);
-  const [row] = await executeCompiled(query);
+  const { insert } = opts;
+  // Made here, not by routekit_id() (db/database-id.ts); unused unless the plain case inserts.
+  const id = insert && !opts.callId ? newDatabaseId() : null;
+  const query =
+    insert && id
+      ? lookupAndInsert(
+          tokenHash,
+          opts.to,
+          opts.callSid,
+          month,
+          day,
+          id,
+          insert.fromNumber,
+          insert.status,
+          String(insert.statusRank),
+        )
+      : opts.callId
+        ? lookupById(tokenHash, opts.to, opts.callId, month, day)
+        : lookupBySid(tokenHash, opts.to, opts.callSid, month, day);
+  const [row] = (await executeCompiled(query)) as (LookupRow & { insertedId?: string | null })[];
   if (!row) return null;
   const {
     numberId,
@@ -189,6 +303,16 @@ export async function lookupEngineRequest(opts: {
     connectionAccountSid,
     connectionAuthTokenEnc,
   } = row;
+  const number =
+    numberId && numberStartUrl && numberEndUrl
+      ? {
+          id: numberId,
+          onCallStartUrl: numberStartUrl,
+          onCallEndUrl: numberEndUrl,
+          onErrorUrl: numberErrorUrl,
+          answerPolicy: numberAnswerPolicy,
+        }
+      : null;
   return {
     account: {
       id: row.id,
@@ -200,16 +324,7 @@ export async function lookupEngineRequest(opts: {
       previousWebhookSecretEnc: row.previousWebhookSecretEnc,
       previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
     },
-    number:
-      numberId && numberStartUrl && numberEndUrl
-        ? {
-            id: numberId,
-            onCallStartUrl: numberStartUrl,
-            onCallEndUrl: numberEndUrl,
-            onErrorUrl: numberErrorUrl,
-            answerPolicy: numberAnswerPolicy,
-          }
-        : null,
+    number,
     call: row.call,
     connection:
       connectionAccountSid && connectionAuthTokenEnc
@@ -220,6 +335,50 @@ export async function lookupEngineRequest(opts: {
       dailyCapReached: row.dailyCapReached === true,
       countsLiveCalls: row.countsLiveCalls === true,
     },
+    inserted:
+      row.insertedId && insert && number
+        ? newCallRow(row.insertedId, {
+            callSid: opts.callSid,
+            accountId: row.id,
+            phoneNumberId: number.id,
+            fromNumber: insert.fromNumber,
+            toNumber: opts.to,
+            statusRank: insert.statusRank,
+            onCallStartUrl: number.onCallStartUrl,
+            onCallEndUrl: number.onCallEndUrl,
+            onErrorUrl: number.onErrorUrl,
+            answerPolicy: number.answerPolicy ?? null,
+          })
+        : null,
+  };
+}
+type LookupRow = ReturnType<typeof lookupBySid> extends CompiledQuery<infer R> ? R : never;
+
+/** A new inbound call as its insert made it: what was sent, so nothing is read back (15 columns decoded per call otherwise). */
+function newCallRow(
+  id: string,
+  call: Pick<
+    EngineCall,
+    | "callSid"
+    | "accountId"
+    | "phoneNumberId"
+    | "fromNumber"
+    | "toNumber"
+    | "statusRank"
+    | "onCallStartUrl"
+    | "onCallEndUrl"
+    | "onErrorUrl"
+    | "answerPolicy"
+  >,
+): EngineCall {
+  return {
+    id,
+    direction: "inbound",
+    metadata: null,
+    answeredBy: null,
+    providerAccountSid: null,
+    providerAuthTokenEnc: null,
+    ...call,
   };
 }
 
@@ -418,24 +577,18 @@ export async function insertInboundCallOnce(
       onCallEndUrl,
       onErrorUrl,
     } = call;
-    const made: EngineCall = {
-      id: inserted.id,
-      accountId,
+    const made = newCallRow(inserted.id, {
       callSid,
-      direction: "inbound",
+      accountId,
+      phoneNumberId,
       fromNumber,
       toNumber,
-      phoneNumberId,
-      metadata: null,
       statusRank,
-      answeredBy: null,
       onCallStartUrl,
       onCallEndUrl,
       onErrorUrl,
       answerPolicy: call.answerPolicy ?? null,
-      providerAccountSid: null,
-      providerAuthTokenEnc: null,
-    };
+    });
     return { call: made, inserted: true, admitted: inserted.admitted === true };
   }
   const existing = await kysely()

@@ -56,12 +56,15 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
     throw new AppError("VALIDATION_FAILED", "Missing CallSid.", {
       details: [{ path: "CallSid", message: "is required" }],
     });
+  const statusCallback = isStatusCallback(req.params);
   const found = await lookupEngineRequest({
     routingToken: req.routingToken,
     to: req.params.To ?? "",
     callSid,
     callId: req.callId,
     at: req.receivedAt ?? new Date(),
+    // A voice request of a call with no id of ours: its insert may ride on the lookup (the plain case).
+    insert: statusCallback || req.callId ? undefined : inboundInsertOf(req.params),
   });
   if (!found) throw new AppError("NOT_FOUND", "Unknown engine URL.");
   const { account, number, call } = found;
@@ -75,14 +78,20 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
     bound = { ...call, callSid };
   }
 
-  if (isStatusCallback(req.params)) {
+  if (statusCallback) {
     const known = bound ?? (verified ? await adoptCompletedCall(account, number, req.params) : null);
     if (known) await applyStatus(account, known, req.params, req.receivedAt ?? new Date(), verified);
     return EMPTY_TWIML;
   }
   const receivedAt = req.receivedAt ?? new Date();
   if (bound) return answerKnownCall(account, bound, req.params, receivedAt);
-  return answerInbound(account, number, found.guard, req.params, receivedAt);
+  return answerInbound(account, number, found.guard, req.params, receivedAt, found.inserted);
+}
+
+/** The row a new inbound call's voice request makes: the status it reports (ringing, as Twilio shows it). */
+function inboundInsertOf(params: EngineParams) {
+  const status = shownCallStatus(callStatusOf(params));
+  return { fromNumber: params.From ?? "", status, statusRank: Math.max(0, statusRank(status)) };
 }
 
 /**
@@ -174,8 +183,15 @@ async function answerInbound(
   guard: EngineGuard,
   params: EngineParams,
   receivedAt: Date,
+  /** The call, when the lookup's statement already inserted it (the plain case: admitted, nothing to refuse). */
+  inserted: EngineCall | null = null,
 ): Promise<string> {
   const rejection = rejectionOf(account, number, guard, params);
+  // The plain case is a strict part of what is inserted below (engine-sql.ts, lookupAndInsert): a call it
+  // made that this would refuse is a bug in one of the two, never a call to answer.
+  if (inserted && (rejection || guard.countsLiveCalls))
+    throw new AppError("INTERNAL", "The engine's lookup inserted a call that its rules refuse.");
+  if (inserted) return askBackend(account, inserted, params, receivedAt);
   // rejectionOf refuses every call to a number not registered here, so past this block there is a number.
   if (rejection || !number) {
     const { error, endReason, twiml } = rejection ?? rejectionOf(account, null, guard, params)!;
@@ -213,7 +229,7 @@ async function answerInbound(
     account,
     number,
     params,
-    shownCallStatus(callStatusOf(params)),
+    inboundInsertOf(params).status,
     guard.countsLiveCalls,
   );
   // Only a race with another account's call of the same SID gets here.
