@@ -25,6 +25,17 @@ export type BuiltServer = {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 };
 
+/**
+ * Node's flags from `npm start` (package.json), so that tests and benchmarks run the server exactly as
+ * production does (source maps, the young generation's size): one place says what they are.
+ */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.start;
+  const flags = start?.match(/\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/server\.mjs\b/)?.[1];
+  if (flags === undefined) throw new Error(`package.json's start script runs no "node [--flags] dist/server.mjs": ${start}`);
+  return flags.trim().split(" ").filter(Boolean);
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -99,7 +110,7 @@ async function spawnOnce(
   const logFd = openSync(log, "a");
   const child = spawn(
     process.execPath,
-    [...(opts.nodeArgs ?? []), "--enable-source-maps", opts.entry ?? "dist/server.mjs"],
+    [...(opts.nodeArgs ?? []), ...startFlags(), opts.entry ?? "dist/server.mjs"],
     {
       env,
       stdio: ["ignore", logFd, logFd],
