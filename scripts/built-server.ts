@@ -32,7 +32,8 @@ export type BuiltServer = {
 export function startFlags(): string[] {
   const start = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.start;
   const flags = start?.match(/\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/server\.mjs\b/)?.[1];
-  if (flags === undefined) throw new Error(`package.json's start script runs no "node [--flags] dist/server.mjs": ${start}`);
+  if (flags === undefined)
+    throw new Error(`package.json's start script runs no "node [--flags] dist/server.mjs": ${start}`);
   return flags.trim().split(" ").filter(Boolean);
 }
 
@@ -108,14 +109,10 @@ async function spawnOnce(
   // This attempt's own lines: an earlier attempt's EADDRINUSE is not this one's.
   const from = existsSync(log) ? statSync(log).size : 0;
   const logFd = openSync(log, "a");
-  const child = spawn(
-    process.execPath,
-    [...(opts.nodeArgs ?? []), ...startFlags(), opts.entry ?? "dist/server.mjs"],
-    {
-      env,
-      stdio: ["ignore", logFd, logFd],
-    },
-  );
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...startFlags(), opts.entry ?? "dist/server.mjs"], {
+    env,
+    stdio: ["ignore", logFd, logFd],
+  });
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
   for (;;) {
