@@ -1,7 +1,8 @@
 /**
  * The engine's statements, in Kysely on the shared pool (db/kysely.ts). Twilio
  * gives a call 15 seconds and the customer's backend owns most of them, so a
- * voice request costs two statements (one joined read, one insert) and a final
+ * new call's voice request costs one statement (a joined read that inserts the
+ * call; two when the account's Twilio signature must be checked first) and a final
  * status one transaction; on a PostgreSQL server each is prepared once per
  * connection (db/prepared-statements.ts).
  */

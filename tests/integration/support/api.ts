@@ -24,9 +24,19 @@ export type CallOptions = {
   ip?: string;
 };
 
-/** A distinct client address per test client (the server runs with TRUST_PROXY). */
+/**
+ * A distinct client address per test client (the server runs with TRUST_PROXY), which no other call of this
+ * run uses: each vitest worker (VITEST_POOL_ID) walks its own quarter of 198.19.0.0/16 (64 blocks of 254
+ * hosts) from a random start; tests that pick their own addresses use 198.18. Drawn at random, two calls of a
+ * run sometimes shared one, and a rate-limit test then met another test's registrations from "its" address.
+ */
+const WORKER = (Number(process.env.VITEST_POOL_ID ?? 1) - 1) % 4;
+const BLOCKS_PER_WORKER = 64;
+let nextHost = randomInt(0, BLOCKS_PER_WORKER * 254);
 export function randomIp(): string {
-  return `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+  const n = nextHost++ % (BLOCKS_PER_WORKER * 254);
+  const block = WORKER * BLOCKS_PER_WORKER + Math.floor(n / 254);
+  return `198.19.${block}.${(n % 254) + 1}`;
 }
 
 export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
