@@ -75,6 +75,16 @@ async function setup(
   return { account, number, numberId: res.body.phoneNumber.id, ...paths };
 }
 
+/** What Twilio sends with every request about an inbound call to the set-up's number (add CallStatus and the rest). */
+const inboundParams = (s: Setup, CallSid: string, From = "+14155550100") => ({
+  CallSid,
+  AccountSid: TWILIO_SID,
+  From,
+  To: s.number,
+  Direction: "inbound",
+  ApiVersion: "2010-04-01",
+});
+
 const at = (path: string) => backend.received.filter((r) => r.path === path);
 const events = (path: string) => at(path).map((r) => JSON.parse(r.body));
 
@@ -296,14 +306,7 @@ describe("status callbacks", () => {
     const s = await setup((res) => res.end(XML));
     const url = s.account.engineVoiceUrl;
     const CallSid = newCallSid();
-    const base = {
-      CallSid,
-      AccountSid: TWILIO_SID,
-      From: "+14155550100",
-      To: s.number,
-      Direction: "inbound",
-      ApiVersion: "2010-04-01",
-    };
+    const base = inboundParams(s, CallSid);
     await postSigned(url, { ...base, CallStatus: "ringing" }, TWILIO_TOKEN);
     const completed = {
       ...base,
@@ -347,15 +350,7 @@ describe("status callbacks", () => {
     });
     expect(patched.status).toBe(200);
     const CallSid = newCallSid();
-    const ringing = {
-      CallSid,
-      AccountSid: TWILIO_SID,
-      From: "+14155550111",
-      To: s.number,
-      Direction: "inbound",
-      ApiVersion: "2010-04-01",
-      CallStatus: "ringing",
-    };
+    const ringing = { ...inboundParams(s, CallSid, "+14155550111"), CallStatus: "ringing" };
     const first = await postSigned(s.account.engineVoiceUrl, ringing, TWILIO_TOKEN);
     expect([first.status, first.body]).toEqual([200, XML]);
     const { rows } = await sql("permissive").query(
@@ -399,14 +394,7 @@ describe("status callbacks", () => {
     await connectTwilioRow({ accountId: s.account.id, accountSid: TWILIO_SID, authToken: TWILIO_TOKEN });
     const url = s.account.engineVoiceUrl;
     const CallSid = newCallSid();
-    const base = {
-      CallSid,
-      AccountSid: TWILIO_SID,
-      From: "+14155550100",
-      To: s.number,
-      Direction: "inbound",
-      ApiVersion: "2010-04-01",
-    };
+    const base = inboundParams(s, CallSid);
     const completed = {
       ...base,
       CallStatus: "completed",
