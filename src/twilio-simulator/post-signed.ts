@@ -9,7 +9,7 @@ export async function postSigned(
   params: Record<string, string>,
   authToken: string,
   opts: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<{ status: number; body: string; contentType: string | null }> {
+): Promise<{ status: number; body: string; contentType: string | null; headers: Headers }> {
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? TWILIO_WEBHOOK_TIMEOUT_MS);
   const res = await fetch(url, {
     method: "POST",
@@ -23,5 +23,10 @@ export async function postSigned(
     redirect: "manual",
     signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
   });
-  return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") };
+  return {
+    status: res.status,
+    body: await res.text(),
+    contentType: res.headers.get("content-type"),
+    headers: res.headers,
+  };
 }

@@ -298,6 +298,8 @@ describe("inbound calls", () => {
       TWILIO_TOKEN,
     );
     expect(res.status).toBe(404);
+    // The envelope too (error-response.ts).
+    expect(res.headers.get("content-length")).toBe(String(Buffer.byteLength(res.body)));
   });
 });
 
@@ -353,6 +355,11 @@ describe("status callbacks", () => {
     const ringing = { ...inboundParams(s, CallSid, "+14155550111"), CallStatus: "ringing" };
     const first = await postSigned(s.account.engineVoiceUrl, ringing, TWILIO_TOKEN);
     expect([first.status, first.body]).toEqual([200, XML]);
+    // The answer comes with its length, not chunked (engine-route.ts, answerTwiml).
+    expect([first.headers.get("content-length"), first.headers.get("transfer-encoding")]).toEqual([
+      String(Buffer.byteLength(XML)),
+      null,
+    ]);
     const { rows } = await sql("permissive").query(
       `SELECT "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank",
               "onCallStartUrl", "onCallEndUrl", "onErrorUrl", "answerPolicy", test, "reconciledAt"

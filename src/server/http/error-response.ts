@@ -39,6 +39,8 @@ export function writeErrorResponse(
   requestId: string,
 ): void {
   const { mapped, headers } = mapAndLog(err, requestId, req.method, req.url);
-  res.writeHead(mapped.status, { ...JSON_HEADERS, ...headers });
-  res.end(JSON.stringify(mapped.body));
+  const body = JSON.stringify(mapped.body);
+  // With its length, the answer leaves in one write, not chunked.
+  res.writeHead(mapped.status, { ...JSON_HEADERS, ...headers, "content-length": String(Buffer.byteLength(body)) });
+  res.end(body);
 }
