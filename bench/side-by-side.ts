@@ -112,7 +112,8 @@ async function startScript(
   readyPath: string,
 ): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [file], {
+  // REF_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof-ref" profiles the reference and the customer's backend, as SERVER_NODE_ARGS does the server.
+  const child = spawn(process.execPath, [...(process.env.REF_NODE_ARGS ?? "").split(" ").filter(Boolean), file], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -60,6 +60,8 @@ export async function startBuiltServer(opts: {
   port?: number;
   /** The server bundle to run; dist/server.mjs unless a benchmark built a variant (bench/observability-overhead.ts). */
   entry?: string;
+  /** A command the server runs under, before node itself (bench/instructions-per-request.ts: valgrind). */
+  wrapper?: string[];
 }): Promise<BuiltServer> {
   if (!existsSync("dist/server.mjs") || !existsSync(".next/BUILD_ID")) {
     throw new Error("The app is not built: run `npm run build` (npm test does it for you).");
@@ -87,6 +89,7 @@ async function spawnOnce(
     readyTimeoutMs?: number;
     until?: "ready" | "live";
     entry?: string;
+    wrapper?: string[];
   },
 ): Promise<{ kind: "ready"; server: BuiltServer } | { kind: "port-taken" | "failed"; message: string }> {
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -109,7 +112,9 @@ async function spawnOnce(
   // This attempt's own lines: an earlier attempt's EADDRINUSE is not this one's.
   const from = existsSync(log) ? statSync(log).size : 0;
   const logFd = openSync(log, "a");
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...startFlags(), opts.entry ?? "dist/server.mjs"], {
+  const [command, ...prefix] = [...(opts.wrapper ?? []), process.execPath];
+  const node = [...prefix, ...(opts.nodeArgs ?? []), ...startFlags(), opts.entry ?? "dist/server.mjs"];
+  const child = spawn(command!, node, {
     env,
     stdio: ["ignore", logFd, logFd],
   });
