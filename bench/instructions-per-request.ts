@@ -19,7 +19,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { freePort, siblingDatabase, startBuiltServer } from "../scripts/built-server";
-import { processCpuMs } from "./support/process-cpu";
+import { newPaidAccount } from "./support/api-bench";
+import { cpuSince, databaseCpu, processCpuMs } from "./support/process-cpu";
 
 const measured = Number(process.argv[2] ?? 1000);
 const warmUp = Number(process.argv[3] ?? 4000);
@@ -39,7 +40,14 @@ const onCallStartUrl = `http://127.0.0.1:${backendPort}/call-start`;
 const outDir = mkdtempSync(path.join(tmpdir(), "routekit-callgrind-"));
 const server = await startBuiltServer({
   name: "bench-instructions",
-  env: { DATABASE_URL: databaseUrl, CALLBACK_ALLOW_PRIVATE: "true", LOG_LEVEL: process.env.LOG_LEVEL ?? "info" },
+  env: {
+    DATABASE_URL: databaseUrl,
+    CALLBACK_ALLOW_PRIVATE: "true",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    // Switching the count on retranslates V8's code, a pause of seconds: the call.started POSTs in flight
+    // then would fall back at the default 5 s, and an answer without the customer's TwiML stops the run.
+    CALLBACK_START_TIMEOUT_MS: "14000",
+  },
   wrapper: [
     "valgrind",
     "--tool=callgrind",
@@ -55,27 +63,17 @@ const stats = new pg.Client({ connectionString: serverUrl });
 await stats.connect();
 
 try {
-  const ip = `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-  const json = (pathname: string, body: unknown, apiKey?: string) =>
-    fetch(`${server.baseUrl}${pathname}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-forwarded-for": ip,
-        ...(apiKey && { authorization: `Bearer ${apiKey}` }),
-      },
-      body: JSON.stringify(body),
-    });
-  const reg = (await (
-    await json("/api/auth/register", { email: `ipr-${Date.now()}@example.com`, password: "benchmark-password" })
-  ).json()) as { apiKey: string; checkoutUrl: string; engineVoiceUrl: string };
-  await (await fetch(reg.checkoutUrl, { method: "POST", redirect: "manual" })).text();
+  const reg = await newPaidAccount(server.baseUrl, "instructions");
   const to = "+14155550123";
-  const added = await json(
-    "/api/phone-numbers",
-    { phoneNumber: to, onCallStartUrl, onCallEndUrl: `http://127.0.0.1:${backendPort}/call-end` },
-    reg.apiKey,
-  );
+  const added = await fetch(`${server.baseUrl}/api/phone-numbers`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-forwarded-for": `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`,
+      authorization: `Bearer ${reg.apiKey}`,
+    },
+    body: JSON.stringify({ phoneNumber: to, onCallStartUrl, onCallEndUrl: `http://127.0.0.1:${backendPort}/call-end` }),
+  });
   if (added.status !== 201) throw new Error(`adding the number: ${added.status} ${await added.text()}`);
   const voicePath = new URL(reg.engineVoiceUrl).pathname;
 
@@ -138,23 +136,6 @@ try {
   await settle();
   process.stderr.write(`warm-up: ${warmUp} requests in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
 
-  const backends = async () => {
-    const { rows } = await stats.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [
-      database,
-    ]);
-    const cpu = new Map<number, number>();
-    for (const r of rows) {
-      try {
-        cpu.set(r.pid, processCpuMs(r.pid));
-      } catch {
-        // closed meanwhile
-      }
-    }
-    return cpu;
-  };
-  // The backends alive at the end, since the start (one opened meanwhile: all of it); one closed meanwhile takes its share away.
-  const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
-    [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
   const control = (...args: string[]) => execFileSync("callgrind_control", [...args, String(pid)], { stdio: "pipe" });
   // Each dump writes callgrind.out.<pid>.<n>: its last line but a few is the instructions counted since the one before.
   let dumps = 0;
@@ -177,13 +158,13 @@ try {
   // A few more, uncounted, so that the count starts with the pool's connections open.
   await load(200);
   await settle();
-  const db0 = await backends();
+  const db0 = await databaseCpu(stats, database);
   const cpu0 = processCpuMs(pid);
   const busy = await counted(async () => {
     await load(measured);
     await settle();
   });
-  const dbMs = cpuSince(db0, await backends());
+  const dbMs = cpuSince(db0, await databaseCpu(stats, database));
   const cpuMs = processCpuMs(pid) - cpu0;
   // Everything the process did meanwhile counts: V8's compiler and collector threads, and the job queue's
   // polling (a few per cent of the total), as on a production instance.

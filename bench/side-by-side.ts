@@ -28,7 +28,7 @@ import pg from "pg";
 import { freePort, startBuiltServer, type BuiltServer } from "../scripts/built-server";
 import { latencyStats, newPaidAccount } from "./support/api-bench";
 import { closedLoad, pacedLoad, type LoadRequest, type LoadResult } from "./support/load-loop";
-import { processCpuMs } from "./support/process-cpu";
+import { cpuSince, databaseCpu, processCpuMs } from "./support/process-cpu";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -77,33 +77,6 @@ const dropDatabases = () =>
   admin(async (c) => {
     for (const n of Object.values(names)) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
   });
-
-/** CPU (ms) used so far by each of a database's backends: PostgreSQL's share of the work, when it runs on this host. */
-async function databaseCpu(db: pg.Client, datname: string): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-    [datname],
-  );
-  const cpu = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      cpu.set(pid, processCpuMs(pid));
-    } catch {
-      // gone meanwhile, or on another host
-    }
-  }
-  return cpu;
-}
-
-/**
- * What the backends alive at the end used since the start (a backend opened meanwhile: all of it).
- * A backend that closed meanwhile (the pool's idle timeout) takes its share with it: a little low, never negative.
- */
-function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
-}
 
 const children: ChildProcess[] = [];
 async function startScript(

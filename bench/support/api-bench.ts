@@ -38,7 +38,10 @@ export function startBenchServer(name: string, databaseUrl: string): Promise<Bui
 }
 
 /** A registered account that has paid (local billing: the checkout page's Pay button POSTs). */
-export async function newPaidAccount(baseUrl: string, tag: string): Promise<{ id: string; apiKey: string }> {
+export async function newPaidAccount(
+  baseUrl: string,
+  tag: string,
+): Promise<{ id: string; apiKey: string; engineVoiceUrl: string }> {
   const res = await fetch(`${baseUrl}/api/auth/register`, {
     method: "POST",
     headers: {
@@ -48,9 +51,14 @@ export async function newPaidAccount(baseUrl: string, tag: string): Promise<{ id
     body: JSON.stringify({ email: `bench-${tag}-${Date.now()}@example.com`, password: "benchmark-password" }),
   });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { account: { id: string }; apiKey: string; checkoutUrl: string };
+  const body = (await res.json()) as {
+    account: { id: string };
+    apiKey: string;
+    checkoutUrl: string;
+    engineVoiceUrl: string;
+  };
   await (await fetch(body.checkoutUrl, { method: "POST", redirect: "manual" })).text();
-  return { id: body.account.id, apiKey: body.apiKey };
+  return { id: body.account.id, apiKey: body.apiKey, engineVoiceUrl: body.engineVoiceUrl };
 }
 
 /**
