@@ -1,68 +1,116 @@
-// Instructions the server executes per voice request, counted by valgrind's callgrind: a figure that,
-// unlike time or CPU seconds, does not move with what else the machine is doing, so two builds can be
-// told apart by a few per cent (the side-by-side run's rounds spread by ±10 % on a shared machine).
-//   npx tsx bench/instructions-per-request.ts [measured=1000] [warm-up=4000]
-// Needs valgrind (Debian's package) and a built server (`npm run build`). Starts the BUILT server under
-// `valgrind --tool=callgrind --instr-atstart=no` on a fresh database of DATABASE_URL's server (default
-// postgresql://postgres@127.0.0.1:5432), with bench/reference/customer-backend.mjs as the number's
-// onCallStartUrl; sends `warm-up` voice requests (new calls, 4 at a time) so that V8 has compiled the
-// hot path, then counts the instructions of the next `measured` ones (callgrind_control switches the
-// count on and off around them) and prints instructions per request, with the PostgreSQL backends' CPU
-// per request beside it (CPU time, so that one does move with the machine). Startup under valgrind
-// takes about a minute, a run three to four. Two runs of one build agree within 2-4 %.
-// Figures go in docs/performance.md with the commit they were measured on.
-import { execFileSync, spawn } from "node:child_process";
+// Instructions a server executes per voice request: a figure that, unlike time or CPU seconds, hardly
+// moves with what else the machine is doing, so two builds (or Routekit and the bare reference) can be
+// told apart by a few per cent where the side-by-side run's rounds spread by ±10 %.
+//   npx tsx bench/instructions-per-request.ts [measured] [warm-up] [--counter perf|callgrind]
+//                                             [--side both|product|reference] [--concurrency N]
+// Needs a built server (`npm run build`) and DATABASE_URL's PostgreSQL server (default
+// postgresql://postgres@127.0.0.1:5432; a fresh database per side). Each side gets the same voice
+// requests (new calls, N at a time) with bench/reference/customer-backend.mjs as the number's
+// onCallStartUrl; `warm-up` of them first, so that V8 has compiled the hot path, then `measured` counted.
+// Two counters:
+// - perf (the default where the CPU's counters are readable: `perf stat -e instructions true` prints a
+//   count, from Debian's linux-perf): `perf stat` on the server's process, all its threads, while the
+//   measured requests run: instructions and cycles. Both sides (`--side both`, the default), 10 at a
+//   time, 10,000 after 6,000 of warm-up: a run takes a minute. Instructions agree within 1-3 % run to run;
+//   cycles move with the machine (caches, the other processes on its two cores).
+// - callgrind: the server under `valgrind --tool=callgrind --instr-atstart=no` (callgrind_control switches
+//   the count on around the measured requests), Routekit only, 4 at a time, 1,000 after 4,000: three to
+//   four minutes. For a machine whose counters perf cannot read. Switching the count on retranslates V8's
+//   code, a pause of seconds, so the server gives call.started 14 s.
+// Beside each figure: the process's CPU and its PostgreSQL backends' CPU per request (CPU time, which
+// does move with the machine). Figures go in docs/performance.md with the commit they were measured on.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { freePort, siblingDatabase, startBuiltServer } from "../scripts/built-server";
+import { siblingDatabase, startBuiltServer } from "../scripts/built-server";
 import { newPaidAccount } from "./support/api-bench";
 import { cpuSince, databaseCpu, processCpuMs } from "./support/process-cpu";
+import { scripts, startCustomerBackend, startReference } from "./support/reference";
 
-const measured = Number(process.argv[2] ?? 1000);
-const warmUp = Number(process.argv[3] ?? 4000);
-const CONCURRENCY = 4;
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+};
+const positional = args.filter((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"));
+
+/** Whether perf reads this CPU's instruction counter (a virtual machine may not pass it through). */
+const perfReadsInstructions = () => {
+  const run = spawnSync("perf", ["stat", "-x", ",", "-e", "instructions", "true"], { encoding: "utf8" });
+  return !run.error && /^\d+,/m.test(run.stderr ?? "");
+};
+const counter = option("counter", perfReadsInstructions() ? "perf" : "callgrind");
+if (counter !== "perf" && counter !== "callgrind") throw new Error(`--counter is perf or callgrind, not ${counter}`);
+if (counter === "perf" && !perfReadsInstructions())
+  throw new Error(
+    "perf cannot read the instruction counter here (`perf stat -e instructions true`): use --counter callgrind",
+  );
+const sides = option("side", counter === "perf" ? "both" : "product");
+if (!["both", "product", "reference"].includes(sides)) throw new Error(`--side is both, product or reference`);
+if (counter === "callgrind" && sides !== "product") throw new Error("callgrind counts Routekit only: --side product");
+const measured = Number(positional[0] ?? (counter === "perf" ? 10_000 : 1000));
+const warmUp = Number(positional[1] ?? (counter === "perf" ? 6000 : 4000));
+const concurrency = Number(option("concurrency", counter === "perf" ? "10" : "4"));
 
 const serverUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseUrl = await siblingDatabase(serverUrl, `ipr_${process.pid}`);
-const database = new URL(databaseUrl).pathname.slice(1);
-
-const backendPort = await freePort();
-const backend = spawn(process.execPath, ["bench/reference/customer-backend.mjs"], {
-  env: { ...process.env, PORT: String(backendPort) },
-  stdio: "ignore",
-});
-const onCallStartUrl = `http://127.0.0.1:${backendPort}/call-start`;
-
-const outDir = mkdtempSync(path.join(tmpdir(), "routekit-callgrind-"));
-const server = await startBuiltServer({
-  name: "bench-instructions",
-  env: {
-    DATABASE_URL: databaseUrl,
-    CALLBACK_ALLOW_PRIVATE: "true",
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
-    // Switching the count on retranslates V8's code, a pause of seconds: the call.started POSTs in flight
-    // then would fall back at the default 5 s, and an answer without the customer's TwiML stops the run.
-    CALLBACK_START_TIMEOUT_MS: "14000",
-  },
-  wrapper: [
-    "valgrind",
-    "--tool=callgrind",
-    "--instr-atstart=no",
-    // V8 writes and rewrites its own machine code.
-    "--smc-check=all-non-file",
-    `--callgrind-out-file=${outDir}/callgrind.out.%p`,
-  ],
-  readyTimeoutMs: 900_000,
-});
-const pid = server.child.pid!;
 const stats = new pg.Client({ connectionString: serverUrl });
 await stats.connect();
+const databases: string[] = [];
+const freshDatabase = async (label: string) => {
+  const url = await siblingDatabase(serverUrl, `ipr_${label}_${process.pid}`);
+  databases.push(new URL(url).pathname.slice(1));
+  return url;
+};
 
-try {
+type Target = {
+  name: "product" | "reference";
+  baseUrl: string;
+  pid: number;
+  database: string;
+  voicePath: string;
+  to: string;
+};
+type Count = { instructions: number; cycles: number | null; seconds: number };
+const stops: (() => Promise<void>)[] = [];
+let productLog: string | undefined;
+let failed = false;
+
+const backend = await startCustomerBackend();
+const onCallStartUrl = `${backend.url}/call-start`;
+const outDir = mkdtempSync(path.join(tmpdir(), "routekit-callgrind-"));
+
+async function productTarget(): Promise<Target> {
+  const databaseUrl = await freshDatabase("product");
+  const server = await startBuiltServer({
+    name: "bench-instructions",
+    env: {
+      DATABASE_URL: databaseUrl,
+      CALLBACK_ALLOW_PRIVATE: "true",
+      // Production's level: the request line is part of the cost.
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+      ...(counter === "callgrind" ? { CALLBACK_START_TIMEOUT_MS: "14000" } : {}),
+    },
+    nodeArgs: (process.env.SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ...(counter === "callgrind"
+      ? {
+          wrapper: [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            // V8 writes and rewrites its own machine code.
+            "--smc-check=all-non-file",
+            `--callgrind-out-file=${outDir}/callgrind.out.%p`,
+          ],
+          readyTimeoutMs: 900_000,
+        }
+      : {}),
+  });
+  productLog = server.log;
+  stops.push(() => server.stop({ keepData: failed }));
   const reg = await newPaidAccount(server.baseUrl, "instructions");
   const to = "+14155550123";
   const added = await fetch(`${server.baseUrl}/api/phone-numbers`, {
@@ -72,13 +120,37 @@ try {
       "x-forwarded-for": `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`,
       authorization: `Bearer ${reg.apiKey}`,
     },
-    body: JSON.stringify({ phoneNumber: to, onCallStartUrl, onCallEndUrl: `http://127.0.0.1:${backendPort}/call-end` }),
+    body: JSON.stringify({ phoneNumber: to, onCallStartUrl, onCallEndUrl: `${backend.url}/call-end` }),
   });
   if (added.status !== 201) throw new Error(`adding the number: ${added.status} ${await added.text()}`);
-  const voicePath = new URL(reg.engineVoiceUrl).pathname;
+  return {
+    name: "product",
+    baseUrl: server.baseUrl,
+    pid: server.child.pid!,
+    database: new URL(databaseUrl).pathname.slice(1),
+    voicePath: new URL(reg.engineVoiceUrl).pathname,
+    to,
+  };
+}
 
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  let calls = 0;
+async function referenceTarget(): Promise<Target> {
+  const databaseUrl = await freshDatabase("reference");
+  const ref = await startReference(databaseUrl, onCallStartUrl);
+  return {
+    name: "reference",
+    baseUrl: ref.url,
+    pid: ref.child.pid!,
+    database: new URL(databaseUrl).pathname.slice(1),
+    voicePath: ref.voicePath,
+    to: ref.to,
+  };
+}
+
+let calls = 0;
+/** `n` voice requests of new calls, `concurrency` at a time; each must get the customer's TwiML. */
+function voiceLoad(target: Target): (n: number) => Promise<void> {
+  const url = new URL(target.baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const voice = () =>
     new Promise<void>((resolve, reject) => {
       const body = new URLSearchParams({
@@ -89,17 +161,16 @@ try {
           .padStart(16, "0")}`,
         AccountSid: "AC5170000000000000000000000000000a",
         From: "+14155550100",
-        To: to,
+        To: target.to,
         CallStatus: "ringing",
         Direction: "inbound",
         ApiVersion: "2010-04-01",
       }).toString();
-      const url = new URL(server.baseUrl);
       const req = http.request(
         {
           host: url.hostname,
           port: url.port,
-          path: voicePath,
+          path: target.voicePath,
           method: "POST",
           agent,
           headers: {
@@ -121,85 +192,136 @@ try {
       req.on("error", reject);
       req.end(body);
     });
-  const load = async (n: number) => {
+  return async (n: number) => {
     let next = 0;
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
+      Array.from({ length: concurrency }, async () => {
         while (next++ < n) await voice();
       }),
     );
   };
-  const settle = () => new Promise((r) => setTimeout(r, 500)); // the call log's batch (25 ms linger) lands
+}
 
+/** perf stat on every thread of the process while `work` runs. */
+async function countWithPerf(pid: number, work: () => Promise<unknown>): Promise<Count> {
+  const perf = spawn("perf", ["stat", "-x", ",", "-e", "instructions,cycles", "-p", String(pid)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let out = "";
+  perf.stderr.on("data", (c: Buffer) => (out += c));
+  const exited = new Promise((r) => perf.on("exit", r));
+  await new Promise((r) => setTimeout(r, 300)); // perf attaches
+  const started = Date.now();
+  await work();
+  const seconds = (Date.now() - started) / 1000;
+  perf.kill("SIGINT");
+  await exited;
+  const event = (name: string) => {
+    const value = out
+      .split("\n")
+      .find((l) => l.split(",")[2]?.startsWith(name))
+      ?.split(",")[0];
+    return value && /^\d+$/.test(value) ? Number(value) : null;
+  };
+  const instructions = event("instructions");
+  if (instructions === null) throw new Error(`perf stat counted no instructions:\n${out}`);
+  return { instructions, cycles: event("cycles"), seconds };
+}
+
+// Each callgrind dump writes callgrind.out.<pid>.<n>: its `totals:` line is the count since the one before.
+let dumps = 0;
+async function countWithCallgrind(pid: number, work: () => Promise<unknown>): Promise<Count> {
+  const control = (...a: string[]) => execFileSync("callgrind_control", [...a, String(pid)], { stdio: "pipe" });
+  control("--zero");
+  control("--instr=on");
+  const started = Date.now();
+  await work();
+  control("--instr=off");
+  const seconds = (Date.now() - started) / 1000;
+  control("--dump");
+  const file = path.join(outDir, `callgrind.out.${pid}.${++dumps}`);
+  for (let t = 0; ; t++) {
+    const totals = existsSync(file) && /^totals: (\d+)$/m.exec(readFileSync(file, "utf8"));
+    if (totals) return { instructions: Number(totals[1]), cycles: null, seconds };
+    if (t > 600) throw new Error(`no callgrind totals in ${file}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function measure(target: Target) {
+  const load = voiceLoad(target);
+  const settle = () => new Promise((r) => setTimeout(r, 500)); // the call log's batch (25 ms linger) lands
   const t0 = Date.now();
   await load(warmUp);
   await settle();
-  process.stderr.write(`warm-up: ${warmUp} requests in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
-
-  const control = (...args: string[]) => execFileSync("callgrind_control", [...args, String(pid)], { stdio: "pipe" });
-  // Each dump writes callgrind.out.<pid>.<n>: its last line but a few is the instructions counted since the one before.
-  let dumps = 0;
-  const counted = async (work: () => Promise<unknown>): Promise<{ instructions: number; seconds: number }> => {
-    control("--zero");
-    control("--instr=on");
-    const started = Date.now();
-    await work();
-    control("--instr=off");
-    const seconds = (Date.now() - started) / 1000;
-    control("--dump");
-    const file = path.join(outDir, `callgrind.out.${pid}.${++dumps}`);
-    for (let t = 0; ; t++) {
-      const totals = existsSync(file) && /^totals: (\d+)$/m.exec(readFileSync(file, "utf8"));
-      if (totals) return { instructions: Number(totals[1]), seconds };
-      if (t > 600) throw new Error(`no callgrind totals in ${file}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  process.stderr.write(`${target.name}: warm-up of ${warmUp} requests in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   // A few more, uncounted, so that the count starts with the pool's connections open.
   await load(200);
   await settle();
-  const db0 = await databaseCpu(stats, database);
-  const cpu0 = processCpuMs(pid);
-  const busy = await counted(async () => {
+  const db0 = await databaseCpu(stats, target.database);
+  const cpu0 = processCpuMs(target.pid);
+  const count = await (counter === "perf" ? countWithPerf : countWithCallgrind)(target.pid, async () => {
     await load(measured);
     await settle();
   });
-  const dbMs = cpuSince(db0, await databaseCpu(stats, database));
-  const cpuMs = processCpuMs(pid) - cpu0;
-  // Everything the process did meanwhile counts: V8's compiler and collector threads, and the job queue's
-  // polling (a few per cent of the total), as on a production instance.
-  const { instructions } = busy;
+  // Everything the process did meanwhile counts: V8's compiler and collector threads, and Routekit's job
+  // queue polling (a few per cent of the total), as on a production instance.
+  return {
+    side: target.name,
+    instructionsPerRequest: Math.round(count.instructions / measured),
+    cyclesPerRequest: count.cycles === null ? null : Math.round(count.cycles / measured),
+    processCpuMsPerRequest: +((processCpuMs(target.pid) - cpu0) / measured).toFixed(3),
+    postgresCpuMsPerRequest: +(cpuSince(db0, await databaseCpu(stats, target.database)) / measured).toFixed(3),
+    requestsPerSecond: +(measured / count.seconds).toFixed(0),
+  };
+}
+
+try {
+  const results = [];
+  // One side at a time: the other is not started yet, or stopped, so it takes none of the machine.
+  for (const side of sides === "both" ? (["reference", "product"] as const) : [sides as "product" | "reference"]) {
+    const target = side === "product" ? await productTarget() : await referenceTarget();
+    results.push(await measure(target));
+    while (stops.length) await stops.pop()!();
+    for (const s of scripts.filter((c) => c.pid === target.pid)) s.kill("SIGTERM");
+  }
+  const product = results.find((r) => r.side === "product");
+  const reference = results.find((r) => r.side === "reference");
   console.log(
     JSON.stringify(
       {
         at: new Date().toISOString(),
         commit: execFileSync("git", ["rev-parse", "--short", "HEAD"]).toString().trim(),
+        counter,
         measured,
         warmUp,
-        instructionsPerRequest: Math.round(instructions / measured),
-        serverCpuMsPerRequestUnderValgrind: +(cpuMs / measured).toFixed(2),
-        postgresCpuMsPerRequest: +(dbMs / measured).toFixed(3),
-        requestsPerSecondUnderValgrind: +(measured / busy.seconds).toFixed(1),
+        concurrency,
+        results,
+        ...(product && reference
+          ? {
+              referenceInstructionsPerProduct: +(
+                reference.instructionsPerRequest / product.instructionsPerRequest
+              ).toFixed(3),
+              referenceCyclesPerProduct:
+                reference.cyclesPerRequest && product.cyclesPerRequest
+                  ? +(reference.cyclesPerRequest / product.cyclesPerRequest).toFixed(3)
+                  : null,
+            }
+          : {}),
       },
       null,
       2,
     ),
   );
 } catch (err) {
-  process.stderr.write(
-    `${readFileSync(server.log, "utf8")
-      .split("\n")
-      .filter((l) => !l.includes('"msg":"request"'))
-      .join("\n")
-      .slice(-4000)}\n`,
-  );
-  throw err;
+  failed = true;
+  console.error(err);
+  if (productLog) console.error(`Routekit's log is kept in ${productLog}`);
 } finally {
+  while (stops.length) await stops.pop()!().catch(() => undefined);
+  for (const s of scripts) s.kill("SIGTERM");
+  for (const name of databases)
+    await stats.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
   await stats.end();
-  await server.stop();
-  backend.kill();
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  await admin.end();
 }
+process.exit(failed ? 1 : 0);

@@ -20,15 +20,15 @@
 // schema change on one build (say, a dropped index put back), run alternately with and without it.
 // --ci: 5 rounds of 3 s, voice-max only; exits 1 when the median ratio is more than 25 % below the
 // baseline's `voiceThroughputRatio` (bench/engine-ratio-baseline.json).
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import pg from "pg";
-import { freePort, startBuiltServer, type BuiltServer } from "../scripts/built-server";
+import { startBuiltServer, type BuiltServer } from "../scripts/built-server";
 import { latencyStats, newPaidAccount } from "./support/api-bench";
 import { closedLoad, pacedLoad, type LoadRequest, type LoadResult } from "./support/load-loop";
 import { cpuSince, databaseCpu, processCpuMs } from "./support/process-cpu";
+import { scripts, startCustomerBackend, startReference } from "./support/reference";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -78,33 +78,6 @@ const dropDatabases = () =>
     for (const n of Object.values(names)) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
   });
 
-const children: ChildProcess[] = [];
-async function startScript(
-  file: string,
-  env: Record<string, string>,
-  readyPath: string,
-): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  // REF_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof-ref" profiles the reference and the customer's backend, as SERVER_NODE_ARGS does the server.
-  const child = spawn(process.execPath, [...(process.env.REF_NODE_ARGS ?? "").split(" ").filter(Boolean), file], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  for (let t = 0; ; t++) {
-    if (child.exitCode !== null) throw new Error(`${file} exited with ${child.exitCode}`);
-    const status = await fetch(url + readyPath, { method: readyPath === "/" ? "POST" : "GET" }).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status) break;
-    if (t > 100) throw new Error(`${file} did not start`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, child };
-}
-
 type Side = {
   name: "reference" | "product";
   baseUrl: string;
@@ -118,17 +91,9 @@ type Side = {
 let product: BuiltServer | undefined;
 let passed = false;
 try {
-  const backend = await startScript("bench/reference/customer-backend.mjs", {}, "/");
+  const backend = await startCustomerBackend();
   const onCallStartUrl = `${backend.url}/call-start`;
-
-  const ref = await startScript("bench/reference/ref-server.mjs", { DATABASE_URL: dbUrl(names.ref) }, "/health");
-  const seeded = (await (
-    await fetch(`${ref.url}/seed`, { method: "POST", body: JSON.stringify({ onCallStartUrl }) })
-  ).json()) as {
-    apiKey: string;
-    routingToken: string;
-    phoneNumber: string;
-  };
+  const ref = await startReference(dbUrl(names.ref), onCallStartUrl);
 
   product = await startBuiltServer({
     name: "bench-side-by-side",
@@ -183,9 +148,9 @@ try {
       baseUrl: ref.url,
       pid: ref.child.pid!,
       database: names.ref,
-      voicePath: `/api/engine/voice/${seeded.routingToken}`,
-      to: seeded.phoneNumber,
-      apiKeys: [seeded.apiKey],
+      voicePath: ref.voicePath,
+      to: ref.to,
+      apiKeys: [ref.apiKey],
     },
     {
       name: "product",
@@ -371,7 +336,7 @@ try {
     passed &&= ok;
   }
 } finally {
-  for (const c of children) c.kill("SIGTERM");
+  for (const c of scripts) c.kill("SIGTERM");
   // A failed run keeps the product's log (and its data directory) for a look at what went wrong.
   await product?.stop({ keepData: !passed });
   if (!passed && product) console.log(`the product's log is kept in ${product.log}`);
