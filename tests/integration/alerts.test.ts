@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env, setEnv } from "../../src/server/env";
 import { sqlTransaction } from "../../src/server/db/sql-transaction";
 import { attemptDelivery } from "../../src/server/webhooks/delivery/attempt-delivery";
@@ -17,6 +17,7 @@ import {
 import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
 import { connectTwilioRow } from "./support/connect-twilio";
 import { startInProcess } from "./support/in-process";
+import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
 import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
 
@@ -42,11 +43,7 @@ const ownToken = randomBytes(16).toString("hex");
 
 beforeAll(async () => {
   inProcess = await startInProcess();
-  twilio = await startTwilioSimulator({
-    accounts: { [TWILIO_SID]: TWILIO_TOKEN },
-    port: inject("twilioSimulatorPort"),
-    host: "127.0.0.1",
-  });
+  twilio = await startSharedTwilioSimulator({ [TWILIO_SID]: TWILIO_TOKEN });
   ownTwilio = await startTwilioSimulator({ accounts: { [ownSid]: ownToken }, port: 0 });
   setEnv({ ...env(), twilioApiBaseUrl: ownTwilio.url });
   backend = await startReceiver((r: Received, res) => {

@@ -1,13 +1,13 @@
 import type { ServerResponse } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   newCallSid,
   postSigned,
   simulateInboundCall,
-  startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
+import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
 import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
 
@@ -21,11 +21,7 @@ let backend: Awaited<ReturnType<typeof startReceiver>>;
 const answers = new Map<string, (res: ServerResponse) => unknown>();
 
 beforeAll(async () => {
-  twilio = await startTwilioSimulator({
-    accounts: { [TWILIO_SID]: TWILIO_TOKEN },
-    port: inject("twilioSimulatorPort"),
-    host: "127.0.0.1",
-  });
+  twilio = await startSharedTwilioSimulator({ [TWILIO_SID]: TWILIO_TOKEN });
   backend = await startReceiver((r: Received, res) => {
     const answer = answers.get(r.path);
     if (answer) return answer(res);

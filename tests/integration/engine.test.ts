@@ -4,7 +4,6 @@ import {
   newCallSid,
   postSigned,
   simulateInboundCall,
-  startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 import {
@@ -18,6 +17,7 @@ import {
   type TestAccount,
 } from "./support/api";
 import { connectTwilioRow } from "./support/connect-twilio";
+import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
 import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
 
@@ -30,11 +30,7 @@ let twilio: TwilioSimulator;
 let backend: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  twilio = await startTwilioSimulator({
-    accounts: { [TWILIO_SID]: TWILIO_TOKEN },
-    port: inject("twilioSimulatorPort"),
-    host: "127.0.0.1",
-  });
+  twilio = await startSharedTwilioSimulator({ [TWILIO_SID]: TWILIO_TOKEN });
   backend = await startReceiver((r, res) => answerFor(r, res));
 });
 afterAll(async () => {

@@ -1,15 +1,15 @@
 import type { ServerResponse } from "node:http";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_CATALOGUE } from "../../src/server/schemas/events";
 import {
   newCallSid,
   postSigned,
   simulateInboundCall,
-  startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
+import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
 import { startReceiver, type Received } from "./support/receiver";
 import { until } from "./support/until";
 
@@ -28,11 +28,7 @@ const held: ServerResponse[] = [];
 const failing = new Set<string>();
 
 beforeAll(async () => {
-  twilio = await startTwilioSimulator({
-    accounts: { [TWILIO_SID]: TWILIO_TOKEN },
-    port: inject("twilioSimulatorPort"),
-    host: "127.0.0.1",
-  });
+  twilio = await startSharedTwilioSimulator({ [TWILIO_SID]: TWILIO_TOKEN });
   backend = await startReceiver((r: Received, res) => {
     if (hanging.has(r.path)) return held.push(res);
     if (failing.has(r.path)) return res.writeHead(500).end("down");
