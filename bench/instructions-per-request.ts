@@ -74,7 +74,7 @@ type Target = {
   voicePath: string;
   to: string;
 };
-type Count = { instructions: number; cycles: number | null; seconds: number };
+type Count = { instructions: number; cycles: number | null; databaseInstructions: number | null; seconds: number };
 const stops: (() => Promise<void>)[] = [];
 let productLog: string | undefined;
 let failed = false;
@@ -202,20 +202,17 @@ function voiceLoad(target: Target): (n: number) => Promise<void> {
   };
 }
 
-/** perf stat on every thread of the process while `work` runs. */
-async function countWithPerf(pid: number, work: () => Promise<unknown>): Promise<Count> {
-  const perf = spawn("perf", ["stat", "-x", ",", "-e", "instructions,cycles", "-p", String(pid)], {
+/** perf stat on every thread of the given processes, from now until `stop`. */
+function perfStat(pids: number[]): {
+  attached: Promise<unknown>;
+  stop(): Promise<{ instructions: number | null; cycles: number | null }>;
+} {
+  const perf = spawn("perf", ["stat", "-x", ",", "-e", "instructions,cycles", "-p", pids.join(",")], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let out = "";
   perf.stderr.on("data", (c: Buffer) => (out += c));
   const exited = new Promise((r) => perf.on("exit", r));
-  await new Promise((r) => setTimeout(r, 300)); // perf attaches
-  const started = Date.now();
-  await work();
-  const seconds = (Date.now() - started) / 1000;
-  perf.kill("SIGINT");
-  await exited;
   const event = (name: string) => {
     const value = out
       .split("\n")
@@ -223,9 +220,35 @@ async function countWithPerf(pid: number, work: () => Promise<unknown>): Promise
       ?.split(",")[0];
     return value && /^\d+$/.test(value) ? Number(value) : null;
   };
-  const instructions = event("instructions");
-  if (instructions === null) throw new Error(`perf stat counted no instructions:\n${out}`);
-  return { instructions, cycles: event("cycles"), seconds };
+  return {
+    attached: new Promise((r) => setTimeout(r, 300)),
+    async stop() {
+      perf.kill("SIGINT");
+      await exited;
+      return { instructions: event("instructions"), cycles: event("cycles") };
+    },
+  };
+}
+
+/**
+ * perf stat on every thread of the server's process while `work` runs, and on its database's backends (the pool's
+ * connections, open since the warm-up): PostgreSQL's instructions for the same requests.
+ */
+async function countWithPerf(pid: number, work: () => Promise<unknown>, backends: number[]): Promise<Count> {
+  const server = perfStat([pid]);
+  const database = backends.length ? perfStat(backends) : null;
+  await Promise.all([server.attached, database?.attached]);
+  const started = Date.now();
+  await work();
+  const seconds = (Date.now() - started) / 1000;
+  const [own, db] = await Promise.all([server.stop(), database?.stop()]);
+  if (own.instructions === null) throw new Error("perf stat counted no instructions");
+  return {
+    instructions: own.instructions,
+    cycles: own.cycles,
+    databaseInstructions: db?.instructions ?? null,
+    seconds,
+  };
 }
 
 // Each callgrind dump writes callgrind.out.<pid>.<n>: its `totals:` line is the count since the one before.
@@ -242,7 +265,7 @@ async function countWithCallgrind(pid: number, work: () => Promise<unknown>): Pr
   const file = path.join(outDir, `callgrind.out.${pid}.${++dumps}`);
   for (let t = 0; ; t++) {
     const totals = existsSync(file) && /^totals: (\d+)$/m.exec(readFileSync(file, "utf8"));
-    if (totals) return { instructions: Number(totals[1]), cycles: null, seconds };
+    if (totals) return { instructions: Number(totals[1]), cycles: null, databaseInstructions: null, seconds };
     if (t > 600) throw new Error(`no callgrind totals in ${file}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -260,16 +283,22 @@ async function measure(target: Target) {
   await settle();
   const db0 = await databaseCpu(stats, target.database);
   const cpu0 = processCpuMs(target.pid);
-  const count = await (counter === "perf" ? countWithPerf : countWithCallgrind)(target.pid, async () => {
+  const work = async () => {
     await load(measured);
     await settle();
-  });
+  };
+  const count =
+    counter === "perf"
+      ? await countWithPerf(target.pid, work, [...db0.keys()])
+      : await countWithCallgrind(target.pid, work);
   // Everything the process did meanwhile counts: V8's compiler and collector threads, and Routekit's job
   // queue polling (a few per cent of the total), as on a production instance.
   return {
     side: target.name,
     instructionsPerRequest: Math.round(count.instructions / measured),
     cyclesPerRequest: count.cycles === null ? null : Math.round(count.cycles / measured),
+    postgresInstructionsPerRequest:
+      count.databaseInstructions === null ? null : Math.round(count.databaseInstructions / measured),
     processCpuMsPerRequest: +((processCpuMs(target.pid) - cpu0) / measured).toFixed(3),
     postgresCpuMsPerRequest: +(cpuSince(db0, await databaseCpu(stats, target.database)) / measured).toFixed(3),
     requestsPerSecond: +(measured / count.seconds).toFixed(0),
