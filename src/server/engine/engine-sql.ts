@@ -175,26 +175,11 @@ function lookupQuery(
       )
   );
 }
-/**
- * The lookup's row as one json column: node-postgres describes and decodes every column of every row it
- * gets, on each execution (a RowDescription comes with each), and twenty columns cost the engine's
- * process more than the one JSON.parse of the same values (bench/instructions-per-request.ts,
- * docs/performance.md). json keeps text, numbers, booleans and jsonb as they are; timestamps arrive as
- * ISO strings, turned back into dates by lookupEngineRequest.
- */
-const asOneJsonColumn = <R>(query: Compilable<R>) =>
-  kysely().selectFrom(sql<R>`(${query})`.as("x")).select(sql<JsonLookupRow<R>>`row_to_json(x)`.as("r"));
-type Compilable<R> = { compile(): CompiledQuery<R> };
-/** Dates as json gives them: ISO strings. */
-type JsonLookupRow<R> = {
-  [K in keyof R]: R[K] extends Date ? string : R[K] extends Date | null ? string | null : R[K];
-};
-
 const lookupBySid = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
-  asOneJsonColumn(lookupQuery(kysely(), "sid", tokenHash, to, key, month, day)),
+  lookupQuery(kysely(), "sid", tokenHash, to, key, month, day),
 );
 const lookupById = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
-  asOneJsonColumn(lookupQuery(kysely(), "id", tokenHash, to, key, month, day)),
+  lookupQuery(kysely(), "id", tokenHash, to, key, month, day),
 );
 
 /**
@@ -267,15 +252,9 @@ const lookupAndInsert = precompiled(
           .onConflict((oc) => oc.column("callSid").doNothing())
           .returning("id"),
       )
-      // A data-modifying WITH must stay at the top: the json column wraps the final select only.
-      .selectFrom((eb) =>
-        eb
-          .selectFrom("l")
-          .selectAll("l")
-          .select((e) => e.selectFrom("ins").select("ins.id").as("insertedId"))
-          .as("x"),
-      )
-      .select(sql<JsonLookupRow<LookupRow & { insertedId: string | null }>>`row_to_json(x)`.as("r")),
+      .selectFrom("l")
+      .selectAll("l")
+      .select((eb) => eb.selectFrom("ins").select("ins.id").as("insertedId")),
 );
 
 /**
@@ -314,9 +293,8 @@ export async function lookupEngineRequest(opts: {
       : opts.callId
         ? lookupById(tokenHash, opts.to, opts.callId, month, day)
         : lookupBySid(tokenHash, opts.to, opts.callSid, month, day);
-  const [json] = (await executeCompiled(query)) as { r: LookupRow & { insertedId?: string | null } }[];
-  if (!json) return null;
-  const row = json.r;
+  const [row] = (await executeCompiled(query)) as (LookupRow & { insertedId?: string | null })[];
+  if (!row) return null;
   const {
     numberId,
     numberStartUrl,
@@ -341,11 +319,11 @@ export async function lookupEngineRequest(opts: {
       id: row.id,
       status: row.status,
       stripeCustomerId: row.stripeCustomerId,
-      currentPeriodStart: dateOrNull(row.currentPeriodStart),
-      currentPeriodEnd: dateOrNull(row.currentPeriodEnd),
+      currentPeriodStart: row.currentPeriodStart,
+      currentPeriodEnd: row.currentPeriodEnd,
       webhookSecretEnc: row.webhookSecretEnc,
       previousWebhookSecretEnc: row.previousWebhookSecretEnc,
-      previousWebhookSecretExpiresAt: dateOrNull(row.previousWebhookSecretExpiresAt),
+      previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
     },
     number,
     call: row.call,
@@ -375,8 +353,7 @@ export async function lookupEngineRequest(opts: {
         : null,
   };
 }
-type LookupRow = (ReturnType<typeof lookupBySid> extends CompiledQuery<infer R> ? R : never)["r"];
-const dateOrNull = (iso: string | null) => (iso === null ? null : new Date(iso));
+type LookupRow = ReturnType<typeof lookupBySid> extends CompiledQuery<infer R> ? R : never;
 
 /** A new inbound call as its insert made it: what was sent, so nothing is read back (15 columns decoded per call otherwise). */
 function newCallRow(
