@@ -12,7 +12,9 @@
 //   count, from Debian's linux-perf): `perf stat` on the server's process, all its threads, while the
 //   measured requests run: instructions and cycles. Both sides (`--side both`, the default), 10 at a
 //   time, 10,000 after 6,000 of warm-up: a run takes a minute. Instructions agree within 1-3 % run to run;
-//   cycles move with the machine (caches, the other processes on its two cores).
+//   cycles move with the machine (caches, the other processes on its two cores). Read both, and PostgreSQL's
+//   instructions beside them: a change that saves instructions may not save cycles, or may move the work into
+//   the database (docs/performance.md has one that did both). Run two builds alternately, a few times each.
 // - callgrind: the server under `valgrind --tool=callgrind --instr-atstart=no` (callgrind_control switches
 //   the count on around the measured requests), Routekit only, 4 at a time, 1,000 after 4,000: three to
 //   four minutes. For a machine whose counters perf cannot read. Switching the count on retranslates V8's
