@@ -557,6 +557,17 @@ describe("test events and replay take an endpoint (docs/decisions.md §15, §20)
     const other = await addEndpoint(s.account, `${s.tag}/other`, ["call.ended"]);
     const played = await inbound(s);
     await until(() => at(`${s.tag}/flaky`).length > 0 && at(`${s.tag}/other`).length > 0, "first deliveries");
+    // The worker records DELIVERED after the receiver has answered: wait for it, or it would overwrite the FAILED below.
+    await until(
+      async () =>
+        (
+          await sql("permissive").query(
+            `SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "callSid" = $1 AND "endpointId" IS NOT NULL AND status = 'DELIVERED'`,
+            [played.callSid],
+          )
+        ).rows[0].n === 2,
+      "both first deliveries recorded as delivered",
+    );
     // As if both had given up.
     await sql("permissive").query(
       `UPDATE "WebhookDelivery" SET status = 'FAILED', "nextAttemptAt" = NULL WHERE "callSid" = $1 AND "endpointId" IS NOT NULL`,
