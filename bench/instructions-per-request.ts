@@ -45,9 +45,10 @@ const perfReadsInstructions = () => {
   const run = spawnSync("perf", ["stat", "-x", ",", "-e", "instructions", "true"], { encoding: "utf8" });
   return !run.error && /^\d+,/m.test(run.stderr ?? "");
 };
-const counter = option("counter", perfReadsInstructions() ? "perf" : "callgrind");
+const perfReadable = perfReadsInstructions();
+const counter = option("counter", perfReadable ? "perf" : "callgrind");
 if (counter !== "perf" && counter !== "callgrind") throw new Error(`--counter is perf or callgrind, not ${counter}`);
-if (counter === "perf" && !perfReadsInstructions())
+if (counter === "perf" && !perfReadable)
   throw new Error(
     "perf cannot read the instruction counter here (`perf stat -e instructions true`): use --counter callgrind",
   );
