@@ -103,14 +103,24 @@ describe.skipIf(embedded)("fair and fast delivery", () => {
     const [one] = await Promise.all([newActiveAccount({ server: "permissive" })]);
     // A short warm-up, so neither measurement pays for the first connections.
     await drainRate(many.slice(0, 5), 20);
-    const manyRate = await drainRate(many, 100);
-    const oneRate = await drainRate([one!], 2_000);
+    // Two rounds, alternating, and the better of each: one pair of single runs varied by more than the
+    // margin on CI's 2-core machines (154/s against 166/s needed), from the machine and not the worker.
+    // A slow moment lowers one run; a worker that throttles one customer lowers both of its runs.
+    const manyRates: number[] = [];
+    const oneRates: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      manyRates.push(await drainRate(many, 100));
+      oneRates.push(await drainRate([one!], 2_000));
+    }
+    const manyRate = Math.max(...manyRates);
+    const oneRate = Math.max(...oneRates);
+    const rates = (r: number[]) => r.map((x) => x.toFixed(0)).join(", ");
     console.log(
-      `drain: 2,000 events over 20 customers at ${manyRate.toFixed(0)}/s, 2,000 of one customer at ${oneRate.toFixed(0)}/s (${((100 * oneRate) / manyRate).toFixed(0)} %)`,
+      `drain: 2,000 events over 20 customers at ${rates(manyRates)}/s, 2,000 of one customer at ${rates(oneRates)}/s (best ${((100 * oneRate) / manyRate).toFixed(0)} %)`,
     );
-    // The target is 80 %; the margin is for a shared machine's noise between the two runs.
+    // The target is 80 %; the margin is for a shared machine's noise between the runs.
     expect(oneRate).toBeGreaterThan(0.7 * manyRate);
-  }, 120_000);
+  }, 180_000);
 
   it("ten hanging customers beside a healthy one: the healthy p99 stays under 1 s through the back-offs' end, with at most 2 jobs per event", async () => {
     const hanging = await Promise.all(Array.from({ length: 10 }, () => newActiveAccount({ server: "permissive" })));
