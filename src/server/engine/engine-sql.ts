@@ -15,6 +15,8 @@ import { executeCompiled, kysely, now, precompiled, type DB } from "../db/kysely
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { usagePeriod } from "../services/usage/billed-minutes";
 import { TERMINAL_RANK } from "./call-status";
+import { metrics } from "../metrics/metrics";
+import { cachedRouting, forgetRouting, rememberRouting } from "./routing-cache";
 
 const ACCOUNT_COLUMNS = [
   "a.id",
@@ -165,6 +167,11 @@ function lookupQuery(
           "dailyCapReached",
         ),
         sql<boolean>`${sql.ref("l.maxConcurrentCalls")} is not null`.as("countsLiveCalls"),
+        "a.routingVersion",
+        // The plain case's routing that no running total can change (routing-cache.ts): kept per instance.
+        sql<boolean>`(${sql.ref("a.status")} = 'ACTIVE' and ${sql.ref("a.routingTokenHash")} = ${tokenHash} and ${sql.ref("n.id")} is not null and ${sql.ref("tc.accountId")} is null and ${sql.ref("l.hardCap")} is not true and ${sql.ref("l.maxConcurrentCalls")} is null and ${sql.ref("n.dailyMinuteCap")} is null) is true`.as(
+          "cacheable",
+        ),
       ])
       // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
       .where((eb) =>
@@ -181,6 +188,23 @@ const lookupBySid = precompiled((tokenHash: string, to: string, key: string, mon
 const lookupById = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
   lookupQuery(kysely(), "id", tokenHash, to, key, month, day),
 );
+
+/** The columns a new inbound call's voice request sets, in the order lookupAndInsert and insertRouted select them. */
+const NEW_INBOUND_COLUMNS = [
+  "id",
+  "callSid",
+  "accountId",
+  "phoneNumberId",
+  "direction",
+  "fromNumber",
+  "toNumber",
+  "status",
+  "statusRank",
+  "onCallStartUrl",
+  "onCallEndUrl",
+  "onErrorUrl",
+  "answerPolicy",
+] as const;
 
 /**
  * A new inbound call's voice request: the lookup, and in the same statement the call's insert when the
@@ -208,21 +232,7 @@ const lookupAndInsert = precompiled(
       .with("ins", (db) =>
         db
           .insertInto("Call")
-          .columns([
-            "id",
-            "callSid",
-            "accountId",
-            "phoneNumberId",
-            "direction",
-            "fromNumber",
-            "toNumber",
-            "status",
-            "statusRank",
-            "onCallStartUrl",
-            "onCallEndUrl",
-            "onErrorUrl",
-            "answerPolicy",
-          ])
+          .columns(NEW_INBOUND_COLUMNS)
           .expression((eb) =>
             eb
               .selectFrom("l")
@@ -258,6 +268,117 @@ const lookupAndInsert = precompiled(
 );
 
 /**
+ * A new inbound call inserted on this instance's cached routing (routing-cache.ts), if the account's
+ * routingVersion still matches: one primary-key read and the insert, where lookupAndInsert joins seven
+ * tables. Nothing is inserted when the routing changed since, or when the SID is already a call (Twilio
+ * retrying): the caller then takes the full lookup, which decides both as before.
+ */
+const insertRouted = precompiled(
+  (
+    accountId: string,
+    version: string,
+    id: string,
+    callSid: string,
+    numberId: string,
+    fromNumber: string,
+    to: string,
+    status: string,
+    statusRank: string,
+    onCallStartUrl: string,
+    onCallEndUrl: string,
+    onErrorUrl: string,
+    answerPolicy: string,
+  ) =>
+    kysely()
+      .insertInto("Call")
+      .columns(NEW_INBOUND_COLUMNS)
+      .expression((eb) =>
+        eb
+          .selectFrom("Account as a")
+          .select([
+            sql<string>`${id}::text`.as("id"),
+            sql<string>`${callSid}::text`.as("callSid"),
+            "a.id as accountId",
+            sql<string>`${numberId}::text`.as("phoneNumberId"),
+            sql.lit("inbound").as("direction"),
+            sql<string>`${fromNumber}::text`.as("fromNumber"),
+            sql<string>`${to}::text`.as("toNumber"),
+            sql<string>`${status}::text`.as("status"),
+            sql<number>`${statusRank}::int`.as("statusRank"),
+            sql<string>`${onCallStartUrl}::text`.as("onCallStartUrl"),
+            sql<string>`${onCallEndUrl}::text`.as("onCallEndUrl"),
+            sql<string | null>`${onErrorUrl}::text`.as("onErrorUrl"),
+            sql<unknown>`${answerPolicy}::jsonb`.as("answerPolicy"),
+          ])
+          .where("a.id", "=", accountId)
+          .where("a.routingVersion", "=", version),
+      )
+      .onConflict((oc) => oc.column("callSid").doNothing())
+      .returning("id"),
+);
+
+const NO_GUARD: EngineGuard = Object.freeze({ spendCapReached: false, dailyCapReached: false, countsLiveCalls: false });
+
+/** A new inbound call on the cached routing, or null when the full lookup must decide it (see insertRouted). */
+async function insertOnCachedRouting(
+  tokenHash: string,
+  to: string,
+  callSid: string,
+  id: string,
+  insert: InboundInsert,
+): Promise<EngineLookup | null> {
+  const cached = cachedRouting(tokenHash, to);
+  if (!cached) {
+    metrics().engineRouting.inc({ source: "read" });
+    return null;
+  }
+  const { account, number } = cached;
+  const [row] = await executeCompiled(
+    insertRouted(
+      account.id,
+      cached.version,
+      id,
+      callSid,
+      number.id,
+      insert.fromNumber,
+      to,
+      insert.status,
+      String(insert.statusRank),
+      number.onCallStartUrl,
+      number.onCallEndUrl,
+      number.onErrorUrl as string,
+      (number.answerPolicy === null || number.answerPolicy === undefined
+        ? null
+        : JSON.stringify(number.answerPolicy)) as string,
+    ),
+  );
+  if (!row) {
+    metrics().engineRouting.inc({ source: "stale" });
+    return null;
+  }
+  metrics().engineRouting.inc({ source: "cached" });
+  return {
+    account,
+    number,
+    call: null,
+    connection: null,
+    guard: NO_GUARD,
+    inserted: newCallRow(row.id, {
+      callSid,
+      accountId: account.id,
+      phoneNumberId: number.id,
+      fromNumber: insert.fromNumber,
+      toNumber: to,
+      statusRank: insert.statusRank,
+      onCallStartUrl: number.onCallStartUrl,
+      onCallEndUrl: number.onCallEndUrl,
+      onErrorUrl: number.onErrorUrl,
+      answerPolicy: number.answerPolicy ?? null,
+    }),
+  };
+}
+
+/**
  * The account behind an engine URL, the number called (active only) and the call, in one read. With
  * `insert` (a voice request of a call with no id of ours), the same statement inserts the new call in
  * the plain case (lookupAndInsert), answered as `inserted`.
@@ -277,6 +398,10 @@ export async function lookupEngineRequest(opts: {
   const { insert } = opts;
   // Made here, not by routekit_id() (db/database-id.ts); unused unless the plain case inserts.
   const id = insert && !opts.callId ? newDatabaseId() : null;
+  if (insert && id) {
+    const routed = await insertOnCachedRouting(tokenHash, opts.to, opts.callSid, id, insert);
+    if (routed) return routed;
+  }
   const query =
     insert && id
       ? lookupAndInsert(
@@ -294,7 +419,10 @@ export async function lookupEngineRequest(opts: {
         ? lookupById(tokenHash, opts.to, opts.callId, month, day)
         : lookupBySid(tokenHash, opts.to, opts.callSid, month, day);
   const [row] = (await executeCompiled(query)) as (LookupRow & { insertedId?: string | null })[];
-  if (!row) return null;
+  if (!row) {
+    if (insert) forgetRouting(tokenHash, opts.to);
+    return null;
+  }
   const {
     numberId,
     numberStartUrl,
@@ -314,17 +442,28 @@ export async function lookupEngineRequest(opts: {
           answerPolicy: numberAnswerPolicy,
         }
       : null;
+  const account: EngineAccount = {
+    id: row.id,
+    status: row.status,
+    stripeCustomerId: row.stripeCustomerId,
+    currentPeriodStart: row.currentPeriodStart,
+    currentPeriodEnd: row.currentPeriodEnd,
+    webhookSecretEnc: row.webhookSecretEnc,
+    previousWebhookSecretEnc: row.previousWebhookSecretEnc,
+    previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
+  };
+  if (insert) {
+    // Shared by every later call on this routing, so frozen: no request may change another's.
+    if (row.cacheable && number)
+      rememberRouting(tokenHash, opts.to, {
+        account: Object.freeze(account),
+        number: Object.freeze(number),
+        version: row.routingVersion,
+      });
+    else forgetRouting(tokenHash, opts.to);
+  }
   return {
-    account: {
-      id: row.id,
-      status: row.status,
-      stripeCustomerId: row.stripeCustomerId,
-      currentPeriodStart: row.currentPeriodStart,
-      currentPeriodEnd: row.currentPeriodEnd,
-      webhookSecretEnc: row.webhookSecretEnc,
-      previousWebhookSecretEnc: row.previousWebhookSecretEnc,
-      previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
-    },
+    account,
     number,
     call: row.call,
     connection:

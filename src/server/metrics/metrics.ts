@@ -42,6 +42,12 @@ function createMetrics() {
       labelNames: ["form"] as const,
       registers: [registry],
     }),
+    engineRouting: new Counter({
+      name: "routekit_engine_routing_total",
+      help: "New inbound calls' voice requests by how their routing was found: cached (this instance's cache, checked by the insert), stale (the entry was out of date, or the SID was already a call: read afresh), read (no cache entry)",
+      labelNames: ["source"] as const,
+      registers: [registry],
+    }),
     engineOverhead: new Histogram({
       name: "routekit_engine_overhead_seconds",
       help: "A voice request's time in Routekit itself: from its arrival to its answer, less the time spent waiting on customers' backends",
