@@ -270,6 +270,24 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     expect(busy.body.calls.map((c: any) => c.callSid)).toEqual([sids.busy]);
   });
 
+  it("a voice request Twilio sends again after the first was answered is a second voice entry; the first is kept on the call's row", async () => {
+    const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
+    const CallSid = newCallSid();
+    await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "ringing" }, TWILIO_TOKEN);
+    await callOf(s.account, CallSid);
+    await postSigned(s.account.engineVoiceUrl, { ...voiceBase(s, CallSid), CallStatus: "in-progress" }, TWILIO_TOKEN);
+    const call = await callOf(s.account, CallSid, (c) => requests(c).length === 2);
+    expect(requests(call)).toEqual(["voice:ringing", "voice:in-progress"]);
+    const [row] = (
+      await sql("permissive").query(
+        `SELECT "voiceRequestStatus", (SELECT count(*)::int FROM "CallRequest" r WHERE r."callId" = c.id) AS "requestRows"
+         FROM "Call" c WHERE "callSid" = $1`,
+        [CallSid],
+      )
+    ).rows;
+    expect(row).toEqual({ voiceRequestStatus: "ringing", requestRows: 1 });
+  });
+
   it("duplicate and late status callbacks are on the timeline and change nothing", async () => {
     const s = await setup((res) => res.writeHead(200, { "content-type": "text/xml" }).end(XML));
     const CallSid = newCallSid();

@@ -184,10 +184,23 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
             .else(eb.ref("v.errorMessage"))
             .end(),
           twiml: eb.ref("v.twiml"),
+          // The voice request goes on the call's own row (no CallRequest row of its own) unless one is
+          // there already: the call answered again, after Twilio retried a request whose answer it lost.
+          voiceRequestAt: eb.fn.coalesce("Call.voiceRequestAt", "v.requestAt"),
+          voiceRequestStatus: eb
+            .case()
+            .when("Call.voiceRequestAt", "is", null)
+            .then(eb.ref("v.requestStatus"))
+            .else(eb.ref("Call.voiceRequestStatus"))
+            .end(),
           updatedAt: now(),
         }))
         .whereRef("Call.id", "=", "v.callId")
-        .returning("Call.id"),
+        // RETURNING shows the row as updated: a voiceRequestAt other than this request's was there before.
+        .returning((eb) => [
+          "Call.id",
+          eb("Call.voiceRequestAt", "is distinct from", eb.ref("v.requestAt")).as("another"),
+        ]),
     )
     .with("r", (q) =>
       q
@@ -197,6 +210,7 @@ const recordAnswers = precompiled((...columns: unknown[][]) =>
           eb
             .selectFrom("v")
             .innerJoin("c", "c.id", "v.callId")
+            .where("c.another", "=", true)
             .select((s) => ["v.callId", "v.requestAt", s.val("voice").as("kind"), "v.requestStatus"]),
         ),
     )
@@ -445,7 +459,7 @@ export type RejectedCall = {
   twiml: string;
 };
 
-/** A rejected call, once per SID, within the account's daily bound, with the voice request on its timeline. */
+/** A rejected call, once per SID, within the account's daily bound, with the voice request on its timeline (its own row). */
 export function recordRejectedLater(rec: RejectedCall): void {
   metrics().engineAnswers.inc({ form: "reject" });
   const recentRejects = kysely()
@@ -456,76 +470,64 @@ export function recordRejectedLater(rec: RejectedCall): void {
     .where("createdAt", ">", sql<Date>`now() - interval '1 day'`)
     .limit(REJECTED_CALLS_PER_DAY);
   const query = kysely()
-    .with("c", (q) =>
-      q
-        .insertInto("Call")
-        .columns([
-          "callSid",
-          "accountId",
-          "phoneNumberId",
-          "direction",
-          "fromNumber",
-          "toNumber",
-          "status",
-          "statusRank",
-          "onCallStartUrl",
-          "onCallEndUrl",
-          "onErrorUrl",
-          "endedAt",
-          "lastRequestAt",
-          "createdAt",
-          "answer",
-          "errorCode",
-          "errorMessage",
-          "endReason",
-          "twiml",
+    .insertInto("Call")
+    .columns([
+      "callSid",
+      "accountId",
+      "phoneNumberId",
+      "direction",
+      "fromNumber",
+      "toNumber",
+      "status",
+      "statusRank",
+      "onCallStartUrl",
+      "onCallEndUrl",
+      "onErrorUrl",
+      "endedAt",
+      "lastRequestAt",
+      "createdAt",
+      "answer",
+      "errorCode",
+      "errorMessage",
+      "endReason",
+      "twiml",
+      "voiceRequestAt",
+      "voiceRequestStatus",
+    ])
+    .expression(
+      kysely()
+        .selectNoFrom((s) => [
+          s.val(rec.callSid).as("callSid"),
+          s.val(rec.accountId).as("accountId"),
+          s.val(rec.phoneNumberId).as("phoneNumberId"),
+          s.val("inbound").as("direction"),
+          s.val(rec.from).as("fromNumber"),
+          s.val(rec.to).as("toNumber"),
+          s.val("rejected").as("status"),
+          s.val(TERMINAL_RANK).as("statusRank"),
+          s.val(rec.urls.onCallStartUrl).as("onCallStartUrl"),
+          s.val(rec.urls.onCallEndUrl).as("onCallEndUrl"),
+          s.val(rec.urls.onErrorUrl).as("onErrorUrl"),
+          s.val(rec.at).as("endedAt"),
+          s.val(rec.at).as("lastRequestAt"),
+          s.val(rec.at).as("createdAt"),
+          s.val("reject").as("answer"),
+          s.val(rec.error.code).as("errorCode"),
+          s.val(rec.error.message).as("errorMessage"),
+          s.val(rec.endReason).as("endReason"),
+          s.val(rec.twiml).as("twiml"),
+          s.val(rec.at).as("voiceRequestAt"),
+          s.val(rec.requestStatus).as("voiceRequestStatus"),
         ])
-        .expression(
-          q
-            .selectNoFrom((s) => [
-              s.val(rec.callSid).as("callSid"),
-              s.val(rec.accountId).as("accountId"),
-              s.val(rec.phoneNumberId).as("phoneNumberId"),
-              s.val("inbound").as("direction"),
-              s.val(rec.from).as("fromNumber"),
-              s.val(rec.to).as("toNumber"),
-              s.val("rejected").as("status"),
-              s.val(TERMINAL_RANK).as("statusRank"),
-              s.val(rec.urls.onCallStartUrl).as("onCallStartUrl"),
-              s.val(rec.urls.onCallEndUrl).as("onCallEndUrl"),
-              s.val(rec.urls.onErrorUrl).as("onErrorUrl"),
-              s.val(rec.at).as("endedAt"),
-              s.val(rec.at).as("lastRequestAt"),
-              s.val(rec.at).as("createdAt"),
-              s.val("reject").as("answer"),
-              s.val(rec.error.code).as("errorCode"),
-              s.val(rec.error.message).as("errorMessage"),
-              s.val(rec.endReason).as("endReason"),
-              s.val(rec.twiml).as("twiml"),
-            ])
-            .where((w) =>
-              w(
-                w.selectFrom(recentRejects.as("recent")).select((c) => c.fn.countAll<number>().as("n")),
-                "<",
-                REJECTED_CALLS_PER_DAY,
-              ),
-            ),
-        )
-        .onConflict((oc) => oc.column("callSid").doNothing())
-        .returning("id"),
+        .where((w) =>
+          w(
+            w.selectFrom(recentRejects.as("recent")).select((c) => c.fn.countAll<number>().as("n")),
+            "<",
+            REJECTED_CALLS_PER_DAY,
+          ),
+        ),
     )
-    .insertInto("CallRequest")
-    .columns(["callId", "at", "kind", "callStatus"])
-    .expression((eb) =>
-      eb
-        .selectFrom("c")
-        .select((s) => [
-          "c.id",
-          s.val(rec.at).as("at"),
-          s.val("voice").as("kind"),
-          s.val(rec.requestStatus).as("callStatus"),
-        ]),
-    );
+    .onConflict((oc) => oc.column("callSid").doNothing());
   writeLater("rejected call", rec.callSid, () => query.execute());
 }
 

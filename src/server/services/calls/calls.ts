@@ -148,6 +148,16 @@ export async function getCall(opts: { accountId: string; callSid: string }, also
   }
 
   const timeline: (TTimelineEntry & { order: number })[] = [];
+  // The voice request the call's answer answered is kept on the call's own row (call-log.ts); older calls have it as a CallRequest.
+  if (call.voiceRequestAt !== null)
+    timeline.push({
+      type: "request",
+      at: call.voiceRequestAt.toISOString(),
+      kind: "voice",
+      callStatus: call.voiceRequestStatus ?? "ringing",
+      sequenceNumber: null,
+      order: 0,
+    });
   for (const r of requests) {
     timeline.push({
       type: "request",
