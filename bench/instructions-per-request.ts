@@ -32,6 +32,7 @@ import { siblingDatabase, startBuiltServer } from "../scripts/built-server";
 import { newPaidAccount } from "./support/api-bench";
 import { cpuSince, databaseCpu, processCpuMs } from "./support/process-cpu";
 import { scripts, startCustomerBackend, startReference } from "./support/reference";
+import { VOICE_REQUEST_HEADERS, voiceRequestBody } from "./support/voice-request";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -149,26 +150,13 @@ async function referenceTarget(): Promise<Target> {
   };
 }
 
-let calls = 0;
 /** `n` voice requests of new calls, `concurrency` at a time; each must get the customer's TwiML. */
 function voiceLoad(target: Target): (n: number) => Promise<void> {
   const url = new URL(target.baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const voice = () =>
     new Promise<void>((resolve, reject) => {
-      const body = new URLSearchParams({
-        CallSid: `CA${(++calls).toString(16).padStart(8, "0")}${process.pid.toString(16).padStart(8, "0")}${randomInt(
-          2 ** 40,
-        )
-          .toString(16)
-          .padStart(16, "0")}`,
-        AccountSid: "AC5170000000000000000000000000000a",
-        From: "+14155550100",
-        To: target.to,
-        CallStatus: "ringing",
-        Direction: "inbound",
-        ApiVersion: "2010-04-01",
-      }).toString();
+      const body = voiceRequestBody(target.to);
       const req = http.request(
         {
           host: url.hostname,
@@ -176,11 +164,7 @@ function voiceLoad(target: Target): (n: number) => Promise<void> {
           path: target.voicePath,
           method: "POST",
           agent,
-          headers: {
-            "content-type": "application/x-www-form-urlencoded",
-            "content-length": Buffer.byteLength(body),
-            "user-agent": "TwilioProxy/1.1",
-          },
+          headers: { ...VOICE_REQUEST_HEADERS, "content-length": Buffer.byteLength(body) },
         },
         (res) => {
           let text = "";

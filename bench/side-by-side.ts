@@ -29,6 +29,7 @@ import { latencyStats, newPaidAccount } from "./support/api-bench";
 import { closedLoad, pacedLoad, type LoadRequest, type LoadResult } from "./support/load-loop";
 import { cpuSince, databaseCpu, processCpuMs } from "./support/process-cpu";
 import { scripts, startCustomerBackend, startReference } from "./support/reference";
+import { VOICE_REQUEST_HEADERS, voiceRequestBody } from "./support/voice-request";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -163,29 +164,12 @@ try {
     },
   ];
 
-  let calls = 0;
-  const voiceRequest = (side: Side) => (): LoadRequest => {
-    const callSid = `CA${(++calls).toString(16).padStart(8, "0")}${process.pid.toString(16).padStart(8, "0")}${randomInt(
-      2 ** 40,
-    )
-      .toString(16)
-      .padStart(16, "0")}`;
-    const body = new URLSearchParams({
-      CallSid: callSid,
-      AccountSid: "AC5170000000000000000000000000000a",
-      From: "+14155550100",
-      To: side.to,
-      CallStatus: "ringing",
-      Direction: "inbound",
-      ApiVersion: "2010-04-01",
-    }).toString();
-    return {
-      method: "POST",
-      path: side.voicePath,
-      headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "TwilioProxy/1.1" },
-      body,
-    };
-  };
+  const voiceRequest = (side: Side) => (): LoadRequest => ({
+    method: "POST",
+    path: side.voicePath,
+    headers: { ...VOICE_REQUEST_HEADERS },
+    body: voiceRequestBody(side.to),
+  });
   const accountRequest =
     (side: Side) =>
     (i: number): LoadRequest => ({
