@@ -363,18 +363,7 @@ async function insertOnCachedRouting(
     call: null,
     connection: null,
     guard: NO_GUARD,
-    inserted: newCallRow(row.id, {
-      callSid,
-      accountId: account.id,
-      phoneNumberId: number.id,
-      fromNumber: insert.fromNumber,
-      toNumber: to,
-      statusRank: insert.statusRank,
-      onCallStartUrl: number.onCallStartUrl,
-      onCallEndUrl: number.onCallEndUrl,
-      onErrorUrl: number.onErrorUrl,
-      answerPolicy: number.answerPolicy ?? null,
-    }),
+    inserted: plainInboundCall(row.id, account.id, number, callSid, to, insert),
   };
 }
 
@@ -477,22 +466,34 @@ export async function lookupEngineRequest(opts: {
     },
     inserted:
       row.insertedId && insert && number
-        ? newCallRow(row.insertedId, {
-            callSid: opts.callSid,
-            accountId: row.id,
-            phoneNumberId: number.id,
-            fromNumber: insert.fromNumber,
-            toNumber: opts.to,
-            statusRank: insert.statusRank,
-            onCallStartUrl: number.onCallStartUrl,
-            onCallEndUrl: number.onCallEndUrl,
-            onErrorUrl: number.onErrorUrl,
-            answerPolicy: number.answerPolicy ?? null,
-          })
+        ? plainInboundCall(row.insertedId, row.id, number, opts.callSid, opts.to, insert)
         : null,
   };
 }
 type LookupRow = ReturnType<typeof lookupBySid> extends CompiledQuery<infer R> ? R : never;
+
+/** The call the plain case's insert made (lookupAndInsert or insertRouted): the number's URLs and policy, the voice request's rest. */
+function plainInboundCall(
+  id: string,
+  accountId: string,
+  number: EngineNumber,
+  callSid: string,
+  to: string,
+  insert: InboundInsert,
+): EngineCall {
+  return newCallRow(id, {
+    callSid,
+    accountId,
+    phoneNumberId: number.id,
+    fromNumber: insert.fromNumber,
+    toNumber: to,
+    statusRank: insert.statusRank,
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl,
+    answerPolicy: number.answerPolicy ?? null,
+  });
+}
 
 /** A new inbound call as its insert made it: what was sent, so nothing is read back (15 columns decoded per call otherwise). */
 function newCallRow(

@@ -43,8 +43,3 @@ export function rememberRouting(tokenHash: string, to: string, routing: CachedRo
 export function forgetRouting(tokenHash: string, to: string): void {
   entries.delete(keyOf(tokenHash, to));
 }
-
-/** For tests: how many routings this instance holds. */
-export function routingCacheSize(): number {
-  return entries.size;
-}
