@@ -21,8 +21,12 @@ export function controlUrl(engineUrl: string, kind: "dial" | "whisper" | "record
 /** docs/decisions.md §13: ends the call at Twilio; its final status follows from Twilio as usual. */
 export async function hangupCall(who: Who, callSid: string) {
   const target = await controlTarget({ accountId: who.accountId, callSid, needsAnswer: false });
-  // Twilio's `canceled` ends a call still queued or ringing; `completed` one in progress.
-  const status = target.answered ? "completed" : "canceled";
+  // Always `completed`: Twilio's call update "will attempt to hang up a call even if it's already in
+  // progress" with it, and ends a queued or ringing call as well (its final status is then `canceled`).
+  // `canceled` ends only a call still queued or ringing and leaves one in progress connected, so choosing
+  // it from what our rows say (an inbound call answered by the engine, an outbound call Twilio just
+  // connected) would leave a caller on the line while the API answers 200.
+  const status = "completed" as const;
   // docs/decisions.md §14: the call then ends as `hung-up-by-api` (mapped from controlEnd). Marked before
   // Twilio is asked, since its final status may overtake Twilio's answer; taken back if Twilio refuses.
   const marked = await db().call.updateMany({

@@ -26,8 +26,6 @@ export type ControlTarget = {
   credsEnc: { accountSid: string; authTokenEnc: string };
   /** The account's engine URL: Twilio's requests about the command come back there. */
   engineUrl: string;
-  /** Whether the call has been answered (outbound: in progress; inbound: the engine answered it). */
-  answered: boolean;
   /** The answer policy the call started with (§12): its `lastResort` is a failed transfer's default. */
   answerPolicy: AnswerPolicy | null;
 };
@@ -121,7 +119,6 @@ export async function controlTarget(opts: {
     creds: { accountSid: chosen.accountSid, authToken: decryptSecret(chosen.authTokenEnc) },
     credsEnc: { accountSid: chosen.accountSid, authTokenEnc: chosen.authTokenEnc },
     engineUrl: engineVoiceUrlOf(row),
-    answered,
     answerPolicy: (answerPolicy ?? null) as AnswerPolicy | null,
   };
 }
