@@ -213,6 +213,35 @@ describe("endReason: Routekit's decisions", () => {
       expect(call.endedAt).not.toBeNull();
     }
   });
+
+  it("the account's standing decides before the number: an unpaid or suspended account's call to an unknown number", async () => {
+    // docs/decisions.md §14: standing first, then not-registered, then the limits of §17.
+    for (const standing of ["INACTIVE", "SUSPENDED", "ACTIVE"] as const) {
+      const s = await setup();
+      if (standing === "SUSPENDED") await suspend(s.account);
+      else if (standing === "INACTIVE")
+        await sql("permissive").query(`UPDATE "Account" SET status = 'INACTIVE' WHERE id = $1`, [s.account.id]);
+      const played = await simulateInboundCall({
+        engineUrl: s.account.engineVoiceUrl,
+        from: "+14155550100",
+        to: randomUsNumber(),
+        stepDelayMs: 0,
+      });
+      expect(played.answer!.body).toContain("<Reject/>");
+      const call = await endedCall(s.account, played.callSid);
+      const expected = {
+        INACTIVE: { endReason: "account-inactive", code: "PAYMENT_REQUIRED" },
+        SUSPENDED: { endReason: "account-suspended", code: "ACCOUNT_SUSPENDED" },
+        ACTIVE: { endReason: "not-registered", code: "NUMBER_NOT_REGISTERED" },
+      }[standing];
+      expect(call, standing).toMatchObject({
+        status: "rejected",
+        phoneNumberId: null,
+        endReason: expected.endReason,
+        error: { code: expected.code },
+      });
+    }
+  });
 });
 
 describe("the filter and the shape", () => {

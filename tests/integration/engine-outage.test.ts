@@ -6,6 +6,14 @@ import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
 import { activeCustomerOn, jsonClient } from "./support/own-server";
 import { startReceiver } from "./support/receiver";
 import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { until } from "./support/until";
+
+/** A US number other than `number`, never registered here. */
+function randomUsNumberLike(number: string): string {
+  let other = number;
+  while (other === number) other = `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
+  return other;
+}
 
 // A PostgreSQL outage in the middle of calls (docs/decisions.md §7): a server of its
 // own reaches its database through a TCP proxy the test cuts for 10 s while
@@ -18,23 +26,39 @@ const CALLBACK_EVERY_MS = 150;
 const CUT_AFTER_MS = 1500;
 const CUT_FOR_MS = 10_000;
 
-/** A TCP proxy to PostgreSQL that can be cut: open connections are dropped and new ones refused, until restored. */
+/**
+ * A TCP proxy to PostgreSQL that can be cut (open connections dropped, new ones refused: a database
+ * stopped) or frozen (connections kept, nothing forwarded either way, new ones held unanswered: a
+ * database that hangs, like a stopped process or a lost network), until restored.
+ */
 async function startCuttableProxy(target: { host: string; port: number }) {
   let cut = false;
+  let frozen = false;
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  const held: net.Socket[] = [];
   const track = (s: net.Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
     s.on("error", () => s.destroy());
   };
+  const connect = (client: net.Socket) => {
+    const upstream = net.connect(target.port, target.host);
+    track(upstream);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.pipe(upstream).pipe(client);
+    client.on("close", () => {
+      upstream.destroy();
+      pairs.delete(pair);
+    });
+    upstream.on("close", () => client.destroy());
+  };
   const server = net.createServer((client) => {
     track(client);
     if (cut) return void client.destroy();
-    const upstream = net.connect(target.port, target.host);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
+    if (frozen) return void held.push(client);
+    connect(client);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const address = server.address() as net.AddressInfo;
@@ -44,8 +68,25 @@ async function startCuttableProxy(target: { host: string; port: number }) {
       cut = true;
       for (const s of sockets) s.destroy();
     },
+    freeze() {
+      frozen = true;
+      for (const { client, upstream } of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
     restore() {
       cut = false;
+      if (frozen) {
+        frozen = false;
+        for (const { client, upstream } of pairs) {
+          client.pipe(upstream);
+          upstream.pipe(client);
+        }
+        for (const client of held.splice(0)) if (!client.destroyed) connect(client);
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -197,12 +238,12 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     expect(completions.map((a) => a.status)).toEqual(completions.map(() => 200));
     expect(Math.max(...completions.map((a) => a.ms))).toBeLessThan(10_000);
     expect(completions.filter((a) => a.during).length).toBeGreaterThan(30);
-    // New calls during the outage are told to try again.
+    // New calls to the number during the outage still reach its backend (its routing was seen before).
     const voiceDuring = answers.filter((a) => a.kind === "voice" && a.during);
     expect(voiceDuring.length).toBeGreaterThan(0);
     for (const a of voiceDuring) {
-      expect(a.status).toBe(503);
-      expect(JSON.parse(a.body).error.code).toBe("SERVICE_UNAVAILABLE");
+      expect(a.status).toBe(200);
+      expect(a.body).toBe(XML);
     }
 
     // Once the database is back, the journaled statuses are applied: each call billed once.
@@ -274,4 +315,112 @@ describe.skipIf(inject("embedded"))("a database outage while calls end", () => {
     );
     expect(rows.map((r) => r.n)).toEqual(sids.map(() => 1));
   });
+
+  /**
+   * docs/decisions.md §7: 30 s without the database, stopped or frozen, while calls keep coming. No voice
+   * request is answered 503; a number this instance has seen reaches its backend, one it has not hears
+   * the apology; every call answered during the outage is billed once afterwards, with its call.started
+   * in the delivery log and its call.ended delivered. Some calls end during the outage, some after it.
+   */
+  for (const mode of ["cut", "freeze"] as const)
+    it(`a 30 s outage (${mode === "cut" ? "stopped" : "frozen"}) with calls ringing: no 503, known numbers reach their backend, each call billed once with its events`, {
+      timeout: 150_000,
+    }, async () => {
+      const OUTAGE_MS = 30_000;
+      const { engineVoiceUrl, number } = await customer();
+      const voice = (callSid: string, to = number) =>
+        postForm(engineVoiceUrl, {
+          CallSid: callSid,
+          AccountSid: `AC${"5".repeat(32)}`,
+          From: "+14155550100",
+          To: to,
+          Direction: "inbound",
+          CallStatus: "ringing",
+        });
+      const end = (callSid: string, seconds: number) =>
+        postForm(engineVoiceUrl, {
+          CallSid: callSid,
+          AccountSid: `AC${"5".repeat(32)}`,
+          From: "+14155550100",
+          To: number,
+          Direction: "inbound",
+          CallStatus: "completed",
+          CallDuration: String(seconds),
+          CallbackSource: "call-progress-events",
+        });
+      // One call before the outage: this instance has now seen the number's routing.
+      const before = newCallSid();
+      expect((await voice(before)).status).toBe(200);
+      expect((await end(before, 5)).status).toBe(200);
+
+      const statuses: number[] = [];
+      const bodies: string[] = [];
+      const during: string[] = [];
+      const unseen = randomUsNumberLike(number);
+      if (mode === "cut") proxy.cut();
+      else proxy.freeze();
+      const outageEnds = Date.now() + OUTAGE_MS;
+      const endings: Promise<Response>[] = [];
+      let i = 0;
+      while (Date.now() < outageEnds - 2_000) {
+        const sid = newCallSid();
+        const res = await voice(sid);
+        statuses.push(res.status);
+        bodies.push(await res.text());
+        during.push(sid);
+        // Half end during the outage, half after it (their final status behind their creation in the journal).
+        if (i % 2 === 0) endings.push(end(sid, 30));
+        i++;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      // A number this instance never saw: the apology, not a 503.
+      const stranger = await voice(newCallSid(), unseen);
+      expect(stranger.status).toBe(200);
+      expect(await stranger.text()).toContain("<Say>");
+      const endedDuring = await Promise.all(endings);
+      expect(endedDuring.map((r) => r.status)).toEqual(endedDuring.map(() => 200));
+      await new Promise((r) => setTimeout(r, Math.max(0, outageEnds - Date.now())));
+      proxy.restore();
+      for (const [k, sid] of during.entries()) if (k % 2 === 1) expect((await end(sid, 30)).status).toBe(200);
+
+      expect(during.length).toBeGreaterThanOrEqual(10);
+      expect(statuses).toEqual(during.map(() => 200));
+      expect(bodies).toEqual(during.map(() => XML));
+      // The backend was asked about every one of them, during the outage.
+      const started = backend.received
+        .filter((r) => r.path === "/start")
+        .map((r) => JSON.parse(r.body).data.callSid as string);
+      for (const sid of during) expect(started).toContain(sid);
+
+      // Once the database is back: each call once, billed once, in the call log with its answer.
+      expect(await waitBilled(during, 60_000)).toBe(during.length);
+      await new Promise((r) => setTimeout(r, 3000)); // a later replay pass finds nothing left to apply twice
+      const { rows } = await db.query(
+        `SELECT c."callSid", c.status, c.answer, c."durationSeconds", count(DISTINCT u.id)::int AS usage,
+                count(DISTINCT d.id) FILTER (WHERE d."eventType" = 'call.started')::int AS started,
+                count(DISTINCT d.id) FILTER (WHERE d."eventType" = 'call.ended')::int AS ended
+           FROM "Call" c LEFT JOIN "UsageRecord" u ON u."callSid" = c."callSid"
+           LEFT JOIN "WebhookDelivery" d ON d."callSid" = c."callSid"
+          WHERE c."callSid" = ANY($1) GROUP BY c."callSid", c.status, c.answer, c."durationSeconds"`,
+        [during],
+      );
+      expect(rows).toHaveLength(during.length);
+      for (const row of rows)
+        expect(row).toMatchObject({ status: "completed", answer: "xml", usage: 1, started: 1, ended: 1 });
+      // call.ended reached the backend for each.
+      await until(
+        () => {
+          const ended = new Set(
+            backend.received
+              .filter((r) => r.path === "/end")
+              .map((r) => JSON.parse(r.body))
+              .filter((e) => e.type === "call.ended")
+              .map((e) => e.data.callSid as string),
+          );
+          return during.every((sid) => ended.has(sid));
+        },
+        "call.ended delivered for every call answered during the outage",
+        60_000,
+      );
+    });
 });

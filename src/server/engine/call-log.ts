@@ -396,6 +396,25 @@ const FROM_A_URL = new Set<CallAnswer>(["xml", "json-twiml", "json-actions", "fa
 
 /** Records the answer after the response; never throws, never delays the caller. */
 export function recordAnswerLater(rec: AnswerRecord): void {
+  countAnswer(rec);
+  pending++;
+  queued.push(answerRow(rec));
+  scheduleFlush();
+}
+
+/**
+ * The answer of a call answered while the database was down, written once the call is in
+ * (engine-journal-apply.ts): now, and awaited, so the journal entry is removed only once it is in.
+ * Counted in the metrics when it was answered (countAnswer), not again here.
+ */
+export async function recordAnswerNow(rec: AnswerRecord): Promise<void> {
+  const row = answerRow(rec);
+  await runAnswers([row]);
+  if (FALLBACK_ANSWER_SET.has(row.answer)) noteFallbackCalls([row.accountId]);
+}
+
+/** The answer in the metrics: its form, each backend's latency, and the engine's own time around them. */
+export function countAnswer(rec: AnswerRecord): void {
   const m = metrics();
   m.engineAnswers.inc({ form: rec.answer });
   let waited = 0;
@@ -404,11 +423,13 @@ export function recordAnswerLater(rec: AnswerRecord): void {
     waited += a.latencyMs;
   }
   m.engineOverhead.observe(Math.max(0, Date.now() - rec.requestAt.getTime() - waited) / 1000);
+}
+
+function answerRow(rec: AnswerRecord): AnswerRow {
   // Delivered when a backend's answer decided the call: the primary's, its retry's or the fallback URL's.
   const decisive = FROM_A_URL.has(rec.answer) ? rec.attempts[rec.attempts.length - 1] : undefined;
   const primaryDecided = rec.answer === "xml" || rec.answer === "json-twiml" || rec.answer === "json-actions";
-  pending++;
-  queued.push({
+  return {
     callId: rec.callId,
     deliveryId: newDatabaseId(),
     answer: rec.answer,
@@ -439,8 +460,7 @@ export function recordAnswerLater(rec: AnswerRecord): void {
       role: a.role,
       outcome: a.outcome,
     })),
-  });
-  scheduleFlush();
+  };
 }
 
 export type RejectedCall = {

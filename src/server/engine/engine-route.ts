@@ -4,12 +4,14 @@ import { readNodeBody } from "../http/body";
 import { checkedBodyOf } from "../http/input-boundary";
 import { writeErrorResponse } from "../http/error-response";
 import { REQUEST_ID_HEADER } from "../http/request-id";
-import { isTerminal } from "./call-status";
+import { isStatusCallback, isTerminal } from "./call-status";
 import { parseEngineParams, validateEngineParams } from "./engine-params";
 import { handleFinalStatus, journalFinalStatus } from "./final-status-journal";
 import { databaseAvailability, type DatabaseAvailability } from "../db/database-availability";
-import { fallbackTwiml } from "./answer/fixed-twiml";
-import { handleEngineRequest, type EngineRequest } from "./handle-engine-request";
+import { isTransientError } from "../errors/to-error-response";
+import { logger } from "../logger";
+import { answerDuringOutage, answerVoiceRequest } from "./answer-voice-request";
+import { EMPTY_TWIML, handleEngineRequest, type EngineRequest } from "./handle-engine-request";
 import { handleControlRequest } from "./control/control-request";
 import { withSpan } from "../tracing/tracing";
 
@@ -91,11 +93,13 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
       signature: typeof signature === "string" ? signature : null,
     };
     // Twilio never retries a final status: it is applied or journaled, never lost to an outage.
-    // Before the database was ever reached (a degraded start), no account or number can be looked up:
-    // a final status goes straight to the journal, and a caller hears the built-in apology instead of
-    // Twilio's "application error" (a 503 here would be that).
+    // A voice request never hears a 503 either (Twilio would play its "application error"): while the
+    // database is down, answer-voice-request.ts answers it. Before the database was ever reached (a
+    // degraded start), nothing can be looked up: final statuses go straight to the journal, voice
+    // requests to the outage path.
     const up = (database ??= databaseAvailability()).up;
     const final = isTerminal(params.CallStatus!);
+    const progress = !final && isStatusCallback(params);
     // Tracing on: the engine's own span, under the request's server span (main.ts); its statements and the backend's call under it.
     const twiml = await withSpan(
       final ? "engine final status" : "engine request",
@@ -103,12 +107,32 @@ export async function serveEngine(req: IncomingMessage, res: ServerResponse, req
       async () =>
         final
           ? await (up ? handleFinalStatus(request) : journalFinalStatus({ ...request, receivedAt: new Date() }))
-          : up
-            ? await handleEngineRequest(request)
-            : fallbackTwiml(),
+          : progress
+            ? await (up ? handleProgress(request) : EMPTY_TWIML)
+            : up
+              ? await answerVoiceRequest(request)
+              : await answerDuringOutage({ ...request, receivedAt: new Date() }, "not connected yet"),
     );
     answerTwiml(res, requestId, twiml);
   } catch (err) {
     writeErrorResponse(err, req, res, requestId);
+  }
+}
+
+/**
+ * A status callback short of the end (ringing, in progress): applied, or, while the database is down,
+ * dropped with a 200. It only moves a call's progress forward, the final status (journaled) closes the
+ * call whatever came before, and Twilio would not retry a 503.
+ */
+async function handleProgress(request: EngineRequest): Promise<string> {
+  try {
+    return await handleEngineRequest(request);
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    logger().warn(
+      { callSid: request.params.CallSid, status: request.params.CallStatus },
+      "database unavailable: a progress status callback was not applied",
+    );
+    return EMPTY_TWIML;
   }
 }

@@ -441,13 +441,19 @@ export async function lookupEngineRequest(opts: {
     previousWebhookSecretEnc: row.previousWebhookSecretEnc,
     previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
   };
+  const connection =
+    connectionAccountSid && connectionAuthTokenEnc
+      ? { accountSid: connectionAccountSid, authTokenEnc: connectionAuthTokenEnc }
+      : null;
   if (insert) {
     // Shared by every later call on this routing, so frozen: no request may change another's.
-    if (row.cacheable && number)
+    if (number && account.status === "ACTIVE")
       rememberRouting(tokenHash, opts.to, {
         account: Object.freeze(account),
         number: Object.freeze(number),
         version: row.routingVersion,
+        plain: row.cacheable === true,
+        connection: connection && Object.freeze(connection),
       });
     else forgetRouting(tokenHash, opts.to);
   }
@@ -455,10 +461,7 @@ export async function lookupEngineRequest(opts: {
     account,
     number,
     call: row.call,
-    connection:
-      connectionAccountSid && connectionAuthTokenEnc
-        ? { accountSid: connectionAccountSid, authTokenEnc: connectionAuthTokenEnc }
-        : null,
+    connection,
     guard: {
       spendCapReached: row.spendCapReached === true,
       dailyCapReached: row.dailyCapReached === true,
@@ -473,7 +476,7 @@ export async function lookupEngineRequest(opts: {
 type LookupRow = ReturnType<typeof lookupBySid> extends CompiledQuery<infer R> ? R : never;
 
 /** The call the plain case's insert made (lookupAndInsert or insertRouted): the number's URLs and policy, the voice request's rest. */
-function plainInboundCall(
+export function plainInboundCall(
   id: string,
   accountId: string,
   number: EngineNumber,
@@ -538,6 +541,12 @@ type NewInboundCall = Omit<
   counted?: boolean;
   /** A simulated call (docs/decisions.md §21): marked `test`, inserted alone like an uncounted one, never admitted. */
   test?: boolean;
+  /**
+   * When its voice request came, for a call answered while the database was down and inserted once it is
+   * back (answer-during-outage.ts): dated then, so the lifetime that bounds an unverified duration
+   * (closeCall's clamp) starts where the call did. Inserted alone, like an uncounted one.
+   */
+  at?: Date;
 };
 
 /**
@@ -675,6 +684,17 @@ const insertSimulated = precompiled((...args: InboundArgs) =>
     .returning((eb) => ["id", eb.lit(true).as("admitted")]),
 );
 
+/** A call answered during an outage, dated when its voice request came (NewInboundCall.at); rare, so not precompiled. */
+const insertDatedAt =
+  (at: Date) =>
+  (...args: InboundArgs) =>
+    kysely()
+      .insertInto("Call")
+      .values({ ...inboundValues(...args, false), createdAt: at, lastRequestAt: at })
+      .onConflict((oc) => oc.column("callSid").doNothing())
+      .returning((eb) => ["id", eb.lit(true).as("admitted")])
+      .compile();
+
 /**
  * The same, saying whether this insert made the row (`inserted`) or found it there, and whether the
  * made row was admitted as live (`admitted`; always false for a reconciled call, or one found there).
@@ -682,13 +702,16 @@ const insertSimulated = precompiled((...args: InboundArgs) =>
 export async function insertInboundCallOnce(
   call: NewInboundCall,
 ): Promise<{ call: EngineCall | null; inserted: boolean; admitted: boolean }> {
-  const insert = call.test
-    ? insertSimulated
-    : call.reconciled
-      ? insertReconciled
-      : call.counted === false
-        ? insertUncounted
-        : insertLive;
+  const at = call.at;
+  const insert = at
+    ? insertDatedAt(at)
+    : call.test
+      ? insertSimulated
+      : call.reconciled
+        ? insertReconciled
+        : call.counted === false
+          ? insertUncounted
+          : insertLive;
   const query = insert(
     // Made here, not by routekit_id() (db/database-id.ts): about 9 µs of the database's CPU less per call.
     newDatabaseId(),

@@ -2,10 +2,12 @@ import { AppError } from "../errors/app-error";
 import { ERROR_STATUS } from "../errors/error-codes";
 import { isTransientError } from "../errors/to-error-response";
 import { logger } from "../logger";
+import { remember } from "../runtime/remember";
 import { DurableJournal } from "./durable-journal";
 import { finalStatusJournalDir } from "./journal-health";
 import type { EngineParams } from "./engine-params";
 import { EMPTY_TWIML, handleEngineRequest, type EngineRequest } from "./handle-engine-request";
+import { applyAnsweredCall, type JournaledCall } from "./journaled-call";
 
 /**
  * How long a final status may wait on the database before it is journaled
@@ -17,16 +19,39 @@ export const FINAL_STATUS_DEADLINE_MS = 4_000;
 const MAX_JOURNALED = 200_000;
 const REPLAY_INTERVAL_MS = 2_000;
 
+/** A final status, as Twilio sent it (entries written before calls were journaled too have no `kind`). */
 type JournaledRequest = Omit<EngineRequest, "params" | "receivedAt"> & {
+  kind?: undefined;
   params: [string, string][];
   receivedAt: string;
 };
 
-let instance: DurableJournal<JournaledRequest> | undefined;
+/**
+ * One journal, in order of arrival, for what the database could not take: final statuses, and calls
+ * answered during an outage (journaled-call.ts). One journal keeps a call's creation ahead of its end.
+ */
+type JournalEntry = JournaledRequest | JournaledCall;
 
-/** The journal of final statuses the database could not take, under DATA_DIR. */
-export function finalStatusJournal(): DurableJournal<JournaledRequest> {
+let instance: DurableJournal<JournalEntry> | undefined;
+
+/** The engine's journal, under DATA_DIR. */
+export function finalStatusJournal(): DurableJournal<JournalEntry> {
   return (instance ??= new DurableJournal(finalStatusJournalDir(), { maxEntries: MAX_JOURNALED }));
+}
+
+/**
+ * The SIDs of calls this instance answered during an outage whose creation is still in the journal. Their
+ * final statuses join the journal behind them, even once the database is back, so that a call is never
+ * ended before it exists (an unverified final status of an unknown call is dropped, docs/decisions.md §7).
+ */
+function awaitingCreation(): Set<string> {
+  return remember("engine.journal.awaitingCreation", () => new Set<string>());
+}
+
+/** Journals a call answered while the database was down (answer-during-outage.ts); resolves once it is on disk. */
+export async function journalAnsweredCall(entry: JournaledCall): Promise<void> {
+  await finalStatusJournal().append(entry);
+  awaitingCreation().add(entry.call.callSid);
 }
 
 /**
@@ -37,6 +62,7 @@ export function finalStatusJournal(): DurableJournal<JournaledRequest> {
  */
 export async function handleFinalStatus(req: EngineRequest, deadlineMs = FINAL_STATUS_DEADLINE_MS): Promise<string> {
   const receivedAt = req.receivedAt ?? new Date();
+  if (req.params.CallSid && awaitingCreation().has(req.params.CallSid)) return journalFinalStatus(req, receivedAt);
   const work = handleEngineRequest({ ...req, receivedAt });
   // Past the deadline the work may still fail; the journal has the status by then.
   work.catch(() => undefined);
@@ -87,8 +113,14 @@ function fromJournal(entry: JournaledRequest): EngineRequest {
   return { ...entry, params, receivedAt: new Date(entry.receivedAt) };
 }
 
-/** Applies one journaled status, exactly as if it had just arrived (signature checks included). */
-async function applyJournaled(entry: JournaledRequest, name: string): Promise<"done" | "retry" | "skip"> {
+/** Applies one journaled status, exactly as if it had just arrived (signature checks included), or a journaled call. */
+async function applyJournaled(entry: JournalEntry, name: string): Promise<"done" | "retry" | "skip"> {
+  if (entry.kind === "answered-call") {
+    const outcome = await applyAnsweredCall(entry, name);
+    if (outcome === "done") awaitingCreation().delete(entry.call.callSid);
+    else awaitingCreation().add(entry.call.callSid);
+    return outcome;
+  }
   try {
     await handleEngineRequest(fromJournal(entry));
     return "done";

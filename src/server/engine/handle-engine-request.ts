@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { AppError } from "../errors/app-error";
+import { isTransientError } from "../errors/to-error-response";
 import { decryptSecret } from "../crypto/secret-box";
-import { CallbackRequestError } from "../webhooks/http/callback-http-client";
+import { logger } from "../logger";
 import { transactionWithEvents } from "../webhooks/enqueue-event";
 import { buildEvent } from "../webhooks/event-envelope";
-import { postCallStarted } from "../webhooks/post-call-started";
-import { signingSecrets } from "../webhooks/webhook-secrets";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
 import { callStatusOf, carrierCodesOf, type EngineParams } from "./engine-params";
 import { shownCallStatus, type CallEndReason } from "../schemas/enums";
@@ -22,14 +20,10 @@ import {
   type EngineNumber,
 } from "./engine-sql";
 import { eventData, finishCall } from "../services/calls/finish-call";
-import { REJECT_BUSY_TWIML, REJECT_TWIML, fallbackTwiml, interpretStartAnswer } from "./start-answer";
+import { REJECT_BUSY_TWIML, REJECT_TWIML } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
-import { afterAnswer, recordAnswerLater, recordRejectedLater, whenAnswerRecorded, type StartAttempt } from "./call-log";
-import { twimlFromActions } from "./answer/actions-to-twiml";
-import { env } from "../env";
-import type { EventEnvelope } from "../webhooks/event-envelope";
-import type { CallAnswer, StartAttemptRole, TakenOverBy } from "../schemas/enums";
-import type { AnswerPolicy, StoredFallback, StoredLastResort } from "../schemas/answer-policy";
+import { afterAnswer, recordRejectedLater } from "./call-log";
+import { AbandonedVoiceRequest, askBackend, type VoiceGate } from "./ask-backend";
 
 export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
@@ -50,7 +44,11 @@ export type EngineRequest = {
  * Twilio's voice requests and status callbacks for one account (docs/decisions.md §7).
  * Answers TwiML; the caller turns AppErrors into HTTP errors.
  */
-export async function handleEngineRequest(req: EngineRequest): Promise<string> {
+export async function handleEngineRequest(
+  req: EngineRequest,
+  /** A voice request's gate (answer-voice-request.ts): set once it is decided, so an outage cannot take it over. */
+  gate?: VoiceGate,
+): Promise<string> {
   const callSid = req.params.CallSid;
   if (!callSid)
     throw new AppError("VALIDATION_FAILED", "Missing CallSid.", {
@@ -84,12 +82,12 @@ export async function handleEngineRequest(req: EngineRequest): Promise<string> {
     return EMPTY_TWIML;
   }
   const receivedAt = req.receivedAt ?? new Date();
-  if (bound) return answerKnownCall(account, bound, req.params, receivedAt);
-  return answerInbound(account, number, found.guard, req.params, receivedAt, found.inserted);
+  if (bound) return answerKnownCall(account, bound, req.params, receivedAt, gate);
+  return answerInbound(account, number, found.guard, req.params, receivedAt, found.inserted, gate);
 }
 
 /** The row a new inbound call's voice request makes: the status it reports (ringing, as Twilio shows it). */
-function inboundInsertOf(params: EngineParams) {
+export function inboundInsertOf(params: EngineParams) {
   const status = shownCallStatus(callStatusOf(params));
   return { fromNumber: params.From ?? "", status, statusRank: Math.max(0, statusRank(status)) };
 }
@@ -118,22 +116,18 @@ function verifyRequest(found: EngineLookup, req: EngineRequest): boolean {
 
 type Rejection = { error: { code: string; message: string }; endReason: CallEndReason; twiml: string };
 
-/** Why Routekit refuses a call before asking anyone (docs/decisions.md §7, §14, §17), or null to go on. */
+/**
+ * Why Routekit refuses a call before asking anyone (docs/decisions.md §7, §14, §17), or null to go on: in
+ * §14's order, the account's standing, then the number, then the limits of §17.
+ */
 function rejectionOf(
   account: EngineAccount,
   number: EngineNumber | null,
   guard: EngineGuard,
   params: EngineParams,
 ): Rejection | null {
-  if (!number)
-    return {
-      error: {
-        code: "NUMBER_NOT_REGISTERED",
-        message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.`,
-      },
-      endReason: "not-registered",
-      twiml: REJECT_TWIML,
-    };
+  // docs/decisions.md §14: the account's standing decides first, whatever the number: it is the cause the
+  // customer can act on (an unpaid account dialled on a number not yet registered is still unpaid).
   if (account.status !== "ACTIVE") {
     const suspended = account.status === "SUSPENDED";
     return {
@@ -145,6 +139,15 @@ function rejectionOf(
       twiml: REJECT_TWIML,
     };
   }
+  if (!number)
+    return {
+      error: {
+        code: "NUMBER_NOT_REGISTERED",
+        message: `The call was rejected: ${params.To ?? "the number called"} is not registered to this account.`,
+      },
+      endReason: "not-registered",
+      twiml: REJECT_TWIML,
+    };
   // docs/decisions.md §17: busy, so the caller hears a line in use rather than a number that does not exist.
   if (guard.spendCapReached)
     return {
@@ -185,13 +188,21 @@ async function answerInbound(
   receivedAt: Date,
   /** The call, when the lookup's statement already inserted it (the plain case: admitted, nothing to refuse). */
   inserted: EngineCall | null = null,
+  gate?: VoiceGate,
 ): Promise<string> {
   const rejection = rejectionOf(account, number, guard, params);
+  // A refusal is decided here: what the database could not take after this is written later, not replaced by
+  // the outage path's answer (which knows nothing of limits).
+  if (rejection && gate) {
+    // The outage path answered while this was still reading: it decided the call, nothing is written here.
+    if (gate.abandoned) throw new AbandonedVoiceRequest();
+    gate.decided = true;
+  }
   // The plain case is a strict part of what is inserted below (engine-sql.ts, lookupAndInsert): a call it
   // made that this would refuse is a bug in one of the two, never a call to answer.
   if (inserted && (rejection || guard.countsLiveCalls))
     throw new AppError("INTERNAL", "The engine's lookup inserted a call that its rules refuse.");
-  if (inserted) return askBackend(account, inserted, params, receivedAt);
+  if (inserted) return askBackend(account, inserted, params, receivedAt, { gate });
   // rejectionOf refuses every call to a number not registered here, so past this block there is a number.
   if (rejection || !number) {
     const { error, endReason, twiml } = rejection ?? rejectionOf(account, null, guard, params)!;
@@ -207,7 +218,9 @@ async function answerInbound(
         error,
       });
       const url = number.onErrorUrl;
-      await transactionWithEvents((_client, emit) => emit({ accountId: account.id, url, event }));
+      await writeNowOrLater("call.error", params.CallSid!, () =>
+        transactionWithEvents((_client, emit) => emit({ accountId: account.id, url, event })),
+      );
     }
     // Listed within the account's daily bound (call-log.ts).
     recordRejectedLater({
@@ -234,8 +247,30 @@ async function answerInbound(
   );
   // Only a race with another account's call of the same SID gets here.
   if (!recorded.call) throw new AppError("NOT_FOUND", "Unknown call.");
-  if (recorded.inserted && !recorded.admitted) return rejectUnadmitted(account, recorded.call, params, receivedAt);
-  return askBackend(account, recorded.call, params, receivedAt);
+  if (recorded.inserted && !recorded.admitted) {
+    if (gate?.abandoned) throw new AbandonedVoiceRequest();
+    if (gate) gate.decided = true;
+    const call = recorded.call;
+    await writeNowOrLater("concurrency rejection", call.callSid, () =>
+      rejectUnadmitted(account, call, params, receivedAt),
+    );
+    return CONCURRENCY_REJECTION.twiml;
+  }
+  return askBackend(account, recorded.call, params, receivedAt, { gate });
+}
+
+/**
+ * A write that belongs with a refusal already decided: done before Twilio hears it, or, when the database
+ * blinks just then, tried again after the answer (call-log.ts) rather than answering Twilio 503.
+ */
+async function writeNowOrLater(what: string, callSid: string, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    logger().warn({ callSid, what }, "database unavailable: the refusal's write is retried after the answer");
+    afterAnswer(what, callSid, write);
+  }
 }
 
 /**
@@ -247,7 +282,7 @@ async function rejectUnadmitted(
   call: EngineCall,
   params: EngineParams,
   receivedAt: Date,
-): Promise<string> {
+): Promise<void> {
   const { error, endReason, twiml } = CONCURRENCY_REJECTION;
   const url = call.onErrorUrl;
   await transactionWithEvents(async (trx, emit) => {
@@ -266,7 +301,6 @@ async function rejectUnadmitted(
         event: buildEvent("call.error", eventData(call, { status: params.CallStatus, error })),
       });
   });
-  return twiml;
 }
 
 /**
@@ -310,75 +344,13 @@ function recordInboundCall(
   });
 }
 
-/** docs/decisions.md §21: a simulated call's caller, by default Twilio's magic test number. */
-export const SIMULATED_FROM = "+15005550006";
-/** How long a simulated call waits for its answer to reach the call log, so its timeline shows it. */
-const SIMULATED_LOG_WAIT_MS = 5_000;
-
-/**
- * docs/decisions.md §21: the inbound flow of a call to `number`, as if Twilio had asked, on the engine's
- * own path (askBackend: `call.started` with `data.test = true`, the answer checked, the answer timeout,
- * the retry, the fallbacks and the last resort as configured), for a call marked `test`. It skips what
- * only a real call meets: the signature (no Twilio request), the spend and daily caps and the
- * concurrency admission (a test call is never counted, insertSimulated). Once its answer is in the call
- * log the call ends at once as `completed` (endReason `completed`, 0 s, nothing billed, no usage), and
- * `call.ended` (`data.test = true`) is queued to the number's onCallEndUrl as for any call. Nothing is
- * ever sent to Twilio. Answers the call's SID and the TwiML Twilio would have received.
- */
-export async function simulateInboundCall(opts: {
-  account: EngineAccount;
-  number: EngineNumber & { phoneNumber: string };
-  from?: string;
-}): Promise<{ callSid: string; twiml: string }> {
-  const { account, number } = opts;
-  // The route requires a paid account; an account closed or suspended since is refused as the engine would.
-  if (account.status !== "ACTIVE")
-    throw new AppError(account.status === "SUSPENDED" ? "ACCOUNT_SUSPENDED" : "PAYMENT_REQUIRED");
-  const receivedAt = new Date();
-  const params = Object.create(null) as EngineParams;
-  params.CallSid = `CA${randomBytes(16).toString("hex")}`;
-  params.From = opts.from ?? SIMULATED_FROM;
-  params.To = number.phoneNumber;
-  params.CallStatus = "ringing";
-  params.Direction = "inbound";
-  const recorded = await insertInboundCallOnce({
-    test: true,
-    callSid: params.CallSid,
-    accountId: account.id,
-    phoneNumberId: number.id,
-    fromNumber: params.From,
-    toNumber: params.To,
-    status: "ringing",
-    statusRank: Math.max(0, statusRank("ringing")),
-    onCallStartUrl: number.onCallStartUrl,
-    onCallEndUrl: number.onCallEndUrl,
-    onErrorUrl: number.onErrorUrl,
-    answerPolicy: number.answerPolicy ?? null,
-  });
-  const call = recorded.call;
-  if (!call) throw new AppError("INTERNAL", "The simulated call could not be recorded.");
-  const logged = whenAnswerRecorded(call.id, SIMULATED_LOG_WAIT_MS);
-  const twiml = await askBackend(account, call, params, receivedAt, true);
-  await logged;
-  await finishCall({
-    account,
-    call,
-    status: "completed",
-    durationSeconds: 0,
-    answeredBy: null,
-    endedAt: new Date(),
-    reconciled: false,
-    test: true,
-  });
-  return { callSid: call.callSid, twiml };
-}
-
 /** A call we already know: an outbound call answered, or Twilio retrying a voice request. */
 async function answerKnownCall(
   account: EngineAccount,
   call: EngineCall,
   params: EngineParams,
   receivedAt: Date,
+  gate?: VoiceGate,
 ): Promise<string> {
   if (account.status !== "ACTIVE") return REJECT_TWIML;
   // A voice request overtaken by its own call's end: the call is over, there is nothing to ask.
@@ -392,195 +364,7 @@ async function answerKnownCall(
     answered: true,
     request: null,
   });
-  return askBackend(account, { ...call, answeredBy }, params, receivedAt);
-}
-
-/** Kept back from VOICE_ANSWER_BUDGET_MS for building and sending the answer itself. */
-const ANSWER_MARGIN_MS = 50;
-/** A retry of a refused or reset connection needs this much of the primary's budget left (docs/decisions.md §12). */
-const RETRY_MIN_MS = 1000;
-/** Less than this left of the whole budget: a fallback URL is not tried, the last resort answers. */
-const FALLBACK_URL_MIN_MS = 100;
-
-type Failure = { code: string; message: string };
-type Try =
-  | { ok: true; twiml: string; form: "xml" | "json-twiml" | "json-actions" }
-  | { ok: false; failure: Failure; retryable: boolean };
-type Decision = { answer: CallAnswer; twiml: string; takenOverBy: TakenOverBy };
-
-/**
- * `call.started` to the customer's backend (docs/decisions.md §12): its answer is the call's TwiML.
- * The primary (onCallStartUrl) gets `answerTimeoutMs`; a refused or reset connection is tried once
- * more at once while at least 1 s of that remains. When no usable answer came, the call's stored
- * fallback decides at once (TwiML, or actions built here), or its fallback URL gets the same signed
- * event with `data.fallback` and what remains of VOICE_ANSWER_BUDGET_MS; then the last resort, else
- * the apology. A failed primary sends `call.error` saying what took over. Every try and how its
- * answer was used go to the call log once the TwiML is on its way.
- */
-async function askBackend(
-  account: EngineAccount,
-  call: EngineCall,
-  params: EngineParams,
-  receivedAt: Date,
-  /** A simulated call (docs/decisions.md §21): its events carry `data.test = true`. */
-  test = false,
-): Promise<string> {
-  const config = env();
-  const policy = (call.answerPolicy ?? {}) as AnswerPolicy;
-  const marked = test ? { test: true as const } : {};
-  // The budget runs from the voice request's arrival (never from further back than a second: a replayed time).
-  const deadline = Math.max(receivedAt.getTime(), Date.now() - 1000) + config.voiceAnswerBudgetMs - ANSWER_MARGIN_MS;
-  const event = buildEvent("call.started", eventData(call, { status: params.CallStatus, ...marked }));
-  const payload = JSON.stringify(event);
-  const secrets = signingSecrets(account);
-  const attempts: StartAttempt[] = [];
-
-  const ask = async (role: StartAttemptRole, url: string, body: string, timeoutMs: number): Promise<Try> => {
-    const attempt: StartAttempt = {
-      role,
-      url,
-      at: new Date(),
-      latencyMs: 0,
-      statusCode: null,
-      responseBody: null,
-      error: null,
-      outcome: null,
-    };
-    attempts.push(attempt);
-    const t0 = performance.now();
-    const what = role === "fallback-url" ? "fallback URL" : "onCallStartUrl";
-    try {
-      const res = await postCallStarted({ url, event, body, secrets, timeoutMs: Math.max(1, Math.floor(timeoutMs)) });
-      attempt.latencyMs = performance.now() - t0;
-      attempt.statusCode = res.status;
-      attempt.responseBody = res.body;
-      const answer = interpretStartAnswer({
-        status: res.status,
-        contentType: res.headers["content-type"] ?? null,
-        body: res.body,
-      });
-      if (answer.ok) {
-        attempt.outcome = answer.form;
-        return answer;
-      }
-      attempt.outcome = answer.code;
-      const message = role === "fallback-url" ? answer.message.replace(/^onCallStartUrl/, what) : answer.message;
-      return { ok: false, failure: { code: answer.code, message }, retryable: false };
-    } catch (err) {
-      attempt.latencyMs = performance.now() - t0;
-      const failure =
-        err instanceof CallbackRequestError
-          ? {
-              code: err.kind === "timeout" ? "START_CALLBACK_TIMEOUT" : "START_CALLBACK_UNREACHABLE",
-              message: `${what}: ${err.message}`,
-            }
-          : { code: "START_CALLBACK_UNREACHABLE", message: `${what} could not be reached.` };
-      attempt.error = failure.message;
-      attempt.outcome = failure.code;
-      return { ok: false, failure, retryable: err instanceof CallbackRequestError && err.refusedBeforeAnswer };
-    }
-  };
-
-  const primaryStart = Date.now();
-  const primaryEnd =
-    primaryStart + Math.min(policy.answerTimeoutMs ?? config.callbackStartTimeoutMs, deadline - primaryStart);
-  let result = await ask("primary", call.onCallStartUrl, payload, primaryEnd - primaryStart);
-  const primaryFailure = result.ok ? null : result.failure;
-  if (!result.ok && result.retryable && primaryEnd - Date.now() >= RETRY_MIN_MS) {
-    result = await ask("retry", call.onCallStartUrl, payload, primaryEnd - Date.now());
-  }
-
-  let decision: Decision;
-  if (result.ok) {
-    decision = { answer: result.form, twiml: result.twiml, takenOverBy: "retry" };
-  } else {
-    decision =
-      (await decideByFallback(
-        policy.fallback,
-        primaryFailure!,
-        (url, body) => {
-          const left = deadline - Date.now();
-          return left >= FALLBACK_URL_MIN_MS ? ask("fallback-url", url, body, left) : null;
-        },
-        call.onCallStartUrl,
-        event,
-      )) ?? lastResort(policy.lastResort);
-  }
-
-  recordAnswerLater({
-    callId: call.id,
-    accountId: account.id,
-    callSid: call.callSid,
-    requestAt: receivedAt,
-    requestStatus: params.CallStatus ?? "ringing",
-    answer: decision.answer,
-    error: primaryFailure,
-    twiml: decision.twiml,
-    event,
-    payload,
-    attempts,
-  });
-
-  const url = call.onErrorUrl;
-  // Without an onErrorUrl, account endpoints subscribed to call.error still receive it (docs/decisions.md §15).
-  if (primaryFailure) {
-    // After the answer, as the call log: a stored fallback goes back to Twilio at once (docs/decisions.md §12),
-    // not after a transaction. Queued durably a moment later, tried again if the database blinks.
-    const event = buildEvent(
-      "call.error",
-      eventData(call, {
-        status: params.CallStatus,
-        error: primaryFailure,
-        takenOverBy: decision.takenOverBy,
-        ...marked,
-      }),
-    );
-    afterAnswer("call.error", call.callSid, () =>
-      transactionWithEvents((_client, emit) => emit({ accountId: account.id, url, event })),
-    );
-  }
-  return decision.twiml;
-}
-
-/**
- * The call's stored fallback, when the primary gave no usable answer: TwiML and actions answer at
- * once (checked when saved; built here in well under a millisecond); a URL gets the same event, with
- * why it falls back, if enough of the budget remains. Null when nothing of it could decide.
- */
-async function decideByFallback(
-  fallback: StoredFallback | undefined,
-  failure: Failure,
-  askUrl: (url: string, body: string) => Promise<Try> | null,
-  primaryUrl: string,
-  event: EventEnvelope,
-): Promise<Decision | null> {
-  if (!fallback) return null;
-  if ("twiml" in fallback && typeof fallback.twiml === "string") {
-    return {
-      answer: "fallback-twiml",
-      twiml: fallback.twiml.replace(/^[\ufeff\s]+/, ""),
-      takenOverBy: "fallback-twiml",
-    };
-  }
-  if ("actions" in fallback) {
-    const built = twimlFromActions(fallback.actions);
-    return built.ok ? { answer: "fallback-actions", twiml: built.twiml, takenOverBy: "fallback-actions" } : null;
-  }
-  if ("url" in fallback && typeof fallback.url === "string") {
-    const body = JSON.stringify({ ...event, data: { ...event.data, fallback: { reason: failure.code, primaryUrl } } });
-    const tried = await askUrl(fallback.url, body);
-    if (tried?.ok) return { answer: "fallback-url", twiml: tried.twiml, takenOverBy: "fallback-url" };
-  }
-  return null;
-}
-
-/** The customer's lastResort actions, else the built-in apology: `fallback` either way. */
-function lastResort(last: StoredLastResort | undefined): Decision {
-  if (last) {
-    const built = twimlFromActions(last.actions);
-    if (built.ok) return { answer: "fallback", twiml: built.twiml, takenOverBy: "last-resort" };
-  }
-  return { answer: "fallback", twiml: fallbackTwiml(), takenOverBy: "apology" };
+  return askBackend(account, { ...call, answeredBy }, params, receivedAt, { gate });
 }
 
 /**

@@ -7,18 +7,27 @@
  * takes the full lookup, which refreshes or drops it. Instances share nothing: each one's entries are
  * checked by the one database, so any number of them can run behind a load balancer.
  *
- * Only the plain case is kept (engine-sql.ts, lookupAndInsert): an ACTIVE account found by its current
- * routing token, an active number, no Twilio connection (nothing to verify), no spend cap, no daily
+ * Only the plain case inserts on an entry (engine-sql.ts, lookupAndInsert): an ACTIVE account found by its
+ * current routing token, an active number, no Twilio connection (nothing to verify), no spend cap, no daily
  * minute cap and no concurrency cap. Those are the routings that no running total can change between two
  * calls; anything else is read afresh on every call, as before.
+ *
+ * Every other routing of an ACTIVE account's number is kept too, marked not `plain`, for one use only:
+ * while the database is down, a voice request for a number this instance has seen is still put to the
+ * customer's backend (answer-during-outage.ts, docs/decisions.md §7), with the Twilio connection's token
+ * (encrypted, as stored) to check its signature.
  */
-import type { EngineAccount, EngineNumber } from "./engine-sql";
+import type { EngineAccount, EngineConnection, EngineNumber } from "./engine-sql";
 
 export type CachedRouting = {
   account: EngineAccount;
   number: EngineNumber;
   /** The account's routingVersion when this was read (int8, as text). */
   version: string;
+  /** The plain case: a new call may be inserted on this entry. Otherwise it serves only an outage. */
+  plain: boolean;
+  /** The account's Twilio connection when it has one: an outage's requests are verified with it. */
+  connection: EngineConnection | null;
 };
 
 /** Entries kept per instance; past it, the oldest goes. A few hundred bytes each. */
@@ -29,7 +38,14 @@ const entries = new Map<string, CachedRouting>();
 // The token's hash, not the token: this map never holds a secret a heap dump could replay.
 const keyOf = (tokenHash: string, to: string) => `${tokenHash} ${to}`;
 
+/** The plain routing to insert a new call on, if this instance has one. */
 export function cachedRouting(tokenHash: string, to: string): CachedRouting | undefined {
+  const entry = entries.get(keyOf(tokenHash, to));
+  return entry?.plain ? entry : undefined;
+}
+
+/** Whatever this instance last read of the number's routing, plain or not: for an outage only. */
+export function lastKnownRouting(tokenHash: string, to: string): CachedRouting | undefined {
   return entries.get(keyOf(tokenHash, to));
 }
 

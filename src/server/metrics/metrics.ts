@@ -48,6 +48,12 @@ function createMetrics() {
       labelNames: ["source"] as const,
       registers: [registry],
     }),
+    engineOutageAnswers: new Counter({
+      name: "routekit_engine_outage_answers_total",
+      help: "Voice requests answered while the database was down (docs/decisions.md §7): asked (a number this instance had seen: its backend decided, the call journaled) or apology (a number it had not seen, or an outbound call's answer)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
     engineOverhead: new Histogram({
       name: "routekit_engine_overhead_seconds",
       help: "A voice request's time in Routekit itself: from its arrival to its answer, less the time spent waiting on customers' backends",

@@ -1,13 +1,13 @@
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { engineAccounts } from "../../engine/engine-sql";
-import { simulateInboundCall } from "../../engine/handle-engine-request";
+import { runSimulatedCall } from "../../engine/simulate-call";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { getCall } from "../calls/calls";
 
 /**
  * docs/decisions.md §21: a call to one of the account's numbers, run through the engine's own inbound flow
- * as if Twilio had asked (engine/handle-engine-request.ts simulateInboundCall), answered with the call as
+ * as if Twilio had asked (engine/simulate-call.ts runSimulatedCall), answered with the call as
  * GET /api/calls/{callSid} shows it and the TwiML Twilio would have received. The call is `test`: never
  * billed, never counted in usage or limits (a number at its dailyMinuteCap, or an account at
  * maxConcurrentCalls or its hard cap, can still be tried), never sent to Twilio, and listed only with
@@ -30,7 +30,7 @@ export async function simulateCall(opts: { accountId: string; id: string; from?:
   if (!number) throw new AppError("NOT_FOUND", "No such phone number.");
   const account = (await engineAccounts([opts.accountId])).get(opts.accountId);
   if (!account) throw new AppError("NOT_FOUND", "No such phone number.");
-  const { callSid, twiml } = await simulateInboundCall({ account, number, from: opts.from });
+  const { callSid, twiml } = await runSimulatedCall({ account, number, from: opts.from });
   const { call } = await getCall({ accountId: opts.accountId, callSid });
   return { call, twiml };
 }
