@@ -1,3 +1,4 @@
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { describe, expect, it } from "vitest";
 import { baseUrlOf, newAccount, randomIp } from "./support/api";
 
@@ -139,6 +140,26 @@ describe("dashboard sessions", () => {
     expect(withKey.status).toBe(401);
     const forged = await trpcQuery("account.get", { cookie: "next-auth.session-token=not-a-session" });
     expect(forged.status).toBe(401);
+  });
+
+  it("a refused procedure carries tRPC's code of its status, not an internal error's", async () => {
+    const acct = await newAccount();
+    const { cookie } = await sessionLogin(acct.email, acct.password);
+    const missing = await trpcQuery(
+      `calls.get?input=${encodeURIComponent(JSON.stringify({ callSid: "CA00000000000000000000000000000000" }))}`,
+      { cookie: cookie! },
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe(TRPC_ERROR_CODES_BY_KEY.NOT_FOUND);
+    expect(missing.body.error.data).toMatchObject({
+      code: "NOT_FOUND",
+      httpStatus: 404,
+      appError: { code: "NOT_FOUND", message: "No such call." },
+    });
+    const anonymous = await trpcQuery("account.get", {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe(TRPC_ERROR_CODES_BY_KEY.UNAUTHORIZED);
+    expect(anonymous.body.error.data).toMatchObject({ code: "UNAUTHORIZED", httpStatus: 401 });
   });
 
   it("signing out through next-auth's own endpoint ends every session too", async () => {

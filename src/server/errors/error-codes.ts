@@ -1,3 +1,5 @@
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+
 /** The one table of error codes and their HTTP statuses (docs/decisions.md §3). */
 export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
@@ -27,6 +29,29 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+/**
+ * The tRPC code of each status above, so a tRPC client (the dashboard) reads the
+ * same class of failure as the HTTP status: a 429 is TOO_MANY_REQUESTS, not an
+ * internal error. Each is the code whose own status in tRPC is that status
+ * (tests/unit/trpc-error-codes.test.ts); a new status needs its row here.
+ */
+export const TRPC_CODE_OF_STATUS = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  402: "PAYMENT_REQUIRED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  422: "UNPROCESSABLE_CONTENT",
+  429: "TOO_MANY_REQUESTS",
+  500: "INTERNAL_SERVER_ERROR",
+  502: "BAD_GATEWAY",
+  503: "SERVICE_UNAVAILABLE",
+} as const satisfies Record<ErrorStatus, TRPC_ERROR_CODE_KEY>;
 
 export const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   VALIDATION_FAILED: "The request is invalid.",

@@ -1,14 +1,14 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { AppError, type ErrorDetail } from "./app-error";
-import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "./error-codes";
+import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "./error-codes";
 
 export type ErrorEnvelope = {
   error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
 };
 
 export type MappedError = {
-  status: number;
+  status: ErrorStatus;
   body: ErrorEnvelope;
   headers: Record<string, string>;
   /** True for 5xx: the caller logs the original error; the client sees none of it. */

@@ -1,9 +1,10 @@
 import { metrics } from "../metrics/metrics";
 import { initTRPC } from "@trpc/server";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { declareStanding } from "./procedure-standing";
 import { authenticate, type Auth } from "../auth/authenticate";
 import { AppError } from "../errors/app-error";
-import { ERROR_STATUS } from "../errors/error-codes";
+import { ERROR_STATUS, TRPC_CODE_OF_STATUS } from "../errors/error-codes";
 import { toErrorResponse, type ErrorEnvelope } from "../errors/to-error-response";
 import {
   beginIdempotent,
@@ -37,13 +38,17 @@ export type ResponseMeta = { idempotentReplayed: boolean; rateLimit?: Record<str
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 
 const t = initTRPC.context<Context>().create({
-  // tRPC clients (the dashboard) get the same code and message as REST clients.
+  // tRPC clients (the dashboard) get the same code and message as REST clients. tRPC wraps
+  // whatever a procedure throws as INTERNAL_SERVER_ERROR, so its codes are set again from the
+  // status: a 429 reads TOO_MANY_REQUESTS to a tRPC client, and tRPC answers with data.httpStatus.
   errorFormatter({ shape, error }) {
     const mapped = toErrorResponse(error);
+    const code = TRPC_CODE_OF_STATUS[mapped.status];
     return {
       ...shape,
+      code: TRPC_ERROR_CODES_BY_KEY[code],
       message: mapped.body.error.message,
-      data: { ...shape.data, stack: undefined, appError: mapped.body.error, httpStatus: mapped.status },
+      data: { ...shape.data, code, stack: undefined, appError: mapped.body.error, httpStatus: mapped.status },
     };
   },
 });
