@@ -1,5 +1,5 @@
 // Seeds call history straight into PostgreSQL: calls of every ending spread over the past year, with
-// the usage records of the completed ones, shaped as the engine writes them (engine-sql.ts, call-log.ts).
+// the usage records of the completed ones, shaped as the engine writes them (engine/sql/insert-call.ts, call-log.ts).
 //   npx tsx bench/calls-seed.ts <databaseUrl> <accountId> <count>
 import { pathToFileURL } from "node:url";
 import pg from "pg";

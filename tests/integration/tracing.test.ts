@@ -226,7 +226,7 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
       s?.parentSpanId ? [s.parentSpanId, ...ancestors(byId.get(s.parentSpanId))] : [];
     expect(ancestors(startSpan)).toContain(engineSpan!.spanId);
     // The engine's statements under the engine's span, their text without values: the lookup that inserts
-    // the call (one WITH statement, engine-sql.ts lookupAndInsert), then the call.error the failed backend caused.
+    // the call (one WITH statement, engine/sql/lookup.ts lookupAndInsert), then the call.error the failed backend caused.
     const statements = spans.filter(
       (s) => s.attributes["db.system.name"] === "postgresql" && ancestors(s).includes(engineSpan!.spanId),
     );

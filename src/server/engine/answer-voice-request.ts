@@ -25,7 +25,7 @@ import { hashRoutingToken } from "../services/accounts/engine-voice-url";
 import { fallbackTwiml } from "./answer/fixed-twiml";
 import { decideCall, type VoiceGate } from "./ask-backend";
 import { countAnswer } from "./call-log";
-import { plainInboundCall } from "./engine-sql";
+import { plainInboundCall } from "./sql/lookup";
 import { journalAnsweredCall } from "./final-status-journal";
 import { handleEngineRequest, inboundInsertOf, type EngineRequest } from "./handle-engine-request";
 import { journaledAnswer } from "./journaled-call";

@@ -9,7 +9,7 @@ import { buildEvent, type EventEnvelope } from "../webhooks/event-envelope";
 import { postCallStarted } from "../webhooks/post-call-started";
 import { signingSecrets } from "../webhooks/webhook-secrets";
 import type { EngineParams } from "./engine-params";
-import type { EngineAccount, EngineCall } from "./engine-sql";
+import type { EngineAccount, EngineCall } from "../services/calls/call-row";
 import { eventData } from "../services/calls/finish-call";
 import { fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { afterAnswer, recordAnswerLater, type AnswerRecord, type StartAttempt } from "./call-log";

@@ -7,18 +7,10 @@ import { buildEvent } from "../webhooks/event-envelope";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
 import { callStatusOf, carrierCodesOf, type EngineParams } from "./engine-params";
 import { shownCallStatus, type CallEndReason } from "../schemas/enums";
-import {
-  advanceCall,
-  bindCallSid,
-  insertInboundCallOnce,
-  lookupEngineRequest,
-  rejectUnadmittedCall,
-  type EngineAccount,
-  type EngineCall,
-  type EngineGuard,
-  type EngineLookup,
-  type EngineNumber,
-} from "./engine-sql";
+import { advanceCall, bindCallSid } from "./sql/advance-call";
+import { insertInboundCallOnce, rejectUnadmittedCall } from "./sql/insert-call";
+import { lookupEngineRequest, type EngineGuard, type EngineLookup } from "./sql/lookup";
+import type { EngineAccount, EngineCall, EngineNumber } from "../services/calls/call-row";
 import { eventData, finishCall } from "../services/calls/finish-call";
 import { REJECT_BUSY_TWIML, REJECT_TWIML } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
@@ -198,7 +190,7 @@ async function answerInbound(
     if (gate.abandoned) throw new AbandonedVoiceRequest();
     gate.decided = true;
   }
-  // The plain case is a strict part of what is inserted below (engine-sql.ts, lookupAndInsert): a call it
+  // The plain case is a strict part of what is inserted below (sql/lookup.ts, lookupAndInsert): a call it
   // made that this would refuse is a bug in one of the two, never a call to answer.
   if (inserted && (rejection || guard.countsLiveCalls))
     throw new AppError("INTERNAL", "The engine's lookup inserted a call that its rules refuse.");

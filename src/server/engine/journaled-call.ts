@@ -11,7 +11,8 @@ import { logger } from "../logger";
 import { transactionWithEvents } from "../webhooks/enqueue-event";
 import type { EventEnvelope } from "../webhooks/event-envelope";
 import { recordAnswerNow, type AnswerRecord } from "./call-log";
-import { insertInboundCallOnce, type EngineCall } from "./engine-sql";
+import { insertInboundCallOnce } from "./sql/insert-call";
+import type { EngineCall } from "../services/calls/call-row";
 import type { ReplayOutcome } from "./durable-journal";
 
 /** Dates travel as ISO strings through the journal's JSON. */

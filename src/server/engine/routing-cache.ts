@@ -1,5 +1,5 @@
 /**
- * What this instance learnt of an account's routing from a voice request's lookup (engine-sql.ts), so the
+ * What this instance learnt of an account's routing from a voice request's lookup (sql/lookup.ts), so the
  * next new call to the same number can skip the lookup's seven-table read: issue #24. An entry is only a
  * guess. The statement that inserts the call checks it against the account's `routingVersion`, which the
  * database bumps in the same transaction as any change of the account, its numbers, its Twilio connection
@@ -7,7 +7,7 @@
  * takes the full lookup, which refreshes or drops it. Instances share nothing: each one's entries are
  * checked by the one database, so any number of them can run behind a load balancer.
  *
- * Only the plain case inserts on an entry (engine-sql.ts, lookupAndInsert): an ACTIVE account found by its
+ * Only the plain case inserts on an entry (sql/lookup.ts, lookupAndInsert): an ACTIVE account found by its
  * current routing token, an active number, no Twilio connection (nothing to verify), no spend cap, no daily
  * minute cap and no concurrency cap. Those are the routings that no running total can change between two
  * calls; anything else is read afresh on every call, as before.
@@ -17,7 +17,7 @@
  * customer's backend (answer-during-outage.ts, docs/decisions.md §7), with the Twilio connection's token
  * (encrypted, as stored) to check its signature.
  */
-import type { EngineAccount, EngineConnection, EngineNumber } from "./engine-sql";
+import type { EngineAccount, EngineConnection, EngineNumber } from "../services/calls/call-row";
 
 export type CachedRouting = {
   account: EngineAccount;

@@ -109,7 +109,7 @@ async function scheduleFirstAttempts(db: PgBoss.Db, accountId: string, deliverie
 
 /**
  * Schedules the first attempts of deliveries the caller's own statement wrote (a call's progress events,
- * recorded in the engine's statement: engine-sql.ts `advanceCall`), in the caller's transaction, so both
+ * recorded in the engine's statement: engine/sql/advance-call.ts `advanceCall`), in the caller's transaction, so both
  * commit or neither does. Wake the local worker after the commit (wakeDeliveryWorker).
  */
 export async function scheduleDeliveriesIn(trx: SqlTransaction, accountId: string, deliveries: WrittenDelivery[]) {

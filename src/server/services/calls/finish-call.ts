@@ -5,7 +5,8 @@ import { costBreakdown } from "../usage/billed-minutes";
 import { addToRunningTotals, recordUsage } from "../usage/record-usage";
 import { TERMINAL_RANK, type TerminalStatus } from "../../engine/call-status";
 import type { CallEndReason } from "../../schemas/enums";
-import { closeCall, freeLiveSlot, type EngineAccount, type EngineCall } from "../../engine/engine-sql";
+import { closeCall, freeLiveSlot } from "./close-call";
+import type { EngineAccount, EngineCall } from "./call-row";
 import { announceThreshold } from "../limits/announce-threshold";
 
 /** A call's event data, as every event about it carries it. */

@@ -8,7 +8,7 @@ import { applyAnswerPolicy } from "../../schemas/answer-policy";
 import type { TOutboundInput } from "../../schemas/outbound";
 import { engineVoiceUrlOf } from "../accounts/engine-voice-url";
 import { sqlTransaction } from "../../db/sql-transaction";
-import { freeLiveSlot } from "../../engine/engine-sql";
+import { freeLiveSlot } from "./close-call";
 import { storedJson } from "../phone-numbers/register-phone-number";
 import { refuseOverSpendCap, takeLiveSlot } from "../limits/admission";
 

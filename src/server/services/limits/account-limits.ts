@@ -53,7 +53,7 @@ export async function getAccountLimits(opts: { accountId: string; now?: Date }) 
       .where("month", "=", month)
       .orderBy("threshold")
       .execute(),
-    // Without a cap the engine keeps no count (engine-sql.ts insertLive): the calls themselves say.
+    // Without a cap the engine keeps no count (engine/sql/insert-call.ts insertLive): the calls themselves say.
     db
       .selectFrom("Call")
       .select((eb) => eb.fn.countAll<string>().as("n"))

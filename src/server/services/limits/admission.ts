@@ -28,10 +28,10 @@ export async function refuseOverSpendCap(trx: SqlTransaction, accountId: string,
 /**
  * Counts a call as live unless the account is at maxConcurrentCalls: one conditional increment (so two
  * requests at once cannot both pass a check made before the other's increment) and the call's slot, given
- * back by the transaction that closes it (engine-sql.ts `freeLiveSlot`). False when refused.
+ * back by the transaction that closes it (calls/close-call.ts `freeLiveSlot`). False when refused.
  */
 export async function takeLiveSlot(trx: SqlTransaction, opts: { accountId: string; callId: string }): Promise<boolean> {
-  // Without maxConcurrentCalls nothing is counted (engine-sql.ts insertLive says why); setting one counts the calls live then.
+  // Without maxConcurrentCalls nothing is counted (engine/sql/insert-call.ts insertLive says why); setting one counts the calls live then.
   const limit = await trx
     .selectFrom("AccountLimit")
     .select("maxConcurrentCalls")

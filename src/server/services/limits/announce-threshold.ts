@@ -1,5 +1,5 @@
 import type { SqlTransaction } from "../../db/sql-transaction";
-import type { EngineCall } from "../../engine/engine-sql";
+import type { EngineCall } from "../calls/call-row";
 import { usageThresholdMail } from "../../email/account-mails";
 import { queueMail } from "../../email/queue-mail";
 import { buildEvent } from "../../webhooks/event-envelope";

@@ -1,6 +1,6 @@
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
-import { engineAccounts } from "../../engine/engine-sql";
+import { engineAccounts } from "../calls/call-row";
 import { runSimulatedCall } from "../../engine/simulate-call";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { getCall } from "../calls/calls";

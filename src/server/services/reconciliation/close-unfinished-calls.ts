@@ -1,4 +1,4 @@
-import { CALL_COLUMNS, engineAccounts, type EngineCall } from "../../engine/engine-sql";
+import { CALL_COLUMNS, engineAccounts, type EngineCall } from "../calls/call-row";
 import { TERMINAL_RANK } from "../../engine/call-status";
 import { kysely } from "../../db/kysely";
 import { finishCall } from "../calls/finish-call";

@@ -1,17 +1,15 @@
 import { decryptSecret } from "../../crypto/secret-box";
 import { isTerminal, statusRank, type TerminalStatus } from "../../engine/call-status";
 import { MAX_CALL_DURATION_SECONDS } from "../../engine/engine-params";
+import { insertInboundCallOnce } from "../../engine/sql/insert-call";
+import { engineAccounts, type EngineAccount, type EngineCall } from "../calls/call-row";
 import {
   advanceReconciledThrough,
-  engineAccounts,
-  insertInboundCallOnce,
   postponeReconciliation,
   reconcileTargets,
   staleOpenCalls,
-  type EngineAccount,
-  type EngineCall,
   type ReconcileTarget,
-} from "../../engine/engine-sql";
+} from "./reconciliation-reads";
 import { finishCall } from "../calls/finish-call";
 import { noteTwilioError } from "../alerts/twilio-alerts";
 import { twilioRestClient } from "../../integrations/twilio/twilio-rest-client";

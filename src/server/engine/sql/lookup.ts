@@ -1,0 +1,432 @@
+/**
+ * The engine's lookup (docs/decisions.md §7): the account behind an engine URL, the number called and the
+ * call, in one read, and in the plain case the new call's insert in the same statement or on this
+ * instance's cached routing (routing-cache.ts, ADR 0006). Precompiled on the pool (ADR 0002).
+ */
+import { sql, type CompiledQuery, type QueryCreator } from "kysely";
+import { newDatabaseId } from "../../db/database-id";
+import { executeCompiled, kysely, now, precompiled, type DB } from "../../db/kysely";
+import { hashRoutingToken } from "../../services/accounts/engine-voice-url";
+import { usagePeriod } from "../../services/usage/billed-minutes";
+import { metrics } from "../../metrics/metrics";
+import { cachedRouting, forgetRouting, rememberRouting } from "../routing-cache";
+import {
+  ACCOUNT_COLUMNS,
+  callAsJson,
+  newCallRow,
+  type EngineAccount,
+  type EngineCall,
+  type EngineConnection,
+  type EngineNumber,
+} from "../../services/calls/call-row";
+
+/**
+ * docs/decisions.md §17: the guardrails a new inbound call meets, decided in the lookup's own read from the
+ * running totals the final-status transaction keeps (no round trip of their own). The concurrency cap is
+ * not here: it is decided by the insert's conditional increment, atomically.
+ */
+export type EngineGuard = {
+  /** hardCap on and the month's usage cost at or past monthlyBudget. */
+  spendCapReached: boolean;
+  /** The number's minutes today at or past its dailyMinuteCap. */
+  dailyCapReached: boolean;
+  /** The account has maxConcurrentCalls: its new calls are admitted against the live count (insertLive). */
+  countsLiveCalls: boolean;
+};
+
+export type EngineLookup = {
+  account: EngineAccount;
+  number: EngineNumber | null;
+  call: EngineCall | null;
+  connection: EngineConnection | null;
+  guard: EngineGuard;
+  /** The new inbound call the lookup's own statement inserted (lookupAndInsert: the plain case), else null. */
+  inserted: EngineCall | null;
+};
+
+/** A new inbound call's row as its voice request gives it, for lookupAndInsert to insert in the plain case. */
+export type InboundInsert = { fromNumber: string; status: string; statusRank: number };
+
+// An outbound call is found by our own id (on its URLs), and only within the account; any other by its SID.
+// The guardrails (docs/decisions.md §17) join only where they are set: an account without limits reads
+// one primary-key miss more, and the month's and the number's day totals are read only under a cap.
+function lookupQuery(
+  db: QueryCreator<DB>,
+  by: "sid" | "id",
+  tokenHash: string,
+  to: string,
+  key: string,
+  month: string,
+  day: string,
+) {
+  return (
+    db
+      .selectFrom("Account as a")
+      .leftJoin("PhoneNumber as n", (j) =>
+        j.on("n.phoneNumber", "=", to).onRef("n.accountId", "=", "a.id").on("n.isActive", "=", true),
+      )
+      .leftJoin("TwilioConnection as tc", "tc.accountId", "a.id")
+      .leftJoin("AccountLimit as l", "l.accountId", "a.id")
+      .leftJoin("UsageTotal as um", (j) =>
+        j
+          .onRef("um.accountId", "=", "a.id")
+          .on("um.period", "=", month)
+          .on("l.hardCap", "=", true)
+          .on("l.monthlyBudget", "is not", null),
+      )
+      .leftJoin("UsageTotal as ud", (j) =>
+        j
+          .onRef("ud.accountId", "=", "a.id")
+          .on("ud.period", "=", sql<string>`'n:' || ${sql.ref("n.id")} || ':' || ${day}::text`)
+          .on("n.dailyMinuteCap", "is not", null),
+      )
+      .leftJoin("Call as c", (j) =>
+        by === "id" ? j.on("c.id", "=", key).onRef("c.accountId", "=", "a.id") : j.on("c.callSid", "=", key),
+      )
+      .select([
+        ...ACCOUNT_COLUMNS,
+        "n.id as numberId",
+        "n.onCallStartUrl as numberStartUrl",
+        "n.onCallEndUrl as numberEndUrl",
+        "n.onErrorUrl as numberErrorUrl",
+        "n.answerPolicy as numberAnswerPolicy",
+        "tc.accountSid as connectionAccountSid",
+        "tc.authTokenEnc as connectionAuthTokenEnc",
+        callAsJson.as("call"),
+        sql<boolean>`coalesce(${sql.ref("l.hardCap")} and ${sql.ref("um.totalCost")} >= ${sql.ref("l.monthlyBudget")}, ${sql.ref("l.hardCap")} and ${sql.ref("l.monthlyBudget")} <= 0, false)`.as(
+          "spendCapReached",
+        ),
+        sql<boolean>`(coalesce(${sql.ref("ud.billedMinutes")}, 0) >= ${sql.ref("n.dailyMinuteCap")}) is true`.as(
+          "dailyCapReached",
+        ),
+        sql<boolean>`${sql.ref("l.maxConcurrentCalls")} is not null`.as("countsLiveCalls"),
+        "a.routingVersion",
+        // The plain case's routing that no running total can change (routing-cache.ts): kept per instance.
+        sql<boolean>`(${sql.ref("a.status")} = 'ACTIVE' and ${sql.ref("a.routingTokenHash")} = ${tokenHash} and ${sql.ref("n.id")} is not null and ${sql.ref("tc.accountId")} is null and ${sql.ref("l.hardCap")} is not true and ${sql.ref("l.maxConcurrentCalls")} is null and ${sql.ref("n.dailyMinuteCap")} is null) is true`.as(
+          "cacheable",
+        ),
+      ])
+      // The routing token is found by its hash: the current one, or the one before a rotation for 24 hours.
+      .where((eb) =>
+        eb.or([
+          eb("a.routingTokenHash", "=", tokenHash),
+          eb.and([eb("a.previousRoutingTokenHash", "=", tokenHash), eb("a.previousRoutingTokenExpiresAt", ">", now())]),
+        ]),
+      )
+  );
+}
+const lookupBySid = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
+  lookupQuery(kysely(), "sid", tokenHash, to, key, month, day),
+);
+const lookupById = precompiled((tokenHash: string, to: string, key: string, month: string, day: string) =>
+  lookupQuery(kysely(), "id", tokenHash, to, key, month, day),
+);
+
+/** The columns a new inbound call's voice request sets, in the order lookupAndInsert and insertRouted select them. */
+const NEW_INBOUND_COLUMNS = [
+  "id",
+  "callSid",
+  "accountId",
+  "phoneNumberId",
+  "direction",
+  "fromNumber",
+  "toNumber",
+  "status",
+  "statusRank",
+  "onCallStartUrl",
+  "onCallEndUrl",
+  "onErrorUrl",
+  "answerPolicy",
+] as const;
+
+/**
+ * A new inbound call's voice request: the lookup, and in the same statement the call's insert when the
+ * lookup's row shows the plain case, one round trip fewer before the answer (issue #24). The plain case
+ * is a strict part of what answerInbound would insert uncounted: the account ACTIVE, the number
+ * registered and active, no Twilio connection (nothing to verify first: verifyRequest answers false
+ * without a token), no call of that SID yet, no cap reached and no maxConcurrentCalls (no admission).
+ * Anything else inserts nothing here and takes the usual path after the read; so does a concurrent
+ * duplicate (the conflict leaves `insertedId` null, and the usual insert then finds the row).
+ */
+const lookupAndInsert = precompiled(
+  (
+    tokenHash: string,
+    to: string,
+    callSid: string,
+    month: string,
+    day: string,
+    id: string,
+    fromNumber: string,
+    status: string,
+    statusRank: string,
+  ) =>
+    kysely()
+      .with("l", (db) => lookupQuery(db, "sid", tokenHash, to, callSid, month, day))
+      .with("ins", (db) =>
+        db
+          .insertInto("Call")
+          .columns(NEW_INBOUND_COLUMNS)
+          .expression((eb) =>
+            eb
+              .selectFrom("l")
+              .select([
+                sql<string>`${id}::text`.as("id"),
+                sql<string>`${callSid}::text`.as("callSid"),
+                "l.id as accountId",
+                "l.numberId as phoneNumberId",
+                sql.lit("inbound").as("direction"),
+                sql<string>`${fromNumber}::text`.as("fromNumber"),
+                sql<string>`${to}::text`.as("toNumber"),
+                sql<string>`${status}::text`.as("status"),
+                sql<number>`${statusRank}::int`.as("statusRank"),
+                "l.numberStartUrl as onCallStartUrl",
+                "l.numberEndUrl as onCallEndUrl",
+                "l.numberErrorUrl as onErrorUrl",
+                "l.numberAnswerPolicy as answerPolicy",
+              ])
+              .where("l.status", "=", "ACTIVE")
+              .where("l.numberId", "is not", null)
+              .where("l.connectionAccountSid", "is", null)
+              .where("l.call", "is", null)
+              .where("l.spendCapReached", "=", false)
+              .where("l.dailyCapReached", "=", false)
+              .where("l.countsLiveCalls", "=", false),
+          )
+          .onConflict((oc) => oc.column("callSid").doNothing())
+          .returning("id"),
+      )
+      .selectFrom("l")
+      .selectAll("l")
+      .select((eb) => eb.selectFrom("ins").select("ins.id").as("insertedId")),
+);
+
+/**
+ * A new inbound call inserted on this instance's cached routing (routing-cache.ts), if the account's
+ * routingVersion still matches: one primary-key read and the insert, where lookupAndInsert joins seven
+ * tables. Nothing is inserted when the routing changed since, or when the SID is already a call (Twilio
+ * retrying): the caller then takes the full lookup, which decides both as before.
+ */
+const insertRouted = precompiled(
+  (
+    accountId: string,
+    version: string,
+    id: string,
+    callSid: string,
+    numberId: string,
+    fromNumber: string,
+    to: string,
+    status: string,
+    statusRank: string,
+    onCallStartUrl: string,
+    onCallEndUrl: string,
+    onErrorUrl: string,
+    answerPolicy: string,
+  ) =>
+    kysely()
+      .insertInto("Call")
+      .columns(NEW_INBOUND_COLUMNS)
+      .expression((eb) =>
+        eb
+          .selectFrom("Account as a")
+          .select([
+            sql<string>`${id}::text`.as("id"),
+            sql<string>`${callSid}::text`.as("callSid"),
+            "a.id as accountId",
+            sql<string>`${numberId}::text`.as("phoneNumberId"),
+            sql.lit("inbound").as("direction"),
+            sql<string>`${fromNumber}::text`.as("fromNumber"),
+            sql<string>`${to}::text`.as("toNumber"),
+            sql<string>`${status}::text`.as("status"),
+            sql<number>`${statusRank}::int`.as("statusRank"),
+            sql<string>`${onCallStartUrl}::text`.as("onCallStartUrl"),
+            sql<string>`${onCallEndUrl}::text`.as("onCallEndUrl"),
+            sql<string | null>`${onErrorUrl}::text`.as("onErrorUrl"),
+            sql<unknown>`${answerPolicy}::jsonb`.as("answerPolicy"),
+          ])
+          .where("a.id", "=", accountId)
+          .where("a.routingVersion", "=", version),
+      )
+      .onConflict((oc) => oc.column("callSid").doNothing())
+      .returning("id"),
+);
+
+const NO_GUARD: EngineGuard = Object.freeze({ spendCapReached: false, dailyCapReached: false, countsLiveCalls: false });
+
+/** A new inbound call on the cached routing, or null when the full lookup must decide it (see insertRouted). */
+async function insertOnCachedRouting(
+  tokenHash: string,
+  to: string,
+  callSid: string,
+  id: string,
+  insert: InboundInsert,
+): Promise<EngineLookup | null> {
+  const cached = cachedRouting(tokenHash, to);
+  if (!cached) {
+    metrics().engineRouting.inc({ source: "read" });
+    return null;
+  }
+  const { account, number } = cached;
+  const [row] = await executeCompiled(
+    insertRouted(
+      account.id,
+      cached.version,
+      id,
+      callSid,
+      number.id,
+      insert.fromNumber,
+      to,
+      insert.status,
+      String(insert.statusRank),
+      number.onCallStartUrl,
+      number.onCallEndUrl,
+      number.onErrorUrl as string,
+      (number.answerPolicy === null || number.answerPolicy === undefined
+        ? null
+        : JSON.stringify(number.answerPolicy)) as string,
+    ),
+  );
+  if (!row) {
+    metrics().engineRouting.inc({ source: "stale" });
+    return null;
+  }
+  metrics().engineRouting.inc({ source: "cached" });
+  return {
+    account,
+    number,
+    call: null,
+    connection: null,
+    guard: NO_GUARD,
+    inserted: plainInboundCall(row.id, account.id, number, callSid, to, insert),
+  };
+}
+
+/**
+ * The account behind an engine URL, the number called (active only) and the call, in one read. With
+ * `insert` (a voice request of a call with no id of ours), the same statement inserts the new call in
+ * the plain case (lookupAndInsert), answered as `inserted`.
+ */
+export async function lookupEngineRequest(opts: {
+  routingToken: string;
+  to: string;
+  callSid: string;
+  callId: string | null;
+  /** When the request arrived: the month and the UTC day whose totals the guardrails read. */
+  at: Date;
+  insert?: InboundInsert;
+}): Promise<EngineLookup | null> {
+  const tokenHash = hashRoutingToken(opts.routingToken);
+  const month = usagePeriod(opts.at);
+  const day = opts.at.toISOString().slice(0, 10);
+  const { insert } = opts;
+  // Made here, not by routekit_id() (db/database-id.ts); unused unless the plain case inserts.
+  const id = insert && !opts.callId ? newDatabaseId() : null;
+  if (insert && id) {
+    const routed = await insertOnCachedRouting(tokenHash, opts.to, opts.callSid, id, insert);
+    if (routed) return routed;
+  }
+  const query =
+    insert && id
+      ? lookupAndInsert(
+          tokenHash,
+          opts.to,
+          opts.callSid,
+          month,
+          day,
+          id,
+          insert.fromNumber,
+          insert.status,
+          String(insert.statusRank),
+        )
+      : opts.callId
+        ? lookupById(tokenHash, opts.to, opts.callId, month, day)
+        : lookupBySid(tokenHash, opts.to, opts.callSid, month, day);
+  const [row] = (await executeCompiled(query)) as (LookupRow & { insertedId?: string | null })[];
+  if (!row) {
+    if (insert) forgetRouting(tokenHash, opts.to);
+    return null;
+  }
+  const {
+    numberId,
+    numberStartUrl,
+    numberEndUrl,
+    numberErrorUrl,
+    numberAnswerPolicy,
+    connectionAccountSid,
+    connectionAuthTokenEnc,
+  } = row;
+  const number =
+    numberId && numberStartUrl && numberEndUrl
+      ? {
+          id: numberId,
+          onCallStartUrl: numberStartUrl,
+          onCallEndUrl: numberEndUrl,
+          onErrorUrl: numberErrorUrl,
+          answerPolicy: numberAnswerPolicy,
+        }
+      : null;
+  const account: EngineAccount = {
+    id: row.id,
+    status: row.status,
+    stripeCustomerId: row.stripeCustomerId,
+    currentPeriodStart: row.currentPeriodStart,
+    currentPeriodEnd: row.currentPeriodEnd,
+    webhookSecretEnc: row.webhookSecretEnc,
+    previousWebhookSecretEnc: row.previousWebhookSecretEnc,
+    previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
+  };
+  const connection =
+    connectionAccountSid && connectionAuthTokenEnc
+      ? { accountSid: connectionAccountSid, authTokenEnc: connectionAuthTokenEnc }
+      : null;
+  if (insert) {
+    // Shared by every later call on this routing, so frozen: no request may change another's.
+    if (number && account.status === "ACTIVE")
+      rememberRouting(tokenHash, opts.to, {
+        account: Object.freeze(account),
+        number: Object.freeze(number),
+        version: row.routingVersion,
+        plain: row.cacheable === true,
+        connection: connection && Object.freeze(connection),
+      });
+    else forgetRouting(tokenHash, opts.to);
+  }
+  return {
+    account,
+    number,
+    call: row.call,
+    connection,
+    guard: {
+      spendCapReached: row.spendCapReached === true,
+      dailyCapReached: row.dailyCapReached === true,
+      countsLiveCalls: row.countsLiveCalls === true,
+    },
+    inserted:
+      row.insertedId && insert && number
+        ? plainInboundCall(row.insertedId, row.id, number, opts.callSid, opts.to, insert)
+        : null,
+  };
+}
+type LookupRow = ReturnType<typeof lookupBySid> extends CompiledQuery<infer R> ? R : never;
+
+/** The call the plain case's insert made (lookupAndInsert or insertRouted): the number's URLs and policy, the voice request's rest. */
+export function plainInboundCall(
+  id: string,
+  accountId: string,
+  number: EngineNumber,
+  callSid: string,
+  to: string,
+  insert: InboundInsert,
+): EngineCall {
+  return newCallRow(id, {
+    callSid,
+    accountId,
+    phoneNumberId: number.id,
+    fromNumber: insert.fromNumber,
+    toNumber: to,
+    statusRank: insert.statusRank,
+    onCallStartUrl: number.onCallStartUrl,
+    onCallEndUrl: number.onCallEndUrl,
+    onErrorUrl: number.onErrorUrl,
+    answerPolicy: number.answerPolicy ?? null,
+  });
+}
