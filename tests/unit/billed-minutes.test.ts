@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  billedMinutes,
-  costBreakdown,
-  periodBounds,
-  usagePeriod,
-} from "../../src/server/services/usage/billed-minutes";
+import { billedMinutes, costBreakdown } from "../../src/server/services/usage/billed-minutes";
+import { periodBounds, usagePeriod } from "../../src/server/services/usage/usage-periods";
 import { isStatusCallback, statusRank, TERMINAL_RANK } from "../../src/server/engine/call-status";
 
 describe("billed minutes", () => {

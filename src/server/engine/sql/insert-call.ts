@@ -8,6 +8,7 @@ import { newDatabaseId } from "../../db/database-id";
 import { executeCompiled, kysely, now, precompiled, type DB } from "../../db/kysely";
 import { TERMINAL_RANK } from "../call-status";
 import { CALL_COLUMNS, newCallRow, type EngineCall } from "../../services/calls/call-row";
+import { concurrencyCapSet, liveSlotFree } from "../../services/limits/guardrails";
 
 export type NewInboundCall = Omit<
   EngineCall,
@@ -100,20 +101,16 @@ const insertLive = precompiled((...args: InboundArgs) =>
         .selectFrom("AccountLimit")
         .select("accountId")
         .where("accountId", "=", accountIdOf(args))
-        .where("maxConcurrentCalls", "is not", null),
+        .where(concurrencyCapSet("AccountLimit")),
     )
     .with("admit", (db) =>
       db
         .updateTable("AccountLimit")
         .set((eb) => ({ liveCalls: eb("AccountLimit.liveCalls", "+", 1) }))
         .where("AccountLimit.accountId", "=", accountIdOf(args))
-        .where("AccountLimit.maxConcurrentCalls", "is not", null)
-        .where((eb) =>
-          eb.and([
-            eb("AccountLimit.liveCalls", "<", eb.ref("AccountLimit.maxConcurrentCalls")),
-            eb.exists(eb.selectFrom("ins").select("ins.id")),
-          ]),
-        )
+        .where(concurrencyCapSet("AccountLimit"))
+        .where(liveSlotFree("AccountLimit"))
+        .where((eb) => eb.exists(eb.selectFrom("ins").select("ins.id")))
         .returning("AccountLimit.accountId"),
     )
     .with("slot", (db) =>

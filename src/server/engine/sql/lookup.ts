@@ -7,7 +7,15 @@ import { sql, type CompiledQuery, type QueryCreator } from "kysely";
 import { newDatabaseId } from "../../db/database-id";
 import { executeCompiled, kysely, now, precompiled, type DB } from "../../db/kysely";
 import { hashRoutingToken } from "../../services/accounts/engine-voice-url";
-import { usagePeriod } from "../../services/usage/billed-minutes";
+import { usagePeriod, utcDay } from "../../services/usage/usage-periods";
+import {
+  concurrencyCapSet,
+  dailyCapReached,
+  dayTotalJoin,
+  monthTotalJoin,
+  noGuardrailSet,
+  spendCapReached,
+} from "../../services/limits/guardrails";
 import { metrics } from "../../metrics/metrics";
 import { cachedRouting, forgetRouting, rememberRouting } from "../routing-cache";
 import {
@@ -67,19 +75,8 @@ function lookupQuery(
       )
       .leftJoin("TwilioConnection as tc", "tc.accountId", "a.id")
       .leftJoin("AccountLimit as l", "l.accountId", "a.id")
-      .leftJoin("UsageTotal as um", (j) =>
-        j
-          .onRef("um.accountId", "=", "a.id")
-          .on("um.period", "=", month)
-          .on("l.hardCap", "=", true)
-          .on("l.monthlyBudget", "is not", null),
-      )
-      .leftJoin("UsageTotal as ud", (j) =>
-        j
-          .onRef("ud.accountId", "=", "a.id")
-          .on("ud.period", "=", sql<string>`'n:' || ${sql.ref("n.id")} || ':' || ${day}::text`)
-          .on("n.dailyMinuteCap", "is not", null),
-      )
+      .leftJoin("UsageTotal as um", (j) => j.on(monthTotalJoin("l", "um", "a.id", month)))
+      .leftJoin("UsageTotal as ud", (j) => j.on(dayTotalJoin("n", "ud", "a.id", day)))
       .leftJoin("Call as c", (j) =>
         by === "id" ? j.on("c.id", "=", key).onRef("c.accountId", "=", "a.id") : j.on("c.callSid", "=", key),
       )
@@ -93,16 +90,12 @@ function lookupQuery(
         "tc.accountSid as connectionAccountSid",
         "tc.authTokenEnc as connectionAuthTokenEnc",
         callAsJson.as("call"),
-        sql<boolean>`coalesce(${sql.ref("l.hardCap")} and ${sql.ref("um.totalCost")} >= ${sql.ref("l.monthlyBudget")}, ${sql.ref("l.hardCap")} and ${sql.ref("l.monthlyBudget")} <= 0, false)`.as(
-          "spendCapReached",
-        ),
-        sql<boolean>`(coalesce(${sql.ref("ud.billedMinutes")}, 0) >= ${sql.ref("n.dailyMinuteCap")}) is true`.as(
-          "dailyCapReached",
-        ),
-        sql<boolean>`${sql.ref("l.maxConcurrentCalls")} is not null`.as("countsLiveCalls"),
+        spendCapReached("l", "um").as("spendCapReached"),
+        dailyCapReached("n", "ud").as("dailyCapReached"),
+        sql<boolean>`${concurrencyCapSet("l")}`.as("countsLiveCalls"),
         "a.routingVersion",
         // The plain case's routing that no running total can change (routing-cache.ts): kept per instance.
-        sql<boolean>`(${sql.ref("a.status")} = 'ACTIVE' and ${sql.ref("a.routingTokenHash")} = ${tokenHash} and ${sql.ref("n.id")} is not null and ${sql.ref("tc.accountId")} is null and ${sql.ref("l.hardCap")} is not true and ${sql.ref("l.maxConcurrentCalls")} is null and ${sql.ref("n.dailyMinuteCap")} is null) is true`.as(
+        sql<boolean>`(${sql.ref("a.status")} = 'ACTIVE' and ${sql.ref("a.routingTokenHash")} = ${tokenHash} and ${sql.ref("n.id")} is not null and ${sql.ref("tc.accountId")} is null and ${noGuardrailSet("l", "n")}) is true`.as(
           "cacheable",
         ),
       ])
@@ -316,7 +309,7 @@ export async function lookupEngineRequest(opts: {
 }): Promise<EngineLookup | null> {
   const tokenHash = hashRoutingToken(opts.routingToken);
   const month = usagePeriod(opts.at);
-  const day = opts.at.toISOString().slice(0, 10);
+  const day = utcDay(opts.at);
   const { insert } = opts;
   // Made here, not by routekit_id() (db/database-id.ts); unused unless the plain case inserts.
   const id = insert && !opts.callId ? newDatabaseId() : null;

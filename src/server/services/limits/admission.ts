@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { SqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
-import { usagePeriod } from "../usage/billed-minutes";
+import { usagePeriod } from "../usage/usage-periods";
+import { concurrencyCapSet, liveSlotFree, monthTotalJoin, spendCapReached } from "./guardrails";
 
 /**
  * POST /api/outbound's hard cap (docs/decisions.md §17): read from the running totals the final-status
@@ -10,15 +11,15 @@ import { usagePeriod } from "../usage/billed-minutes";
 export async function refuseOverSpendCap(trx: SqlTransaction, accountId: string, at = new Date()): Promise<void> {
   const row = await trx
     .selectFrom("AccountLimit as l")
-    .leftJoin("UsageTotal as um", (j) =>
-      j.onRef("um.accountId", "=", "l.accountId").on("um.period", "=", usagePeriod(at)),
-    )
-    .select(["l.monthlyBudget", sql<string>`coalesce(${sql.ref("um.totalCost")}, 0)`.as("spent")])
+    .leftJoin("UsageTotal as um", (j) => j.on(monthTotalJoin("l", "um", "l.accountId", usagePeriod(at))))
+    .select([
+      "l.monthlyBudget",
+      sql<string>`coalesce(${sql.ref("um.totalCost")}, 0)`.as("spent"),
+      spendCapReached("l", "um").as("reached"),
+    ])
     .where("l.accountId", "=", accountId)
-    .where("l.hardCap", "=", true)
-    .where("l.monthlyBudget", "is not", null)
     .executeTakeFirst();
-  if (row?.monthlyBudget != null && Number(row.spent) >= Number(row.monthlyBudget))
+  if (row?.reached)
     throw new AppError(
       "SPEND_LIMIT_REACHED",
       `This month's usage cost ($${Number(row.spent).toFixed(2)}) has reached the monthly budget ($${Number(row.monthlyBudget).toFixed(2)}) and the hard cap is on; raise the budget or turn the hard cap off (PUT /api/account/limits).`,
@@ -42,8 +43,8 @@ export async function takeLiveSlot(trx: SqlTransaction, opts: { accountId: strin
     .updateTable("AccountLimit")
     .set((eb) => ({ liveCalls: eb("AccountLimit.liveCalls", "+", 1) }))
     .where("accountId", "=", opts.accountId)
-    .where("maxConcurrentCalls", "is not", null)
-    .where((eb) => eb("liveCalls", "<", eb.ref("maxConcurrentCalls")))
+    .where(concurrencyCapSet("AccountLimit"))
+    .where(liveSlotFree("AccountLimit"))
     .returning("accountId")
     .executeTakeFirst();
   if (!admitted) return false;

@@ -3,7 +3,7 @@ import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { kysely } from "../../db/kysely";
 import { answerPolicyDto } from "../../schemas/answer-policy";
-import { numberDayPeriod } from "../usage/billed-minutes";
+import { numberDayPeriod } from "../usage/usage-periods";
 
 /** A number as the API shows it; the one shape every phone-number service answers with. */
 export function toPhoneNumberDto(

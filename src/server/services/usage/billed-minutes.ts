@@ -29,29 +29,3 @@ export function costBreakdown(opts: { durationSeconds: number; perMinuteRate: nu
     currency: "usd",
   };
 }
-
-/** The running-totals key of a moment: its UTC calendar month. */
-export function usagePeriod(at: Date): string {
-  return at.toISOString().slice(0, 7);
-}
-
-/** The running-totals key of a moment's UTC day (the dashboard's daily chart). */
-export function dayPeriod(at: Date): string {
-  return `d:${at.toISOString().slice(0, 10)}`;
-}
-
-/** The running-totals key of one number's UTC day: its dailyMinuteCap counts these minutes (docs/decisions.md §17). */
-export function numberDayPeriod(phoneNumberId: string, at: Date): string {
-  return `n:${phoneNumberId}:${at.toISOString().slice(0, 10)}`;
-}
-
-export function periodBounds(at: Date): { start: Date; end: Date } {
-  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
-  const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-  return { start, end };
-}
-
-/** The running-totals key of a Stripe billing period, by its start. */
-export function billingPeriodKey(start: Date): string {
-  return `bp:${start.toISOString()}`;
-}

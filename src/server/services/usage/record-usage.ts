@@ -1,7 +1,8 @@
 import type { SqlTransaction } from "../../db/sql-transaction";
 import { billing } from "../billing/billing-strategy";
 import { sql } from "kysely";
-import { billingPeriodKey, dayPeriod, numberDayPeriod, usagePeriod, type CostBreakdown } from "./billed-minutes";
+import type { CostBreakdown } from "./billed-minutes";
+import { billingPeriodKey, dayPeriod, numberDayPeriod, usagePeriod } from "./usage-periods";
 
 /** What a completed call's usage is recorded from (the engine's view of the call and its account). */
 export type UsageCall = {

@@ -4,7 +4,8 @@ import { AppError } from "../../errors/app-error";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 import { billingPlan } from "../billing/billing-plan";
 import { billing } from "../billing/billing-strategy";
-import { billingPeriodKey, dayPeriod, periodBounds, roundMoney, usagePeriod } from "./billed-minutes";
+import { roundMoney } from "./billed-minutes";
+import { billingPeriodKey, dayPeriod, periodBounds, usagePeriod } from "./usage-periods";
 import type { CostBreakdown } from "./billed-minutes";
 
 type Totals = { calls: number; billedMinutes: number; totalCost: number };
