@@ -20,7 +20,7 @@ import { startFinalStatusReplay } from "./engine/final-status-journal";
 import { REQUEST_ID_HEADER, stampRequestContext } from "./http/request-context";
 import { logger, requestLogger } from "./logger";
 import { rateLimitStore } from "./rate-limit/rate-limiter";
-import { drainCallLogWrites } from "./engine/call-log";
+import { drainCallLogWrites } from "./engine/write-later";
 import { startJournalMonitor } from "./engine/journal-health";
 import { databaseAvailability, retryUntilDone } from "./db/database-availability";
 import { isReadinessRequest, serveReadiness, serveWhileDatabaseDown } from "./http/readiness-route";

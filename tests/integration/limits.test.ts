@@ -2,7 +2,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { handleEngineRequest } from "../../src/server/engine/handle-engine-request";
-import { drainCallLogWrites } from "../../src/server/engine/call-log";
+import { drainCallLogWrites } from "../../src/server/engine/write-later";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
 import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
 import { startInProcess } from "./support/in-process";

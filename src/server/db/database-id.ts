@@ -8,17 +8,21 @@
  * each byte used once, a byte of 252 or more skipped so that every digit is equally likely.
  */
 import { randomBytes } from "node:crypto";
+import { remember } from "../runtime/remember";
 
 const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
 const RANDOM_DIGITS = 14;
 const POOL_BYTES = 4096;
 const HALF = 36 ** 5;
+// Per module graph: random bytes, each used once, whichever graph draws them.
 let pool = randomBytes(POOL_BYTES);
+// Per module graph: where the next random byte is taken from `pool`.
 let offset = 0;
 
 // The wall clock in milliseconds, and within one the ids made in this process counted on in microseconds:
-// a later id never sorts before an earlier one of the same process, even when the clock steps back.
-let lastMicros = 0;
+// a later id never sorts before an earlier one of the same process, even when the clock steps back. Once
+// per process (the custom server's and the Next.js graphs both make ids), looked up once per graph.
+const clock = remember("db.idClock", () => ({ lastMicros: 0 }));
 
 function randomDigit(): string {
   for (;;) {
@@ -32,8 +36,8 @@ function randomDigit(): string {
 }
 
 export function newDatabaseId(): string {
-  const micros = Math.max(Date.now() * 1000, lastMicros + 1);
-  lastMicros = micros;
+  const micros = Math.max(Date.now() * 1000, clock.lastMicros + 1);
+  clock.lastMicros = micros;
   // Two halves of 5 digits each: small integers, whose base-36 text is cheap.
   let id = `c${Math.floor(micros / HALF)
     .toString(36)

@@ -13,9 +13,9 @@ import { sql } from "kysely";
 import { newDatabaseId } from "../db/database-id";
 import { executeCompiled, kysely, now, precompiled } from "../db/kysely";
 import { logger } from "../logger";
+import { remember } from "../runtime/remember";
+import { countPendingWrites, writeLater } from "./write-later";
 import type { EventEnvelope } from "../webhooks/event-envelope";
-import type { CallEndReason } from "../schemas/enums";
-import { TERMINAL_RANK } from "./call-status";
 
 import type { CallAnswer, StartAttemptRole } from "../schemas/enums";
 export type { CallAnswer };
@@ -24,14 +24,6 @@ export type { CallAnswer };
 export const TWIML_MAX_CHARS = 16 * 1024;
 /** The answer's excerpt kept on a synchronous attempt (docs/decisions.md §11: up to 4 KiB). */
 export const START_EXCERPT_MAX_CHARS = 4 * 1024;
-/**
- * Rejected calls recorded per account per 24 hours. A reject costs whoever
- * sends it nothing, and an account without a Twilio connection cannot tell a
- * forged request from Twilio's, so a flood must not grow the table without
- * bound: past this, rejects are still answered and still send `call.error`,
- * they are only not listed.
- */
-export const REJECTED_CALLS_PER_DAY = 1_000;
 
 const cap = (s: string | null, n: number) => (s === null ? null : s.length > n ? s.slice(0, n) : s);
 
@@ -312,34 +304,51 @@ const runAnswers = (rows: AnswerRow[]) => {
 const BATCH_MAX = 100;
 const IN_FLIGHT_MAX = 2;
 const LINGER_MS = 25;
-let queued: AnswerRow[] = [];
-let inFlight = 0;
-let lingering: NodeJS.Timeout | null = null;
+
+/**
+ * The batches' state, once per process (runtime/remember.ts): answers queued from the Next.js graph (a
+ * simulated call) join the same batches as the engine's, and the shutdown drain counts them.
+ */
+type BatchState = {
+  queued: AnswerRow[];
+  inFlight: number;
+  lingering: NodeJS.Timeout | null;
+  /** Calls whose answer someone waits to see recorded (whenAnswerRecorded). */
+  waiters: Map<string, () => void>;
+};
+const batches = () =>
+  remember<BatchState>("engine.callLog", () => ({ queued: [], inFlight: 0, lingering: null, waiters: new Map() }));
 
 function scheduleFlush(): void {
-  if (queued.length >= BATCH_MAX) flushAnswers();
-  else if (queued.length && !lingering) {
-    lingering = setTimeout(() => {
-      lingering = null;
+  const state = batches();
+  if (state.queued.length >= BATCH_MAX) flushAnswers();
+  else if (state.queued.length && !state.lingering) {
+    state.lingering = setTimeout(() => {
+      state.lingering = null;
       flushAnswers();
     }, LINGER_MS);
   }
 }
 
 function flushAnswers(): void {
+  const state = batches();
   // A second statement only when a full batch waits: the first is then behind.
-  while (queued.length && (inFlight === 0 || (inFlight < IN_FLIGHT_MAX && queued.length >= BATCH_MAX))) {
+  while (
+    state.queued.length &&
+    (state.inFlight === 0 || (state.inFlight < IN_FLIGHT_MAX && state.queued.length >= BATCH_MAX))
+  ) {
     // A call answered twice (Twilio retrying) goes in separate statements, so the later answer is the one kept.
     const seen = new Set<string>();
+    const { queued } = state;
     let n = 0;
     while (n < queued.length && n < BATCH_MAX && !seen.has(queued[n]!.callId)) seen.add(queued[n++]!.callId);
     const batch = queued.slice(0, n);
-    queued = queued.slice(n);
-    inFlight++;
+    state.queued = queued.slice(n);
+    state.inFlight++;
     runAnswers(batch)
       .then(
         () => {
-          pending -= batch.length;
+          countPendingWrites(-batch.length);
           answersRecorded(batch);
           // docs/decisions.md §16: fallback answers written, so the number's fallback rate is checked (off the answer path).
           const fellBack = batch.filter((r) => FALLBACK_ANSWER_SET.has(r.answer)).map((r) => r.accountId);
@@ -351,23 +360,22 @@ function flushAnswers(): void {
             "could not record a batch of call answers; trying each alone",
           );
           // Each answer is then tried again alone, on the usual schedule, so one that cannot be written holds back no other.
-          pending -= batch.length;
+          countPendingWrites(-batch.length);
           for (const row of batch)
             writeLater("call answer", row.callSid, () => runAnswers([row]).then(() => answersRecorded([row])), 1);
         },
       )
       .finally(() => {
-        inFlight--;
+        state.inFlight--;
         scheduleFlush();
       });
   }
 }
 
-const answerWaiters = new Map<string, () => void>();
-
 function answersRecorded(rows: { callId: string }[]): void {
-  if (!answerWaiters.size) return;
-  for (const row of rows) answerWaiters.get(row.callId)?.();
+  const { waiters } = batches();
+  if (!waiters.size) return;
+  for (const row of rows) waiters.get(row.callId)?.();
 }
 
 /**
@@ -376,14 +384,15 @@ function answersRecorded(rows: { callId: string }[]): void {
  * Twilio's calls never wait on it. Call before the answer is recorded.
  */
 export function whenAnswerRecorded(callId: string, timeoutMs: number): Promise<boolean> {
+  const { waiters } = batches();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      answerWaiters.delete(callId);
+      waiters.delete(callId);
       resolve(false);
     }, timeoutMs);
-    answerWaiters.set(callId, () => {
+    waiters.set(callId, () => {
       clearTimeout(timer);
-      answerWaiters.delete(callId);
+      waiters.delete(callId);
       resolve(true);
     });
   });
@@ -397,8 +406,8 @@ const FROM_A_URL = new Set<CallAnswer>(["xml", "json-twiml", "json-actions", "fa
 /** Records the answer after the response; never throws, never delays the caller. */
 export function recordAnswerLater(rec: AnswerRecord): void {
   countAnswer(rec);
-  pending++;
-  queued.push(answerRow(rec));
+  countPendingWrites(1);
+  batches().queued.push(answerRow(rec));
   scheduleFlush();
 }
 
@@ -461,138 +470,4 @@ function answerRow(rec: AnswerRecord): AnswerRow {
       outcome: a.outcome,
     })),
   };
-}
-
-export type RejectedCall = {
-  callSid: string;
-  accountId: string;
-  /** Null for a number not registered to the account. */
-  phoneNumberId: string | null;
-  from: string;
-  to: string;
-  urls: { onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string | null };
-  at: Date;
-  requestStatus: string;
-  error: { code: string; message: string };
-  /** docs/decisions.md §14: not-registered, account-inactive or account-suspended. */
-  endReason: CallEndReason;
-  twiml: string;
-};
-
-/** A rejected call, once per SID, within the account's daily bound, with the voice request on its timeline (its own row). */
-export function recordRejectedLater(rec: RejectedCall): void {
-  metrics().engineAnswers.inc({ form: "reject" });
-  const recentRejects = kysely()
-    .selectFrom("Call")
-    .select(sql<number>`1`.as("one"))
-    .where("accountId", "=", rec.accountId)
-    .where("status", "=", "rejected")
-    .where("createdAt", ">", sql<Date>`now() - interval '1 day'`)
-    .limit(REJECTED_CALLS_PER_DAY);
-  const query = kysely()
-    .insertInto("Call")
-    .columns([
-      "callSid",
-      "accountId",
-      "phoneNumberId",
-      "direction",
-      "fromNumber",
-      "toNumber",
-      "status",
-      "statusRank",
-      "onCallStartUrl",
-      "onCallEndUrl",
-      "onErrorUrl",
-      "endedAt",
-      "lastRequestAt",
-      "createdAt",
-      "answer",
-      "errorCode",
-      "errorMessage",
-      "endReason",
-      "twiml",
-      "voiceRequestAt",
-      "voiceRequestStatus",
-    ])
-    .expression(
-      kysely()
-        .selectNoFrom((s) => [
-          s.val(rec.callSid).as("callSid"),
-          s.val(rec.accountId).as("accountId"),
-          s.val(rec.phoneNumberId).as("phoneNumberId"),
-          s.val("inbound").as("direction"),
-          s.val(rec.from).as("fromNumber"),
-          s.val(rec.to).as("toNumber"),
-          s.val("rejected").as("status"),
-          s.val(TERMINAL_RANK).as("statusRank"),
-          s.val(rec.urls.onCallStartUrl).as("onCallStartUrl"),
-          s.val(rec.urls.onCallEndUrl).as("onCallEndUrl"),
-          s.val(rec.urls.onErrorUrl).as("onErrorUrl"),
-          s.val(rec.at).as("endedAt"),
-          s.val(rec.at).as("lastRequestAt"),
-          s.val(rec.at).as("createdAt"),
-          s.val("reject").as("answer"),
-          s.val(rec.error.code).as("errorCode"),
-          s.val(rec.error.message).as("errorMessage"),
-          s.val(rec.endReason).as("endReason"),
-          s.val(rec.twiml).as("twiml"),
-          s.val(rec.at).as("voiceRequestAt"),
-          s.val(rec.requestStatus).as("voiceRequestStatus"),
-        ])
-        .where((w) =>
-          w(
-            w.selectFrom(recentRejects.as("recent")).select((c) => c.fn.countAll<number>().as("n")),
-            "<",
-            REJECTED_CALLS_PER_DAY,
-          ),
-        ),
-    )
-    .onConflict((oc) => oc.column("callSid").doNothing());
-  writeLater("rejected call", rec.callSid, () => query.execute());
-}
-
-const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000, 60_000];
-let pending = 0;
-
-/** Writes still being tried. */
-export function pendingCallLogWrites(): number {
-  return pending;
-}
-
-/** On shutdown: lets the writes in flight land (or give up after `timeoutMs`) before the pool closes. */
-export async function drainCallLogWrites(timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-}
-
-/**
- * Any other write that belongs after the answer (the `call.error` of a failed primary): tried again
- * on the same schedule, and waited for on shutdown like the call log's own.
- */
-export function afterAnswer(what: string, callSid: string, write: () => Promise<unknown>): void {
-  writeLater(what, callSid, write);
-}
-
-/** `tried`: attempts already made (a failed batch counts as the first), so the schedule goes on from there. */
-function writeLater(what: string, callSid: string, write: () => Promise<unknown>, tried = 0): void {
-  pending++;
-  const attempt = (n: number): void => {
-    write().then(
-      () => pending--,
-      (err: unknown) => {
-        const delay = RETRY_DELAYS_MS[n];
-        if (delay === undefined) {
-          pending--;
-          logger().error(
-            { err: err instanceof Error ? err.message : String(err), callSid },
-            `could not record the ${what}`,
-          );
-          return;
-        }
-        setTimeout(() => attempt(n + 1), delay).unref();
-      },
-    );
-  };
-  if (tried === 0) attempt(0);
-  else setTimeout(() => attempt(tried), RETRY_DELAYS_MS[tried - 1]).unref();
 }

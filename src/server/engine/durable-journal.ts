@@ -10,7 +10,10 @@ import path from "node:path";
  * Each file carries a SHA-256 of its entry; a file that fails it (or never got
  * its final name) is set aside and never applied.
  */
-/** Entries appended by this process, for the order of entries within one millisecond. */
+/**
+ * Entries appended, for the order of entries within one millisecond. Per module graph: only the custom
+ * server's graph appends (the engine), and a name also carries random bits, so two never collide.
+ */
 let appended = 0;
 
 export class DurableJournal<T> {

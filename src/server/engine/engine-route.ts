@@ -30,6 +30,7 @@ export function engineToken(url: string | undefined): string | null {
   }
 }
 
+// Per module graph: a reference to the process's one availability object (remember), looked up once.
 let database: DatabaseAvailability | undefined;
 
 /**

@@ -32,11 +32,9 @@ type JournaledRequest = Omit<EngineRequest, "params" | "receivedAt"> & {
  */
 type JournalEntry = JournaledRequest | JournaledCall;
 
-let instance: DurableJournal<JournalEntry> | undefined;
-
-/** The engine's journal, under DATA_DIR. */
+/** The engine's journal, under DATA_DIR: one per process, whichever module graph asks (it keeps a count). */
 export function finalStatusJournal(): DurableJournal<JournalEntry> {
-  return (instance ??= new DurableJournal(finalStatusJournalDir(), { maxEntries: MAX_JOURNALED }));
+  return remember("engine.journal", () => new DurableJournal(finalStatusJournalDir(), { maxEntries: MAX_JOURNALED }));
 }
 
 /**

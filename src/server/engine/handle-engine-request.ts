@@ -14,7 +14,8 @@ import type { EngineAccount, EngineCall, EngineNumber } from "../services/calls/
 import { eventData, finishCall } from "../services/calls/finish-call";
 import { REJECT_BUSY_TWIML, REJECT_TWIML } from "./start-answer";
 import { verifyTwilioSignature } from "./verify-twilio-signature";
-import { afterAnswer, recordRejectedLater } from "./call-log";
+import { recordRejectedLater } from "./rejected-calls";
+import { afterAnswer } from "./write-later";
 import { AbandonedVoiceRequest, askBackend, type VoiceGate } from "./ask-backend";
 
 export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';

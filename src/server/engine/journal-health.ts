@@ -27,8 +27,10 @@ export type JournalHealth = {
 
 const MONITOR_INTERVAL_MS = 5_000;
 
+// Per module graph: the journal's monitor runs in the custom server's graph (main.ts), which is also the
+// one that serves readiness and metrics; `probes` only makes each probe file's name unique.
 let probes = 0;
-/** The monitor's last check and when it was made. */
+/** The monitor's last check and when it was made (per module graph, as above). */
 let latest: { health: JournalHealth; at: number } | null = null;
 
 /**

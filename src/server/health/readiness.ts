@@ -21,7 +21,10 @@ export type Readiness = {
 /** A readiness probe answers quickly; a database slower than this is reported as such. */
 const DATABASE_CHECK_MS = 2_000;
 
+// Per module graph: the failure last logged (a log line per change, not per probe), and a probe in
+// flight that concurrent probes share; neither is a fact about the process.
 let lastLoggedFailure: string | null = null;
+// Per module graph: as above.
 let inFlight: Promise<Readiness> | null = null;
 
 /** Probes arriving together share one check: a load balancer's burst costs one query and one probe file. */

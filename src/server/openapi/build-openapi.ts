@@ -334,6 +334,7 @@ function webhook(type: string, summary: string, schema = "Event") {
   };
 }
 
+// Per module graph: a cache of a pure function of the route table.
 let cached: Record<string, unknown> | undefined;
 
 export function buildOpenApiDocument(): Record<string, unknown> {

@@ -31,7 +31,7 @@ export type Tracing = {
 export type { Span };
 
 const KEY = "tracing";
-/** This module graph's view of the process's tracing: undefined until first asked, null when off. */
+/** Per module graph: this graph's view of the process's tracing, undefined until first asked, null when off. */
 let current: Tracing | null | undefined;
 
 /** The tracing in force, or null when off. After the first call, one comparison. */

@@ -59,7 +59,9 @@ export type EventEnvelope = {
  */
 const ID_BYTES = 16;
 const ID_POOL_BYTES = 4096;
+// Per module graph: random bytes, each used once, whichever graph draws them.
 let idPool = Buffer.alloc(0);
+// Per module graph: where the next id's bytes are taken from `idPool`.
 let idOffset = 0;
 
 export function newEventId(): string {
