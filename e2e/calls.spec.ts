@@ -143,7 +143,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       await expect(detail.getByTestId("call-detail-error")).toContainText("HTTP 500");
       await expect(detail.getByTestId("call-detail-answer")).toHaveAttribute("data-code", "fallback");
       await expect(detail.getByTestId("call-detail-answer")).toContainText("Last resort or apology");
-      // Why it ended, and what the error means and what to do: the reference's text (src/lib/call-outcomes.ts).
+      // Why it ended, and what the error means and what to do: the reference's text (src/shared/call-outcomes.ts).
       await expect(detail.getByTestId("call-detail-end-reason")).toHaveAttribute("data-end-reason", "completed");
       await expect(detail.getByTestId("call-detail-end-reason")).toContainText("Completed");
       await expect(detail.getByTestId("call-detail-end-advice")).toContainText("What to do:");

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { authenticate } from "@/server/auth/authenticate";
 import { sessionAuthorization } from "@/server/auth/dashboard-session";
-import { safeRedirectPath } from "@/lib/safe-redirect";
+import { safeRedirectPath } from "@/shared/safe-redirect";
 import { env } from "@/server/env";
 import { pageContentSecurityPolicy } from "@/server/http/security-headers";
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { safeRedirectPath } from "@/lib/safe-redirect";
+import { safeRedirectPath } from "@/shared/safe-redirect";
 import { AppError } from "@/server/errors/app-error";
 import { env } from "@/server/env";
 import { toErrorResponse } from "@/server/errors/to-error-response";

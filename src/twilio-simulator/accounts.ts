@@ -47,7 +47,7 @@ const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/;
 const NUMBERS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/IncomingPhoneNumbers\.json$/;
 const NUMBER_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/IncomingPhoneNumbers\/([^/]+)\.json$/;
 const ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
-import { E164 } from "../server/schemas/e164";
+import { E164 } from "../shared/schemas/e164";
 /** Twilio's default and maximum page sizes for list resources. */
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;

@@ -6,7 +6,7 @@
  * `GET …/Calls/{CallSid}.json`, the resources reconciliation reads.
  */
 import { randomBytes } from "node:crypto";
-import { TERMINAL_CALL_STATUSES, type TwilioCallRecordStatus } from "../server/schemas/enums";
+import { TERMINAL_CALL_STATUSES, type TwilioCallRecordStatus } from "../shared/schemas/enums";
 
 export type CallRecordStatus = TwilioCallRecordStatus;
 

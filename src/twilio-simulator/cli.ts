@@ -3,8 +3,8 @@
  * Routekit without a Twilio account:  npx tsx src/twilio-simulator/cli.ts --help
  */
 import { parseArgs } from "node:util";
-import { E164 } from "../server/schemas/e164";
-import { TERMINAL_CALL_STATUSES } from "../server/schemas/enums";
+import { E164 } from "../shared/schemas/e164";
+import { TERMINAL_CALL_STATUSES } from "../shared/schemas/enums";
 import {
   SIMULATOR_ACCOUNT_SID,
   simulateInboundCall,

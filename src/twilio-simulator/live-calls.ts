@@ -25,7 +25,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SaxesParser } from "saxes";
-import { DIAL_CALL_STATUSES } from "../server/schemas/events";
+import { DIAL_CALL_STATUSES } from "../shared/schemas/events";
 import type { RestTools } from "./accounts";
 import type { CallRecordStore } from "./call-records";
 import { postSigned } from "./post-signed";

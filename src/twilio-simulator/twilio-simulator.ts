@@ -127,8 +127,8 @@ export const API_VERSION = "2010-04-01";
 export const SIMULATOR_ACCOUNT_SID = "AC5170000000000000000000000000000a";
 
 const MAX_BODY_BYTES = 1_000_000;
-import { E164 } from "../server/schemas/e164";
-import { TERMINAL_CALL_STATUSES, type TerminalCallStatus } from "../server/schemas/enums";
+import { E164 } from "../shared/schemas/e164";
+import { TERMINAL_CALL_STATUSES, type TerminalCallStatus } from "../shared/schemas/enums";
 const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;
 const STATUS_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
 type StatusEvent = (typeof STATUS_EVENTS)[number];

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_CATALOGUE } from "../../src/server/schemas/events";
+import { EVENT_CATALOGUE } from "../../src/shared/schemas/events";
 import {
   newCallSid,
   postSigned,

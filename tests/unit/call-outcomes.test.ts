@@ -9,9 +9,9 @@ import {
   endReasonOutcome,
   ERROR_CODES,
   errorCodeOutcome,
-} from "../../src/lib/call-outcomes";
+} from "../../src/shared/call-outcomes";
 import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
-import { CALL_ANSWERS, CALL_END_REASONS } from "../../src/server/schemas/enums";
+import { CALL_ANSWERS, CALL_END_REASONS } from "../../src/shared/schemas/enums";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callsCsv } from "../../src/app/dashboard/calls/calls-csv";
-import type { TCall } from "../../src/server/schemas/calls";
+import type { TCall } from "../../src/shared/schemas/calls";
 
 const call = (over: Partial<TCall> = {}): TCall => ({
   callSid: "CA0123",

@@ -1,4 +1,4 @@
-import { ALERT_TYPES } from "../../src/server/schemas/alerts";
+import { ALERT_TYPES } from "../../src/shared/schemas/alerts";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ import {
   ZCallEndReason,
   ZCallStatus,
   ZDeliveryStatus,
-} from "../../src/server/schemas/enums";
+} from "../../src/shared/schemas/enums";
 import {
   ALL_EVENT_TYPES,
   ENDPOINT_EVENT_TYPES,
@@ -25,7 +25,7 @@ import {
   TRANSFER_EVENT_TYPES,
   USAGE_EVENT_TYPES,
   ZEventType,
-} from "../../src/server/schemas/events";
+} from "../../src/shared/schemas/events";
 
 /**
  * An enum value added in one place and not another fails here: the Prisma
@@ -163,9 +163,9 @@ describe("one source per enum", () => {
 
   it("no file in src/ spells a whole enum or the E.164 patterns again", () => {
     const owners = new Set([
-      "src/server/schemas/enums.ts",
-      "src/server/schemas/events.ts",
-      "src/server/schemas/e164.ts",
+      "src/shared/schemas/enums.ts",
+      "src/shared/schemas/events.ts",
+      "src/shared/schemas/e164.ts",
     ]);
     const offenders: string[] = [];
     for (const file of sourceFiles(path.join(ROOT, "src"))) {

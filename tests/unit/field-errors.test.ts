@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { errorsFromDetails, errorsFromIssues } from "@/lib/field-errors";
-import { ZRegisterInput } from "@/server/schemas/auth";
+import { ZRegisterInput } from "@/shared/schemas/auth";
 
 const NAMES = { email: "Email", password: "Password" };
 

@@ -1,6 +1,6 @@
 import { isIP as nodeIsIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { isIP } from "@/server/webhooks/http/ip-literal";
+import { isIP } from "@/shared/ip-literal";
 
 const CORPUS = [
   "0.0.0.0",

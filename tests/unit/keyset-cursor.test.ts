@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ZListCallsInput } from "../../src/server/schemas/calls";
+import { ZListCallsInput } from "../../src/shared/schemas/calls";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../../src/server/services/pagination/keyset-cursor";
 
 describe("keyset cursor (calls and usage pages)", () => {

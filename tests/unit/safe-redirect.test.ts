@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_REDIRECT, safeRedirectPath } from "@/lib/safe-redirect";
+import { DEFAULT_REDIRECT, safeRedirectPath } from "@/shared/safe-redirect";
 
 /** What a browser does with a Location header: resolve it against the page it is on. */
 const browserOrigin = (location: string) => new URL(location, "https://routekit.example/login").origin;

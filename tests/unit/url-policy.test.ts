@@ -5,7 +5,7 @@ import {
   checkCallbackUrl,
   isPublicUnicastIp,
   zCallbackUrl,
-} from "../../src/server/webhooks/http/url-policy";
+} from "../../src/shared/url-policy";
 
 const strict = { allowPrivate: false };
 const lenient = { allowPrivate: true };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeUsNumber } from "../../src/lib/us-number";
-import { US_E164 } from "../../src/server/schemas/e164";
+import { normalizeUsNumber } from "../../src/shared/us-number";
+import { US_E164 } from "../../src/shared/schemas/e164";
 
 describe("normalizeUsNumber: the dashboard reads US numbers as people write them", () => {
   it.each([

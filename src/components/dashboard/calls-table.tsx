@@ -4,8 +4,8 @@ import { CodeLabel } from "@/components/ui/code-label";
 import { Table, Td, clickableRow } from "@/components/ui/table";
 import { Badge } from "@/components/ui/badge";
 import { duration, statusLabel, usd } from "@/lib/format";
-import type { TCall } from "@/server/schemas/calls";
-import type { CallStatus } from "@/server/schemas/enums";
+import type { TCall } from "@/shared/schemas/calls";
+import type { CallStatus } from "@/shared/schemas/enums";
 
 /** A completed call's cost, as on its usage record. */
 type CostBreakdown = {

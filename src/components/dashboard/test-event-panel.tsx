@@ -8,7 +8,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { SelectField } from "@/components/ui/field";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
-import type { EventType } from "@/server/schemas/events";
+import type { EventType } from "@/shared/schemas/events";
 
 export type TestEventChoice = { type: EventType; label: string; disabled?: boolean };
 

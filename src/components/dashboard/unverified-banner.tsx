@@ -5,7 +5,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import type { z } from "zod";
-import type { ZAccountSettingsOutput } from "@/server/schemas/account-settings";
+import type { ZAccountSettingsOutput } from "@/shared/schemas/account-settings";
 
 type Settings = z.infer<typeof ZAccountSettingsOutput>;
 

@@ -1,4 +1,4 @@
-import { codeLabel } from "@/lib/call-outcomes";
+import { codeLabel } from "@/shared/call-outcomes";
 
 /**
  * A code the API speaks (an answer form, an error code, an end reason) as the interface shows it: the human

@@ -1,7 +1,7 @@
 import type { NextAuthOptions, User } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken, type JWT } from "next-auth/jwt";
-import { safeRedirectPath } from "@/lib/safe-redirect";
+import { safeRedirectPath } from "@/shared/safe-redirect";
 import { env } from "../env";
 import { toErrorResponse } from "../errors/to-error-response";
 import { requestContextOf } from "../http/request-context";

@@ -16,8 +16,8 @@ import { recordAnswerLater, type AnswerRecord, type StartAttempt } from "./call-
 import { afterAnswer } from "./write-later";
 import { twimlFromActions } from "./answer/actions-to-twiml";
 import { env } from "../env";
-import type { CallAnswer, StartAttemptRole, TakenOverBy } from "../schemas/enums";
-import type { AnswerPolicy, StoredFallback, StoredLastResort } from "../schemas/answer-policy";
+import type { CallAnswer, StartAttemptRole, TakenOverBy } from "../../shared/schemas/enums";
+import type { AnswerPolicy, StoredFallback, StoredLastResort } from "../../shared/schemas/answer-policy";
 
 /**
  * One voice request's progress, shared by its database part and the outage path that may take it over

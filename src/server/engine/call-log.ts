@@ -17,7 +17,7 @@ import { remember } from "../runtime/remember";
 import { countPendingWrites, writeLater } from "./write-later";
 import type { EventEnvelope } from "../webhooks/event-envelope";
 
-import type { CallAnswer, StartAttemptRole } from "../schemas/enums";
+import type { CallAnswer, StartAttemptRole } from "../../shared/schemas/enums";
 export type { CallAnswer };
 
 /** The TwiML kept per call: answers are small, and a timeline needs no more to show what Twilio was told. */

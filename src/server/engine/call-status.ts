@@ -3,7 +3,7 @@
  * rank; a call only moves to a higher rank, so a duplicate changes nothing and
  * a late `ringing` never reopens a completed call.
  */
-import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus } from "../schemas/enums";
+import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus } from "../../shared/schemas/enums";
 
 export type TerminalStatus = TerminalCallStatus;
 

@@ -1,5 +1,5 @@
 import { AppError } from "../errors/app-error";
-import { TWILIO_CALL_STATUSES, type TwilioCallStatus } from "../schemas/enums";
+import { TWILIO_CALL_STATUSES, type TwilioCallStatus } from "../../shared/schemas/enums";
 
 /** Twilio's form parameters, in an object with no prototype: `__proto__` or `constructor` are plain keys here. */
 export type EngineParams = Record<string, string>;

@@ -6,7 +6,7 @@ import { transactionWithEvents } from "../webhooks/enqueue-event";
 import { buildEvent } from "../webhooks/event-envelope";
 import { isStatusCallback, isTerminal, statusRank, TERMINAL_RANK } from "./call-status";
 import { callStatusOf, carrierCodesOf, type EngineParams } from "./engine-params";
-import { shownCallStatus, type CallEndReason } from "../schemas/enums";
+import { shownCallStatus, type CallEndReason } from "../../shared/schemas/enums";
 import { advanceCall, bindCallSid } from "./sql/advance-call";
 import { insertInboundCallOnce, rejectUnadmittedCall } from "./sql/insert-call";
 import { lookupEngineRequest, type EngineGuard, type EngineLookup } from "./sql/lookup";

@@ -1,4 +1,4 @@
-import { ZAlertEventEnvelope } from "../schemas/alerts";
+import { ZAlertEventEnvelope } from "../../shared/schemas/alerts";
 import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
@@ -9,7 +9,7 @@ import {
   ZRecordingEventEnvelope,
   ZTransferEventEnvelope,
   ZUsageThresholdEventEnvelope,
-} from "../schemas/events";
+} from "../../shared/schemas/events";
 import { ROUTE_EXAMPLES, exampleKey } from "./examples";
 
 /**

@@ -1,4 +1,4 @@
-import { ALERT_TYPES } from "../schemas/alerts";
+import { ALERT_TYPES } from "../../shared/schemas/alerts";
 import type { RestRoute } from "../rest/routes";
 
 /**

@@ -5,7 +5,7 @@ import { sqlTransaction, type SqlTransaction } from "../db/sql-transaction";
 import { deliveryLane, webhookDeliveryJob, type DeliveryJob } from "../jobs/definitions/webhook-delivery";
 import { jobQueue, onTransaction, sendJob, wakeWorker } from "../jobs/job-queue";
 import type { EventEnvelope } from "./event-envelope";
-import { ALL_EVENTS } from "../schemas/events";
+import { ALL_EVENTS } from "../../shared/schemas/events";
 import { currentTraceparent } from "../tracing/tracing";
 
 export const DELIVERY_QUEUE = webhookDeliveryJob.name;

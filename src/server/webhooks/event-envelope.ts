@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { CallDirection, CallEndReason, TakenOverBy } from "../schemas/enums";
-import type { EventType } from "../schemas/events";
-import type { AlertData } from "../schemas/alerts";
+import type { CallDirection, CallEndReason, TakenOverBy } from "../../shared/schemas/enums";
+import type { EventType } from "../../shared/schemas/events";
+import type { AlertData } from "../../shared/schemas/alerts";
 
 /** docs/decisions.md §8: the one shape of every event we send. */
 export type { EventType };

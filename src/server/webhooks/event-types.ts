@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_CATALOGUE, eventSchemaOf } from "../schemas/events";
+import { EVENT_CATALOGUE, eventSchemaOf } from "../../shared/schemas/events";
 
 // Per module graph: a cache of a pure function of the event catalogue.
 let cached: { eventTypes: { type: string; description: string; schema: Record<string, unknown> }[] } | undefined;

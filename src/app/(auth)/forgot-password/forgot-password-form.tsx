@@ -9,7 +9,7 @@ import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZRequestPasswordResetInput } from "@/server/schemas/account-settings";
+import { ZRequestPasswordResetInput } from "@/shared/schemas/account-settings";
 
 export const RESET_SENT =
   "If an account uses that address, we sent it a link to choose a new password. It works for one hour. Nothing arrived? Check the spam folder, or ask again in a few minutes.";

@@ -7,9 +7,9 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { safeRedirectPath } from "@/lib/safe-redirect";
+import { safeRedirectPath } from "@/shared/safe-redirect";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZLoginInput } from "@/server/schemas/auth";
+import { ZLoginInput } from "@/shared/schemas/auth";
 
 const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid email or password." };
 

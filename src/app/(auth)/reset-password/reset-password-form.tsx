@@ -9,7 +9,7 @@ import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZResetPasswordInput } from "@/server/schemas/account-settings";
+import { ZResetPasswordInput } from "@/shared/schemas/account-settings";
 
 /** The new password from the mailed link. Posts to /reset-password/submit without JavaScript. */
 export function ResetPasswordForm(props: { token: string; error: string | null }) {

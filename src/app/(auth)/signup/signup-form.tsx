@@ -13,7 +13,7 @@ import { CopyField } from "@/components/ui/copy-button";
 import { TextField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZRegisterInput } from "@/server/schemas/auth";
+import { ZRegisterInput } from "@/shared/schemas/auth";
 
 // The API's schema; the form's empty company field means "none".
 const ZSignupForm = ZRegisterInput.extend({

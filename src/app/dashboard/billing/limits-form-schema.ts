@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZPutLimitsInput } from "@/server/schemas/limits";
+import { ZPutLimitsInput } from "@/shared/schemas/limits";
 
 /** What the limits form holds: text boxes and a checkbox. */
 export type LimitsFormValues = {

@@ -6,10 +6,10 @@ import Link from "next/link";
 import { CallStatusBadge, CostBreakdownList, LocalTime } from "@/components/dashboard/calls-table";
 import { Drawer } from "@/components/ui/drawer";
 import { QueryState } from "@/components/ui/query-state";
-import { endReasonOutcome, errorCodeOutcome, type Outcome } from "@/lib/call-outcomes";
+import { endReasonOutcome, errorCodeOutcome, type Outcome } from "@/shared/call-outcomes";
 import { duration, sinceStart, usd } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc/client";
-import type { TCall, TTimelineEntry } from "@/server/schemas/calls";
+import type { TCall, TTimelineEntry } from "@/shared/schemas/calls";
 
 const POLL_MS = 3_000;
 
@@ -127,7 +127,7 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
   );
 }
 
-/** The endReason with its label and what to do (src/lib/call-outcomes.ts, the reference's text), and Twilio's carrier codes. */
+/** The endReason with its label and what to do (src/shared/call-outcomes.ts, the reference's text), and Twilio's carrier codes. */
 function EndReason({ call: c }: { call: TCall }) {
   if (!c.endReason) return <span className="text-slate-500 dark:text-slate-400">— (the call is still live)</span>;
   const outcome = endReasonOutcome(c.endReason);

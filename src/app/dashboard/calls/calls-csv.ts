@@ -1,4 +1,4 @@
-import type { TCall } from "@/server/schemas/calls";
+import type { TCall } from "@/shared/schemas/calls";
 
 const COLUMNS = [
   "callSid",

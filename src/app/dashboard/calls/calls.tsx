@@ -12,14 +12,14 @@ import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { CALL_DIRECTIONS, type CallDirection } from "@/server/schemas/enums";
+import { CALL_DIRECTIONS, type CallDirection } from "@/shared/schemas/enums";
 import { useUrlState, type UrlChange } from "@/lib/use-url-state";
-import { ZListCallsInput, type TCall } from "@/server/schemas/calls";
+import { ZListCallsInput, type TCall } from "@/shared/schemas/calls";
 import { useShowError } from "@/lib/show-error";
 import { CallDetail } from "./call-detail";
 import { LiveCalls } from "./live-calls";
 import { callsCsv } from "./calls-csv";
-import { CALL_STATUSES, type CallStatus } from "@/server/schemas/enums";
+import { CALL_STATUSES, type CallStatus } from "@/shared/schemas/enums";
 import { statusLabel } from "@/lib/format";
 
 export const CALLS_PAGE_SIZE = 25;

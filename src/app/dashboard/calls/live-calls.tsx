@@ -10,8 +10,8 @@ import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { useShowError } from "@/lib/show-error";
-import type { TCall } from "@/server/schemas/calls";
-import { E164 } from "@/server/schemas/e164";
+import type { TCall } from "@/shared/schemas/calls";
+import { E164 } from "@/shared/schemas/e164";
 
 /** Live calls follow without a reload. */
 const POLL_MS = 2_000;

@@ -1,6 +1,6 @@
-import { ZDeliveryStatus } from "@/server/schemas/enums";
-import { ZEventType } from "@/server/schemas/events";
-import { ZDeliveryDestination, type DeliveryDestination } from "@/server/schemas/webhook-deliveries";
+import { ZDeliveryStatus } from "@/shared/schemas/enums";
+import { ZEventType } from "@/shared/schemas/events";
+import { ZDeliveryDestination, type DeliveryDestination } from "@/shared/schemas/webhook-deliveries";
 /** Shared by the server page's prefetch and the client log: the same input, the same cache entry. */
 export const PAGE_SIZE = 20;
 

@@ -1,4 +1,4 @@
-import { ALL_EVENTS, ENDPOINT_EVENT_TYPES, EVENT_CATALOGUE } from "@/server/schemas/events";
+import { ALL_EVENTS, ENDPOINT_EVENT_TYPES, EVENT_CATALOGUE } from "@/shared/schemas/events";
 
 /** The type picker's choices: every type an endpoint may subscribe to, with the catalogue's description. */
 export const TYPE_CHOICES = ENDPOINT_EVENT_TYPES.map((type) => ({

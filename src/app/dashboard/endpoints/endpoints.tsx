@@ -18,10 +18,10 @@ import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
-import { MAX_ENDPOINTS_PER_ACCOUNT, webhookEndpointInputSchemas } from "@/server/schemas/webhook-endpoints";
-import type { EndpointEventType } from "@/server/schemas/events";
+import { MAX_ENDPOINTS_PER_ACCOUNT, webhookEndpointInputSchemas } from "@/shared/schemas/webhook-endpoints";
+import type { EndpointEventType } from "@/shared/schemas/events";
 import type { AppRouter } from "@/server/trpc/root";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { TestEventPanel } from "@/components/dashboard/test-event-panel";
 import { ALL_EVENTS, TYPE_CHOICES, typesLabel } from "./endpoint-types";
 

@@ -18,7 +18,7 @@ import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZCreateApiKeyInput } from "@/server/schemas/api-keys";
+import { ZCreateApiKeyInput } from "@/shared/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Outputs = inferRouterOutputs<AppRouter>;

@@ -10,7 +10,7 @@ import { useToast } from "@/components/ui/toast";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { CallbackUrlFields } from "./callback-url-fields";
 import { NUMBER_FIELD_NAMES } from "./number-fields";
 import { createNumberFormSchema, type NumberFormValues } from "./number-form-schemas";

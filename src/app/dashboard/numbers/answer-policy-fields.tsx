@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { SelectField, TextAreaField, TextField } from "@/components/ui/field";
 import type { FieldBinding } from "@/lib/form-field";
 import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { urlHint } from "./callback-url-fields";
 import type { AnswerPolicyFormValues } from "./number-form-schemas";
 

@@ -1,6 +1,6 @@
 import { TextField } from "@/components/ui/field";
 import type { FieldBinding } from "@/lib/form-field";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
 

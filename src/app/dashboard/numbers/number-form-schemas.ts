@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
-import { normalizeUsNumber } from "@/lib/us-number";
-import { phoneNumberInputSchemas } from "@/server/schemas/phone-numbers";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
+import { normalizeUsNumber } from "@/shared/us-number";
+import { phoneNumberInputSchemas } from "@/shared/schemas/phone-numbers";
 
 /** What the number forms hold: text boxes, so every value is a string. */
 export type NumberFormValues = {

@@ -5,7 +5,7 @@ import { Alert } from "@/components/ui/alert";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { useTRPC } from "@/lib/trpc/client";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { AddNumberForm } from "./add-number-form";
 import { NumberList } from "./number-list";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { TestEventPanel } from "@/components/dashboard/test-event-panel";
-import { EVENT_TYPES, EVENT_URL_FIELD } from "@/server/schemas/events";
+import { EVENT_TYPES, EVENT_URL_FIELD } from "@/shared/schemas/events";
 
 type NumberUrls = { id: string; onCallStartUrl: string; onCallEndUrl: string; onErrorUrl: string | null };
 

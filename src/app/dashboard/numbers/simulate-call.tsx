@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { endReasonOutcome, errorCodeOutcome } from "@/lib/call-outcomes";
+import { endReasonOutcome, errorCodeOutcome } from "@/shared/call-outcomes";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 
 /** How the call was decided (docs/decisions.md §11, §12), in words; the code is shown beside it. */

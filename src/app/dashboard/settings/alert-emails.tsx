@@ -6,7 +6,7 @@ import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/components/ui/toast";
 import { messageOf, useTRPC } from "@/lib/trpc/client";
 import { useHydrated } from "@/lib/use-hydrated";
-import { ALERT_DESCRIPTIONS, ALERT_TYPES, type AlertType } from "@/server/schemas/alerts";
+import { ALERT_DESCRIPTIONS, ALERT_TYPES, type AlertType } from "@/shared/schemas/alerts";
 
 /** GET/PUT /api/account/alert-settings: which alert kinds are also emailed (all by default). */
 export function AlertEmails() {

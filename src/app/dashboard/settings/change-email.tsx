@@ -8,7 +8,7 @@ import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZRequestEmailChangeInput } from "@/server/schemas/account-settings";
+import { ZRequestEmailChangeInput } from "@/shared/schemas/account-settings";
 
 /** The address, whether it is confirmed, and a change that takes effect only from the link sent to the new one. */
 export function ChangeEmail() {

@@ -9,7 +9,7 @@ import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZChangePasswordInput } from "@/server/schemas/account-settings";
+import { ZChangePasswordInput } from "@/shared/schemas/account-settings";
 
 /**
  * A new password ends every session, this one included; the browser that

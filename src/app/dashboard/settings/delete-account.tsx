@@ -7,7 +7,7 @@ import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZDeleteAccountInput } from "@/server/schemas/account-settings";
+import { ZDeleteAccountInput } from "@/shared/schemas/account-settings";
 
 /** Closing the account, confirmed by typing its address and the password; says exactly what happens first. */
 export function DeleteAccount() {

@@ -7,7 +7,7 @@ import { TextField } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import { ZConnectTwilioInput } from "@/server/schemas/twilio-connection";
+import { ZConnectTwilioInput } from "@/shared/schemas/twilio-connection";
 
 type Field = "accountSid" | "authToken";
 const FIELD_NAMES: Record<Field, string> = { accountSid: "Account SID", authToken: "Auth token" };

@@ -14,7 +14,7 @@ import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useForbiddenReason } from "@/lib/use-forbidden-reason";
 import { useTRPC } from "@/lib/trpc/client";
 import { useApiForm } from "@/lib/use-api-form";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { callbackUrlsFormSchema, type UrlFormValues } from "../numbers/number-form-schemas";
 import { CallbackUrlFields } from "../numbers/callback-url-fields";
 

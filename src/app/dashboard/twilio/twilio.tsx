@@ -5,7 +5,7 @@ import { Alert } from "@/components/ui/alert";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
 import { appErrorOf, useTRPC } from "@/lib/trpc/client";
-import type { CallbackUrlPolicyOptions } from "@/server/webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { ConnectTwilioForm } from "./connect-twilio-form";
 import { ConnectionSummary } from "./connection-summary";
 import { EngineUrlPanel } from "./engine-url-panel";

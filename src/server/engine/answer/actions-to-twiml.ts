@@ -17,8 +17,8 @@ import { z } from "zod";
 import { excerpt } from "./excerpt";
 import { exceedsTwimlSize, MAX_TWIML_BYTES } from "./twiml-size";
 import { firstInvalidXmlChar } from "./xml-chars";
-import { E164 } from "../../schemas/e164";
-import { checkCallbackUrl, type CallbackUrlPolicyOptions } from "../../webhooks/http/url-policy";
+import { E164 } from "../../../shared/schemas/e164";
+import { checkCallbackUrl, type CallbackUrlPolicyOptions } from "../../../shared/url-policy";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 
 const MAX_ACTIONS = 50;

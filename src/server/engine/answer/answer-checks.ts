@@ -2,7 +2,7 @@
  * The checks a stored fallback or last resort gets when saved (docs/decisions.md §12): exactly those
  * an answer gets during a call, so what was accepted then is what the engine can return later.
  */
-import type { AnswerChecks } from "../../schemas/answer-policy";
+import type { AnswerChecks } from "../../../shared/schemas/answer-policy";
 import { twimlFromActions } from "./actions-to-twiml";
 import { checkResponseDocument } from "./check-twiml";
 

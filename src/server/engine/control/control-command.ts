@@ -2,7 +2,7 @@
 import { AppError } from "../../errors/app-error";
 import { decryptSecret } from "../../crypto/secret-box";
 import type { SqlTransaction } from "../../db/sql-transaction";
-import type { EventType } from "../../schemas/events";
+import type { EventType } from "../../../shared/schemas/events";
 import { transactionWithEvents } from "../../webhooks/enqueue-event";
 import { buildEvent } from "../../webhooks/event-envelope";
 import { verifyTwilioSignature } from "../verify-twilio-signature";

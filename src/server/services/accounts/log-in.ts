@@ -1,4 +1,4 @@
-import type { TLoginInput } from "../../schemas/auth";
+import type { TLoginInput } from "../../../shared/schemas/auth";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { decoyPasswordHash, verifyPassword } from "../../auth/password";

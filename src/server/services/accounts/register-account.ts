@@ -1,4 +1,4 @@
-import type { TRegisterInput } from "../../schemas/auth";
+import type { TRegisterInput } from "../../../shared/schemas/auth";
 import { AppError } from "../../errors/app-error";
 import { isUniqueViolation } from "../../db/client";
 import { sqlTransaction } from "../../db/sql-transaction";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { kysely, type DB } from "../../db/kysely";
-import { ALERT_TYPES, type AlertType } from "../../schemas/alerts";
+import { ALERT_TYPES, type AlertType } from "../../../shared/schemas/alerts";
 
 /**
  * GET/PUT /api/account/alert-settings (docs/decisions.md §16, §22): which alert types are also emailed. Every

@@ -1,4 +1,4 @@
-import type { AlertSubjectType, AlertType } from "../../schemas/alerts";
+import type { AlertSubjectType, AlertType } from "../../../shared/schemas/alerts";
 
 /** docs/events.md "Alerts": what to do about each kind, in a sentence or two (shown in the API, the dashboard and the mail). */
 export function howToFix(type: AlertType, subject: { type: AlertSubjectType; url?: string }): string {

@@ -1,5 +1,5 @@
 import { kysely } from "../../db/kysely";
-import type { AlertSubjectType, AlertType } from "../../schemas/alerts";
+import type { AlertSubjectType, AlertType } from "../../../shared/schemas/alerts";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 
 /** GET /api/alerts keeps this far back (docs/decisions.md §16). */

@@ -5,7 +5,7 @@ import type { SqlTransaction } from "../../db/sql-transaction";
 import { alertMail } from "../../email/account-mails";
 import { queueMail } from "../../email/queue-mail";
 import { logger } from "../../logger";
-import { RECOVERY_OF, type AlertData, type AlertSubjectType, type AlertType } from "../../schemas/alerts";
+import { RECOVERY_OF, type AlertData, type AlertSubjectType, type AlertType } from "../../../shared/schemas/alerts";
 import { buildEvent } from "../../webhooks/event-envelope";
 import { emitIn, transactionWithEvents, type Emit } from "../../webhooks/enqueue-event";
 import { alertTitle, howToFix } from "./alert-text";

@@ -1,13 +1,13 @@
 import type { Call, CallCommand, Prisma, UsageRecord, WebhookAttempt } from "@/generated/prisma/client";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
-import type { TCall, TTimelineEntry } from "../../schemas/calls";
+import type { TCall, TTimelineEntry } from "../../../shared/schemas/calls";
 import type { CostBreakdown } from "../usage/billed-minutes";
 import { controlTimeline, recordingDto } from "./control/control-timeline";
 import type { CommandEntry } from "./control/run-command";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
-import type { EventType } from "../../schemas/events";
-import { CALL_ANSWERS, CALL_END_REASONS, type CallDirection, type CallEndReason } from "../../schemas/enums";
+import type { EventType } from "../../../shared/schemas/events";
+import { CALL_ANSWERS, CALL_END_REASONS, type CallDirection, type CallEndReason } from "../../../shared/schemas/enums";
 
 type CallStatus = TCall["status"];
 type CallAnswer = NonNullable<TCall["answer"]>;

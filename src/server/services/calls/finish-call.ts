@@ -4,7 +4,7 @@ import { billingPlan } from "../billing/billing-plan";
 import { costBreakdown } from "../usage/billed-minutes";
 import { addToRunningTotals, recordUsage } from "../usage/record-usage";
 import { TERMINAL_RANK, type TerminalStatus } from "../../engine/call-status";
-import type { CallEndReason } from "../../schemas/enums";
+import type { CallEndReason } from "../../../shared/schemas/enums";
 import { closeCall, freeLiveSlot } from "./close-call";
 import type { EngineAccount, EngineCall } from "./call-row";
 import { announceThreshold } from "../limits/announce-threshold";

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { kysely, now } from "../../db/kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
-import { DEFAULT_ALERT_THRESHOLDS, type TLimits, type TPutLimitsInput } from "../../schemas/limits";
+import { DEFAULT_ALERT_THRESHOLDS, type TLimits, type TPutLimitsInput } from "../../../shared/schemas/limits";
 import { usagePeriod } from "../usage/usage-periods";
 
 /** The limits an account without a row has (docs/decisions.md §17, §22). */

@@ -1,4 +1,4 @@
-import { normalizeUsNumber } from "@/lib/us-number";
+import { normalizeUsNumber } from "@/shared/us-number";
 import { db } from "../../db/client";
 
 /** What the search box found: one call, one event's delivery, one of the account's numbers, or nothing. */

@@ -1,5 +1,5 @@
 import { AppError } from "../../errors/app-error";
-import { isQueryableTime } from "../../schemas/common";
+import { isQueryableTime } from "../../../shared/schemas/common";
 
 /**
  * The one keyset cursor of the API's lists (calls, usage; docs/decisions.md §11):

@@ -1,7 +1,7 @@
 import { twimlFromActions } from "../../engine/answer/actions-to-twiml";
 import { fallbackTwiml } from "../../engine/answer/fixed-twiml";
 import { db } from "../../db/client";
-import type { AnswerPolicy } from "../../schemas/answer-policy";
+import type { AnswerPolicy } from "../../../shared/schemas/answer-policy";
 import { notOwnedOrMissing } from "./phone-number-dto";
 
 type Step = {

@@ -2,7 +2,7 @@ import type { PhoneNumber } from "@/generated/prisma/client";
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { kysely } from "../../db/kysely";
-import { answerPolicyDto } from "../../schemas/answer-policy";
+import { answerPolicyDto } from "../../../shared/schemas/answer-policy";
 import { numberDayPeriod } from "../usage/usage-periods";
 
 /** A number as the API shows it; the one shape every phone-number service answers with. */

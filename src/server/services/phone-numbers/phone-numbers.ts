@@ -1,7 +1,7 @@
 import { db } from "../../db/client";
 import { Prisma } from "@/generated/prisma/client";
-import { type AnswerPolicy, applyAnswerPolicy } from "../../schemas/answer-policy";
-import type { TUpdatePhoneNumberInput } from "../../schemas/phone-numbers";
+import { type AnswerPolicy, applyAnswerPolicy } from "../../../shared/schemas/answer-policy";
+import type { TUpdatePhoneNumberInput } from "../../../shared/schemas/phone-numbers";
 import { configurePhoneNumberAtTwilio } from "./configure-phone-number";
 import { notOwnedOrMissing, numberMinutesToday, toPhoneNumberDto } from "./phone-number-dto";
 

@@ -6,7 +6,7 @@ import { AppError } from "../../errors/app-error";
 import { fetchTwilioAccount, listTwilioNumbers } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
-import type { TConnectTwilioInput } from "../../schemas/twilio-connection";
+import type { TConnectTwilioInput } from "../../../shared/schemas/twilio-connection";
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { toTwilioConnectionDto } from "./twilio-connection-dto";
 

@@ -3,12 +3,12 @@ import { decryptSecret, encryptSecret, generateWebhookSecret } from "../../crypt
 import { kysely, now as sqlNow, type DB } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
-import type { EndpointEventType } from "../../schemas/events";
+import type { EndpointEventType } from "../../../shared/schemas/events";
 import {
   MAX_ENDPOINTS_PER_ACCOUNT,
   type TCreateWebhookEndpointInput,
   type TUpdateWebhookEndpointInput,
-} from "../../schemas/webhook-endpoints";
+} from "../../../shared/schemas/webhook-endpoints";
 import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
 
 type EndpointRow = Selectable<DB["WebhookEndpoint"]>;

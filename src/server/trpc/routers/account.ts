@@ -1,9 +1,9 @@
-import { ZGetAccountOutput, ZRotateEngineUrlOutput } from "../../schemas/account";
-import { ZRotateSecretInput, ZRotateSecretOutput } from "../../schemas/webhook-deliveries";
+import { ZGetAccountOutput, ZRotateEngineUrlOutput } from "../../../shared/schemas/account";
+import { ZRotateSecretInput, ZRotateSecretOutput } from "../../../shared/schemas/webhook-deliveries";
 import { rotateWebhookSecret } from "../../services/accounts/rotate-webhook-secret";
 import { getAccount } from "../../services/accounts/get-account";
 import { rotateEngineUrl } from "../../services/accounts/rotate-engine-url";
-import { ZLimitsOutput, ZPutLimitsInput } from "../../schemas/limits";
+import { ZLimitsOutput, ZPutLimitsInput } from "../../../shared/schemas/limits";
 import { getAccountLimits, putAccountLimits } from "../../services/limits/account-limits";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";

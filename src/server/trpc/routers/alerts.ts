@@ -4,7 +4,7 @@ import {
   ZListAlertsInput,
   ZListAlertsOutput,
   ZPutAlertSettingsInput,
-} from "../../schemas/alerts";
+} from "../../../shared/schemas/alerts";
 import { getAlertSettings, putAlertSettings } from "../../services/alerts/alert-settings";
 import { listAlerts, recentAlertCount } from "../../services/alerts/list-alerts";
 import { restProcedure } from "../../rest/rest-procedure";

@@ -4,7 +4,7 @@ import {
   ZListApiKeysOutput,
   ZRevokeApiKeyInput,
   ZRevokeApiKeyOutput,
-} from "../../schemas/api-keys";
+} from "../../../shared/schemas/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys/api-keys";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";

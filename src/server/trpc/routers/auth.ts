@@ -1,4 +1,10 @@
-import { ZLoginInput, ZLoginOutput, ZLogoutOutput, ZRegisterInput, ZRegisterOutput } from "../../schemas/auth";
+import {
+  ZLoginInput,
+  ZLoginOutput,
+  ZLogoutOutput,
+  ZRegisterInput,
+  ZRegisterOutput,
+} from "../../../shared/schemas/auth";
 import { registerAccount } from "../../services/accounts/register-account";
 import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";

@@ -1,4 +1,4 @@
-import { ZBillingSubscriptionOutput, ZUrlOutput } from "../../schemas/billing";
+import { ZBillingSubscriptionOutput, ZUrlOutput } from "../../../shared/schemas/billing";
 import { freshCheckoutUrl, portalUrl } from "../../services/billing/billing-provider";
 import { billingSubscription } from "../../services/billing/billing-subscription";
 import { restProcedure } from "../../rest/rest-procedure";

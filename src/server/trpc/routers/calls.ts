@@ -1,11 +1,11 @@
-import { ZGetCallInput, ZGetCallOutput, ZListCallsInput, ZListCallsOutput } from "../../schemas/calls";
+import { ZGetCallInput, ZGetCallOutput, ZListCallsInput, ZListCallsOutput } from "../../../shared/schemas/calls";
 import {
   ZHangupInput,
   ZRecordingInput,
   ZRecordingOutput,
   ZRedirectInput,
   ZTransferInput,
-} from "../../schemas/call-control";
+} from "../../../shared/schemas/call-control";
 import { getCall, listCalls } from "../../services/calls/calls";
 import { controlRecording, hangupCall, redirectCall, transferCall } from "../../services/calls/control/call-control";
 import { actorOf } from "../../services/calls/control/run-command";

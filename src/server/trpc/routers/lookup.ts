@@ -1,4 +1,4 @@
-import { ZLookupInput, ZLookupOutput } from "../../schemas/lookup";
+import { ZLookupInput, ZLookupOutput } from "../../../shared/schemas/lookup";
 import { lookup as find } from "../../services/lookup/lookup";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";

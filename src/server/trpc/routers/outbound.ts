@@ -1,6 +1,6 @@
 import { SERVER_ANSWER_CHECKS } from "../../engine/answer/answer-checks";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
-import { ZOutboundOutput, outboundInputSchema } from "../../schemas/outbound";
+import { ZOutboundOutput, outboundInputSchema } from "../../../shared/schemas/outbound";
 import { startOutboundCall } from "../../services/calls/start-outbound-call";
 import { restProcedure } from "../../rest/rest-procedure";
 import { paidProcedure } from "../init";

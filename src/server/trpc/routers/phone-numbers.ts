@@ -9,7 +9,7 @@ import {
   ZSimulateCallInput,
   ZSimulateCallOutput,
   phoneNumberInputSchemas,
-} from "../../schemas/phone-numbers";
+} from "../../../shared/schemas/phone-numbers";
 import { getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from "../../services/phone-numbers/phone-numbers";
 import { previewFallback } from "../../services/phone-numbers/fallback-preview";
 import { createPhoneNumber } from "../../services/phone-numbers/register-phone-number";

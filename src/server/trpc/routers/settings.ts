@@ -14,7 +14,7 @@ import {
   ZResetPasswordOutput,
   ZTokenInput,
   ZVerifyEmailOutput,
-} from "../../schemas/account-settings";
+} from "../../../shared/schemas/account-settings";
 import { getAccountSettings } from "../../services/accounts/account-settings";
 import { changePassword } from "../../services/accounts/change-password";
 import { confirmEmailChange, requestEmailChange } from "../../services/accounts/change-email";

@@ -3,7 +3,7 @@ import {
   ZDisconnectTwilioOutput,
   ZListTwilioNumbersOutput,
   ZTwilioConnectionOutput,
-} from "../../schemas/twilio-connection";
+} from "../../../shared/schemas/twilio-connection";
 import { connectTwilio } from "../../services/twilio-connection/connect-twilio";
 import { disconnectTwilio } from "../../services/twilio-connection/disconnect-twilio";
 import { getTwilioConnection } from "../../services/twilio-connection/get-twilio-connection";

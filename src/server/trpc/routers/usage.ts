@@ -4,7 +4,7 @@ import {
   ZDailyUsageOutput,
   ZListUsageInput,
   ZListUsageOutput,
-} from "../../schemas/usage";
+} from "../../../shared/schemas/usage";
 import { currentUsage, dailyUsage, listUsage } from "../../services/usage/usage";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";

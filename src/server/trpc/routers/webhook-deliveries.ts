@@ -6,7 +6,7 @@ import {
   ZReplayDeliveriesInput,
   ZReplayDeliveriesOutput,
   ZSendTestEventInput,
-} from "../../schemas/webhook-deliveries";
+} from "../../../shared/schemas/webhook-deliveries";
 import { replayDeliveries } from "../../webhooks/delivery-log/replay-deliveries";
 import { sendTestEvent } from "../../webhooks/delivery-log/send-test-event";
 import { getDelivery, listDeliveries, retryDelivery } from "../../webhooks/delivery-log/webhook-deliveries";

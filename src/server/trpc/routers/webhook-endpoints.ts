@@ -8,7 +8,7 @@ import {
   ZWebhookEndpointOutput,
   ZWebhookEndpointWithSecretOutput,
   webhookEndpointInputSchemas,
-} from "../../schemas/webhook-endpoints";
+} from "../../../shared/schemas/webhook-endpoints";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,

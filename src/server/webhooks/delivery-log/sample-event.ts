@@ -1,6 +1,6 @@
 import { buildEvent, type EventEnvelope, type EventType } from "../event-envelope";
 import { billedMinutes, costBreakdown } from "../../services/usage/billed-minutes";
-import { ALERT_TYPES, type AlertData, type AlertType } from "../../schemas/alerts";
+import { ALERT_TYPES, type AlertData, type AlertType } from "../../../shared/schemas/alerts";
 import { howToFix } from "../../services/alerts/alert-text";
 
 /**

@@ -9,7 +9,7 @@ import { notOwnedOrMissing } from "../../services/phone-numbers/phone-number-dto
 import { SAMPLE_CALLED, sampleEvent } from "./sample-event";
 import { getDelivery } from "./webhook-deliveries";
 
-import { EVENT_TYPES, EVENT_URL_FIELD as URL_FIELD } from "../../schemas/events";
+import { EVENT_TYPES, EVENT_URL_FIELD as URL_FIELD } from "../../../shared/schemas/events";
 
 type Destination = { url: string; endpointId: string | null; phoneNumberId: string | null; phoneNumber: string };
 

@@ -1,5 +1,5 @@
 import type { Prisma, WebhookAttempt, WebhookDelivery } from "@/generated/prisma/client";
-import { START_ATTEMPT_ROLES, type StartAttemptRole } from "../../schemas/enums";
+import { START_ATTEMPT_ROLES, type StartAttemptRole } from "../../../shared/schemas/enums";
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { kysely, now } from "../../db/kysely";
@@ -8,8 +8,8 @@ import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import { DELIVERY_QUEUE, scheduleAttempt } from "../enqueue-event";
 import { onTransaction, wakeWorker } from "../../jobs/job-queue";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
-import type { EventType } from "../../schemas/events";
-import type { DeliveryDestination } from "../../schemas/webhook-deliveries";
+import type { EventType } from "../../../shared/schemas/events";
+import type { DeliveryDestination } from "../../../shared/schemas/webhook-deliveries";
 
 type EventTypeName = EventType;
 

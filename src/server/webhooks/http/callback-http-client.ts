@@ -19,7 +19,7 @@ import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
-import { checkCallbackUrl, isPublicUnicastIp } from "./url-policy";
+import { checkCallbackUrl, isPublicUnicastIp } from "../../../shared/url-policy";
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 

@@ -1,5 +1,5 @@
 import { env } from "../../env";
-import type { CallbackUrlPolicyOptions } from "./url-policy";
+import type { CallbackUrlPolicyOptions } from "../../../shared/url-policy";
 
 /** The policy as configured for this server (CALLBACK_ALLOW_PRIVATE). */
 export function serverCallbackPolicy(): CallbackUrlPolicyOptions {

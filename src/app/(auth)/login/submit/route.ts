@@ -1,4 +1,4 @@
-import { safeRedirectPath } from "@/lib/safe-redirect";
+import { safeRedirectPath } from "@/shared/safe-redirect";
 import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/lib/auth-form-post";
 import { sessionSetCookie } from "@/lib/session-cookie";
 import { AppError } from "@/server/errors/app-error";

@@ -4,7 +4,7 @@ import { db } from "../../../db/client";
 import { kysely, now } from "../../../db/kysely";
 import { twimlFromActions } from "../../../engine/answer/actions-to-twiml";
 import { checkResponseDocument } from "../../../engine/answer/check-twiml";
-import type { TRecordingInput, TRedirectInput, TTransferInput } from "../../../schemas/call-control";
+import type { TRecordingInput, TRedirectInput, TTransferInput } from "../../../../shared/schemas/call-control";
 import { getCall } from "../calls";
 import { controlTarget } from "./control-target";
 import { newCommandId, runCommand } from "./run-command";

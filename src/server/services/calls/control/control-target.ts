@@ -3,7 +3,7 @@ import { executeCompiled, kysely, precompiled } from "../../../db/kysely";
 import { decryptSecret } from "../../../crypto/secret-box";
 import type { TwilioCredentials } from "../../../integrations/twilio/twilio-account-api";
 import { engineVoiceUrlOf } from "../../accounts/engine-voice-url";
-import type { AnswerPolicy } from "../../../schemas/answer-policy";
+import type { AnswerPolicy } from "../../../../shared/schemas/answer-policy";
 
 /** A call's status rank (engine/call-status.ts): 3 is in progress, 10 ended. */
 const IN_PROGRESS_RANK = 3;

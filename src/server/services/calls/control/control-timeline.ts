@@ -1,6 +1,6 @@
 import type { CallCommand, CallRecording } from "@/generated/prisma/client";
-import type { TTimelineEntry } from "../../../schemas/calls";
-import { CALL_COMMANDS } from "../../../schemas/enums";
+import type { TTimelineEntry } from "../../../../shared/schemas/calls";
+import { CALL_COMMANDS } from "../../../../shared/schemas/enums";
 
 type Ordered = TTimelineEntry & { order: number };
 type Shown<T extends TTimelineEntry["type"]> = Extract<TTimelineEntry, { type: T }>;

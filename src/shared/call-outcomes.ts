@@ -6,7 +6,7 @@
  * (tests/unit/call-outcomes.test.ts fails when the doc and this table differ).
  * No server imports: the dashboard bundles it.
  */
-import type { CallAnswer, CallEndReason } from "@/server/schemas/enums";
+import type { CallAnswer, CallEndReason } from "@/shared/schemas/enums";
 
 export type Outcome = {
   /** A few words for a person. */
@@ -242,7 +242,7 @@ export function callOutcomesMarkdown(): string {
   const out = [
     "# Why a call ended, and what went wrong",
     "",
-    "<!-- Generated from src/lib/call-outcomes.ts (npx tsx scripts/docs/write-call-outcomes.ts); tests/unit/call-outcomes.test.ts fails when they differ. -->",
+    "<!-- Generated from src/shared/call-outcomes.ts (npx tsx scripts/docs/write-call-outcomes.ts); tests/unit/call-outcomes.test.ts fails when they differ. -->",
     "",
     "Every call carries `endReason` (in `GET /api/calls`, `GET /api/calls/{callSid}`, the `call.ended` event, the",
     "calls CSV export and the dashboard), and `error` when something went wrong on the way. They answer two",

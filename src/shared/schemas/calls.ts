@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { queryInteger, ZQueryTime, ZTimestamp } from "./common";
-import { END_REASONS, ERROR_CODES, outcomeList } from "../../lib/call-outcomes";
+import { END_REASONS, ERROR_CODES, outcomeList } from "../call-outcomes";
 import {
   CALL_ANSWERS,
   CALL_COMMANDS,
@@ -47,7 +47,7 @@ export const ZListCallsInput = z.object({
   cursor: z.string().max(200).optional().describe("nextCursor of the previous page; opaque"),
 });
 
-/** The reference's text for each value (src/lib/call-outcomes.ts, also docs/call-outcomes.md and the dashboard). */
+/** The reference's text for each value (src/shared/call-outcomes.ts, also docs/call-outcomes.md and the dashboard). */
 export const END_REASON_DESCRIPTION = `Why the call ended (docs/decisions.md §14); null while it lasts.\n\n${outcomeList(Object.entries(END_REASONS))}`;
 export const ERROR_CODE_DESCRIPTION = `The call.error code. Backend failures are here, not in endReason: the call may still have completed.\n\n${outcomeList(Object.entries(ERROR_CODES))}`;
 export const SIP_RESPONSE_CODE_DESCRIPTION =

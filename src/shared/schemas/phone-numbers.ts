@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../webhooks/http/url-policy";
+import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../url-policy";
 import { type AnswerChecks, answerPolicyInputFields, ZAnswerPolicyOutput } from "./answer-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
 import { ZTakenOverBy } from "./enums";

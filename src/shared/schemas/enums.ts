@@ -52,7 +52,7 @@ export const ZCallStatus = z
 /**
  * Why a call ended (docs/decisions.md §14), the one catalogue: Twilio's final
  * status, Routekit's own decision, or how the end was learned. What each means
- * and what to do is in src/lib/call-outcomes.ts (the dashboard and the reference).
+ * and what to do is in src/shared/call-outcomes.ts (the dashboard and the reference).
  */
 export const CALL_END_REASONS = [
   // telephony

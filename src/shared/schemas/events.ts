@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZTimestamp } from "./common";
-import { END_REASONS, ERROR_CODES, outcomeList } from "../../lib/call-outcomes";
+import { END_REASONS, ERROR_CODES, outcomeList } from "../call-outcomes";
 import { TERMINAL_CALL_STATUSES, ZCallDirection, ZCallEndReason, ZTakenOverBy } from "./enums";
 import { ZCostBreakdown } from "./usage";
 import { ALERT_DESCRIPTIONS, ALERT_TYPES, ZAlertEventEnvelope, type AlertType } from "./alerts";

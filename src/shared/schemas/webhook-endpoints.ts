@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type CallbackUrlPolicyOptions, zCallbackUrl } from "../webhooks/http/url-policy";
+import { type CallbackUrlPolicyOptions, zCallbackUrl } from "../url-policy";
 import { PUBLIC_HTTPS } from "./callback-fields";
 import { ZId, ZTimestamp } from "./common";
 import { ALL_EVENTS, ENDPOINT_EVENT_TYPES, EVENT_CATALOGUE, type EndpointEventType } from "./events";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { CallbackUrlPolicyOptions } from "../webhooks/http/url-policy";
-import { zCallbackUrl } from "../webhooks/http/url-policy";
+import type { CallbackUrlPolicyOptions } from "../url-policy";
+import { zCallbackUrl } from "../url-policy";
 import { type AnswerChecks, answerPolicyInputFields } from "./answer-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
 import { E164, E164_RULE } from "./e164";

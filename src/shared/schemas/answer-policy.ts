@@ -5,7 +5,7 @@
  * URL policy), so a bad one is a 400 then and never a surprise during a call.
  */
 import { z } from "zod";
-import { type CallbackUrlPolicyOptions, zCallbackUrl } from "../webhooks/http/url-policy";
+import { type CallbackUrlPolicyOptions, zCallbackUrl } from "../url-policy";
 
 /**
  * How stored actions and TwiML are checked: the server's are the engine's own checks
