@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { api, createAccount, logIn } from "./support/accounts";
 import { screenshots, uniqueNumber } from "./support/helpers";
 
-// issue 17: each failure is shown once, in the place its kind calls for (src/lib/show-error.ts).
+// issue 17: each failure is shown once, in the place its kind calls for (src/client/show-error.ts).
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
 

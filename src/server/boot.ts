@@ -15,7 +15,7 @@ import {
   publicDatabaseReason,
   retryUntilDone,
 } from "./db/database-availability";
-import { SESSION_BASE_PATH } from "../lib/session-path";
+import { SESSION_BASE_PATH } from "../shared/session-path";
 
 export type Booted = {
   env: Env;

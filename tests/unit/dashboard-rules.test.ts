@@ -1,8 +1,8 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
-import { forbiddenReason } from "@/lib/account-standing";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { errorDisplay } from "@/lib/error-display";
+import { forbiddenReason } from "@/shared/account-standing";
+import { apiSchemaResolver } from "@/client/api-schema-resolver";
+import { errorDisplay } from "@/client/error-display";
 import { createNumberFormSchema, editNumberFormSchema } from "@/app/dashboard/numbers/number-form-schemas";
 import { NUMBER_FIELD_NAMES } from "@/app/dashboard/numbers/number-fields";
 import { deliveryListInput, deliveryViewOf } from "@/app/dashboard/deliveries/delivery-status";
@@ -12,7 +12,7 @@ function apiError(appError: { code: string; message: string; details?: { path: s
   return TRPCClientError.from({ error: { message: appError.message, code: -32600, data: { appError } } });
 }
 
-describe("one display per failure (lib/error-display.ts)", () => {
+describe("one display per failure (client/error-display.ts)", () => {
   it("an expired session shows nothing: the browser goes to log-in", () => {
     expect(errorDisplay(apiError({ code: "UNAUTHORIZED", message: "Log in." }), NUMBER_FIELD_NAMES)).toEqual({
       kind: "auth",
@@ -49,7 +49,7 @@ describe("one display per failure (lib/error-display.ts)", () => {
   });
 });
 
-describe("what the account's standing forbids (lib/account-standing.ts, as trpc/init.ts enforces)", () => {
+describe("what the account's standing forbids (shared/account-standing.ts, as trpc/init.ts enforces)", () => {
   it("unpaid: registering numbers and outbound calls; suspended: every change to numbers too; active: nothing", () => {
     expect(forbiddenReason("INACTIVE", "registerNumber")).toMatch(/not active yet/);
     expect(forbiddenReason("INACTIVE", "outboundCall")).toMatch(/not active yet/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorsFromDetails, errorsFromIssues } from "@/lib/field-errors";
+import { errorsFromDetails, errorsFromIssues } from "@/shared/field-errors";
 import { ZRegisterInput } from "@/shared/schemas/auth";
 
 const NAMES = { email: "Email", password: "Password" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, monthName, sinceStart, statusLabel, usd } from "@/lib/format";
+import { duration, monthName, sinceStart, statusLabel, usd } from "@/shared/format";
 
 describe("dashboard formatting", () => {
   it("writes every status in one case, whatever case the API gives it", () => {

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import Link from "next/link";
-import { Providers } from "@/lib/trpc/client";
+import { Providers } from "@/client/trpc/client";
 
 export default function AuthLayout({ children }: { children: ReactNode }) {
   return (

@@ -2,8 +2,8 @@ import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
 import { DashboardShell } from "@/components/dashboard/shell";
 import { UnverifiedBanner } from "@/components/dashboard/unverified-banner";
-import { Providers } from "@/lib/trpc/client";
-import { serverCaller } from "@/lib/trpc/server";
+import { Providers } from "@/client/trpc/client";
+import { serverCaller } from "@/app/_trpc/rsc";
 import { toErrorResponse } from "@/server/errors/to-error-response";
 
 export const dynamic = "force-dynamic";

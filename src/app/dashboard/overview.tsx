@@ -10,9 +10,9 @@ import { StatusBadge } from "@/components/ui/badge";
 import { MinutesChart } from "@/components/dashboard/minutes-chart";
 import { CallLogTable } from "@/components/dashboard/calls-table";
 import { useRouter } from "next/navigation";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { useShowError } from "@/lib/show-error";
-import { monthName, usd } from "@/lib/format";
+import { messageOf, useTRPC } from "@/client/trpc/client";
+import { useShowError } from "@/client/show-error";
+import { monthName, usd } from "@/shared/format";
 import { SetupChecklist } from "./setup/setup-checklist";
 
 /** What the account must do about its standing, if anything; `subscriptionStatus` is Stripe's (null in local billing mode). */

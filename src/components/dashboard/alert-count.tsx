@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/client/trpc/client";
 
 /**
  * The nav's badge: alerts raised in the last 24 hours (recoveries not counted), refreshed every minute. A

@@ -3,7 +3,7 @@
 import { CodeLabel } from "@/components/ui/code-label";
 import { Table, Td, clickableRow } from "@/components/ui/table";
 import { Badge } from "@/components/ui/badge";
-import { duration, statusLabel, usd } from "@/lib/format";
+import { duration, statusLabel, usd } from "@/shared/format";
 import type { TCall } from "@/shared/schemas/calls";
 import type { CallStatus } from "@/shared/schemas/enums";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { day } from "@/lib/format";
+import { day } from "@/shared/format";
 
 type Day = { date: string; calls: number; billedMinutes: number; totalCost: number };
 

@@ -7,7 +7,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { SelectField } from "@/components/ui/field";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { messageOf, useTRPC } from "@/client/trpc/client";
 import type { EventType } from "@/shared/schemas/events";
 
 export type TestEventChoice = { type: EventType; label: string; disabled?: boolean };

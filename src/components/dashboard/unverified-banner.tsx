@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { messageOf, useTRPC } from "@/client/trpc/client";
 import type { z } from "zod";
 import type { ZAccountSettingsOutput } from "@/shared/schemas/account-settings";
 

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { statusLabel } from "@/lib/format";
+import { statusLabel } from "@/shared/format";
 
 type Tone = "green" | "amber" | "red" | "slate" | "indigo";
 const TONES: Record<Tone, string> = {

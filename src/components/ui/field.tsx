@@ -6,7 +6,7 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from "react";
-import { useHydrated } from "@/lib/use-hydrated";
+import { useHydrated } from "@/client/use-hydrated";
 
 /**
  * A controlled field (value and onChange from React) is disabled until the page

@@ -1,6 +1,6 @@
 "use client";
 
-import { useHydrated } from "@/lib/use-hydrated";
+import { useHydrated } from "@/client/use-hydrated";
 
 const UTC = (iso: string) => `${iso.replace("T", " ").replace(/(\.\d+)?Z$/, "")} UTC`;
 

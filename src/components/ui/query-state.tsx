@@ -1,7 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { messageOf } from "@/lib/trpc/app-error";
+import { messageOf } from "@/client/trpc/app-error";
 import { ErrorState, LoadingState } from "./states";
 
 /** What QueryState reads of a TanStack (tRPC) query result. */
@@ -14,7 +14,7 @@ type QueryLike<TData> = {
 
 /**
  * The one way a page shows a query: its loading state, its error state with a
- * retry (a failed load is never a toast, lib/error-display.ts), its empty
+ * retry (a failed load is never a toast, client/error-display.ts), its empty
  * state, then `children(data)`. An error wins over stale data, as a refetch
  * that failed means the page no longer shows what is true.
  */

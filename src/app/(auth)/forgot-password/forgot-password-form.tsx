@@ -7,8 +7,8 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { ZRequestPasswordResetInput } from "@/shared/schemas/account-settings";
 
 export const RESET_SENT =

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { safeRedirectPath } from "@/shared/safe-redirect";
-import { useApiForm } from "@/lib/use-api-form";
+import { useApiForm } from "@/client/use-api-form";
 import { ZLoginInput } from "@/shared/schemas/auth";
 
 const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid email or password." };

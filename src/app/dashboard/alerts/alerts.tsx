@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/client/trpc/client";
 import { ALERT_DESCRIPTIONS, type AlertType } from "@/shared/schemas/alerts";
 
 const RECOVERIES = new Set<string>(["alert.endpoint_recovered", "alert.fallback_rate_recovered"]);

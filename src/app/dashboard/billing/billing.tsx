@@ -7,9 +7,9 @@ import { Button } from "@/components/ui/button";
 import { PageHeader, Panel, Stat } from "@/components/ui/card";
 import { StatusBadge } from "@/components/ui/badge";
 import { QueryState } from "@/components/ui/query-state";
-import { usd } from "@/lib/format";
-import { useTRPC } from "@/lib/trpc/client";
-import { useShowError } from "@/lib/show-error";
+import { usd } from "@/shared/format";
+import { useTRPC } from "@/client/trpc/client";
+import { useShowError } from "@/client/show-error";
 import { SpendLimits } from "./spend-limits";
 
 /** `note`: how billing works on this service, from the billing strategy (null: nothing to add). */

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
+import { HydrateClient, getQueryClient, trpc } from "@/app/_trpc/rsc";
 import { billing } from "@/server/services/billing/billing-strategy";
 import { Billing } from "./billing";
 

@@ -7,10 +7,10 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { QueryState } from "@/components/ui/query-state";
-import { useToast } from "@/components/ui/toast";
-import { monthName, usd } from "@/lib/format";
-import { useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useToast } from "@/client/toast";
+import { monthName, usd } from "@/shared/format";
+import { useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { LIMITS_FIELD_NAMES, limitsFormSchema, limitsFormValues, type LimitsFormValues } from "./limits-form-schema";
 
 type Current = { month: string; spent: number; liveCalls: number; thresholdsReached: number[] };

@@ -7,8 +7,8 @@ import { CallStatusBadge, CostBreakdownList, LocalTime } from "@/components/dash
 import { Drawer } from "@/components/ui/drawer";
 import { QueryState } from "@/components/ui/query-state";
 import { endReasonOutcome, errorCodeOutcome, type Outcome } from "@/shared/call-outcomes";
-import { duration, sinceStart, usd } from "@/lib/format";
-import { useTRPC } from "@/lib/trpc/client";
+import { duration, sinceStart, usd } from "@/shared/format";
+import { useTRPC } from "@/client/trpc/client";
 import type { TCall, TTimelineEntry } from "@/shared/schemas/calls";
 
 const POLL_MS = 3_000;

@@ -9,18 +9,18 @@ import { PageHeader, Panel } from "@/components/ui/card";
 import { SelectField, TextField } from "@/components/ui/field";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
-import { useToast } from "@/components/ui/toast";
-import { appErrorOf, messageOf, useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useToast } from "@/client/toast";
+import { appErrorOf, messageOf, useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { CALL_DIRECTIONS, type CallDirection } from "@/shared/schemas/enums";
-import { useUrlState, type UrlChange } from "@/lib/use-url-state";
+import { useUrlState, type UrlChange } from "@/client/use-url-state";
 import { ZListCallsInput, type TCall } from "@/shared/schemas/calls";
-import { useShowError } from "@/lib/show-error";
+import { useShowError } from "@/client/show-error";
 import { CallDetail } from "./call-detail";
 import { LiveCalls } from "./live-calls";
 import { callsCsv } from "./calls-csv";
 import { CALL_STATUSES, type CallStatus } from "@/shared/schemas/enums";
-import { statusLabel } from "@/lib/format";
+import { statusLabel } from "@/shared/format";
 
 export const CALLS_PAGE_SIZE = 25;
 /** New calls show up without a reload. */

@@ -6,10 +6,10 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
-import { useShowError } from "@/lib/show-error";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
+import { useShowError } from "@/client/show-error";
 import type { TCall } from "@/shared/schemas/calls";
 import { E164 } from "@/shared/schemas/e164";
 

@@ -9,8 +9,8 @@ import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { Table, Td, clickableRow } from "@/components/ui/table";
 import { LocalTime } from "@/components/ui/local-time";
-import { useTRPC } from "@/lib/trpc/client";
-import { useUrlState, type UrlChange } from "@/lib/use-url-state";
+import { useTRPC } from "@/client/trpc/client";
+import { useUrlState, type UrlChange } from "@/client/use-url-state";
 import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import {
@@ -27,7 +27,7 @@ import {
 } from "./delivery-status";
 import { ReplayFailed } from "./replay-failed";
 import { SigningSecret } from "./signing-secret";
-import { statusLabel } from "@/lib/format";
+import { statusLabel } from "@/shared/format";
 
 export function Deliveries() {
   const { params, set } = useUrlState();

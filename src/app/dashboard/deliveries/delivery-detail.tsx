@@ -8,11 +8,11 @@ import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Drawer } from "@/components/ui/drawer";
 import { QueryState } from "@/components/ui/query-state";
-import { useToast } from "@/components/ui/toast";
+import { useToast } from "@/client/toast";
 import { LocalTime } from "@/components/ui/local-time";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
-import { useTRPC } from "@/lib/trpc/client";
-import { useShowError } from "@/lib/show-error";
+import { useTRPC } from "@/client/trpc/client";
+import { useShowError } from "@/client/show-error";
 import { POLL_MS, attemptOutcome, destinationOf, dueSoon } from "./delivery-status";
 
 /** One delivery: the event exactly as sent, every attempt, and redelivery. */

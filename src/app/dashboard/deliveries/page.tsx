@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { LoadingState } from "@/components/ui/states";
-import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
+import { HydrateClient, getQueryClient, trpc } from "@/app/_trpc/rsc";
 import { Deliveries } from "./deliveries";
 import { deliveryListInput, deliveryViewOf } from "./delivery-status";
 

@@ -7,8 +7,8 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { SelectField } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 
 const HOUR = 3600_000;
 /** The API reaches back at most 14 days (docs/decisions.md §8). */

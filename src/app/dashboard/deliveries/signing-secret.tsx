@@ -9,9 +9,9 @@ import { Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { QueryState } from "@/components/ui/query-state";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 
 const MASKED = "whsec_••••";
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { PageHeader } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/states";
-import { serverCaller } from "@/lib/trpc/server";
+import { serverCaller } from "@/app/_trpc/rsc";
 import type { LookupMatch } from "@/server/services/lookup/lookup";
 
 export const metadata: Metadata = { title: "Find · Routekit" };

@@ -14,10 +14,10 @@ import { TextField } from "@/components/ui/field";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
-import { useApiForm } from "@/lib/use-api-form";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
+import { useApiForm } from "@/client/use-api-form";
 import { ZCreateApiKeyInput } from "@/shared/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
 

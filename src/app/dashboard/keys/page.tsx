@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
+import { HydrateClient, getQueryClient, trpc } from "@/app/_trpc/rsc";
 import { ApiKeys } from "./api-keys";
 
 export const metadata: Metadata = { title: "API keys · Routekit" };

@@ -1,5 +1,5 @@
 import { TextField } from "@/components/ui/field";
-import type { FieldBinding } from "@/lib/form-field";
+import type { FieldBinding } from "@/shared/form-field";
 import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 
 type UrlField = "onCallStartUrl" | "onCallEndUrl" | "onErrorUrl";
@@ -17,7 +17,7 @@ const EXAMPLES: Record<UrlField, string> = {
 /**
  * A number's three callback URLs, as every form that sets them shows them
  * (adding a number, editing one, registering Twilio numbers): `field` binds
- * each (lib/form-field.ts), `hints` says what each receives on that form.
+ * each (shared/form-field.ts), `hints` says what each receives on that form.
  */
 export function CallbackUrlFields({
   field,

@@ -4,12 +4,12 @@ import { useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { ButtonLink } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/client/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { AddNumberForm } from "./add-number-form";
 import { NumberList } from "./number-list";
 
-/** docs/decisions.md §4: INACTIVE gets 402 and SUSPENDED 403 on adding, so the form is disabled (lib/account-standing.ts) and this says what to do. */
+/** docs/decisions.md §4: INACTIVE gets 402 and SUSPENDED 403 on adding, so the form is disabled (shared/account-standing.ts) and this says what to do. */
 function AccountStandingNotice({ status }: { status: string }) {
   if (status === "INACTIVE") {
     return (

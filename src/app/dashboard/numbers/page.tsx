@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
+import { HydrateClient, getQueryClient, trpc } from "@/app/_trpc/rsc";
 import { serverCallbackPolicy } from "@/server/webhooks/http/server-callback-policy";
 import { Numbers } from "./numbers";
 

@@ -5,7 +5,7 @@ import { useEffect, useId, useRef } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { endReasonOutcome, errorCodeOutcome } from "@/shared/call-outcomes";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
+import { messageOf, useTRPC } from "@/client/trpc/client";
 
 /** How the call was decided (docs/decisions.md §11, §12), in words; the code is shown beside it. */
 const ANSWER_LABELS: Record<string, string> = {

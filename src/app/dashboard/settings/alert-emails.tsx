@@ -3,9 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Panel } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
-import { useToast } from "@/components/ui/toast";
-import { messageOf, useTRPC } from "@/lib/trpc/client";
-import { useHydrated } from "@/lib/use-hydrated";
+import { useToast } from "@/client/toast";
+import { messageOf, useTRPC } from "@/client/trpc/client";
+import { useHydrated } from "@/client/use-hydrated";
 import { ALERT_DESCRIPTIONS, ALERT_TYPES, type AlertType } from "@/shared/schemas/alerts";
 
 /** GET/PUT /api/account/alert-settings: which alert kinds are also emailed (all by default). */

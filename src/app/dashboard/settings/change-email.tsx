@@ -5,9 +5,9 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { ZRequestEmailChangeInput } from "@/shared/schemas/account-settings";
 
 /** The address, whether it is confirmed, and a change that takes effect only from the link sent to the new one. */

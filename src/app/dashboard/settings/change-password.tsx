@@ -6,9 +6,9 @@ import { signIn } from "next-auth/react";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { ZChangePasswordInput } from "@/shared/schemas/account-settings";
 
 /**

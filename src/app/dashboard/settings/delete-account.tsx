@@ -5,8 +5,8 @@ import { signOut } from "next-auth/react";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { ZDeleteAccountInput } from "@/shared/schemas/account-settings";
 
 /** Closing the account, confirmed by typing its address and the password; says exactly what happens first. */

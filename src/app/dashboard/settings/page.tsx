@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { HydrateClient, getQueryClient, trpc } from "@/lib/trpc/server";
+import { HydrateClient, getQueryClient, trpc } from "@/app/_trpc/rsc";
 import { PageHeader } from "@/components/ui/card";
 import { AlertEmails } from "./alert-emails";
 import { ChangeEmail } from "./change-email";

@@ -4,8 +4,8 @@ import { signOut } from "next-auth/react";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 
 /**
  * POST /api/auth/logout from the dashboard: every browser and login token of the account ends,

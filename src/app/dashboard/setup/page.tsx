@@ -3,7 +3,7 @@ import { ScrollPre } from "@/components/ui/scroll-pre";
 import type { ReactNode } from "react";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
-import { serverCaller } from "@/lib/trpc/server";
+import { serverCaller } from "@/app/_trpc/rsc";
 import { SimulateCall } from "../numbers/simulate-call";
 import { simulatorCommandFor } from "./simulator-command";
 

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { Panel } from "@/components/ui/card";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC } from "@/client/trpc/client";
 
 /** The call SID of every sample event (POST /api/webhook-deliveries/test, docs/decisions.md §8). */
 const SAMPLE_CALL_SID = `CA${"0".repeat(32)}`;

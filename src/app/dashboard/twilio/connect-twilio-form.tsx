@@ -4,9 +4,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useApiForm } from "@/lib/use-api-form";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useApiForm } from "@/client/use-api-form";
 import { ZConnectTwilioInput } from "@/shared/schemas/twilio-connection";
 
 type Field = "accountSid" | "authToken";

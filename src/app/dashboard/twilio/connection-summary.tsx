@@ -6,9 +6,9 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 
 type Connection = { accountSid: string; friendlyName: string | null; connectedAt: string };
 

@@ -9,9 +9,9 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { useToast } from "@/components/ui/toast";
-import { useTRPC } from "@/lib/trpc/client";
-import { useConfirmedMutation } from "@/lib/use-confirmed-mutation";
+import { useToast } from "@/client/toast";
+import { useTRPC } from "@/client/trpc/client";
+import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Rotation = inferRouterOutputs<AppRouter>["account"]["rotateEngineUrl"];

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { QueryState } from "@/components/ui/query-state";
-import { appErrorOf, useTRPC } from "@/lib/trpc/client";
+import { appErrorOf, useTRPC } from "@/client/trpc/client";
 import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { ConnectTwilioForm } from "./connect-twilio-form";
 import { ConnectionSummary } from "./connection-summary";

@@ -1,4 +1,4 @@
-import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/lib/auth-form-post";
+import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/server/rest/auth-form-post";
 import { AppError } from "@/server/errors/app-error";
 import { createCaller } from "@/server/trpc/root";
 

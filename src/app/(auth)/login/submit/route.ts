@@ -1,6 +1,6 @@
 import { safeRedirectPath } from "@/shared/safe-redirect";
-import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/lib/auth-form-post";
-import { sessionSetCookie } from "@/lib/session-cookie";
+import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/server/rest/auth-form-post";
+import { sessionSetCookie } from "@/server/auth/session-cookie";
 import { AppError } from "@/server/errors/app-error";
 import { createCaller } from "@/server/trpc/root";
 

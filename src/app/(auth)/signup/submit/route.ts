@@ -1,5 +1,5 @@
-import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/lib/auth-form-post";
-import { sessionSetCookie } from "@/lib/session-cookie";
+import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/server/rest/auth-form-post";
+import { sessionSetCookie } from "@/server/auth/session-cookie";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors/app-error";
 import { createCaller } from "@/server/trpc/root";

@@ -1,4 +1,4 @@
-import { statusLabel } from "@/lib/format";
+import { statusLabel } from "@/shared/format";
 import { html, notFoundPage, pageResponse, planSentence, servePage, toDashboard } from "../../billing-page";
 import { billing, type CheckoutNotShown } from "@/server/services/billing/billing-strategy";
 

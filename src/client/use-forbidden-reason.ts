@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { forbiddenReason, type StandingAction } from "@/lib/account-standing";
-import { useTRPC } from "@/lib/trpc/client";
+import { forbiddenReason, type StandingAction } from "@/shared/account-standing";
+import { useTRPC } from "@/client/trpc/client";
 
 /** The reason the signed-in account may not do `action` now (null: it may), from the account query the dashboard already makes. */
 export function useForbiddenReason(action: StandingAction): string | null {

@@ -1,5 +1,5 @@
-import { errorsFromDetails } from "@/lib/field-errors";
-import { appErrorOf, messageOf } from "@/lib/trpc/app-error";
+import { errorsFromDetails } from "@/shared/field-errors";
+import { appErrorOf, messageOf } from "@/client/trpc/app-error";
 
 /**
  * The one rule for showing a failure, chosen by its kind, so each failure is

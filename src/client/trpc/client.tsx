@@ -7,8 +7,8 @@ import { SessionProvider } from "next-auth/react";
 import { useState, type ReactNode } from "react";
 import { z } from "zod";
 import type { AppRouter } from "@/server/trpc/root";
-import { SESSION_BASE_PATH } from "@/lib/session-path";
-import { ToastProvider } from "@/components/ui/toast";
+import { SESSION_BASE_PATH } from "@/shared/session-path";
+import { ToastProvider } from "@/client/toast";
 import { makeQueryClient } from "./query-client";
 
 // Pages run under a CSP without eval (src/proxy.ts); zod's compiled fast path probes for eval, a reported violation.

@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { FieldValues, Resolver } from "react-hook-form";
 import type { z } from "zod";
-import { fieldSentence } from "@/lib/field-errors";
+import { fieldSentence } from "@/shared/field-errors";
 
 /**
  * react-hook-form validation with the API's own zod schema, so the browser

@@ -1,8 +1,8 @@
 "use client";
 
 import { useCallback } from "react";
-import { useToast } from "@/components/ui/toast";
-import { errorDisplay } from "@/lib/error-display";
+import { useToast } from "@/client/toast";
+import { errorDisplay } from "@/client/error-display";
 
 export type ShowErrorOptions = {
   /** The form's field labels, and how to put a message under a field (react-hook-form's setError). */
@@ -11,7 +11,7 @@ export type ShowErrorOptions = {
   inline?: (message: string) => void;
 };
 
-/** `showError(err, options)`: the one display errorDisplay() (lib/error-display.ts) picks for this failure, and only that one. */
+/** `showError(err, options)`: the one display errorDisplay() (client/error-display.ts) picks for this failure, and only that one. */
 export function useShowError() {
   const toast = useToast();
   return useCallback(

@@ -3,9 +3,9 @@
 import { useState } from "react";
 import { type FieldValues, type Path, type UseFormProps, useForm } from "react-hook-form";
 import type { z } from "zod";
-import { apiSchemaResolver } from "@/lib/api-schema-resolver";
-import { fieldBinder } from "@/lib/form-field";
-import { useShowError } from "@/lib/show-error";
+import { apiSchemaResolver } from "@/client/api-schema-resolver";
+import { fieldBinder } from "@/shared/form-field";
+import { useShowError } from "@/client/show-error";
 
 /**
  * The one form hook: react-hook-form validated by the API's own zod schema

@@ -2,7 +2,7 @@
 
 import { useMutation, type UseMutationOptions } from "@tanstack/react-query";
 import { useState } from "react";
-import { useShowError } from "@/lib/show-error";
+import { useShowError } from "@/client/show-error";
 
 /**
  * A mutation behind a confirmation (revoke a key, delete a number, rotate a

@@ -7,7 +7,7 @@ import { sessionAuthorization } from "@/server/auth/dashboard-session";
 import { requestContextOf } from "@/server/http/request-context";
 import type { Context } from "@/server/trpc/init";
 import { appRouter, createCaller } from "@/server/trpc/root";
-import { makeQueryClient } from "./query-client";
+import { makeQueryClient } from "../../client/trpc/query-client";
 
 /** The session's procedure context in a server component: the same as the /api/trpc transport builds. */
 export const sessionContext = cache(async (): Promise<Context> => {
