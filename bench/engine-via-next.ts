@@ -21,7 +21,7 @@ const ROUTE = `import { AppError } from "@/server/errors/app-error";
 import { readBody } from "@/server/http/body";
 import { errorResponse } from "@/server/http/error-response";
 import { REQUEST_ID_HEADER, requestContextOf } from "@/server/http/request-context";
-import { isTerminal } from "@/server/engine/call-status";
+import { isTerminal } from "@/server/services/calls/call-status";
 import { parseEngineParams, validateEngineParams } from "@/server/engine/engine-params";
 import { engineToken } from "@/server/engine/engine-route";
 import { handleFinalStatus } from "@/server/engine/final-status-journal";

@@ -4,7 +4,7 @@
 //   npx tsx bench/twiml-check.ts [runs=20000]
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { checkResponseDocument } from "../src/server/engine/answer/check-twiml";
+import { checkResponseDocument } from "../src/server/services/answers/check-twiml";
 
 const runs = Number(process.argv[2] ?? 20_000);
 const typical =

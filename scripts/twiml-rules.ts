@@ -1,6 +1,6 @@
 // Derives the voice TwiML rules that the engine checks customers' documents against (which elements
 // exist, what may nest in what, which attributes each takes and what values those accept) from the
-// installed Twilio SDK's TwiML builder, and writes them to src/server/engine/answer/twiml-rules.json.
+// installed Twilio SDK's TwiML builder, and writes them to src/server/services/answers/twiml-rules.json.
 // The SDK is generated from Twilio's own TwiML definitions, so this is the nearest published source
 // of the rules Twilio enforces. Run after upgrading `twilio`:
 //   npx tsx scripts/twiml-rules.ts          (writes the file)
@@ -9,9 +9,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AttributeRule, ElementRule, TwimlRules } from "../src/server/engine/answer/twiml-rules";
+import type { AttributeRule, ElementRule, TwimlRules } from "../src/server/services/answers/twiml-rules";
 
-export const RULES_PATH = "src/server/engine/answer/twiml-rules.json";
+export const RULES_PATH = "src/server/services/answers/twiml-rules.json";
 
 const require = createRequire(import.meta.url);
 

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { authenticate } from "@/server/auth/authenticate";
-import { sessionAuthorization } from "@/server/auth/dashboard-session";
+import { sessionAuthorization } from "@/server/trpc/dashboard-session";
 import { safeRedirectPath } from "@/shared/safe-redirect";
 import { env } from "@/server/env";
 import { pageContentSecurityPolicy } from "@/server/http/security-headers";

@@ -25,7 +25,7 @@ export async function bootDeliveryBench() {
   ] = await Promise.all([
     import("../../src/server/boot"),
     import("../../src/server/services/accounts/register-account"),
-    import("../../src/server/webhooks/delivery/delivery-worker"),
+    import("../../src/server/workers/delivery-worker"),
     import("../../src/server/webhooks/enqueue-event"),
     import("../../src/server/webhooks/event-envelope"),
     import("../../src/server/jobs/job-queue"),

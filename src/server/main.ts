@@ -3,7 +3,7 @@ import next from "next";
 import { boot } from "./boot";
 import { stopJobQueue, stopTakingJobs } from "./jobs/job-queue";
 import { markShuttingDown } from "./health/shutdown-state";
-import { startJobWorkers } from "./jobs/start-job-workers";
+import { startJobWorkers } from "./workers/start-job-workers";
 import { EnvError } from "./env";
 import { loggablePath, writeErrorResponse } from "./http/error-response";
 import { passInputBoundary } from "./http/input-boundary";
@@ -23,11 +23,11 @@ import { rateLimitStore } from "./rate-limit/rate-limiter";
 import { drainCallLogWrites } from "./engine/write-later";
 import { startJournalMonitor } from "./engine/journal-health";
 import { databaseAvailability, retryUntilDone } from "./db/database-availability";
-import { isReadinessRequest, serveReadiness, serveWhileDatabaseDown } from "./http/readiness-route";
+import { isReadinessRequest, serveReadiness, serveWhileDatabaseDown } from "./health/readiness-route";
 import { metrics } from "./metrics/metrics";
-import { isMetricsRequest, serveMetrics } from "./metrics/metrics-route";
-import { routeLabel } from "./metrics/route-label";
-import { traceRequests } from "./tracing/http-spans";
+import { isMetricsRequest, serveMetrics } from "./health/metrics-route";
+import { routeLabel } from "./http/route-label";
+import { traceRequests } from "./http/http-spans";
 
 /**
  * Why a custom server around Next.js: the engine answers Twilio straight from

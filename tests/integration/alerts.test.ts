@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env, setEnv } from "../../src/server/env";
 import { sqlTransaction } from "../../src/server/db/sql-transaction";
-import { attemptDelivery } from "../../src/server/webhooks/delivery/attempt-delivery";
+import { attemptDelivery } from "../../src/server/services/deliveries/attempt-delivery";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";

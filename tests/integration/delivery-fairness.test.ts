@@ -3,7 +3,7 @@
 // against local receivers.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ACCOUNT_IN_FLIGHT_CAP, startDeliveryWorker } from "../../src/server/webhooks/delivery/delivery-worker";
+import { ACCOUNT_IN_FLIGHT_CAP, startDeliveryWorker } from "../../src/server/workers/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { newActiveAccount, sql, type TestAccount } from "./support/api";

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // The in-process worker's shutdown can hang on the embedded database after hanging receivers; CI runs this file on PostgreSQL.
 const embedded = inject("embedded");
 import { db } from "../../src/server/db/client";
-import { ACCOUNT_IN_FLIGHT_CAP, startDeliveryWorker } from "../../src/server/webhooks/delivery/delivery-worker";
-import { FAILURE_THRESHOLD } from "../../src/server/webhooks/delivery/endpoint-health";
+import { ACCOUNT_IN_FLIGHT_CAP, startDeliveryWorker } from "../../src/server/workers/delivery-worker";
+import { FAILURE_THRESHOLD } from "../../src/server/services/deliveries/endpoint-health";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { call, newActiveAccount, type TestAccount } from "./support/api";

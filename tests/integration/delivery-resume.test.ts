@@ -6,7 +6,7 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../src/server/db/client";
-import { ACCOUNT_IN_FLIGHT_CAP } from "../../src/server/webhooks/delivery/delivery-worker";
+import { ACCOUNT_IN_FLIGHT_CAP } from "../../src/server/workers/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { newActiveAccount } from "./support/api";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env, parseEnv, setEnv } from "../../src/server/env";
 import { queueMail } from "../../src/server/email/queue-mail";
 import { mailJob } from "../../src/server/jobs/definitions/mail";
-import { mailWorker } from "../../src/server/jobs/definitions/mail.handler";
+import { mailWorker } from "../../src/server/workers/mail.handler";
 import { jobQueue } from "../../src/server/jobs/job-queue";
 import { forget } from "../../src/server/runtime/remember";
 import { startInProcess } from "./support/in-process";

@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { call, newActiveAccount, numberBody, sql, type TestAccount } from "./support/api";
 import { checkEventContract } from "./support/contract";
 import { sqlTransaction } from "../../src/server/db/sql-transaction";
-import { replayMatching } from "../../src/server/webhooks/delivery-log/webhook-deliveries";
+import { replayMatching } from "../../src/server/services/deliveries/webhook-deliveries";
 import { startInProcess } from "./support/in-process";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/until";

@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";
-import { attemptDelivery } from "../../src/server/webhooks/delivery/attempt-delivery";
+import { attemptDelivery } from "../../src/server/services/deliveries/attempt-delivery";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { newActiveAccount, type TestAccount } from "./support/api";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { twimlFromActions } from "../../src/server/engine/answer/actions-to-twiml";
-import { isTwimlResponseDocument } from "../../src/server/engine/answer/check-twiml";
+import { twimlFromActions } from "../../src/server/services/answers/actions-to-twiml";
+import { isTwimlResponseDocument } from "../../src/server/services/answers/check-twiml";
 import { DECL } from "./fixtures/twiml-documents";
 
 describe("twimlFromActions", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { billedMinutes, costBreakdown } from "../../src/server/services/usage/billed-minutes";
 import { periodBounds, usagePeriod } from "../../src/server/services/usage/usage-periods";
-import { isStatusCallback, statusRank, TERMINAL_RANK } from "../../src/server/engine/call-status";
+import { isStatusCallback, statusRank, TERMINAL_RANK } from "../../src/server/services/calls/call-status";
 
 describe("billed minutes", () => {
   it("rounds up per call; 0 seconds bills 0", () => {

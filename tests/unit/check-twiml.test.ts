@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { checkResponseDocument, isTwimlResponseDocument } from "../../src/server/engine/answer/check-twiml";
+import { checkResponseDocument, isTwimlResponseDocument } from "../../src/server/services/answers/check-twiml";
 import { docOfBytes, invalidDocuments, KiB, validDocuments } from "./fixtures/twiml-documents";
 
 describe("isTwimlResponseDocument", () => {

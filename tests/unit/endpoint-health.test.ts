@@ -5,7 +5,7 @@ import {
   MAX_BACKOFF_MS,
   backoffMs,
   isEndpointFailure,
-} from "../../src/server/webhooks/delivery/endpoint-health";
+} from "../../src/server/services/deliveries/endpoint-health";
 
 describe("what counts against an endpoint", () => {
   it("timeouts, connection and DNS errors, 429 and 5xx do", () => {

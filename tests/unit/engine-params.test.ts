@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/server/errors/app-error";
-import { statusRank } from "../../src/server/engine/call-status";
+import { statusRank } from "../../src/server/services/calls/call-status";
 import { carrierCodesOf, parseEngineParams, validateEngineParams } from "../../src/server/engine/engine-params";
 
 const detailsOf = (body: string): string[] => {

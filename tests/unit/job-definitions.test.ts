@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { JOB_DEFINITIONS } from "../../src/server/jobs/definitions";
 import { stripeMeterEventJob } from "../../src/server/jobs/definitions/stripe-meter-event";
 import { DELIVERY_LEASE_SECONDS, webhookDeliveryJob } from "../../src/server/jobs/definitions/webhook-delivery";
-import { JOB_WORKERS } from "../../src/server/jobs/job-workers";
+import { JOB_WORKERS } from "../../src/server/workers/job-workers";
 
 describe("job definitions", () => {
   it("keep the queue names jobs already wait in on existing databases, one definition each", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ATTEMPTS, nextRetry, parseRetryAfter } from "../../src/server/webhooks/delivery/retry-schedule";
+import { MAX_ATTEMPTS, nextRetry, parseRetryAfter } from "../../src/server/services/deliveries/retry-schedule";
 
 describe("retry schedule", () => {
   const plan = (random: number) => {

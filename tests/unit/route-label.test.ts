@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { routeLabel } from "@/server/metrics/route-label";
+import { routeLabel } from "@/server/http/route-label";
 
 // A metric's route label is a template: never a routing token, an id, a SID or a number.
 describe("routeLabel", () => {

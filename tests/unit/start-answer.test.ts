@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTwimlResponseDocument } from "../../src/server/engine/answer/check-twiml";
+import { isTwimlResponseDocument } from "../../src/server/services/answers/check-twiml";
 import {
   fallbackTwiml,
   interpretStartAnswer,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/server/env";
-import { traceRequests } from "../../src/server/tracing/http-spans";
+import { traceRequests } from "../../src/server/http/http-spans";
 import { currentTraceparent, startTracing, traceHeaders, tracing, withSpan } from "../../src/server/tracing/tracing";
 
 // Tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) costs nothing: no SDK, no span, no wrapper, no header.

@@ -3,7 +3,7 @@ import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { cookies, headers } from "next/headers";
 import { cache, type ReactNode } from "react";
-import { sessionAuthorization } from "@/server/auth/dashboard-session";
+import { sessionAuthorization } from "@/server/trpc/dashboard-session";
 import { requestContextOf } from "@/server/http/request-context";
 import type { Context } from "@/server/trpc/init";
 import { appRouter, createCaller } from "@/server/trpc/root";

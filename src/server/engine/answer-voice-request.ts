@@ -22,7 +22,7 @@ import { decryptSecret } from "../crypto/secret-box";
 import { logger } from "../logger";
 import { metrics } from "../metrics/metrics";
 import { hashRoutingToken } from "../services/accounts/engine-voice-url";
-import { fallbackTwiml } from "./answer/fixed-twiml";
+import { fallbackTwiml } from "../services/answers/fixed-twiml";
 import { decideCall, type VoiceGate } from "./ask-backend";
 import { countAnswer } from "./call-log";
 import { plainInboundCall } from "./sql/lookup";

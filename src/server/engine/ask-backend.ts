@@ -14,7 +14,7 @@ import { eventData } from "../services/calls/finish-call";
 import { fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { recordAnswerLater, type AnswerRecord, type StartAttempt } from "./call-log";
 import { afterAnswer } from "./write-later";
-import { twimlFromActions } from "./answer/actions-to-twiml";
+import { twimlFromActions } from "../services/answers/actions-to-twiml";
 import { env } from "../env";
 import type { CallAnswer, StartAttemptRole, TakenOverBy } from "../../shared/schemas/enums";
 import type { AnswerPolicy, StoredFallback, StoredLastResort } from "../../shared/schemas/answer-policy";

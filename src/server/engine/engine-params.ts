@@ -1,4 +1,5 @@
 import { AppError } from "../errors/app-error";
+import { MAX_CALL_DURATION_SECONDS } from "../services/calls/call-status";
 import { TWILIO_CALL_STATUSES, type TwilioCallStatus } from "../../shared/schemas/enums";
 
 /** Twilio's form parameters, in an object with no prototype: `__proto__` or `constructor` are plain keys here. */
@@ -13,8 +14,6 @@ export function parseEngineParams(body: string): EngineParams {
 /** Every CallStatus Twilio sends to a voice URL or a status callback (schemas/enums.ts). */
 const CALL_STATUSES = new Set<string>(TWILIO_CALL_STATUSES);
 
-/** Twilio's longest call: a TimeLimit of at most 24 hours. */
-export const MAX_CALL_DURATION_SECONDS = 86_400;
 const DURATION = /^\d{1,5}$/;
 
 /**

@@ -4,7 +4,7 @@ import { readNodeBody } from "../http/body";
 import { checkedBodyOf } from "../http/input-boundary";
 import { writeErrorResponse } from "../http/error-response";
 import { REQUEST_ID_HEADER } from "../http/request-id";
-import { isStatusCallback, isTerminal } from "./call-status";
+import { isStatusCallback, isTerminal } from "../services/calls/call-status";
 import { parseEngineParams, validateEngineParams } from "./engine-params";
 import { handleFinalStatus, journalFinalStatus } from "./final-status-journal";
 import { databaseAvailability, type DatabaseAvailability } from "../db/database-availability";
@@ -14,8 +14,10 @@ import { answerDuringOutage, answerVoiceRequest } from "./answer-voice-request";
 import { EMPTY_TWIML, handleEngineRequest, type EngineRequest } from "./handle-engine-request";
 import { handleControlRequest } from "./control/control-request";
 import { withSpan } from "../tracing/tracing";
+import { ENGINE_PATH_PREFIX } from "../../shared/engine-path";
 
-export const ENGINE_PATH_PREFIX = "/api/engine/voice/";
+export { ENGINE_PATH_PREFIX };
+
 const ENGINE_PATH = /^\/api\/engine\/voice\/([^/?#]+)\/?(?:\?.*)?$/;
 
 /** The routing token when `url` is an engine URL (docs/decisions.md §7), else null. */

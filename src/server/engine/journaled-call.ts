@@ -11,7 +11,7 @@ import { logger } from "../logger";
 import { transactionWithEvents } from "../webhooks/enqueue-event";
 import type { EventEnvelope } from "../webhooks/event-envelope";
 import { recordAnswerNow, type AnswerRecord } from "./call-log";
-import { insertInboundCallOnce } from "./sql/insert-call";
+import { insertInboundCallOnce } from "../services/calls/insert-call";
 import type { EngineCall } from "../services/calls/call-row";
 import type { ReplayOutcome } from "./durable-journal";
 

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { kysely } from "../db/kysely";
 import { metrics } from "../metrics/metrics";
 import type { CallEndReason } from "../../shared/schemas/enums";
-import { TERMINAL_RANK } from "./call-status";
+import { TERMINAL_RANK } from "../services/calls/call-status";
 import { writeLater } from "./write-later";
 
 /**

@@ -3,9 +3,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { AppError } from "../errors/app-error";
-import { statusRank } from "./call-status";
+import { statusRank } from "../services/calls/call-status";
 import type { EngineParams } from "./engine-params";
-import { insertInboundCallOnce } from "./sql/insert-call";
+import { insertInboundCallOnce } from "../services/calls/insert-call";
 import type { EngineAccount, EngineNumber } from "../services/calls/call-row";
 import { finishCall } from "../services/calls/finish-call";
 import { whenAnswerRecorded } from "./call-log";

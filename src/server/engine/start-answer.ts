@@ -12,12 +12,16 @@
  * Pure: no I/O, no logging. Error messages are written for the customer (they end up in the
  * `call.error` event) and never echo more than a short excerpt of their document.
  */
-import { twimlFromActions } from "./answer/actions-to-twiml";
-import { checkResponseDocument } from "./answer/check-twiml";
-import { interpretAnswer, type StartAnswerErrorCode, type StartAnswerInput } from "./answer/interpret-answer";
+import { twimlFromActions } from "../services/answers/actions-to-twiml";
+import { checkResponseDocument } from "../services/answers/check-twiml";
+import {
+  interpretAnswer,
+  type StartAnswerErrorCode,
+  type StartAnswerInput,
+} from "../services/answers/interpret-answer";
 
-export { fallbackTwiml, REJECT_BUSY_TWIML, REJECT_TWIML } from "./answer/fixed-twiml";
-export type { StartAnswerErrorCode, StartAnswerInput } from "./answer/interpret-answer";
+export { fallbackTwiml, REJECT_BUSY_TWIML, REJECT_TWIML } from "../services/answers/fixed-twiml";
+export type { StartAnswerErrorCode, StartAnswerInput } from "../services/answers/interpret-answer";
 
 export type StartAnswer =
   | { ok: true; twiml: string; form: "xml" | "json-twiml" | "json-actions" }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { parseEnv, setEnv } from "../../../src/server/env";
 import { pool, setConnectionUrl } from "../../../src/server/db/client";
 import { jobQueue } from "../../../src/server/jobs/job-queue";
-import { startDeliveryWorker } from "../../../src/server/webhooks/delivery/delivery-worker";
+import { startDeliveryWorker } from "../../../src/server/workers/delivery-worker";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 setEnv(

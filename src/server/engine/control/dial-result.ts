@@ -8,7 +8,7 @@ import twilio from "twilio";
 import { AppError } from "../../errors/app-error";
 import { DIAL_CALL_STATUSES } from "../../../shared/schemas/events";
 import { now } from "../../db/kysely";
-import { fallbackTwiml } from "../answer/fixed-twiml";
+import { fallbackTwiml } from "../../services/answers/fixed-twiml";
 import type { EngineParams } from "../engine-params";
 import { type ControlCommand, recordOnceThenEmit } from "./control-command";
 

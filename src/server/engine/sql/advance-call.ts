@@ -4,7 +4,7 @@ import type { EventEnvelope } from "../../webhooks/event-envelope";
 import { endpointDeliveries, scheduleDeliveriesIn, wakeDeliveryWorker } from "../../webhooks/enqueue-event";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { kysely, now, type DB } from "../../db/kysely";
-import { TERMINAL_RANK } from "../call-status";
+import { TERMINAL_RANK } from "../../services/calls/call-status";
 import { withTimeline, type TimelineRequest } from "../../services/calls/close-call";
 
 /** An outbound call's SID, learnt from Twilio's first callback if it beats `calls.create` returning. */

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
+import { ENGINE_PATH_PREFIX } from "../../../shared/engine-path";
 import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
 import { db } from "../../db/client";
 import { env } from "../../env";
 
 /** docs/decisions.md §7: `{PUBLIC_BASE_URL}/api/engine/voice/{routingToken}`. */
 export function engineVoiceUrl(routingToken: string): string {
-  return `${env().publicBaseUrl}/api/engine/voice/${routingToken}`;
+  return `${env().publicBaseUrl}${ENGINE_PATH_PREFIX}${routingToken}`;
 }
 
 /** 192 random bits: unguessable, URL-safe. */
@@ -77,7 +78,7 @@ type RoutingTokenHashes = {
  * token hash, since the previous token itself is not kept.
  */
 export function isEngineVoiceUrlOf(url: string | null, account: RoutingTokenHashes, now: Date = new Date()): boolean {
-  const prefix = `${env().publicBaseUrl}/api/engine/voice/`;
+  const prefix = `${env().publicBaseUrl}${ENGINE_PATH_PREFIX}`;
   if (!url?.startsWith(prefix)) return false;
   const hash = hashRoutingToken(url.slice(prefix.length));
   if (hash === account.routingTokenHash) return true;

@@ -1,6 +1,6 @@
 import { kysely } from "../../db/kysely";
 import { logger } from "../../logger";
-import { FAILURE_THRESHOLD } from "../../webhooks/delivery/endpoint-health";
+import { FAILURE_THRESHOLD } from "../deliveries/endpoint-health";
 import { destinationSubject, raiseAlert, recoverAlert } from "./raise-alert";
 
 /**

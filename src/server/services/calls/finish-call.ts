@@ -3,7 +3,7 @@ import { buildEvent, type EventData } from "../../webhooks/event-envelope";
 import { billingPlan } from "../billing/billing-plan";
 import { costBreakdown } from "../usage/billed-minutes";
 import { addToRunningTotals, recordUsage } from "../usage/record-usage";
-import { TERMINAL_RANK, type TerminalStatus } from "../../engine/call-status";
+import { TERMINAL_RANK, type TerminalStatus } from "./call-status";
 import type { CallEndReason } from "../../../shared/schemas/enums";
 import { closeCall, freeLiveSlot } from "./close-call";
 import type { EngineAccount, EngineCall } from "./call-row";

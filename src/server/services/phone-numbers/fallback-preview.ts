@@ -1,5 +1,5 @@
-import { twimlFromActions } from "../../engine/answer/actions-to-twiml";
-import { fallbackTwiml } from "../../engine/answer/fixed-twiml";
+import { twimlFromActions } from "../answers/actions-to-twiml";
+import { fallbackTwiml } from "../answers/fixed-twiml";
 import { db } from "../../db/client";
 import type { AnswerPolicy } from "../../../shared/schemas/answer-policy";
 import { notOwnedOrMissing } from "./phone-number-dto";

@@ -1,5 +1,5 @@
 import { CALL_COLUMNS, engineAccounts, type EngineCall } from "../calls/call-row";
-import { TERMINAL_RANK } from "../../engine/call-status";
+import { TERMINAL_RANK } from "../calls/call-status";
 import { kysely } from "../../db/kysely";
 import { finishCall } from "../calls/finish-call";
 import { logger } from "../../logger";

@@ -1,7 +1,6 @@
 import { decryptSecret } from "../../crypto/secret-box";
-import { isTerminal, statusRank, type TerminalStatus } from "../../engine/call-status";
-import { MAX_CALL_DURATION_SECONDS } from "../../engine/engine-params";
-import { insertInboundCallOnce } from "../../engine/sql/insert-call";
+import { isTerminal, MAX_CALL_DURATION_SECONDS, statusRank, type TerminalStatus } from "../calls/call-status";
+import { insertInboundCallOnce } from "../calls/insert-call";
 import { engineAccounts, type EngineAccount, type EngineCall } from "../calls/call-row";
 import {
   advanceReconciledThrough,

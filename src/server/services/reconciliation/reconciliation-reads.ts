@@ -1,6 +1,6 @@
 /** Reconciliation's reads (docs/decisions.md §10): off the hot path, on the shapes the close path takes. */
 import { kysely } from "../../db/kysely";
-import { TERMINAL_RANK } from "../../engine/call-status";
+import { TERMINAL_RANK } from "../calls/call-status";
 import {
   callFromRow,
   prefixedCallColumns,

@@ -1,4 +1,4 @@
-import { SERVER_ANSWER_CHECKS } from "../../engine/answer/answer-checks";
+import { SERVER_ANSWER_CHECKS } from "../../services/answers/answer-checks";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import { ZOutboundOutput, outboundInputSchema } from "../../../shared/schemas/outbound";
 import { startOutboundCall } from "../../services/calls/start-outbound-call";

@@ -1,5 +1,5 @@
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
-import { SERVER_ANSWER_CHECKS } from "../../engine/answer/answer-checks";
+import { SERVER_ANSWER_CHECKS } from "../../services/answers/answer-checks";
 import {
   ZDeletePhoneNumberOutput,
   ZFallbackPreviewOutput,
@@ -14,7 +14,7 @@ import { getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from "../../servi
 import { previewFallback } from "../../services/phone-numbers/fallback-preview";
 import { createPhoneNumber } from "../../services/phone-numbers/register-phone-number";
 import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
-import { simulateCall } from "../../services/phone-numbers/simulate-call";
+import { simulateCall } from "../../engine/simulate-call-request";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure, paidProcedure, unsuspendedProcedure } from "../init";
 

@@ -7,9 +7,9 @@ import {
   ZReplayDeliveriesOutput,
   ZSendTestEventInput,
 } from "../../../shared/schemas/webhook-deliveries";
-import { replayDeliveries } from "../../webhooks/delivery-log/replay-deliveries";
-import { sendTestEvent } from "../../webhooks/delivery-log/send-test-event";
-import { getDelivery, listDeliveries, retryDelivery } from "../../webhooks/delivery-log/webhook-deliveries";
+import { replayDeliveries } from "../../services/deliveries/replay-deliveries";
+import { sendTestEvent } from "../../services/deliveries/send-test-event";
+import { getDelivery, listDeliveries, retryDelivery } from "../../services/deliveries/webhook-deliveries";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";
 

@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/server/auth/dashboard-session";
+import { authOptions } from "@/server/trpc/dashboard-session";
 import { AppError } from "@/server/errors/app-error";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "@/server/errors/error-codes";
 import { JSON_HEADERS } from "@/server/http/body";

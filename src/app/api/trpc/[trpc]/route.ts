@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { cookiesOf, sessionAuthorization } from "@/server/auth/dashboard-session";
+import { cookiesOf, sessionAuthorization } from "@/server/trpc/dashboard-session";
 import { AppError } from "@/server/errors/app-error";
 import { toErrorResponse } from "@/server/errors/to-error-response";
 import { JSON_HEADERS } from "@/server/http/body";

@@ -1,7 +1,7 @@
-import type { JobWorker } from "../job-definition";
-import { logger } from "../../logger";
-import { metrics } from "../../metrics/metrics";
-import { reconcileTwilioCalls } from "../../services/reconciliation/reconcile-twilio-calls";
+import type { JobWorker } from "../jobs/job-definition";
+import { logger } from "../logger";
+import { metrics } from "../metrics/metrics";
+import { reconcileTwilioCalls } from "../services/reconciliation/reconcile-twilio-calls";
 
 export const twilioReconcileWorker: JobWorker<object> = {
   handler: async () => {

@@ -1,7 +1,7 @@
-import { buildEvent, type EventEnvelope, type EventType } from "../event-envelope";
-import { billedMinutes, costBreakdown } from "../../services/usage/billed-minutes";
+import { buildEvent, type EventEnvelope, type EventType } from "../../webhooks/event-envelope";
+import { billedMinutes, costBreakdown } from "../usage/billed-minutes";
 import { ALERT_TYPES, type AlertData, type AlertType } from "../../../shared/schemas/alerts";
-import { howToFix } from "../../services/alerts/alert-text";
+import { howToFix } from "../alerts/alert-text";
 
 /**
  * The call sid of every test event: `CA` and 32 zeros, the shape of a real

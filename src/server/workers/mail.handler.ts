@@ -1,7 +1,7 @@
-import type { JobWorker } from "../job-definition";
-import { deliverMail } from "../../email/deliver-mail";
-import { logger } from "../../logger";
-import type { MailJob } from "./mail";
+import type { JobWorker } from "../jobs/job-definition";
+import { deliverMail } from "../email/deliver-mail";
+import { logger } from "../logger";
+import type { MailJob } from "../jobs/definitions/mail";
 
 export const mailWorker: JobWorker<MailJob> = {
   handler: async (jobs) => {

@@ -1,4 +1,4 @@
-import { ENGINE_PATH_PREFIX } from "../engine/engine-route";
+import { ENGINE_PATH_PREFIX } from "../../shared/engine-path";
 
 /**
  * A request's route as a metric label: a template from a short fixed list,

@@ -1,8 +1,8 @@
-import type { JobWorker } from "../job-definition";
-import { logger } from "../../logger";
-import { billing } from "../../services/billing/billing-strategy";
-import { reportMeterEvent } from "../../services/billing/report-meter-event";
-import type { MeterJob } from "./stripe-meter-event";
+import type { JobWorker } from "../jobs/job-definition";
+import { logger } from "../logger";
+import { billing } from "../services/billing/billing-strategy";
+import { reportMeterEvent } from "../services/billing/report-meter-event";
+import type { MeterJob } from "../jobs/definitions/stripe-meter-event";
 
 /** Runs only where completed calls' minutes go to a provider's meter (the billing strategy says). */
 export const stripeMeterEventWorker: JobWorker<MeterJob> = {

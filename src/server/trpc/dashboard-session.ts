@@ -5,9 +5,9 @@ import { safeRedirectPath } from "@/shared/safe-redirect";
 import { env } from "../env";
 import { toErrorResponse } from "../errors/to-error-response";
 import { requestContextOf } from "../http/request-context";
-import { createCaller } from "../trpc/root";
+import { createCaller } from "./root";
 import { endSession } from "../services/accounts/end-session";
-import { verifyToken } from "./tokens";
+import { verifyToken } from "../auth/tokens";
 
 /**
  * The dashboard's session (docs/decisions.md §5): next-auth with a credentials

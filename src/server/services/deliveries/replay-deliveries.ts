@@ -1,6 +1,6 @@
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
-import { DELIVERY_QUEUE } from "../enqueue-event";
+import { DELIVERY_QUEUE } from "../../webhooks/enqueue-event";
 import { wakeWorker } from "../../jobs/job-queue";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { replayMatching } from "./webhook-deliveries";

@@ -1,8 +1,8 @@
-import type { JobWorker } from "../job-definition";
-import { registerFetchLoop } from "../job-queue";
-import { logger } from "../../logger";
-import { ALERT_SCAN_INTERVAL_MS, scanAlerts } from "../../services/alerts/scan-alerts";
-import { alertScanJob } from "./alert-scan";
+import type { JobWorker } from "../jobs/job-definition";
+import { registerFetchLoop } from "../jobs/job-queue";
+import { logger } from "../logger";
+import { ALERT_SCAN_INTERVAL_MS, scanAlerts } from "../services/alerts/scan-alerts";
+import { alertScanJob } from "../jobs/definitions/alert-scan";
 
 export const alertScanWorker: JobWorker<object> = {
   run: async () => {

@@ -1,11 +1,16 @@
 import type PgBoss from "pg-boss";
-import { callbackClient } from "../http/callback-client";
-import { db } from "../../db/client";
-import { deliveryClaims, deliveryLease, jobQueue, registerFetchLoop } from "../../jobs/job-queue";
-import { logger } from "../../logger";
-import { attemptDelivery, type Admission, type AttemptDeps, type AttemptTarget } from "./attempt-delivery";
-import { DELIVERY_QUEUE, type DeliveryJob } from "../enqueue-event";
-import { deliveryLane } from "../../jobs/definitions/webhook-delivery";
+import { callbackClient } from "../webhooks/http/callback-client";
+import { db } from "../db/client";
+import { deliveryClaims, deliveryLease, jobQueue, registerFetchLoop } from "../jobs/job-queue";
+import { logger } from "../logger";
+import {
+  attemptDelivery,
+  type Admission,
+  type AttemptDeps,
+  type AttemptTarget,
+} from "../services/deliveries/attempt-delivery";
+import { DELIVERY_QUEUE, type DeliveryJob } from "../webhooks/enqueue-event";
+import { deliveryLane } from "../jobs/definitions/webhook-delivery";
 
 export const ATTEMPT_RETENTION_DAYS = 30;
 

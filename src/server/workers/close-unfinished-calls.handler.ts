@@ -1,6 +1,6 @@
-import type { JobWorker } from "../job-definition";
-import { logger } from "../../logger";
-import { closeUnfinishedCalls } from "../../services/reconciliation/close-unfinished-calls";
+import type { JobWorker } from "../jobs/job-definition";
+import { logger } from "../logger";
+import { closeUnfinishedCalls } from "../services/reconciliation/close-unfinished-calls";
 
 export const closeUnfinishedCallsWorker: JobWorker<object> = {
   handler: async () => {

@@ -1,21 +1,17 @@
 import { metrics } from "../../metrics/metrics";
 import type { Kysely } from "kysely";
-import { CallbackRequestError, type CallbackClient } from "../http/callback-http-client";
+import { CallbackRequestError, type CallbackClient } from "../../webhooks/http/callback-http-client";
 import { kysely, now, type DB } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { onTransaction } from "../../jobs/job-queue";
 import { logger } from "../../logger";
 import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
-import {
-  exhaustionAlerts,
-  raiseDeliveryExhaustedIn,
-  type ExhaustedDelivery,
-} from "../../services/alerts/delivery-alerts";
+import { exhaustionAlerts, raiseDeliveryExhaustedIn, type ExhaustedDelivery } from "../alerts/delivery-alerts";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
-import { scheduleAttempt, type DeliveryJob } from "../enqueue-event";
+import { scheduleAttempt, type DeliveryJob } from "../../webhooks/enqueue-event";
 import { deliveryLane } from "../../jobs/definitions/webhook-delivery";
-import { signingSecrets } from "../webhook-secrets";
-import { webhookHeaders } from "../webhook-signature";
+import { signingSecrets } from "../../webhooks/webhook-secrets";
+import { webhookHeaders } from "../../webhooks/webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import { traceHeaders, withSpan } from "../../tracing/tracing";
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CLIENT_IP_HEADER } from "../http/client-ip";
-import { REQUEST_ID_HEADER } from "../http/request-id";
-import { routeLabel } from "../metrics/route-label";
-import { runInContext, startServerSpan, tracing } from "./tracing";
+import { CLIENT_IP_HEADER } from "./client-ip";
+import { REQUEST_ID_HEADER } from "./request-id";
+import { routeLabel } from "./route-label";
+import { runInContext, startServerSpan, tracing } from "../tracing/tracing";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

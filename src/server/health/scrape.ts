@@ -5,7 +5,7 @@ import { kysely } from "../db/kysely";
 import { DELIVERY_QUEUE } from "../webhooks/enqueue-event";
 import { journalHealth, recentJournalHealth } from "../engine/journal-health";
 import { logger } from "../logger";
-import { metrics } from "./metrics";
+import { metrics } from "../metrics/metrics";
 
 /** A scrape answers quickly: a database slower than this leaves the shared gauges at their last values. */
 const QUERY_MS = 2_000;

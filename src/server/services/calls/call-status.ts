@@ -3,7 +3,7 @@
  * rank; a call only moves to a higher rank, so a duplicate changes nothing and
  * a late `ringing` never reopens a completed call.
  */
-import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus } from "../../shared/schemas/enums";
+import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus } from "../../../shared/schemas/enums";
 
 export type TerminalStatus = TerminalCallStatus;
 
@@ -34,3 +34,6 @@ export function statusRank(status: string): number {
 export function isStatusCallback(params: Record<string, string>): boolean {
   return params.CallbackSource === "call-progress-events" || isTerminal(params.CallStatus ?? "");
 }
+
+/** Twilio's longest call: a TimeLimit of at most 24 hours. */
+export const MAX_CALL_DURATION_SECONDS = 86_400;

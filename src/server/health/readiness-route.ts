@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError } from "../errors/app-error";
-import { notReadyMessage, readiness } from "../health/readiness";
-import { JSON_HEADERS } from "./body";
-import { writeErrorResponse } from "./error-response";
-import { REQUEST_ID_HEADER } from "./request-id";
+import { notReadyMessage, readiness } from "./readiness";
+import { JSON_HEADERS } from "../http/body";
+import { writeErrorResponse } from "../http/error-response";
+import { REQUEST_ID_HEADER } from "../http/request-id";
 
 /** How long a client is told to wait while this instance is not ready. */
 const RETRY_AFTER_SECONDS = 5;

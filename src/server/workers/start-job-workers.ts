@@ -1,5 +1,5 @@
-import { JOB_DEFINITIONS } from "./definitions";
-import { jobQueue, registerWorker } from "./job-queue";
+import { JOB_DEFINITIONS } from "../jobs/definitions";
+import { jobQueue, registerWorker } from "../jobs/job-queue";
 import { JOB_WORKERS } from "./job-workers";
 
 /**

@@ -1,7 +1,7 @@
-import type { JobWorker } from "../job-definition";
-import { logger } from "../../logger";
-import { mailUsageThreshold } from "../../services/limits/mail-usage-threshold";
-import type { UsageThresholdMail } from "./usage-threshold-mail";
+import type { JobWorker } from "../jobs/job-definition";
+import { logger } from "../logger";
+import { mailUsageThreshold } from "../services/limits/mail-usage-threshold";
+import type { UsageThresholdMail } from "../jobs/definitions/usage-threshold-mail";
 
 export const usageThresholdMailWorker: JobWorker<UsageThresholdMail> = {
   handler: async (jobs) => {

@@ -1,7 +1,7 @@
-import type { JobWorker } from "../job-definition";
-import { pruneOldAttempts } from "../../webhooks/delivery/delivery-worker";
-import { logger } from "../../logger";
-import { pruneSentMail } from "../../email/deliver-mail";
+import type { JobWorker } from "../jobs/job-definition";
+import { pruneOldAttempts } from "./delivery-worker";
+import { logger } from "../logger";
+import { pruneSentMail } from "../email/deliver-mail";
 
 export const webhookAttemptPruneWorker: JobWorker<object> = {
   handler: async () => {

@@ -1,6 +1,6 @@
-import type { JobWorker } from "../job-definition";
-import { logger } from "../../logger";
-import { checkNumberConfiguration } from "../../services/alerts/twilio-alerts";
+import type { JobWorker } from "../jobs/job-definition";
+import { logger } from "../logger";
+import { checkNumberConfiguration } from "../services/alerts/twilio-alerts";
 
 export const numberConfigCheckWorker: JobWorker<object> = {
   handler: async () => {

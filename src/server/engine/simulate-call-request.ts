@@ -1,9 +1,9 @@
-import { db } from "../../db/client";
-import { AppError } from "../../errors/app-error";
-import { engineAccounts } from "../calls/call-row";
-import { runSimulatedCall } from "../../engine/simulate-call";
-import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
-import { getCall } from "../calls/calls";
+import { db } from "../db/client";
+import { AppError } from "../errors/app-error";
+import { engineAccounts } from "../services/calls/call-row";
+import { runSimulatedCall } from "./simulate-call";
+import { enforceRateLimits, POLICIES } from "../rate-limit/rate-limiter";
+import { getCall } from "../services/calls/calls";
 
 /**
  * docs/decisions.md §21: a call to one of the account's numbers, run through the engine's own inbound flow

@@ -6,9 +6,9 @@
 import type { Kysely } from "kysely";
 import { newDatabaseId } from "../../db/database-id";
 import { executeCompiled, kysely, now, precompiled, type DB } from "../../db/kysely";
-import { TERMINAL_RANK } from "../call-status";
-import { CALL_COLUMNS, newCallRow, type EngineCall } from "../../services/calls/call-row";
-import { concurrencyCapSet, liveSlotFree } from "../../services/limits/guardrails";
+import { TERMINAL_RANK } from "./call-status";
+import { CALL_COLUMNS, newCallRow, type EngineCall } from "./call-row";
+import { concurrencyCapSet, liveSlotFree } from "../limits/guardrails";
 
 export type NewInboundCall = Omit<
   EngineCall,

@@ -5,7 +5,7 @@ import { db } from "../../db/client";
 import { kysely, now } from "../../db/kysely";
 import { sql } from "kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
-import { DELIVERY_QUEUE, scheduleAttempt } from "../enqueue-event";
+import { DELIVERY_QUEUE, scheduleAttempt } from "../../webhooks/enqueue-event";
 import { onTransaction, wakeWorker } from "../../jobs/job-queue";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../../shared/schemas/events";

@@ -1,11 +1,11 @@
-import { callbackClient } from "../http/callback-client";
+import { callbackClient } from "../../webhooks/http/callback-client";
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
-import { attemptDelivery } from "../delivery/attempt-delivery";
-import type { EventType } from "../event-envelope";
-import { billingPlan } from "../../services/billing/billing-plan";
+import { attemptDelivery } from "./attempt-delivery";
+import type { EventType } from "../../webhooks/event-envelope";
+import { billingPlan } from "../billing/billing-plan";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
-import { notOwnedOrMissing } from "../../services/phone-numbers/phone-number-dto";
+import { notOwnedOrMissing } from "../phone-numbers/phone-number-dto";
 import { SAMPLE_CALLED, sampleEvent } from "./sample-event";
 import { getDelivery } from "./webhook-deliveries";
 
