@@ -18,7 +18,10 @@ type Doc = {
     >
   >;
   components: { schemas: Record<string, unknown> };
-  webhooks: Record<string, unknown>;
+  webhooks: Record<
+    string,
+    { post: { requestBody: { content: Record<string, { schema: unknown; example?: unknown }> } } }
+  >;
 };
 const doc = buildOpenApiDocument() as unknown as Doc;
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
@@ -152,6 +155,16 @@ describe("OpenAPI document", () => {
         expect(ajv.validate(deref(body.schema) as object, body.example), `${name} request: ${ajv.errorsText()}`).toBe(
           true,
         );
+    }
+  });
+
+  it("has an example for every event, and every example matches its schema", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    for (const [type, webhook] of Object.entries(doc.webhooks)) {
+      const body = webhook.post.requestBody.content["application/json"]!;
+      expect(body.example, `${type} example`).toBeDefined();
+      expect((body.example as { type?: string }).type, `${type} example's type`).toBe(type);
+      expect(ajv.validate(deref(body.schema) as object, body.example), `${type}: ${ajv.errorsText()}`).toBe(true);
     }
   });
 });
