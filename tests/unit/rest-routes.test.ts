@@ -74,9 +74,10 @@ describe("REST route table", () => {
 
 describe("route contracts declare what they need", () => {
   const output = z.object({ ok: z.boolean() });
+  const examples = { response: { ok: true } };
   it("a declared standing must be the one its builder enforces", () => {
     expect(() =>
-      restProcedure(paidProcedure, { method: "POST", path: "/api/x", needs: "write", summary: "x", output }),
+      restProcedure(paidProcedure, { method: "POST", path: "/api/x", needs: "write", summary: "x", output, examples }),
     ).toThrow(/declares standing "any" but its builder enforces "paid"/);
     expect(() =>
       restProcedure(apiProcedure, {
@@ -86,6 +87,7 @@ describe("route contracts declare what they need", () => {
         standing: "paid",
         summary: "x",
         output,
+        examples,
       }),
     ).toThrow(/declares standing "paid" but its builder enforces "any"/);
     expect(() =>
@@ -96,13 +98,14 @@ describe("route contracts declare what they need", () => {
         standing: "paid",
         summary: "x",
         output,
+        examples,
       }),
     ).not.toThrow();
   });
 
   it("credentials go with a permission, and no credentials with none", () => {
     expect(() =>
-      restProcedure(apiProcedure, { method: "GET", path: "/api/x", needs: "none", summary: "x", output }),
+      restProcedure(apiProcedure, { method: "GET", path: "/api/x", needs: "none", summary: "x", output, examples }),
     ).toThrow(/needs read, write, billing or members/);
     expect(() =>
       restProcedure(publicProcedure, {
@@ -112,6 +115,7 @@ describe("route contracts declare what they need", () => {
         needs: "read",
         summary: "x",
         output,
+        examples,
       }),
     ).toThrow(/needs read, write, billing or members; one without, none/);
     for (const route of restRoutes) expect(route.needs === "none", `${route.method} ${route.path}`).toBe(!route.auth);

@@ -4,13 +4,14 @@ import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-c
 import { restRoutes, type RestRoute } from "../rest/routes";
 import {
   EVENT_CATALOGUE,
+  type EventType,
   ZEventEnvelope,
   ZProgressEventEnvelope,
   ZRecordingEventEnvelope,
   ZTransferEventEnvelope,
   ZUsageThresholdEventEnvelope,
 } from "../../shared/schemas/events";
-import { ROUTE_EXAMPLES, exampleKey } from "./examples";
+import { EVENT_EXAMPLES } from "./event-examples";
 
 /**
  * The OpenAPI 3.1 document, generated from the REST route table and the zod
@@ -187,7 +188,7 @@ function operation(route: RestRoute) {
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const properties = (inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((inputSchema?.required ?? []) as string[]);
-  const examples = ROUTE_EXAMPLES[exampleKey(route)];
+  const examples = route.examples;
 
   const parameters: unknown[] = pathParams.map((name) => {
     const schema = properties[name] ?? { type: "string" };
@@ -225,7 +226,7 @@ function operation(route: RestRoute) {
       content: {
         "application/json": {
           schema: { $ref: `#/components/schemas/${stem}Request` },
-          ...(examples?.request !== undefined && { example: examples.request }),
+          ...(examples.request !== undefined && { example: examples.request }),
         },
       },
     };
@@ -251,7 +252,7 @@ function operation(route: RestRoute) {
       content: {
         "application/json": {
           schema: { $ref: `#/components/schemas/${stem}Response` },
-          ...(examples?.response !== undefined && { example: examples.response }),
+          example: examples.response,
         },
       },
     },
@@ -291,7 +292,7 @@ function operation(route: RestRoute) {
   };
 }
 
-function webhook(type: string, summary: string, schema = "Event") {
+function webhook(type: EventType, summary: string, schema = "Event") {
   const header = (name: string, description: string) => ({
     name,
     in: "header",
@@ -320,7 +321,7 @@ function webhook(type: string, summary: string, schema = "Event") {
         content: {
           "application/json": {
             schema: { $ref: `#/components/schemas/${schema}` },
-            example: ROUTE_EXAMPLES[`event ${type}`]?.request,
+            example: EVENT_EXAMPLES[type],
           },
         },
       },

@@ -41,11 +41,42 @@ export type RestMeta = {
   database?: boolean;
 };
 
-export type RestSpec<I extends z.ZodType | undefined, O extends z.ZodType> = RestMeta & { input?: I; output: O };
+/** `/api/calls/:callSid/recording` → `"callSid"`: the path's parameters, which are not part of a request body. */
+type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParams<Rest>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
 
-/** What the table keeps of each procedure: its route and the schemas that document it. */
+// Distributes over a union input, which a plain Omit would flatten into its common keys.
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * The reference's examples of one route, typed by its own schemas so that an example that no longer fits
+ * fails the typecheck where it stands (tests/unit/openapi.test.ts then checks each against the generated
+ * JSON Schema, for what types cannot say: patterns, bounds). `request` is the JSON body, so only a route
+ * with one has it; `response` is the success answer as the client receives it.
+ */
+export type RouteExamples<
+  Method extends HttpMethod,
+  Path extends string,
+  I extends z.ZodType | undefined,
+  O extends z.ZodType,
+> = {
+  request?: Method extends "GET" ? never : I extends z.ZodType ? OmitEach<z.input<I>, PathParams<Path>> : never;
+  response: z.output<O>;
+};
+
+export type RestSpec<
+  Method extends HttpMethod,
+  Path extends `/api/${string}`,
+  I extends z.ZodType | undefined,
+  O extends z.ZodType,
+> = RestMeta & { method: Method; path: Path; input?: I; output: O; examples: RouteExamples<Method, Path, I, O> };
+
+/** What the table keeps of each procedure: its route, the schemas that document it and its examples. */
 export type RestContract = Required<Pick<RestMeta, "status" | "auth" | "standing">> &
-  RestMeta & { input?: z.ZodType; output: z.ZodType };
+  RestMeta & { input?: z.ZodType; output: z.ZodType; examples: { request?: unknown; response: unknown } };
 
 // Keyed by the built procedure: the table reads it back without reaching into tRPC's internals.
 const contracts = new WeakMap<object, RestContract>();
@@ -62,7 +93,7 @@ type Finish<B extends { query: unknown; mutation: unknown }, Method extends Http
   : Pick<B, "mutation">;
 
 /**
- * `restProcedure(apiProcedure, { method, path, summary, input, output }).query(…)`:
+ * `restProcedure(apiProcedure, { method, path, summary, input, output, examples }).query(…)`:
  * applies the schemas, records the route on tRPC's `.meta()` (for middlewares)
  * and in this module (for the table), and offers `.query` for GET and
  * `.mutation` for the other methods only, so the kind cannot disagree with the method.
@@ -74,10 +105,11 @@ export function restProcedure<
   E,
   O extends z.ZodType,
   Method extends HttpMethod,
+  Path extends `/api/${string}`,
   I extends z.ZodType | undefined = undefined,
 >(
   builder: Builder<C, M, X, E, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker, TRPCUnsetMarker>,
-  spec: RestSpec<I, O> & { method: Method },
+  spec: RestSpec<Method, Path, I, O>,
 ): Finish<
   Builder<
     C,

@@ -8,6 +8,7 @@ import {
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys/api-keys";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";
+import { exampleApiKey, exampleTime } from "../../openapi/example-values";
 
 export const apiKeys = {
   create: restProcedure(apiProcedure, {
@@ -18,6 +19,16 @@ export const apiKeys = {
     summary: "Create an API key",
     input: ZCreateApiKeyInput,
     output: ZCreatedApiKey,
+    examples: {
+      request: { label: "CI" },
+      response: {
+        id: "cmwra6c9f00072c7d0v8a4n1q",
+        key: exampleApiKey,
+        keyPrefix: exampleApiKey.slice(0, 12),
+        label: "CI",
+        createdAt: exampleTime,
+      },
+    },
   }).mutation(({ ctx, input }) => createApiKey({ accountId: ctx.auth.account.id, label: input.label })),
   list: restProcedure(apiProcedure, {
     method: "GET",
@@ -25,6 +36,19 @@ export const apiKeys = {
     needs: "read",
     summary: "List active API keys",
     output: ZListApiKeysOutput,
+    examples: {
+      response: {
+        apiKeys: [
+          {
+            id: "cmwra2uwb00012c7d7x0e5b4k",
+            keyPrefix: "rtk_DKFv6bh5",
+            label: "Default",
+            lastUsedAt: exampleTime,
+            createdAt: exampleTime,
+          },
+        ],
+      },
+    },
   }).query(({ ctx }) => listApiKeys({ accountId: ctx.auth.account.id })),
   revoke: restProcedure(apiProcedure, {
     method: "DELETE",
@@ -33,5 +57,6 @@ export const apiKeys = {
     summary: "Revoke an API key",
     input: ZRevokeApiKeyInput,
     output: ZRevokeApiKeyOutput,
+    examples: { response: { revoked: true } },
   }).mutation(({ ctx, input }) => revokeApiKey({ accountId: ctx.auth.account.id, id: input.id })),
 };

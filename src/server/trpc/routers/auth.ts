@@ -10,6 +10,9 @@ import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure, credentialProcedure } from "../init";
+import { exampleAccount, exampleApiKey, exampleEngineVoiceUrl, exampleTime } from "../../openapi/example-values";
+
+const exampleJwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl";
 
 export const auth = {
   register: restProcedure(credentialProcedure, {
@@ -22,6 +25,16 @@ export const auth = {
     errors: [409],
     input: ZRegisterInput,
     output: ZRegisterOutput,
+    examples: {
+      request: { email: "you@example.com", password: "correct horse", companyName: "Acme" },
+      response: {
+        account: exampleAccount,
+        apiKey: exampleApiKey,
+        token: exampleJwt,
+        checkoutUrl: "http://localhost:3000/billing/checkout/eyJhbGciOi…",
+        engineVoiceUrl: exampleEngineVoiceUrl,
+      },
+    },
   }).mutation(({ input }) => registerAccount(input)),
   login: restProcedure(credentialProcedure, {
     method: "POST",
@@ -32,6 +45,10 @@ export const auth = {
     errors: [401],
     input: ZLoginInput,
     output: ZLoginOutput,
+    examples: {
+      request: { email: "you@example.com", password: "correct horse" },
+      response: { token: exampleJwt, expiresAt: exampleTime },
+    },
   }).mutation(({ input }) => logIn(input)),
   /** Sign-out everywhere: the dashboard's log-out button and POST /api/auth/logout. */
   logout: restProcedure(apiProcedure, {
@@ -40,5 +57,6 @@ export const auth = {
     needs: "read",
     summary: "Sign out everywhere: every dashboard session and login token of the account ends (API keys keep working)",
     output: ZLogoutOutput,
+    examples: { response: { loggedOut: true } },
   }).mutation(({ ctx }) => endAllSessions({ accountId: ctx.auth.account.id })),
 };

@@ -12,6 +12,20 @@ export const billing = {
     needs: "billing",
     summary: "Plan, prices and the current period's totals",
     output: ZBillingSubscriptionOutput,
+    examples: {
+      response: {
+        status: "ACTIVE",
+        monthlyBase: 49,
+        perMinuteRate: 0.02,
+        totalCalls: 2,
+        totalMinutes: 3,
+        totalBilledMinutes: 3,
+        hasPaymentMethod: true,
+        currentPeriodStart: "2026-11-01T00:00:00.000Z",
+        currentPeriodEnd: "2026-12-01T00:00:00.000Z",
+        subscriptionStatus: "active",
+      },
+    },
   }).query(({ ctx }) => billingSubscription({ accountId: ctx.auth.account.id })),
   checkout: restProcedure(apiProcedure, {
     method: "POST",
@@ -20,6 +34,7 @@ export const billing = {
     summary: "A fresh checkout link",
     errors: [502],
     output: ZUrlOutput,
+    examples: { response: { url: "https://checkout.stripe.com/c/pay/cs_test_a1b2c3" } },
   }).mutation(({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id })),
   portal: restProcedure(apiProcedure, {
     method: "POST",
@@ -28,5 +43,6 @@ export const billing = {
     summary: "A billing portal link: plan, payment method, invoices",
     errors: [502],
     output: ZUrlOutput,
+    examples: { response: { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" } },
   }).mutation(({ ctx }) => portalUrl({ accountId: ctx.auth.account.id })),
 };

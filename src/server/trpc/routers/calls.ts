@@ -1,4 +1,11 @@
-import { ZGetCallInput, ZGetCallOutput, ZListCallsInput, ZListCallsOutput } from "../../../shared/schemas/calls";
+import type { z } from "zod";
+import {
+  type TTimelineEntry,
+  ZGetCallInput,
+  ZGetCallOutput,
+  ZListCallsInput,
+  ZListCallsOutput,
+} from "../../../shared/schemas/calls";
 import {
   ZHangupInput,
   ZRecordingInput,
@@ -12,6 +19,7 @@ import { actorOf } from "../../services/calls/control/run-command";
 import { restProcedure } from "../../rest/rest-procedure";
 import type { Auth } from "../../auth/authenticate";
 import { apiProcedure, unsuspendedProcedure } from "../init";
+import { exampleCall, exampleCostBreakdown, exampleDelivery, exampleTime } from "../../openapi/example-values";
 
 /** Who sends a live command and when it reached us (docs/decisions.md §13: the timeline shows both). */
 const who = (ctx: { auth: Auth; authorization: string | null }) => ({
@@ -22,6 +30,40 @@ const who = (ctx: { auth: Auth; authorization: string | null }) => ({
 
 const CONTROL_ERRORS = [403, 409, 502];
 
+type Command = Extract<TTimelineEntry, { type: "command" }>;
+
+/** The example call as a live command answers it: still in progress, its timeline holding the command. */
+function exampleLiveCallAfter(
+  command: Command["command"],
+  details: Command["details"],
+): z.output<typeof ZGetCallOutput> {
+  return {
+    call: {
+      ...exampleCall({ answer: "xml", error: null }),
+      status: "in-progress",
+      endedAt: null,
+      durationSeconds: null,
+      billedMinutes: null,
+      costBreakdown: null,
+      timeline: [
+        {
+          type: "command",
+          at: "2026-11-22T10:00:30.000Z",
+          command,
+          actor: "rtk_7Hq2Xp9a",
+          outcome: "ok",
+          providerStatus: 200,
+          providerError: null,
+          latencyMs: 142,
+          ownMs: 6,
+          details,
+        },
+      ],
+      recordings: [],
+    },
+  };
+}
+
 export const calls = {
   list: restProcedure(apiProcedure, {
     method: "GET",
@@ -30,6 +72,17 @@ export const calls = {
     summary: "Every call the engine saw, whatever its end, newest first; filters and an opaque keyset cursor",
     input: ZListCallsInput,
     output: ZListCallsOutput,
+    examples: {
+      response: {
+        calls: [
+          exampleCall({
+            answer: "fallback",
+            error: { code: "START_CALLBACK_TIMEOUT", message: "onCallStartUrl: no answer within 5000 ms" },
+          }),
+        ],
+        nextCursor: "MjAyNi0xMS0yMlQxMDowMDowMC4wMDBafGNtd3JhN2QyZzAwMDgyYzdkMXc5YjVvMnI",
+      },
+    },
   }).query(({ ctx, input }) => listCalls({ accountId: ctx.auth.account.id, ...input })),
   get: restProcedure(apiProcedure, {
     method: "GET",
@@ -39,6 +92,48 @@ export const calls = {
       "One call with its timeline: Twilio's requests, the call.started attempt, the TwiML returned, live commands, events sent, usage; and its recordings",
     input: ZGetCallInput,
     output: ZGetCallOutput,
+    examples: {
+      response: {
+        call: {
+          ...exampleCall({ answer: "xml", error: null }),
+          timeline: [
+            { type: "request", at: exampleTime, kind: "voice", callStatus: "ringing", sequenceNumber: null },
+            {
+              type: "call.started",
+              at: exampleTime,
+              deliveryId: "cmwra4z2c00052c7dq7ds1m2m",
+              attempt: "primary",
+              outcome: "xml",
+              url: "https://api.example.com/twilio/start",
+              statusCode: 200,
+              latencyMs: 84,
+              responseExcerpt: "<Response><Say>Hello</Say></Response>",
+              error: null,
+              answerUse: "xml",
+            },
+            { type: "twiml", at: "2026-11-22T10:00:00.084Z", twiml: "<Response><Say>Hello</Say></Response>" },
+            {
+              type: "request",
+              at: "2026-11-22T10:01:01.000Z",
+              kind: "status",
+              callStatus: "completed",
+              sequenceNumber: 3,
+            },
+            {
+              type: "event",
+              at: "2026-11-22T10:01:01.000Z",
+              deliveryId: exampleDelivery.id,
+              eventType: "call.ended",
+              url: exampleDelivery.url,
+              status: "DELIVERED",
+              attemptCount: 1,
+            },
+            { type: "usage", at: "2026-11-22T10:01:01.000Z", billedMinutes: 2, costBreakdown: exampleCostBreakdown },
+          ],
+          recordings: [],
+        },
+      },
+    },
   }).query(({ ctx, input }) => getCall({ accountId: ctx.auth.account.id, callSid: input.callSid })),
   hangup: restProcedure(unsuspendedProcedure, {
     method: "POST",
@@ -50,6 +145,7 @@ export const calls = {
     errors: CONTROL_ERRORS,
     input: ZHangupInput,
     output: ZGetCallOutput,
+    examples: { response: exampleLiveCallAfter("hangup", { status: "completed" }) },
   }).mutation(({ ctx, input }) => hangupCall(who(ctx), input.callSid)),
   redirect: restProcedure(unsuspendedProcedure, {
     method: "POST",
@@ -60,6 +156,13 @@ export const calls = {
     errors: CONTROL_ERRORS,
     input: ZRedirectInput,
     output: ZGetCallOutput,
+    examples: {
+      request: { actions: [{ say: "Please hold while we find an agent." }, { pause: 30 }] },
+      response: exampleLiveCallAfter("redirect", {
+        twiml:
+          '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Please hold while we find an agent.</Say><Pause length="30"/></Response>',
+      }),
+    },
   }).mutation(({ ctx, input }) => redirectCall(who(ctx), input)),
   transfer: restProcedure(unsuspendedProcedure, {
     method: "POST",
@@ -71,6 +174,20 @@ export const calls = {
     errors: CONTROL_ERRORS,
     input: ZTransferInput,
     output: ZGetCallOutput,
+    examples: {
+      request: {
+        to: "+14155550199",
+        whisper: "Caller asking about order A-17",
+        timeout: 20,
+        onFailure: [{ say: "Nobody is free right now; we will call you back." }, { hangup: true }],
+      },
+      response: exampleLiveCallAfter("transfer", {
+        to: "+14155550199",
+        callerId: "+14155550123",
+        timeout: 20,
+        whisper: "Caller asking about order A-17",
+      }),
+    },
   }).mutation(({ ctx, input }) => transferCall(who(ctx), input)),
   recording: restProcedure(unsuspendedProcedure, {
     method: "POST",
@@ -82,5 +199,9 @@ export const calls = {
     errors: CONTROL_ERRORS,
     input: ZRecordingInput,
     output: ZRecordingOutput,
+    examples: {
+      request: { action: "start", channels: "dual" },
+      response: { recording: { sid: "RE0123456789abcdef0123456789abcdef", status: "in-progress" } },
+    },
   }).mutation(({ ctx, input }) => controlRecording(who(ctx), input)),
 };

@@ -17,6 +17,7 @@ import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-nu
 import { simulateCall } from "../../engine/simulate-call-request";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure, paidProcedure, unsuspendedProcedure } from "../init";
+import { exampleCall, exampleDelivery, exampleNumber, exampleTime } from "../../openapi/example-values";
 
 const inputs = phoneNumberInputSchemas(serverCallbackPolicy, SERVER_ANSWER_CHECKS);
 
@@ -31,6 +32,18 @@ export const phoneNumbers = {
     errors: [402, 403, 409, 502],
     input: inputs.create,
     output: ZPhoneNumberOutput,
+    examples: {
+      request: {
+        phoneNumber: exampleNumber.phoneNumber,
+        onCallStartUrl: exampleNumber.onCallStartUrl,
+        onCallEndUrl: exampleNumber.onCallEndUrl,
+        onErrorUrl: exampleNumber.onErrorUrl,
+        answerTimeoutMs: exampleNumber.answerTimeoutMs,
+        fallback: exampleNumber.fallback,
+        lastResort: exampleNumber.lastResort,
+      },
+      response: { phoneNumber: exampleNumber },
+    },
   }).mutation(({ ctx, input }) => createPhoneNumber({ accountId: ctx.auth.account.id, input })),
   list: restProcedure(apiProcedure, {
     method: "GET",
@@ -38,6 +51,7 @@ export const phoneNumbers = {
     needs: "read",
     summary: "List phone numbers, oldest first",
     output: ZListPhoneNumbersOutput,
+    examples: { response: { phoneNumbers: [exampleNumber] } },
   }).query(({ ctx }) => listPhoneNumbers({ accountId: ctx.auth.account.id })),
   get: restProcedure(apiProcedure, {
     method: "GET",
@@ -47,6 +61,7 @@ export const phoneNumbers = {
     errors: [403],
     input: ZPhoneNumberIdInput,
     output: ZPhoneNumberOutput,
+    examples: { response: { phoneNumber: exampleNumber } },
   }).query(({ ctx, input }) => getPhoneNumber({ accountId: ctx.auth.account.id, id: input.id })),
   fallbackPreview: restProcedure(apiProcedure, {
     method: "GET",
@@ -57,6 +72,19 @@ export const phoneNumbers = {
     errors: [403],
     input: ZPhoneNumberIdInput,
     output: ZFallbackPreviewOutput,
+    examples: {
+      response: {
+        preview: {
+          first: { takenOverBy: "fallback-url", url: "https://backup.example.com/twilio/start", twiml: null },
+          thenIfItFails: {
+            takenOverBy: "last-resort",
+            url: null,
+            twiml:
+              '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, we cannot take your call right now.</Say><Hangup/></Response>',
+          },
+        },
+      },
+    },
   }).query(({ ctx, input }) => previewFallback({ accountId: ctx.auth.account.id, id: input.id })),
   simulateCall: restProcedure(paidProcedure, {
     method: "POST",
@@ -68,6 +96,49 @@ export const phoneNumbers = {
     errors: [402, 403, 404, 429],
     input: ZSimulateCallInput,
     output: ZSimulateCallOutput,
+    examples: {
+      request: { from: "+14155550100" },
+      response: {
+        call: {
+          ...exampleCall({ answer: "xml", error: null }),
+          callSid: "CA5d41402abc4b2a76b9719d911017c592",
+          endedAt: "2026-11-22T10:00:00.120Z",
+          durationSeconds: 0,
+          billedMinutes: 0,
+          costBreakdown: null,
+          sipResponseCode: null,
+          test: true,
+          timeline: [
+            { type: "request", at: exampleTime, kind: "voice", callStatus: "ringing", sequenceNumber: null },
+            {
+              type: "call.started",
+              at: exampleTime,
+              deliveryId: "cmwra4z2c00052c7dq7ds1m2n",
+              attempt: "primary",
+              outcome: "xml",
+              url: "https://api.example.com/twilio/start",
+              statusCode: 200,
+              latencyMs: 84,
+              responseExcerpt: "<Response><Say>Hello</Say></Response>",
+              error: null,
+              answerUse: "xml",
+            },
+            { type: "twiml", at: "2026-11-22T10:00:00.084Z", twiml: "<Response><Say>Hello</Say></Response>" },
+            {
+              type: "event",
+              at: "2026-11-22T10:00:00.120Z",
+              deliveryId: exampleDelivery.id,
+              eventType: "call.ended",
+              url: exampleDelivery.url,
+              status: "PENDING",
+              attemptCount: 0,
+            },
+          ],
+          recordings: [],
+        },
+        twiml: "<Response><Say>Hello</Say></Response>",
+      },
+    },
   }).mutation(({ ctx, input }) => simulateCall({ accountId: ctx.auth.account.id, id: input.id, from: input.from })),
   update: restProcedure(unsuspendedProcedure, {
     method: "PATCH",
@@ -78,6 +149,16 @@ export const phoneNumbers = {
     errors: [403, 502],
     input: inputs.update,
     output: ZPhoneNumberOutput,
+    examples: {
+      request: { onErrorUrl: null, fallback: { actions: [{ say: "Please hold." }, { dial: "+14155550199" }] } },
+      response: {
+        phoneNumber: {
+          ...exampleNumber,
+          onErrorUrl: null,
+          fallback: { actions: [{ say: "Please hold." }, { dial: "+14155550199" }] },
+        },
+      },
+    },
   }).mutation(({ ctx, input }) => updatePhoneNumber({ accountId: ctx.auth.account.id, input })),
   delete: restProcedure(unsuspendedProcedure, {
     method: "DELETE",
@@ -88,5 +169,6 @@ export const phoneNumbers = {
     errors: [403],
     input: ZPhoneNumberIdInput,
     output: ZDeletePhoneNumberOutput,
+    examples: { response: { deleted: true } },
   }).mutation(({ ctx, input }) => deletePhoneNumber({ accountId: ctx.auth.account.id, id: input.id })),
 };

@@ -14,6 +14,7 @@ export const system = {
     summary: "Liveness",
     database: false,
     output: z.object({ status: z.literal("ok").describe("The process answers") }),
+    examples: { response: { status: "ok" } },
   }).query(() => ({ status: "ok" as const })),
   /** Readiness: the database answers, the journal can take a final status; Redis named when configured. Served by the custom server (http/readiness-route.ts) on REST. */
   ready: restProcedure(publicProcedure, {
@@ -51,6 +52,13 @@ export const system = {
         })
         .describe("The local journal of final statuses"),
     }),
+    examples: {
+      response: {
+        status: "ready",
+        checks: { database: "ok", journal: "ok", redis: "ok" },
+        journal: { writable: true, freeBytes: 41_231_872_000, depth: 0, oldestAgeSeconds: null },
+      },
+    },
   }).query(async () => {
     const r = await readiness();
     if (!r.ready) throw new AppError("SERVICE_UNAVAILABLE", notReadyMessage(r), { retryAfter: 5 });

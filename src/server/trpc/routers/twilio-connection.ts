@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import {
+  type ZTwilioConnection,
   ZConnectTwilioInput,
   ZDisconnectTwilioOutput,
   ZListTwilioNumbersOutput,
@@ -10,6 +12,13 @@ import { getTwilioConnection } from "../../services/twilio-connection/get-twilio
 import { listConnectedTwilioNumbers } from "../../services/twilio-connection/list-twilio-numbers";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";
+import { exampleEngineVoiceUrl, exampleTime } from "../../openapi/example-values";
+
+const exampleConnection: z.output<typeof ZTwilioConnection> = {
+  accountSid: "AC0123456789abcdef0123456789abcdef",
+  friendlyName: "Acme Voice",
+  connectedAt: exampleTime,
+};
 
 export const twilioConnection = {
   connect: restProcedure(apiProcedure, {
@@ -20,6 +29,10 @@ export const twilioConnection = {
     errors: [502],
     input: ZConnectTwilioInput,
     output: ZTwilioConnectionOutput,
+    examples: {
+      request: { accountSid: exampleConnection.accountSid, authToken: "your_auth_token" },
+      response: { twilioConnection: exampleConnection },
+    },
   }).mutation(({ ctx, input }) => connectTwilio({ accountId: ctx.auth.account.id, input })),
   get: restProcedure(apiProcedure, {
     method: "GET",
@@ -28,6 +41,7 @@ export const twilioConnection = {
     summary: "The connected Twilio account",
     errors: [404],
     output: ZTwilioConnectionOutput,
+    examples: { response: { twilioConnection: exampleConnection } },
   }).query(({ ctx }) => getTwilioConnection({ accountId: ctx.auth.account.id })),
   disconnect: restProcedure(apiProcedure, {
     method: "DELETE",
@@ -35,6 +49,7 @@ export const twilioConnection = {
     needs: "write",
     summary: "Disconnect Twilio (numbers stay registered, no longer verified)",
     output: ZDisconnectTwilioOutput,
+    examples: { response: { disconnected: true } },
   }).mutation(({ ctx }) => disconnectTwilio({ accountId: ctx.auth.account.id })),
   numbers: restProcedure(apiProcedure, {
     method: "GET",
@@ -43,5 +58,30 @@ export const twilioConnection = {
     summary: "Every incoming number of the connected Twilio account, registered and configured or not",
     errors: [404, 502],
     output: ZListTwilioNumbersOutput,
+    examples: {
+      response: {
+        numbers: [
+          {
+            sid: "PN0123456789abcdef0123456789abcdef",
+            phoneNumber: "+14155550123",
+            friendlyName: "(415) 555-0123",
+            voiceUrl: exampleEngineVoiceUrl,
+            statusCallback: exampleEngineVoiceUrl,
+            registered: true,
+            configured: true,
+          },
+          {
+            sid: "PNfedcba9876543210fedcba9876543210",
+            phoneNumber: "+14155550124",
+            friendlyName: "Support line",
+            voiceUrl: "https://demo.twilio.com/welcome/voice/",
+            statusCallback: null,
+            registered: false,
+            configured: false,
+          },
+        ],
+        subaccounts: [],
+      },
+    },
   }).query(({ ctx }) => listConnectedTwilioNumbers({ accountId: ctx.auth.account.id })),
 };

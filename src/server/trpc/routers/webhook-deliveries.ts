@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import {
+  type ZWebhookDelivery,
   ZDeliveryDetailOutput,
   ZDeliveryIdInput,
   ZListDeliveriesInput,
@@ -12,6 +14,35 @@ import { sendTestEvent } from "../../services/deliveries/send-test-event";
 import { getDelivery, listDeliveries, retryDelivery } from "../../services/deliveries/webhook-deliveries";
 import { restProcedure } from "../../rest/rest-procedure";
 import { apiProcedure } from "../init";
+import {
+  exampleAttempt,
+  exampleCostBreakdown,
+  exampleDelivery,
+  exampleEventData,
+  exampleNumber,
+  exampleTime,
+} from "../../openapi/example-values";
+
+// An endpoint that keeps timing out: its deliveries wait out its back-off.
+const examplePausedDelivery: z.output<typeof ZWebhookDelivery> = {
+  ...exampleDelivery,
+  id: "cmwra4z2c00072c7dv0q8r4tb",
+  eventId: "evt_7Xk2Pq9sLm4nB8vW",
+  callSid: "CA89abcdef0123456789abcdef01234567",
+  status: "PENDING",
+  attemptCount: 5,
+  nextAttemptAt: "2026-11-23T10:05:00.000Z",
+  deliveredAt: null,
+  lastAttempt: {
+    ...exampleAttempt,
+    id: "cmwra5q0e00082c7d1w6f2h9k",
+    statusCode: null,
+    latencyMs: 10000,
+    responseExcerpt: null,
+    error: "timeout: no answer within 10000 ms",
+  },
+  endpointBackoffUntil: "2026-11-23T10:02:00.000Z",
+};
 
 export const webhookDeliveries = {
   list: restProcedure(apiProcedure, {
@@ -21,6 +52,9 @@ export const webhookDeliveries = {
     summary: "Event deliveries, newest first, filterable by status, call, event type, number, destination and time",
     input: ZListDeliveriesInput,
     output: ZListDeliveriesOutput,
+    examples: {
+      response: { deliveries: [exampleDelivery, examplePausedDelivery], total: 2, limit: 50, offset: 0 },
+    },
   }).query(({ ctx, input }) => listDeliveries({ accountId: ctx.auth.account.id, ...input })),
   sendTest: restProcedure(apiProcedure, {
     method: "POST",
@@ -31,6 +65,40 @@ export const webhookDeliveries = {
     errors: [403, 404],
     input: ZSendTestEventInput,
     output: ZDeliveryDetailOutput,
+    examples: {
+      request: { phoneNumberId: exampleNumber.id, type: "call.ended" },
+      response: {
+        delivery: {
+          ...exampleDelivery,
+          eventId: "evt_9kTq2Lm4Np6Rs8Uv",
+          callSid: "CA00000000000000000000000000000000",
+          payload: {
+            id: "evt_9kTq2Lm4Np6Rs8Uv",
+            type: "call.ended",
+            createdAt: exampleTime,
+            data: {
+              callSid: "CA00000000000000000000000000000000",
+              direction: "inbound",
+              from: "+15005550006",
+              to: exampleNumber.phoneNumber,
+              phoneNumberId: exampleNumber.id,
+              status: "completed",
+              durationSeconds: 42,
+              billedMinutes: 1,
+              costBreakdown: {
+                ...exampleCostBreakdown,
+                durationSeconds: 42,
+                billedMinutes: 1,
+                usageCost: 0.02,
+                totalCost: 0.02,
+              },
+              test: true,
+            },
+          },
+          attempts: [exampleAttempt],
+        },
+      },
+    },
   }).mutation(({ ctx, input }) => sendTestEvent({ accountId: ctx.auth.account.id, ...input })),
   replay: restProcedure(apiProcedure, {
     method: "POST",
@@ -40,6 +108,10 @@ export const webhookDeliveries = {
       "Queue again the deliveries (default: FAILED) created since a time at most 14 days ago, of every destination or of one webhook endpoint: at most 1,000 a call (`more` says whether others match), once a minute per account",
     input: ZReplayDeliveriesInput,
     output: ZReplayDeliveriesOutput,
+    examples: {
+      request: { since: "2026-11-21T00:00:00.000Z", status: "FAILED" },
+      response: { queued: 3, more: false },
+    },
   }).mutation(({ ctx, input }) =>
     replayDeliveries({
       accountId: ctx.auth.account.id,
@@ -55,6 +127,29 @@ export const webhookDeliveries = {
     summary: "One delivery with its payload and every attempt",
     input: ZDeliveryIdInput,
     output: ZDeliveryDetailOutput,
+    examples: {
+      response: {
+        delivery: {
+          ...exampleDelivery,
+          payload: {
+            id: exampleDelivery.eventId,
+            type: "call.ended",
+            createdAt: exampleTime,
+            data: {
+              ...exampleEventData,
+              status: "completed",
+              durationSeconds: 61,
+              billedMinutes: 2,
+              costBreakdown: exampleCostBreakdown,
+              endReason: "completed",
+              sipResponseCode: 200,
+              errorCode: null,
+            },
+          },
+          attempts: [exampleAttempt],
+        },
+      },
+    },
   }).query(({ ctx, input }) => getDelivery({ accountId: ctx.auth.account.id, id: input.id })),
   retry: restProcedure(apiProcedure, {
     method: "POST",
@@ -64,5 +159,21 @@ export const webhookDeliveries = {
       "Redeliver now (idempotent: while a redelivery waits or is in flight, and for 5 s after one, another schedules nothing and answers the delivery as it is)",
     input: ZDeliveryIdInput,
     output: ZDeliveryDetailOutput,
+    examples: {
+      response: {
+        delivery: {
+          ...exampleDelivery,
+          status: "PENDING",
+          nextAttemptAt: exampleTime,
+          payload: {
+            id: exampleDelivery.eventId,
+            type: "call.ended",
+            createdAt: exampleTime,
+            data: { ...exampleEventData, status: "completed" },
+          },
+          attempts: [exampleAttempt],
+        },
+      },
+    },
   }).mutation(({ ctx, input }) => retryDelivery({ accountId: ctx.auth.account.id, id: input.id })),
 };
