@@ -41,7 +41,7 @@ export type SimRecording = {
   callback: string | null;
   events: Set<string>;
   startedAt: Date;
-  /** Milliseconds recorded so far, pauses excluded. */
+  /** Milliseconds recorded so far, pauses with PauseBehavior=skip excluded. */
   recordedMs: number;
   runningSince: number | null;
   callbacks: { status: string; httpStatus: number }[];

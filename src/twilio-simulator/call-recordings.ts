@@ -93,14 +93,18 @@ export class CallRecordings {
     const status = form.single.Status;
     if (status !== "paused" && status !== "in-progress" && status !== "stopped")
       throw tools.fail({ status: 400, code: 20001, message: `Invalid Status: ${status ?? ""}` });
-    oneOf(tools, form, "PauseBehavior", ["skip", "silence"]);
+    // "Can be: `skip` or `silence` and the default is `silence`": a pause recorded as silence still counts
+    // in the recording's duration; only `skip` leaves it out.
+    const pauseBehavior = oneOf(tools, form, "PauseBehavior", ["skip", "silence"], "silence");
     if (rec.status !== "in-progress" && rec.status !== "paused") throw notLive();
     if (status === "paused" && rec.status === "in-progress") {
-      rec.recordedMs += Date.now() - (rec.runningSince ?? Date.now());
-      rec.runningSince = null;
+      if (pauseBehavior === "skip") {
+        rec.recordedMs += Date.now() - (rec.runningSince ?? Date.now());
+        rec.runningSince = null;
+      }
       rec.status = "paused";
     } else if (status === "in-progress" && rec.status === "paused") {
-      rec.runningSince = Date.now();
+      rec.runningSince ??= Date.now();
       rec.status = "in-progress";
     } else if (status === "stopped") {
       this.stop(call, rec);

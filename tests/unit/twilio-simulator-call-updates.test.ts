@@ -352,3 +352,51 @@ describe("what Twilio refuses outright", () => {
     });
   });
 });
+
+describe("recordings", () => {
+  it("a pause counts in the recording's length unless PauseBehavior is skip (Twilio's default is silence)", async () => {
+    const s = await setup();
+    const lengths: Record<string, string> = {};
+    for (const pauseBehavior of ["silence", "skip"] as const) {
+      const { callSid, played } = await outbound(s, { holdMs: LONG }, "in-progress");
+      const rec = await s.client.calls(callSid).recordings.create({
+        recordingStatusCallback: s.engine.url("/recording"),
+        recordingStatusCallbackEvent: ["completed"],
+      });
+      expect(rec.status).toBe("in-progress");
+      expect(
+        (await s.client.calls(callSid).recordings(rec.sid).update({ status: "paused", pauseBehavior })).status,
+      ).toBe("paused");
+      await new Promise((r) => setTimeout(r, 1_200));
+      await s.client.calls(callSid).recordings(rec.sid).update({ status: "stopped" });
+      const done = await until(
+        () => s.engine.hits.find((h) => h.path === "/recording" && h.params.RecordingSid === rec.sid),
+        "recording callback",
+      );
+      lengths[pauseBehavior] = done.params.RecordingDuration!;
+      await s.client.calls(callSid).update({ status: "completed" });
+      await played;
+    }
+    expect(lengths).toEqual({ silence: "1", skip: "0" });
+  });
+
+  it("takes only the values Twilio lists for channels, events, track and trim", async () => {
+    const s = await setup();
+    const { callSid, played } = await outbound(s, { holdMs: LONG }, "in-progress");
+    for (const bad of [
+      { recordingChannels: "stereo" },
+      { recordingStatusCallbackEvent: ["done"] },
+      { recordingTrack: "left" },
+      { trim: "yes" },
+      { recordingStatusCallbackMethod: "PUT" as "POST" },
+    ]) {
+      expect(await refusal(s.client.calls(callSid).recordings.create(bad)), JSON.stringify(bad)).toMatchObject({
+        status: 400,
+        code: 20001,
+      });
+    }
+    expect(s.sim.control.get(callSid)?.recordings).toEqual([]);
+    await s.client.calls(callSid).update({ status: "completed" });
+    await played;
+  });
+});
