@@ -86,7 +86,15 @@ export function callParams(c: {
   };
 }
 
+/** The call of each record, so whoever reaches a record (a playback, another simulator's REST API) moves one call. */
+const callOfRecord = new WeakMap<CallRecord, SimCall>();
+
 export class SimCall implements LiveCall {
+  /** The call a record belongs to: the one playing it, or a new one for a record nobody plays. */
+  static of(record: CallRecord, opts: { authToken: string }): SimCall {
+    return callOfRecord.get(record) ?? new SimCall(record, opts);
+  }
+
   readonly documents: string[] = [];
   readonly dials: DialLog[] = [];
   readonly recordings: SimRecording[] = [];
@@ -121,6 +129,7 @@ export class SimCall implements LiveCall {
     });
     if (record.status === "in-progress") this.answeredAt = (record.startTime ?? new Date()).getTime();
     if (isEndedStatus(record.status)) this.settle();
+    callOfRecord.set(record, this);
   }
 
   get callSid(): string {

@@ -110,7 +110,7 @@ export class LiveCalls {
     if (!record)
       throw tools.fail({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
     // Requests about a call Twilio placed are signed with its account's token: the one this request used.
-    const live = this.calls.get(callSid) ?? this.track(new SimCall(record, { authToken }));
+    const live = this.calls.get(callSid) ?? this.track(SimCall.of(record, { authToken }));
 
     if (call) {
       const redirect = applyCallUpdate(live, form, tools);

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   newCallSid,
   type SimulatedCallPlan,
+  simulateInboundCall,
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
@@ -280,6 +281,30 @@ describe("what an update cannot change (21220)", () => {
     expect(await refusal(s.client.calls(up.sid).update({ status: "completed" }))).toEqual(NOT_IN_PROGRESS);
     const over = s.sim.callRecords.add({ accountSid: ACCOUNT, from: "+14155550100", to: "+14155550123" });
     expect(await refusal(s.client.calls(over.sid).update({ twiml: "<Response/>" }))).toEqual(NOT_IN_PROGRESS);
+  });
+
+  it("a call played with simulateInboundCall into the simulator's records is the same call its REST API ends", async () => {
+    const s = await setup();
+    const callSid = newCallSid();
+    const played = simulateInboundCall({
+      engineUrl: s.engine.url("/voice"),
+      statusCallbackUrl: s.engine.url("/status"),
+      from: "+14155550100",
+      to: "+14155550123",
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      callSid,
+      callRecords: s.sim.callRecords,
+      holdMs: LONG,
+      durationSeconds: 9,
+      stepDelayMs: 1,
+    });
+    await until(() => s.sim.callRecords.get(ACCOUNT, callSid)?.status === "in-progress", "in progress");
+    expect((await s.client.calls(callSid).update({ status: "completed" })).status).toBe("completed");
+    // The playback holding the call up wakes at once, not when its hold runs out.
+    const result = await Promise.race([played, new Promise((r) => setTimeout(() => r("still held"), 2_000))]);
+    expect(result).toMatchObject({ statusCallbacks: [{ status: "completed", httpStatus: 200 }] });
+    expect(s.engine.statusOf(callSid)[0]!.params).toMatchObject({ CallStatus: "completed", CallDuration: "9" });
   });
 
   it("a recording needs a call in progress", async () => {
