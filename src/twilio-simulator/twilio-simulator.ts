@@ -110,7 +110,7 @@ export type TwilioSimulatorOptions = {
   callRecords?: CallRecordStore;
 };
 
-export const API_VERSION = "2010-04-01";
+export { API_VERSION } from "./call-lifecycle";
 
 const MAX_BODY_BYTES = 1_000_000;
 const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;
