@@ -24,7 +24,7 @@ export type TwilioSimulatorProcess = {
   addIncomingNumber(accountSid: string, phoneNumber: string): Promise<void>;
   /** Starts an inbound call; it plays on in the child (see `holdMs` to keep it live). */
   inboundCall(call: { to: string; from: string; callSid: string } & SimulatedCallPlan): Promise<void>;
-  /** Whether the simulator holds the call up (live-call commands reach it). */
+  /** Whether the call is in progress at the simulator (a redirect or recording reaches it). */
   isLive(callSid: string): Promise<boolean>;
   close(): Promise<void>;
 };
@@ -78,7 +78,7 @@ async function serveChild(): Promise<void> {
         value = { sid: a.sid, authToken: a.authToken };
       } else if (q.op === "addIncomingNumber") twilio.addIncomingNumber(q.accountSid, q.phoneNumber);
       else if (q.op === "inboundCall") played.push(twilio.inboundCall(q.call).catch(() => undefined));
-      else if (q.op === "isLive") value = twilio.control.get(q.callSid) !== undefined;
+      else if (q.op === "isLive") value = twilio.control.get(q.callSid)?.status === "in-progress";
       else {
         await twilio.close();
         await Promise.allSettled(played);

@@ -252,13 +252,14 @@ export class SimulatorAccounts {
         throw tools.fail({ status: 400, code: 21502, message: `${name} is not a valid URL: ${v}` });
       return v === "" ? null : v;
     };
+    // twilio-oai (IncomingPhoneNumbers/{Sid}.json, POST): both methods are the enum `GET` | `POST`, as
+    // Routekit sends them; another spelling is refused, not guessed at.
     const method = (name: "VoiceMethod" | "StatusCallbackMethod") => {
       const v = form.get(name);
       if (v === null || v === "") return undefined;
-      const upper = v.toUpperCase();
-      if (upper !== "GET" && upper !== "POST")
+      if (v !== "GET" && v !== "POST")
         throw tools.fail({ status: 400, code: 21503, message: `${name} must be GET or POST` });
-      return upper;
+      return v;
     };
     const voiceUrl = url("VoiceUrl");
     const statusCallback = url("StatusCallback");

@@ -10,6 +10,11 @@ import { TERMINAL_CALL_STATUSES, type TwilioCallRecordStatus } from "../shared/s
 
 export type CallRecordStatus = TwilioCallRecordStatus;
 
+/** A final status: the call is over (Twilio's call status values). */
+export function isEndedStatus(status: string): boolean {
+  return (TERMINAL_CALL_STATUSES as readonly string[]).includes(status);
+}
+
 export type CallRecord = {
   sid: string;
   accountSid: string;
@@ -42,7 +47,7 @@ export class CallRecordStore {
   add(record: NewCallRecord): CallRecord {
     const now = new Date();
     const status = record.status ?? "completed";
-    const ended = (TERMINAL_CALL_STATUSES as readonly string[]).includes(status);
+    const ended = isEndedStatus(status);
     const full: CallRecord = {
       sid: record.sid ?? `CA${randomBytes(16).toString("hex")}`,
       direction: "inbound",
@@ -164,8 +169,10 @@ function parseFilters(query: URLSearchParams): Filters {
       const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
       const start = (r: CallRecord) => r.startTime?.getTime();
       const op = name.slice("StartTime".length);
-      if (op === ">") keep((r) => (start(r) ?? -Infinity) > bound.getTime());
-      else if (op === ">=") keep((r) => (start(r) ?? -Infinity) >= bound.getTime());
+      // twilio-oai (Calls.json, GET): `StartTime>` is "started on or after this date", not strictly after:
+      // Twilio's own `StartTime>=2009-07-06` is that parameter with its value. `>=` is kept for callers that
+      // encode the whole name.
+      if (op === ">" || op === ">=") keep((r) => (start(r) ?? -Infinity) >= bound.getTime());
       else if (op === "<") keep((r) => (start(r) ?? Infinity) < bound.getTime());
       else if (op === "<=") keep((r) => (start(r) ?? Infinity) <= bound.getTime());
       else if (op === "")
@@ -187,7 +194,18 @@ function rfc2822(date: Date | null): string | null {
   return date ? date.toUTCString().replace(/GMT$/, "+0000") : null;
 }
 
-function callRecordResource(r: CallRecord) {
+/** Twilio's own display format for North American numbers; others are shown as given. */
+function formatted(number: string): string {
+  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(number);
+  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : number;
+}
+
+/**
+ * The Call resource as Twilio serves it (twilio-oai `api.v2010.account.call`): the one shape for
+ * `Calls.create`'s answer, a call update's answer, `GET …/Calls/{Sid}.json` and `GET …/Calls.json`, so
+ * whatever Routekit reads of a call is what the call's one state says.
+ */
+export function callRecordResource(r: CallRecord) {
   const uri = `/${API_VERSION}/Accounts/${r.accountSid}/Calls/${r.sid}`;
   return {
     sid: r.sid,
@@ -204,7 +222,7 @@ function callRecordResource(r: CallRecord) {
     end_time: rfc2822(r.endTime),
     forwarded_from: null,
     from: r.from,
-    from_formatted: r.from,
+    from_formatted: formatted(r.from),
     group_sid: null,
     parent_call_sid: null,
     phone_number_sid: null,
@@ -213,9 +231,19 @@ function callRecordResource(r: CallRecord) {
     queue_time: "0",
     start_time: rfc2822(r.startTime),
     status: r.status,
-    subresource_uris: {},
+    subresource_uris: {
+      notifications: `${uri}/Notifications.json`,
+      recordings: `${uri}/Recordings.json`,
+      payments: `${uri}/Payments.json`,
+      events: `${uri}/Events.json`,
+      siprec: `${uri}/Siprec.json`,
+      streams: `${uri}/Streams.json`,
+      transcriptions: `${uri}/Transcriptions.json`,
+      user_defined_message_subscriptions: `${uri}/UserDefinedMessageSubscriptions.json`,
+      user_defined_messages: `${uri}/UserDefinedMessages.json`,
+    },
     to: r.to,
-    to_formatted: r.to,
+    to_formatted: formatted(r.to),
     trunk_sid: null,
     uri: `${uri}.json`,
   };

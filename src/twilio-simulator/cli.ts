@@ -44,6 +44,8 @@ serve    Runs a fake of Twilio's REST API (POST /2010-04-01/Accounts/{AccountSid
   --hold <s>               keep each answered call up to s seconds, until Routekit's live-call commands
                            (hang up, redirect, transfer, recording) or its TwiML end it; dials connect,
                            and recordings complete when stopped (default: calls end right after answering)
+  --ring <s>               let each outbound call ring s seconds before its outcome, so a hang-up finds it
+                           ringing (it then ends canceled); past the call's Timeout it ends no-answer
 ${CALL_ENDING_HELP}
 
 inbound  Plays one inbound call against a Routekit engine voice URL, used as both the number's
@@ -112,6 +114,12 @@ function holdOption(value: string | undefined): Pick<SimulatedCallPlan, "holdMs"
   return seconds === undefined ? {} : { holdMs: seconds * 1000 };
 }
 
+/** `--ring <s>`: outbound calls ring that long before their outcome (call-playback.ts). */
+function ringOption(value: string | undefined): Pick<SimulatedCallPlan, "ringMs"> {
+  const seconds = intOption("ring", value);
+  return seconds === undefined ? {} : { ringMs: seconds * 1000 };
+}
+
 function indent(text: string, prefix = "      "): string {
   return text
     .trim()
@@ -151,7 +159,8 @@ function logEvent(e: SimulatorEvent): void {
           `  Url=${String(e.params.Url ?? "(inline Twiml)")}\n` +
           `  StatusCallback=${String(e.params.StatusCallback ?? "(none)")} events=${Array.isArray(events) ? events.join(",") : "completed (default)"}` +
           (e.params.MachineDetection ? ` MachineDetection=${String(e.params.MachineDetection)}` : "") +
-          `\n  plan: outcome=${e.plan.outcome ?? "completed"} duration=${e.plan.durationSeconds ?? 5}s`,
+          `\n  plan: outcome=${e.plan.outcome ?? "completed"} duration=${e.plan.durationSeconds ?? 5}s` +
+          (e.plan.ringMs ? ` ring=${e.plan.ringMs / 1000}s` : ""),
       );
       return;
     }
@@ -182,6 +191,7 @@ async function serve(args: string[]): Promise<void> {
       "step-delay": { type: "string" },
       ...CALL_ENDING_OPTIONS,
       hold: { type: "string" },
+      ring: { type: "string" },
     },
   });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
@@ -205,7 +215,7 @@ async function serve(args: string[]): Promise<void> {
     acceptAnyCredentials,
     port: intOption("port", values.port) ?? 3001,
     host: values.host ?? "127.0.0.1",
-    defaultPlan: { ...planFrom(values), ...holdOption(values.hold) },
+    defaultPlan: { ...planFrom(values), ...holdOption(values.hold), ...ringOption(values.ring) },
     onEvent: logEvent,
   });
   for (const [accountSid, phoneNumber] of numbers) sim.addIncomingNumber(accountSid, phoneNumber);

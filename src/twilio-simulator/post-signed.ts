@@ -30,3 +30,17 @@ export async function postSigned(
     headers: res.headers,
   };
 }
+
+/** A signed POST as the live-call hooks log it: no answer (refused, timed out) is status 0, never thrown. */
+export async function postLogged(
+  url: string,
+  params: Record<string, string>,
+  authToken: string,
+): Promise<{ url: string; status: number; body: string }> {
+  try {
+    const { status, body } = await postSigned(url, params, authToken);
+    return { url, status, body };
+  } catch {
+    return { url, status: 0, body: "" };
+  }
+}

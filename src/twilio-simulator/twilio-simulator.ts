@@ -1,41 +1,52 @@
 /**
- * A local stand-in for Twilio: the slice of the REST API Routekit calls (Calls.create) plus Twilio's
- * side of a call (voice request / answer, status callbacks), signed exactly as Twilio signs them.
- * Integration tests and developers use it to run the whole flow without a Twilio account.
+ * A local stand-in for Twilio: the slice of the REST API Routekit calls (Calls.create here; call updates
+ * and recordings in live-calls.ts; call records in call-records.ts; accounts and numbers in accounts.ts)
+ * plus Twilio's side of a call (call-playback.ts: voice request / answer, status callbacks), signed
+ * exactly as Twilio signs them. Integration tests and developers use it to run the whole flow without a
+ * Twilio account. Where Routekit depends on Twilio's behaviour it is as strict as Twilio; where it
+ * deliberately is not, docs/twilio.md lists it.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SimulatorAccounts, type IncomingNumber, type RestTools, type SimulatorAccount } from "./accounts";
-import { type CallRecordStore, matchCallRecordsPath, serveCallRecords, sharedCallRecords } from "./call-records";
-import { type CallEndingPlan, callEndingOf, finalStatusLost, finalStatusParams } from "./call-endings";
+import { callParams, SimCall } from "./call-lifecycle";
+import {
+  DEFAULT_RING_TIMEOUT_SECONDS,
+  newCallSid,
+  type OutboundSpec,
+  type PlayedCall,
+  playOutbound,
+  resolvePlan,
+  STATUS_EVENTS,
+  type SimulatedCallPlan,
+  type SimulatorEvent,
+  simulateInboundCall,
+  type StatusEvent,
+} from "./call-playback";
+import {
+  type CallRecordStore,
+  callRecordResource,
+  matchCallRecordsPath,
+  serveCallRecords,
+  sharedCallRecords,
+} from "./call-records";
 import { LiveCalls } from "./live-calls";
 import { postSigned } from "./post-signed";
+import { E164 } from "../shared/schemas/e164";
 
 // Tests that need to forge or replay callbacks send them as the simulator does.
 export { postSigned };
-
-export type SimulatedCallPlan = CallEndingPlan & {
-  /** seconds the call lasts once answered; reported as CallDuration on completion */
-  durationSeconds?: number; // default 5
-  /** final status: "completed" (default) | "busy" | "no-answer" | "failed" | "canceled"; non-completed skips the answer step */
-  outcome?: TerminalCallStatus;
-  /** AnsweredBy value to send with the answer (only when machine detection was requested or set here) */
-  answeredBy?: string;
-  /** ms to wait between steps (default 20) — keep tests fast */
-  stepDelayMs?: number;
-  /**
-   * Keep the answered call up (live-calls.ts) until a live-call command or its TwiML ends it, at most
-   * this many ms; then its final status is sent as usual. Default: the call ends right after its answer.
-   */
-  holdMs?: number;
-};
-export type TwimlFetch = { status: number; body: string; contentType: string | null; ms: number };
-export type PlayedCall = {
-  callSid: string;
-  answer: TwimlFetch | null;
-  statusCallbacks: { status: string; httpStatus: number }[];
-};
+export {
+  newCallSid,
+  rfc2822,
+  SIMULATOR_ACCOUNT_SID,
+  simulateInboundCall,
+  type PlayedCall,
+  type SimulatedCallPlan,
+  type SimulatorEvent,
+  type TwimlFetch,
+} from "./call-playback";
 
 export type SimulatedCall = {
   accountSid: string;
@@ -43,32 +54,6 @@ export type SimulatedCall = {
   callSid: string;
   played: Promise<PlayedCall>;
 };
-
-/** What happens inside the simulator, for logs (the CLI prints these). */
-export type SimulatorEvent =
-  | {
-      type: "call-created";
-      accountSid: string;
-      callSid: string;
-      params: Record<string, string | string[]>;
-      plan: SimulatedCallPlan;
-    }
-  | { type: "api-error"; method: string; path: string; status: number; code: number; message: string }
-  | {
-      type: "request";
-      callSid: string;
-      /** "voice" = inbound voice request, "answer" = outbound answer (Url), "status" = status callback */
-      kind: "voice" | "answer" | "status";
-      url: string;
-      params: Record<string, string>;
-      status: number;
-      ms: number;
-      /** set when no HTTP answer came back (connection refused, Twilio's 15 s budget exceeded, …) */
-      error?: string;
-      body: string;
-      contentType: string | null;
-    }
-  | { type: "call-ended"; played: PlayedCall };
 
 export type TwilioSimulator = {
   url: string; // e.g. http://127.0.0.1:PORT  (use as TWILIO_API_BASE_URL)
@@ -101,7 +86,10 @@ export type TwilioSimulator = {
   ): Promise<PlayedCall>;
   /** Twilio's record of calls (GET Calls.json, Calls/{Sid}.json); `add` a call that never reached the service. */
   callRecords: CallRecordStore;
-  /** Calls held up (plan `holdMs`) and the live-call REST resources: call updates, dials, recordings. */
+  /**
+   * Every call placed or played, in its one state (`control.get(callSid)?.status`), and the live-call REST
+   * resources: call updates, dials, recordings.
+   */
   control: LiveCalls;
   close(): Promise<void>;
 };
@@ -122,321 +110,10 @@ export type TwilioSimulatorOptions = {
   callRecords?: CallRecordStore;
 };
 
-export const API_VERSION = "2010-04-01";
-/** The AccountSid simulateInboundCall uses when none is given (34 chars, like a real one). */
-export const SIMULATOR_ACCOUNT_SID = "AC5170000000000000000000000000000a";
+export { API_VERSION } from "./call-lifecycle";
 
 const MAX_BODY_BYTES = 1_000_000;
-import { E164 } from "../shared/schemas/e164";
-import { TERMINAL_CALL_STATUSES, type TerminalCallStatus } from "../shared/schemas/enums";
 const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;
-const STATUS_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
-type StatusEvent = (typeof STATUS_EVENTS)[number];
-type Outcome = NonNullable<SimulatedCallPlan["outcome"]>;
-const OUTCOMES: readonly Outcome[] = TERMINAL_CALL_STATUSES;
-
-export function newCallSid(): string {
-  return `CA${randomBytes(16).toString("hex")}`;
-}
-
-/** RFC 2822 with a numeric zone, as Twilio writes dates ("Mon, 16 Aug 2010 03:45:01 +0000"). */
-export function rfc2822(date: Date = new Date()): string {
-  return date.toUTCString().replace(/GMT$/, "+0000");
-}
-
-/** A `<Reject>` verb ends an inbound call before it is answered. */
-function isReject(twiml: string): boolean {
-  return /<Reject[\s/>]/.test(twiml);
-}
-
-function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
-/** Waits, but wakes early when the simulator is closing so no call outlives it. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
-}
-
-type Playback = {
-  callSid: string;
-  authToken: string;
-  base: Record<string, string>;
-  plan: Required<Pick<SimulatedCallPlan, "durationSeconds" | "outcome" | "stepDelayMs">> & {
-    answeredBy?: string;
-    holdMs?: number;
-  } & CallEndingPlan;
-  signal: AbortSignal;
-  onEvent?: (event: SimulatorEvent) => void;
-  /** Twilio's record of this call, kept as it plays. */
-  records: CallRecordStore;
-  /** Where a call planned with `holdMs` is held up while it is live. */
-  live?: LiveCalls;
-};
-
-function resolvePlan(plan: SimulatedCallPlan, fallback: SimulatedCallPlan = {}): Playback["plan"] {
-  const merged = { ...fallback, ...definedOnly(plan) };
-  const outcome = merged.outcome ?? "completed";
-  if (!OUTCOMES.includes(outcome))
-    throw new Error(`unknown outcome ${String(outcome)}; expected one of ${OUTCOMES.join(", ")}`);
-  const durationSeconds = Math.max(0, Math.round(merged.durationSeconds ?? 5));
-  const stepDelayMs = Math.max(0, merged.stepDelayMs ?? 20);
-  return {
-    durationSeconds,
-    outcome,
-    stepDelayMs,
-    ...(merged.answeredBy !== undefined && { answeredBy: merged.answeredBy }),
-    ...(merged.holdMs !== undefined && { holdMs: Math.max(0, merged.holdMs) }),
-    ...callEndingOf(merged),
-  };
-}
-
-/** A call planned with `holdMs` stays up here until a command or its TwiML ends it (live-calls.ts). */
-async function holdIfPlanned(p: Playback): Promise<void> {
-  if (p.plan.holdMs === undefined || !p.live || p.signal.aborted) return;
-  const held = p.live.hold({
-    callSid: p.callSid,
-    accountSid: p.base.AccountSid ?? "",
-    authToken: p.authToken,
-    base: p.base,
-    holdMs: p.plan.holdMs,
-  });
-  await held.ended;
-}
-
-/** Spreading `{ durationSeconds: undefined }` would otherwise erase the fallback's value. */
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** One POST to the service; a dead or slow service is recorded (status 0), never thrown, as Twilio would log it. */
-async function send(
-  p: Playback,
-  kind: "voice" | "answer" | "status",
-  url: string,
-  params: Record<string, string>,
-): Promise<TwimlFetch> {
-  const started = performance.now();
-  let result: TwimlFetch;
-  let error: string | undefined;
-  try {
-    const res = await postSigned(url, params, p.authToken, { signal: p.signal });
-    result = { ...res, ms: Math.round(performance.now() - started) };
-  } catch (err) {
-    error =
-      err instanceof Error
-        ? err.cause instanceof Error
-          ? `${err.message}: ${err.cause.message}`
-          : err.message
-        : String(err);
-    result = { status: 0, body: "", contentType: null, ms: Math.round(performance.now() - started) };
-  }
-  p.onEvent?.({
-    type: "request",
-    callSid: p.callSid,
-    kind,
-    url,
-    params,
-    ...result,
-    ...(error === undefined ? {} : { error }),
-  });
-  return result;
-}
-
-/** Status callbacks share one counter per call: SequenceNumber lets the service order what may arrive out of order. */
-function statusCallbackSender(
-  p: Playback,
-  url: string | undefined,
-  events: ReadonlySet<StatusEvent>,
-  played: PlayedCall,
-) {
-  let sequence = 0;
-  return async (event: StatusEvent, callStatus: string, extra: Record<string, string> = {}) => {
-    if (!url || !events.has(event)) return;
-    // call-endings.ts: the final status may carry carrier codes, or never arrive.
-    if (event === "completed" && finalStatusLost(p.plan)) return;
-    const params = {
-      ...p.base,
-      ...extra,
-      ...(event === "completed" ? finalStatusParams(p.plan) : {}),
-      CallStatus: callStatus,
-      CallbackSource: "call-progress-events",
-      SequenceNumber: String(sequence++),
-      Timestamp: rfc2822(),
-    };
-    const res = await send(p, "status", url, params);
-    played.statusCallbacks.push({ status: callStatus, httpStatus: res.status });
-  };
-}
-
-type OutboundSpec = {
-  url: string | undefined;
-  inlineTwiml: string | undefined;
-  statusCallback: string | undefined;
-  events: ReadonlySet<StatusEvent>;
-  machineDetection: boolean;
-};
-
-async function playOutbound(p: Playback, spec: OutboundSpec): Promise<PlayedCall> {
-  const played: PlayedCall = { callSid: p.callSid, answer: null, statusCallbacks: [] };
-  const status = statusCallbackSender(p, spec.statusCallback, spec.events, played);
-  const step = async (fn: () => Promise<void>) => {
-    await pause(p.plan.stepDelayMs, p.signal);
-    if (!p.signal.aborted) await fn();
-  };
-  const { outcome } = p.plan;
-
-  await step(() => status("initiated", "initiated"));
-  if (outcome !== "failed") await step(() => status("ringing", "ringing"));
-
-  if (outcome !== "completed") {
-    await step(async () => {
-      p.records.update(p.callSid, { status: outcome, duration: 0, endTime: new Date() });
-      await status("completed", outcome, { CallDuration: "0" });
-    });
-    return played;
-  }
-  p.records.update(p.callSid, { status: "in-progress", startTime: new Date() });
-
-  const answeredBy = p.plan.answeredBy ?? (spec.machineDetection ? "human" : undefined);
-  const amd: Record<string, string> = answeredBy === undefined ? {} : { AnsweredBy: answeredBy };
-  await step(async () => {
-    if (spec.url !== undefined) {
-      played.answer = await send(p, "answer", spec.url, { ...p.base, ...amd, CallStatus: "in-progress" });
-    } else {
-      // Inline Twiml: nothing is fetched; record what the call would play so tests can look at it the same way.
-      played.answer = { status: 200, body: spec.inlineTwiml ?? "", contentType: "application/xml", ms: 0 };
-    }
-  });
-  await step(() => status("answered", "in-progress", amd));
-  await holdIfPlanned(p);
-  // The call's length is reported, not waited for.
-  await step(async () => {
-    p.records.update(p.callSid, {
-      status: "completed",
-      duration: p.plan.durationSeconds,
-      endTime: new Date(),
-      answeredBy: answeredBy ?? null,
-    });
-    await status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) });
-  });
-  return played;
-}
-
-/** `statusCallbackUrl` undefined: the number has no status callback, so only the voice request is made. */
-async function playInbound(p: Playback, engineUrl: string, statusCallbackUrl: string | undefined): Promise<PlayedCall> {
-  const played: PlayedCall = { callSid: p.callSid, answer: null, statusCallbacks: [] };
-  // A number has no StatusCallbackEvent setting: Twilio only reports the end of an inbound call.
-  const status = statusCallbackSender(p, statusCallbackUrl, new Set<StatusEvent>(["completed"]), played);
-  const step = async (fn: () => Promise<void>) => {
-    await pause(p.plan.stepDelayMs, p.signal);
-    if (!p.signal.aborted) await fn();
-  };
-  const amd: Record<string, string> = p.plan.answeredBy === undefined ? {} : { AnsweredBy: p.plan.answeredBy };
-
-  await step(async () => {
-    played.answer = await send(p, "voice", engineUrl, { ...p.base, CallStatus: "ringing" });
-  });
-  const answer = played.answer;
-  if (answer === null) return played; // closed before the call arrived
-
-  const rejected = !isSuccess(answer.status) || isReject(answer.body);
-  const final = rejected ? "busy" : p.plan.outcome;
-  if (final === "completed") {
-    p.records.update(p.callSid, { status: "in-progress", startTime: new Date() });
-    await holdIfPlanned(p);
-  }
-  // Twilio's record says how the call ended, whatever became of the callback reporting it.
-  p.records.update(p.callSid, {
-    status: final,
-    duration: final === "completed" ? p.plan.durationSeconds : 0,
-    endTime: new Date(),
-    ...(final === "completed" && p.plan.answeredBy !== undefined ? { answeredBy: p.plan.answeredBy } : {}),
-  });
-  if (final !== "completed") {
-    await step(() => status("completed", final, { CallDuration: "0" }));
-  } else {
-    await step(() => status("completed", "completed", { ...amd, CallDuration: String(p.plan.durationSeconds) }));
-  }
-  return played;
-}
-
-/** Plays an INBOUND call against an engine URL (what Twilio does when a call comes in to a number whose voice URL and status callback URL are that engine URL). */
-export async function simulateInboundCall(
-  opts: {
-    engineUrl: string;
-    /** where the final status goes; default the engine URL (a number set up through Routekit uses it for both) */
-    statusCallbackUrl?: string | null;
-    from: string;
-    to: string;
-    accountSid?: string /* default a fixed AC…34-char test sid */;
-    authToken?: string /* used to sign; default random */;
-    callSid?: string /* default a fresh CA + 32 hex */;
-    onEvent?: (event: SimulatorEvent) => void;
-    signal?: AbortSignal;
-    /** Where Twilio's record of the call is kept (default the shared store simulators serve). */
-    callRecords?: CallRecordStore;
-    /** Where a call planned with `holdMs` is held up (a simulator's `control`). */
-    liveCalls?: LiveCalls;
-  } & SimulatedCallPlan,
-): Promise<PlayedCall> {
-  const callSid = opts.callSid ?? newCallSid();
-  const accountSid = opts.accountSid ?? SIMULATOR_ACCOUNT_SID;
-  const playback: Playback = {
-    callSid,
-    authToken: opts.authToken ?? randomBytes(16).toString("hex"),
-    base: callParams({ callSid, accountSid, from: opts.from, to: opts.to, direction: "inbound" }),
-    plan: resolvePlan(opts),
-    signal: opts.signal ?? new AbortController().signal,
-    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
-    records: opts.callRecords ?? sharedCallRecords,
-    ...(opts.liveCalls && { live: opts.liveCalls }),
-  };
-  playback.records.add({
-    sid: callSid,
-    accountSid,
-    from: opts.from,
-    to: opts.to,
-    direction: "inbound",
-    status: "ringing",
-  });
-  const played = await playInbound(
-    playback,
-    opts.engineUrl,
-    opts.statusCallbackUrl === null ? undefined : (opts.statusCallbackUrl ?? opts.engineUrl),
-  );
-  opts.onEvent?.({ type: "call-ended", played });
-  return played;
-}
-
-function callParams(c: {
-  callSid: string;
-  accountSid: string;
-  from: string;
-  to: string;
-  direction: string;
-}): Record<string, string> {
-  // Called/Caller are legacy duplicates Twilio still sends; kept so the service sees a realistic request.
-  return {
-    CallSid: c.callSid,
-    AccountSid: c.accountSid,
-    From: c.from,
-    To: c.to,
-    Caller: c.from,
-    Called: c.to,
-    Direction: c.direction,
-    ApiVersion: API_VERSION,
-  };
-}
 
 // ---------------------------------------------------------------------------------------------- REST
 
@@ -519,12 +196,6 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-/** Twilio's own display format for North American numbers; others are shown as given. */
-function formatted(number: string): string {
-  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(number);
-  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : number;
-}
-
 function validateCreate(params: Record<string, string | string[]>): OutboundSpec & { to: string; from: string } {
   const to = single(params, "To");
   const from = single(params, "From");
@@ -558,6 +229,15 @@ function validateCreate(params: Record<string, string | string[]>): OutboundSpec
       message: `The StatusCallback URL ${statusCallback} is not a valid URL.`,
     });
   }
+  // twilio-oai, CreateCallRequest: the methods are `GET` | `POST`, MachineDetection `Enable` |
+  // `DetectMessageEnd`, Timeout an integer ("The default is `60` seconds and the maximum is `600`").
+  // Routekit passes its own input through to MachineDetection and Timeout, so a value Twilio would
+  // refuse must be refused here too, not played.
+  for (const name of ["Method", "StatusCallbackMethod", "FallbackMethod"]) oneOf(params, name, ["GET", "POST"], 20001);
+  const machineDetection = oneOf(params, "MachineDetection", ["Enable", "DetectMessageEnd"], 20001);
+  const timeout = single(params, "Timeout");
+  if (timeout !== undefined && !/^\d+$/.test(timeout))
+    throw new ApiError({ status: 400, code: 20001, message: `Timeout must be a whole number of seconds: ${timeout}` });
   const rawEvents = params.StatusCallbackEvent;
   const listed = (Array.isArray(rawEvents) ? rawEvents : rawEvents === undefined ? [] : [rawEvents])
     // Twilio also takes a space-separated list, and ignores names it does not know.
@@ -567,55 +247,29 @@ function validateCreate(params: Record<string, string | string[]>): OutboundSpec
     to,
     from,
     url: url || undefined,
+    // twilio-oai, CreateCallRequest.Twiml: "If both `twiml` and `url` are provided then `twiml` parameter will be ignored."
     inlineTwiml: url ? undefined : inlineTwiml,
     statusCallback: statusCallback || undefined,
     events: new Set<StatusEvent>(rawEvents === undefined ? ["completed"] : listed),
-    machineDetection: Boolean(single(params, "MachineDetection")),
+    machineDetection: machineDetection !== undefined,
+    timeoutSeconds: Math.min(600, Number(timeout ?? DEFAULT_RING_TIMEOUT_SECONDS)),
   };
 }
 
-function callResource(c: { accountSid: string; callSid: string; to: string; from: string; now: Date }) {
-  const uri = `/${API_VERSION}/Accounts/${c.accountSid}/Calls/${c.callSid}`;
-  const date = rfc2822(c.now);
-  return {
-    sid: c.callSid,
-    account_sid: c.accountSid,
-    annotation: null,
-    answered_by: null,
-    api_version: API_VERSION,
-    caller_name: null,
-    date_created: date,
-    date_updated: date,
-    direction: "outbound-api",
-    duration: null,
-    end_time: null,
-    forwarded_from: null,
-    from: c.from,
-    from_formatted: formatted(c.from),
-    group_sid: null,
-    parent_call_sid: null,
-    phone_number_sid: null,
-    price: null,
-    price_unit: "USD",
-    queue_time: "0",
-    start_time: null,
-    status: "queued",
-    subresource_uris: {
-      notifications: `${uri}/Notifications.json`,
-      recordings: `${uri}/Recordings.json`,
-      payments: `${uri}/Payments.json`,
-      events: `${uri}/Events.json`,
-      siprec: `${uri}/Siprec.json`,
-      streams: `${uri}/Streams.json`,
-      transcriptions: `${uri}/Transcriptions.json`,
-      user_defined_message_subscriptions: `${uri}/UserDefinedMessageSubscriptions.json`,
-      user_defined_messages: `${uri}/UserDefinedMessages.json`,
-    },
-    to: c.to,
-    to_formatted: formatted(c.to),
-    trunk_sid: null,
-    uri: `${uri}.json`,
-  };
+/** A parameter that takes only the values twilio-oai lists (the last one given, as Twilio reads a repeat). */
+function oneOf(
+  params: Record<string, string | string[]>,
+  name: string,
+  allowed: readonly string[],
+  code: number,
+): string | undefined {
+  const value = single(params, name);
+  if (value === undefined || allowed.includes(value)) return value;
+  throw new ApiError({
+    status: 400,
+    code,
+    message: `Invalid ${name}: ${value}; expected one of ${allowed.join(", ")}`,
+  });
 }
 
 export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promise<TwilioSimulator> {
@@ -671,8 +325,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
     const spec = validateCreate(params);
     const callSid = newCallSid();
     const plan = resolvePlan(planQueue.shift() ?? {}, opts.defaultPlan);
-    sendJson(res, 201, callResource({ accountSid, callSid, to: spec.to, from: spec.from, now: new Date() }));
-    records.add({
+    const record = records.add({
       sid: callSid,
       accountSid,
       from: spec.from,
@@ -680,18 +333,18 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
       direction: "outbound-api",
       status: "queued",
     });
+    // Tracked from the start: a call update reaches a call still queued or ringing too.
+    const call = live.track(
+      new SimCall(record, {
+        authToken,
+        base: callParams({ callSid, accountSid, from: spec.from, to: spec.to, direction: "outbound-api" }),
+        durationSeconds: plan.durationSeconds,
+      }),
+    );
+    sendJson(res, 201, callRecordResource(record));
     emit?.({ type: "call-created", accountSid, callSid, params, plan });
 
-    const playback: Playback = {
-      callSid,
-      authToken,
-      base: callParams({ callSid, accountSid, from: spec.from, to: spec.to, direction: "outbound-api" }),
-      plan,
-      signal: closing.signal,
-      ...(emit ? { onEvent: emit } : {}),
-      records,
-      live,
-    };
+    const playback = { call, plan, signal: closing.signal, ...(emit ? { onEvent: emit } : {}) };
     const played = playOutbound(playback, spec).then((result) => {
       emit?.({ type: "call-ended", played: result });
       return result;

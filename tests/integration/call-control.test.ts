@@ -48,7 +48,9 @@ async function liveInbound(s: { c: Customer; number: string }, plan: { holdMs?: 
   const played = twilio.inboundCall({ to: s.number, from: randomUsNumber(), callSid, holdMs: plan.holdMs ?? HOLD_MS });
   await until(async () => {
     const r = await s.c.as("GET", `/api/calls/${callSid}`);
-    return r.status === 200 && r.body.call.answer !== null && twilio.control.get(callSid);
+    // In progress at the simulator too: a command sent before Twilio acted on the engine's answer would
+    // find the call still ringing there, where a hang-up cancels it (#40).
+    return r.status === 200 && r.body.call.answer !== null && twilio.control.get(callSid)?.status === "in-progress";
   }, `inbound call ${callSid} answered`);
   return { callSid, played };
 }
@@ -72,7 +74,9 @@ async function liveOutbound() {
   const callSid: string = res.body.callSid;
   await until(async () => {
     const r = await c.as("GET", `/api/calls/${callSid}`);
-    return r.status === 200 && r.body.call.status === "in-progress" && twilio.control.get(callSid);
+    return (
+      r.status === 200 && r.body.call.status === "in-progress" && twilio.control.get(callSid)?.status === "in-progress"
+    );
   }, `outbound call ${callSid} in progress`);
   return { c, tw, from, callSid };
 }
@@ -169,6 +173,71 @@ describe("hang up", () => {
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.body).toEqual(first.body);
     expect(requestsFor(callSid)).toHaveLength(1);
+  });
+});
+
+// #40: a hang-up always asks Twilio for Status=completed, and the simulator ends a call on it only where
+// Twilio would (canceled leaves a call in progress up). So the call is over at Twilio, not just in
+// Routekit's rows, whatever state it was in.
+describe("hang up ends the call at Twilio", () => {
+  /** Twilio's record of the call once it is no longer up (the simulator's one state for it). */
+  const overAtTwilio = (accountSid: string, callSid: string) =>
+    until(() => {
+      const record = twilio.callRecords.get(accountSid, callSid);
+      return record && !["queued", "ringing", "in-progress"].includes(record.status) && record;
+    }, `call ${callSid} over at Twilio`);
+
+  it("an inbound call in progress on a connected account: completed, with its duration", async () => {
+    const s = await connectedCustomer();
+    const { callSid, played } = await liveInbound(s);
+    expect(twilio.callRecords.get(s.tw.sid, callSid)?.status).toBe("in-progress");
+    expect((await s.c.as("POST", `/api/calls/${callSid}/hangup`)).status).toBe(200);
+    expect(requestsFor(callSid).map((r) => r.params)).toEqual([{ Status: "completed" }]);
+    const record = await overAtTwilio(s.tw.sid, callSid);
+    expect(record).toMatchObject({ status: "completed", duration: 5 });
+    expect((await played).statusCallbacks.map((c) => c.status)).toEqual(["completed"]);
+    const ended = await finalStatus(s.c, callSid);
+    expect(ended).toMatchObject({ status: "completed", endReason: "hung-up-by-api" });
+  });
+
+  it("an outbound call still ringing: Twilio cancels it, it is never answered", async () => {
+    const c = await customer();
+    const tw = twilio.addAccount();
+    const from = randomUsNumber();
+    expect((await c.as("POST", "/api/phone-numbers", numberBody(from))).status).toBe(201);
+    twilio.planNextCall({ ringMs: HOLD_MS });
+    const res = await c.as("POST", "/api/outbound", {
+      from,
+      to: randomUsNumber(),
+      onCallStartUrl: backend.url("/start"),
+      onCallEndUrl: backend.url("/end"),
+      providerAccountSid: tw.sid,
+      providerAuthToken: tw.authToken,
+    });
+    expect(res.status).toBe(201);
+    const callSid: string = res.body.callSid;
+    await until(async () => {
+      const r = await c.as("GET", `/api/calls/${callSid}`);
+      return r.body.call?.status === "ringing" && twilio.control.get(callSid)?.status === "ringing";
+    }, `outbound call ${callSid} ringing`);
+    expect((await c.as("POST", `/api/calls/${callSid}/hangup`)).status).toBe(200);
+    expect(requestsFor(callSid).map((r) => r.params)).toEqual([{ Status: "completed" }]);
+    expect(await overAtTwilio(tw.sid, callSid)).toMatchObject({ status: "canceled", duration: 0 });
+    const played = await twilio.calls.find((p) => p.callSid === callSid)!.played;
+    expect(played.answer).toBeNull();
+    expect(played.statusCallbacks.map((cb) => cb.status)).toEqual(["initiated", "ringing", "canceled"]);
+    const ended = await finalStatus(c, callSid);
+    expect(ended).toMatchObject({ status: "canceled", endReason: "hung-up-by-api" });
+    expect(await controlEnd(callSid)).toBe("hung-up-by-api");
+  });
+
+  it("an outbound call in progress: completed, with its duration", async () => {
+    const o = await liveOutbound();
+    expect((await o.c.as("POST", `/api/calls/${o.callSid}/hangup`)).status).toBe(200);
+    expect(requestsFor(o.callSid).map((r) => r.params)).toEqual([{ Status: "completed" }]);
+    expect(await overAtTwilio(o.tw.sid, o.callSid)).toMatchObject({ status: "completed", duration: 5 });
+    const ended = await finalStatus(o.c, o.callSid);
+    expect(ended).toMatchObject({ status: "completed", endReason: "hung-up-by-api" });
   });
 });
 

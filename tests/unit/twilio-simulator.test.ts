@@ -634,6 +634,13 @@ describe("REST: accounts and incoming numbers through the official twilio SDK", 
       .update({ voiceUrl: "not a url" })
       .catch((e: unknown) => e);
     expect(bad).toMatchObject({ status: 400 });
+    // twilio-oai's enum is `GET` | `POST`: Routekit sends "POST", and nothing else is taken for it.
+    const lower = await sdk(sim)
+      .incomingPhoneNumbers(n.sid)
+      .update({ voiceUrl: "https://routekit.example/v", voiceMethod: "post" as "POST" })
+      .catch((e: unknown) => e);
+    expect(lower).toMatchObject({ status: 400 });
+    expect(sim.twilioAccounts.byPhoneNumber("+14155550123")?.voiceUrl).toBeNull();
     const foreign = await sdk(sim, OTHER_ACCOUNT, OTHER_TOKEN)
       .incomingPhoneNumbers(n.sid)
       .update({ voiceUrl: "" })
