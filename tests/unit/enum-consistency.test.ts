@@ -174,11 +174,14 @@ describe("one source per enum", () => {
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
-          // A list or union of quoted strings (`"a", "b"` or `"a" | "b"`) that holds a whole family is a second spelling.
+          // A list or union of quoted strings (`"a", "b"` or `"a" | "b"`) of exactly a family's values is a second
+          // spelling. One with values beyond them is another enum (Twilio's RecordingTrack holds inbound, outbound
+          // and both: the legs a recording hears, not a call's direction).
           for (const run of line.matchAll(/(["'])[^"']*\1(?:\s*[,|]\s*(["'])[^"']*\2)+/g)) {
-            const listed = [...run[0].matchAll(/["']([^"']*)["']/g)].map((m) => m[1]);
+            const listed = [...run[0].matchAll(/["']([^"']*)["']/g)].map((m) => m[1] ?? "");
             for (const [name, values] of Object.entries(spelledFamilies))
-              if (values.every((v) => listed.includes(v))) offenders.push(`${rel}:${i + 1} spells ${name}`);
+              if (values.every((v) => listed.includes(v)) && listed.every((v) => values.includes(v)))
+                offenders.push(`${rel}:${i + 1} spells ${name}`);
           }
           if (line.includes("[2-9]\\d{2}[2-9]") || line.includes("\\+[1-9]\\d{1,14}"))
             offenders.push(`${rel}:${i + 1} spells an E.164 pattern`);

@@ -39,7 +39,7 @@ describe("file size", () => {
 
   it("walks src/server", () => {
     expect(counts.has("src/server/main.ts")).toBe(true);
-    expect(counts.has("src/server/rest/rest-procedure.ts")).toBe(true);
+    expect(counts.has("src/server/trpc/rest-procedure.ts")).toBe(true);
   });
 
   it(`keeps every .ts and .tsx file under src/server at ${MAX_LINES} lines or fewer`, () => {

@@ -14,11 +14,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-// Value imports only: `import type`/`export type` vanish at compile time and cannot run in a cycle.
-// Lazy `import("…")` counts: it runs the same module graph, only later.
+// Every import, type-only ones included: a type-only circle is still two files that cannot be read, changed
+// or moved one without the other. Lazy `import("…")` counts: it runs the same module graph, only later.
 const SPECIFIERS = [
-  /^\s*import\s+(?!type\b)(?:[\w*\s{},$]+?\s+from\s+)?["']([^"']+)["']/gm,
-  /^\s*export\s+(?!type\b)[\w*\s{},$]*?\s+from\s+["']([^"']+)["']/gm,
+  /^\s*import\s+(?:type\s+)?(?:[\w*\s{},$]+?\s+from\s+)?["']([^"']+)["']/gm,
+  /^\s*export\s+(?:type\s+)?[\w*\s{},$]*?\s+from\s+["']([^"']+)["']/gm,
   /\bimport\(\s*["']([^"']+)["']\s*\)/g,
 ];
 
@@ -94,6 +94,81 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * ARCHITECTURE.md's folder order, top to bottom: a folder may import only folders below it (and files of its
+ * own). Each of `src/app`, `src/components`, `src/client`, `src/shared` and `src/twilio-simulator` is one
+ * folder, and `src/proxy.ts` (Next.js's request proxy) is its own; under `src/server` each first-level folder
+ * is one, and a file at its root (main.ts, boot.ts, env.ts, logger.ts) is its own.
+ */
+export const FOLDER_ORDER = [
+  "app",
+  "proxy.ts",
+  "components",
+  "client",
+  "server/main.ts",
+  "server/boot.ts",
+  "server/openapi",
+  "server/rest",
+  "server/trpc",
+  "server/health",
+  "server/engine",
+  "server/workers",
+  "server/services",
+  "server/webhooks",
+  "server/email",
+  "server/jobs",
+  "server/integrations",
+  "server/auth",
+  "server/rate-limit",
+  "server/http",
+  "server/db",
+  "server/tracing",
+  "server/metrics",
+  "server/crypto",
+  "server/errors",
+  "server/logger.ts",
+  "server/env.ts",
+  "server/runtime",
+  "twilio-simulator",
+  "shared",
+] as const;
+
+/** The folder of a file under src/, as FOLDER_ORDER names it. */
+export function folderOf(file: string): string {
+  const parts = path.relative(src, file).split(path.sep);
+  return parts[0] === "server" ? `server/${parts[1]}` : parts[0]!;
+}
+
+/** Every import between two folders that goes up the order (or to a folder the order does not name). */
+export function upwardImports(graph: Map<string, string[]>, order: readonly string[]): string[] {
+  const rank = new Map(order.map((f, i) => [f, i]));
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    const a = folderOf(from);
+    for (const to of targets) {
+      const b = folderOf(to);
+      if (a === b) continue;
+      const ra = rank.get(a);
+      const rb = rank.get(b);
+      if (ra === undefined || rb === undefined || rb <= ra)
+        found.push(`${path.relative(src, from)} (${a}) imports ${path.relative(src, to)} (${b})`);
+    }
+  }
+  return found.sort();
+}
+
+/** The same graph with each node a folder: its cycles are the folder-level cycles. */
+function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const a = folderOf(from);
+    const set = folders.get(a) ?? new Set<string>();
+    folders.set(a, set);
+    for (const to of targets) if (folderOf(to) !== a) set.add(folderOf(to));
+  }
+  return new Map([...folders].map(([k, v]) => [k, [...v]]));
+}
+
 describe("import cycles in src/", () => {
   it("finds a cycle when there is one (the checker can fail)", () => {
     const g = new Map([
@@ -113,8 +188,29 @@ describe("import cycles in src/", () => {
     ).toEqual([]);
   });
 
-  it("has none, lazy imports counted", () => {
+  it("has none between files, type-only and lazy imports counted", () => {
     const found = cycles(importGraph()).map((c) => c.map((f) => path.relative(root, f)));
     expect(found).toEqual([]);
+  });
+
+  it("has none between folders: every import goes down ARCHITECTURE.md's folder order", () => {
+    const graph = importGraph();
+    expect(cycles(folderGraph(graph))).toEqual([]);
+    expect(upwardImports(graph, FOLDER_ORDER)).toEqual([]);
+    // Every folder of src/ is in the order.
+    const named = new Set<string>(FOLDER_ORDER);
+    expect([...new Set([...graph.keys()].map(folderOf))].filter((f) => !named.has(f)).sort()).toEqual([]);
+  });
+
+  it("reports an import up the order (the folder check can fail)", () => {
+    const f = (p: string) => path.join(src, p);
+    const g = new Map([
+      [f("server/services/a.ts"), [f("server/db/b.ts")]],
+      [f("server/db/b.ts"), [f("server/services/a.ts")]],
+    ]);
+    expect(upwardImports(g, FOLDER_ORDER)).toEqual([
+      "server/db/b.ts (server/db) imports server/services/a.ts (server/services)",
+    ]);
+    expect(cycles(folderGraph(g))).toEqual([["server/db", "server/services"]]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { matchRoute } from "../../src/server/rest/match-route";
 import { listProcedures, restRoutes } from "../../src/server/rest/routes";
 import { createCaller } from "../../src/server/trpc/root";
-import { restProcedure } from "../../src/server/rest/rest-procedure";
+import { restProcedure } from "../../src/server/trpc/rest-procedure";
 import { apiProcedure, paidProcedure, publicProcedure } from "../../src/server/trpc/init";
 import { z } from "zod";
 

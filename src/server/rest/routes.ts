@@ -1,5 +1,5 @@
 import { procedures } from "../trpc/root";
-import { restContractOf, type HttpMethod, type RestContract } from "./rest-procedure";
+import { restContractOf, type HttpMethod, type RestContract } from "../trpc/rest-procedure";
 
 export type { HttpMethod };
 

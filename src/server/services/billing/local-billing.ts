@@ -2,11 +2,11 @@ import type Stripe from "stripe";
 import type { AccountStatus } from "@/generated/prisma/enums";
 import { env } from "../../env";
 import { AppError } from "../../errors/app-error";
-import type { BillingPlan } from "./billing-plan";
-import type { BillingStrategy, CheckoutPayment, CheckoutView } from "./billing-strategy";
+import type { BillingPlan, BillingStrategy, CheckoutPayment, CheckoutView } from "./billing-types";
 import { payLocalCheckout, viewLocalCheckout } from "./local-checkout";
 import { localBillingLink } from "./local-links";
-import { applyLocalPortalAction, viewLocalPortal, type PortalAction, type PortalView } from "./local-portal";
+import { applyLocalPortalAction, viewLocalPortal } from "./local-portal";
+import type { PortalAction, PortalView } from "./billing-types";
 
 /**
  * Local billing mode (no Stripe key: the embedded default): MONTHLY_BASE / PER_MINUTE_RATE, and

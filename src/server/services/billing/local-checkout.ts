@@ -2,8 +2,7 @@ import { db } from "../../db/client";
 import { now } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { verifyToken } from "../../auth/tokens";
-import type { BillingPlan } from "./billing-plan";
-import type { CheckoutPayment, CheckoutView } from "./billing-strategy";
+import type { BillingPlan, CheckoutPayment, CheckoutView } from "./billing-types";
 import { LinkUsedError, unusedLink, spendLink } from "./billing-link-use";
 
 /**

@@ -2,12 +2,10 @@ import type { AccountStatus } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
 import { now } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
-import type { BillingPlan } from "./billing-plan";
+import type { BillingPlan, PortalAction, PortalView } from "./billing-types";
 import { LinkUsedError, unusedLink, spendLink } from "./billing-link-use";
 
-export type PortalAction = "cancel" | "resume";
-
-export type PortalView = { email: string; status: AccountStatus; plan: BillingPlan };
+export type { PortalAction, PortalView } from "./billing-types";
 
 /** Local billing mode's portal page (GET/HEAD): the plan and the account's standing, or null for a link that is not usable. */
 export async function viewLocalPortal(token: string, plan: () => Promise<BillingPlan>): Promise<PortalView | null> {

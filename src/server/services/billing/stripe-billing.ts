@@ -7,8 +7,7 @@ import { env } from "../../env";
 import { AppError } from "../../errors/app-error";
 import { stripe } from "../../integrations/stripe/stripe-client";
 import { stripeFailure } from "../../integrations/stripe/stripe-errors";
-import type { BillingPlan } from "./billing-plan";
-import type { BillingStrategy, CheckoutNotShown } from "./billing-strategy";
+import type { BillingPlan, BillingStrategy, CheckoutNotShown } from "./billing-types";
 import { localBillingLink } from "./local-links";
 import { createStripeCheckoutUrl, createStripePortalUrl } from "./stripe-sessions";
 

@@ -6,9 +6,9 @@ import { rotateEngineUrl } from "../../services/accounts/rotate-engine-url";
 import type { z } from "zod";
 import { type TLimits, ZLimitsOutput, ZPutLimitsInput } from "../../../shared/schemas/limits";
 import { getAccountLimits, putAccountLimits } from "../../services/limits/account-limits";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleAccount, exampleEngineVoiceUrl, exampleTime } from "../../openapi/example-values";
+import { exampleAccount, exampleEngineVoiceUrl, exampleTime } from "./example-values";
 
 const exampleLimits: TLimits = {
   monthlyBudget: 250,

@@ -9,9 +9,9 @@ import {
 } from "../../../shared/schemas/alerts";
 import { getAlertSettings, putAlertSettings } from "../../services/alerts/alert-settings";
 import { listAlerts, recentAlertCount } from "../../services/alerts/list-alerts";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleAlert } from "../../openapi/example-values";
+import { exampleAlert } from "./example-values";
 
 // Every type but the exhausted deliveries, which the example has switched off.
 const exampleEmailSwitches = Object.fromEntries(

@@ -6,9 +6,9 @@ import {
   ZRevokeApiKeyOutput,
 } from "../../../shared/schemas/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys/api-keys";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleApiKey, exampleTime } from "../../openapi/example-values";
+import { exampleApiKey, exampleTime } from "./example-values";
 
 export const apiKeys = {
   create: restProcedure(apiProcedure, {

@@ -8,9 +8,9 @@ import {
 import { registerAccount } from "../../services/accounts/register-account";
 import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure, credentialProcedure } from "../init";
-import { exampleAccount, exampleApiKey, exampleEngineVoiceUrl, exampleTime } from "../../openapi/example-values";
+import { exampleAccount, exampleApiKey, exampleEngineVoiceUrl, exampleTime } from "./example-values";
 
 const exampleJwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl";
 

@@ -1,7 +1,7 @@
 import { ZBillingSubscriptionOutput, ZUrlOutput } from "../../../shared/schemas/billing";
 import { freshCheckoutUrl, portalUrl } from "../../services/billing/billing-provider";
 import { billingSubscription } from "../../services/billing/billing-subscription";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 
 // Billing stays reachable whatever the account's status: it is how an account pays or recovers.

@@ -16,10 +16,10 @@ import {
 import { getCall, listCalls } from "../../services/calls/calls";
 import { controlRecording, hangupCall, redirectCall, transferCall } from "../../services/calls/control/call-control";
 import { actorOf } from "../../services/calls/control/run-command";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import type { Auth } from "../../auth/authenticate";
 import { apiProcedure, unsuspendedProcedure } from "../init";
-import { exampleCall, exampleCostBreakdown, exampleDelivery, exampleTime } from "../../openapi/example-values";
+import { exampleCall, exampleCostBreakdown, exampleDelivery, exampleTime } from "./example-values";
 
 /** Who sends a live command and when it reached us (docs/decisions.md §13: the timeline shows both). */
 const who = (ctx: { auth: Auth; authorization: string | null }) => ({

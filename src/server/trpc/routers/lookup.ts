@@ -1,8 +1,8 @@
 import { ZLookupInput, ZLookupOutput } from "../../../shared/schemas/lookup";
 import { lookup as find } from "../../services/lookup/lookup";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleDelivery } from "../../openapi/example-values";
+import { exampleDelivery } from "./example-values";
 
 // The dashboard's search box: whatever an id or number names, in one round trip.
 export const lookup = {

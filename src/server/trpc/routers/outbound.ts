@@ -2,7 +2,7 @@ import { SERVER_ANSWER_CHECKS } from "../../services/answers/answer-checks";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import { ZOutboundOutput, outboundInputSchema } from "../../../shared/schemas/outbound";
 import { startOutboundCall } from "../../services/calls/start-outbound-call";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { paidProcedure } from "../init";
 
 export const outbound = {

@@ -15,9 +15,9 @@ import { previewFallback } from "../../services/phone-numbers/fallback-preview";
 import { createPhoneNumber } from "../../services/phone-numbers/register-phone-number";
 import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
 import { simulateCall } from "../../engine/simulate-call-request";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure, paidProcedure, unsuspendedProcedure } from "../init";
-import { exampleCall, exampleDelivery, exampleNumber, exampleTime } from "../../openapi/example-values";
+import { exampleCall, exampleDelivery, exampleNumber, exampleTime } from "./example-values";
 
 const inputs = phoneNumberInputSchemas(serverCallbackPolicy, SERVER_ANSWER_CHECKS);
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/app-error";
 import { notReadyMessage, readiness } from "../../health/readiness";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { publicProcedure } from "../init";
 
 export const system = {

@@ -10,9 +10,9 @@ import { connectTwilio } from "../../services/twilio-connection/connect-twilio";
 import { disconnectTwilio } from "../../services/twilio-connection/disconnect-twilio";
 import { getTwilioConnection } from "../../services/twilio-connection/get-twilio-connection";
 import { listConnectedTwilioNumbers } from "../../services/twilio-connection/list-twilio-numbers";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleEngineVoiceUrl, exampleTime } from "../../openapi/example-values";
+import { exampleEngineVoiceUrl, exampleTime } from "./example-values";
 
 const exampleConnection: z.output<typeof ZTwilioConnection> = {
   accountSid: "AC0123456789abcdef0123456789abcdef",

@@ -6,9 +6,9 @@ import {
   ZListUsageOutput,
 } from "../../../shared/schemas/usage";
 import { currentUsage, dailyUsage, listUsage } from "../../services/usage/usage";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleCostBreakdown, exampleTime } from "../../openapi/example-values";
+import { exampleCostBreakdown, exampleTime } from "./example-values";
 
 export const usage = {
   list: restProcedure(apiProcedure, {

@@ -12,7 +12,7 @@ import {
 import { replayDeliveries } from "../../services/deliveries/replay-deliveries";
 import { sendTestEvent } from "../../services/deliveries/send-test-event";
 import { getDelivery, listDeliveries, retryDelivery } from "../../services/deliveries/webhook-deliveries";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import {
   exampleAttempt,
@@ -21,7 +21,7 @@ import {
   exampleEventData,
   exampleNumber,
   exampleTime,
-} from "../../openapi/example-values";
+} from "./example-values";
 
 // An endpoint that keeps timing out: its deliveries wait out its back-off.
 const examplePausedDelivery: z.output<typeof ZWebhookDelivery> = {

@@ -21,9 +21,9 @@ import {
 } from "../../services/webhook-endpoints/webhook-endpoints";
 import { eventTypes as eventCatalogue } from "../../webhooks/event-types";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
-import { restProcedure } from "../../rest/rest-procedure";
+import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
-import { exampleTime } from "../../openapi/example-values";
+import { exampleTime } from "./example-values";
 
 const inputs = webhookEndpointInputSchemas(serverCallbackPolicy);
 

@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import type { ZAlert } from "../../shared/schemas/alerts";
-import type { ZAccountSummary } from "../../shared/schemas/auth";
-import type { TCall } from "../../shared/schemas/calls";
-import type { ZEventEnvelope } from "../../shared/schemas/events";
-import type { ZPhoneNumber } from "../../shared/schemas/phone-numbers";
-import type { ZCostBreakdown } from "../../shared/schemas/usage";
-import type { ZWebhookAttempt, ZWebhookDelivery } from "../../shared/schemas/webhook-deliveries";
+import type { ZAlert } from "../../../shared/schemas/alerts";
+import type { ZAccountSummary } from "../../../shared/schemas/auth";
+import type { TCall } from "../../../shared/schemas/calls";
+import type { ZEventEnvelope } from "../../../shared/schemas/events";
+import type { ZPhoneNumber } from "../../../shared/schemas/phone-numbers";
+import type { ZCostBreakdown } from "../../../shared/schemas/usage";
+import type { ZWebhookAttempt, ZWebhookDelivery } from "../../../shared/schemas/webhook-deliveries";
 
 /**
  * The one account of the reference's examples and what it owns, shared by the examples each route

@@ -1,6 +1,6 @@
 import type { AnyTRPCProcedure, TRPCProcedureBuilder, TRPCUnsetMarker } from "@trpc/server";
 import type { z } from "zod";
-import { standingOf, type Standing } from "../trpc/procedure-standing";
+import { standingOf, type Standing } from "./procedure-standing";
 
 /**
  * A procedure's REST face, declared where the procedure is built: method,
