@@ -1,7 +1,13 @@
 import type { z } from "zod";
 import { ALERT_TYPES, type AlertType } from "../../shared/schemas/alerts";
 import type { EVENT_CATALOGUE, EventType } from "../../shared/schemas/events";
-import { exampleAlert, exampleCostBreakdown, exampleEventData, exampleNumber, exampleTime } from "../trpc/routers/example-values";
+import {
+  exampleAlert,
+  exampleCostBreakdown,
+  exampleEventData,
+  exampleNumber,
+  exampleTime,
+} from "../trpc/routers/example-values";
 
 /** One event as we send it: its catalogue entry's envelope, with `type` narrowed to it. */
 type EventExample<T extends EventType> = z.output<
