@@ -1,6 +1,8 @@
 /** Rejected calls in the call log (docs/decisions.md §14), once per SID and within each account's daily bound. */
 import { sql } from "kysely";
+import { newDatabaseId } from "../db/database-id";
 import { kysely } from "../db/kysely";
+import { NEW_INBOUND_COLUMNS, newInboundSelection } from "../services/calls/call-row";
 import { metrics } from "../metrics/metrics";
 import type { CallEndReason } from "../../shared/schemas/enums";
 import { TERMINAL_RANK } from "../services/calls/call-status";
@@ -31,6 +33,20 @@ export type RejectedCall = {
   twiml: string;
 };
 
+/** What a rejected call's row has beyond a new call's: it ended as it came, refused, and says why. */
+const REJECTED_COLUMNS = [
+  "endedAt",
+  "lastRequestAt",
+  "createdAt",
+  "answer",
+  "errorCode",
+  "errorMessage",
+  "endReason",
+  "twiml",
+  "voiceRequestAt",
+  "voiceRequestStatus",
+] as const;
+
 /** A rejected call, once per SID, within the account's daily bound, with the voice request on its timeline (its own row). */
 export function recordRejectedLater(rec: RejectedCall): void {
   metrics().engineAnswers.inc({ form: "reject" });
@@ -43,43 +59,25 @@ export function recordRejectedLater(rec: RejectedCall): void {
     .limit(REJECTED_CALLS_PER_DAY);
   const query = kysely()
     .insertInto("Call")
-    .columns([
-      "callSid",
-      "accountId",
-      "phoneNumberId",
-      "direction",
-      "fromNumber",
-      "toNumber",
-      "status",
-      "statusRank",
-      "onCallStartUrl",
-      "onCallEndUrl",
-      "onErrorUrl",
-      "endedAt",
-      "lastRequestAt",
-      "createdAt",
-      "answer",
-      "errorCode",
-      "errorMessage",
-      "endReason",
-      "twiml",
-      "voiceRequestAt",
-      "voiceRequestStatus",
-    ])
+    .columns([...NEW_INBOUND_COLUMNS, ...REJECTED_COLUMNS])
     .expression(
       kysely()
         .selectNoFrom((s) => [
-          s.val(rec.callSid).as("callSid"),
-          s.val(rec.accountId).as("accountId"),
-          s.val(rec.phoneNumberId).as("phoneNumberId"),
-          s.val("inbound").as("direction"),
-          s.val(rec.from).as("fromNumber"),
-          s.val(rec.to).as("toNumber"),
-          s.val("rejected").as("status"),
-          s.val(TERMINAL_RANK).as("statusRank"),
-          s.val(rec.urls.onCallStartUrl).as("onCallStartUrl"),
-          s.val(rec.urls.onCallEndUrl).as("onCallEndUrl"),
-          s.val(rec.urls.onErrorUrl).as("onErrorUrl"),
+          ...newInboundSelection({
+            id: s.val(newDatabaseId()),
+            callSid: s.val(rec.callSid),
+            accountId: s.val(rec.accountId),
+            phoneNumberId: s.val(rec.phoneNumberId),
+            direction: s.val("inbound"),
+            fromNumber: s.val(rec.from),
+            toNumber: s.val(rec.to),
+            status: s.val("rejected"),
+            statusRank: s.val(TERMINAL_RANK),
+            onCallStartUrl: s.val(rec.urls.onCallStartUrl),
+            onCallEndUrl: s.val(rec.urls.onCallEndUrl),
+            onErrorUrl: s.val(rec.urls.onErrorUrl),
+            answerPolicy: s.val(null),
+          }),
           s.val(rec.at).as("endedAt"),
           s.val(rec.at).as("lastRequestAt"),
           s.val(rec.at).as("createdAt"),

@@ -5,7 +5,7 @@
  */
 import { sql, type CompiledQuery, type QueryCreator } from "kysely";
 import { newDatabaseId } from "../../db/database-id";
-import { executeCompiled, kysely, now, precompiled, type DB } from "../../db/kysely";
+import { executeCompiled, kysely, now, precompiled, precompiledNamed, type DB } from "../../db/kysely";
 import { hashRoutingToken } from "../../services/accounts/engine-voice-url";
 import { usagePeriod, utcDay } from "../../services/usage/usage-periods";
 import {
@@ -20,6 +20,8 @@ import { metrics } from "../../metrics/metrics";
 import { cachedRouting, forgetRouting, rememberRouting } from "../routing-cache";
 import {
   ACCOUNT_COLUMNS,
+  NEW_INBOUND_COLUMNS,
+  newInboundSelection,
   callAsJson,
   newCallRow,
   type EngineAccount,
@@ -115,23 +117,6 @@ const lookupById = precompiled((tokenHash: string, to: string, key: string, mont
   lookupQuery(kysely(), "id", tokenHash, to, key, month, day),
 );
 
-/** The columns a new inbound call's voice request sets, in the order lookupAndInsert and insertRouted select them. */
-const NEW_INBOUND_COLUMNS = [
-  "id",
-  "callSid",
-  "accountId",
-  "phoneNumberId",
-  "direction",
-  "fromNumber",
-  "toNumber",
-  "status",
-  "statusRank",
-  "onCallStartUrl",
-  "onCallEndUrl",
-  "onErrorUrl",
-  "answerPolicy",
-] as const;
-
 /**
  * A new inbound call's voice request: the lookup, and in the same statement the call's insert when the
  * lookup's row shows the plain case, one round trip fewer before the answer (issue #24). The plain case
@@ -141,20 +126,32 @@ const NEW_INBOUND_COLUMNS = [
  * Anything else inserts nothing here and takes the usual path after the read; so does a concurrent
  * duplicate (the conflict leaves `insertedId` null, and the usual insert then finds the row).
  */
-const lookupAndInsert = precompiled(
-  (
-    tokenHash: string,
-    to: string,
-    callSid: string,
-    month: string,
-    day: string,
-    id: string,
-    fromNumber: string,
-    status: string,
-    statusRank: string,
-  ) =>
+type LookupAndInsert = {
+  tokenHash: string;
+  to: string;
+  callSid: string;
+  month: string;
+  day: string;
+  id: string;
+  fromNumber: string;
+  status: string;
+  statusRank: string;
+};
+const lookupAndInsert = precompiledNamed<LookupAndInsert, LookupRow & { insertedId: string | null }>(
+  {
+    tokenHash: true,
+    to: true,
+    callSid: true,
+    month: true,
+    day: true,
+    id: true,
+    fromNumber: true,
+    status: true,
+    statusRank: true,
+  },
+  (p) =>
     kysely()
-      .with("l", (db) => lookupQuery(db, "sid", tokenHash, to, callSid, month, day))
+      .with("l", (db) => lookupQuery(db, "sid", p.tokenHash, p.to, p.callSid, p.month, p.day))
       .with("ins", (db) =>
         db
           .insertInto("Call")
@@ -162,21 +159,23 @@ const lookupAndInsert = precompiled(
           .expression((eb) =>
             eb
               .selectFrom("l")
-              .select([
-                sql<string>`${id}::text`.as("id"),
-                sql<string>`${callSid}::text`.as("callSid"),
-                "l.id as accountId",
-                "l.numberId as phoneNumberId",
-                sql.lit("inbound").as("direction"),
-                sql<string>`${fromNumber}::text`.as("fromNumber"),
-                sql<string>`${to}::text`.as("toNumber"),
-                sql<string>`${status}::text`.as("status"),
-                sql<number>`${statusRank}::int`.as("statusRank"),
-                "l.numberStartUrl as onCallStartUrl",
-                "l.numberEndUrl as onCallEndUrl",
-                "l.numberErrorUrl as onErrorUrl",
-                "l.numberAnswerPolicy as answerPolicy",
-              ])
+              .select(
+                newInboundSelection({
+                  id: sql<string>`${p.id}::text`,
+                  callSid: sql<string>`${p.callSid}::text`,
+                  accountId: sql.ref("l.id"),
+                  phoneNumberId: sql.ref("l.numberId"),
+                  direction: sql.lit("inbound"),
+                  fromNumber: sql<string>`${p.fromNumber}::text`,
+                  toNumber: sql<string>`${p.to}::text`,
+                  status: sql<string>`${p.status}::text`,
+                  statusRank: sql<number>`${p.statusRank}::int`,
+                  onCallStartUrl: sql.ref("l.numberStartUrl"),
+                  onCallEndUrl: sql.ref("l.numberEndUrl"),
+                  onErrorUrl: sql.ref("l.numberErrorUrl"),
+                  answerPolicy: sql.ref("l.numberAnswerPolicy"),
+                }),
+              )
               .where("l.status", "=", "ACTIVE")
               .where("l.numberId", "is not", null)
               .where("l.connectionAccountSid", "is", null)
@@ -199,45 +198,64 @@ const lookupAndInsert = precompiled(
  * tables. Nothing is inserted when the routing changed since, or when the SID is already a call (Twilio
  * retrying): the caller then takes the full lookup, which decides both as before.
  */
-const insertRouted = precompiled(
-  (
-    accountId: string,
-    version: string,
-    id: string,
-    callSid: string,
-    numberId: string,
-    fromNumber: string,
-    to: string,
-    status: string,
-    statusRank: string,
-    onCallStartUrl: string,
-    onCallEndUrl: string,
-    onErrorUrl: string,
-    answerPolicy: string,
-  ) =>
+type InsertRouted = {
+  accountId: string;
+  version: string;
+  id: string;
+  callSid: string;
+  numberId: string;
+  fromNumber: string;
+  to: string;
+  status: string;
+  statusRank: string;
+  onCallStartUrl: string;
+  onCallEndUrl: string;
+  onErrorUrl: string | null;
+  /** jsonb as text, or null. */
+  answerPolicy: string | null;
+};
+const insertRouted = precompiledNamed<InsertRouted, { id: string }>(
+  {
+    accountId: true,
+    version: true,
+    id: true,
+    callSid: true,
+    numberId: true,
+    fromNumber: true,
+    to: true,
+    status: true,
+    statusRank: true,
+    onCallStartUrl: true,
+    onCallEndUrl: true,
+    onErrorUrl: true,
+    answerPolicy: true,
+  },
+  (p) =>
     kysely()
       .insertInto("Call")
       .columns(NEW_INBOUND_COLUMNS)
       .expression((eb) =>
         eb
           .selectFrom("Account as a")
-          .select([
-            sql<string>`${id}::text`.as("id"),
-            sql<string>`${callSid}::text`.as("callSid"),
-            "a.id as accountId",
-            sql<string>`${numberId}::text`.as("phoneNumberId"),
-            sql.lit("inbound").as("direction"),
-            sql<string>`${fromNumber}::text`.as("fromNumber"),
-            sql<string>`${to}::text`.as("toNumber"),
-            sql<string>`${status}::text`.as("status"),
-            sql<number>`${statusRank}::int`.as("statusRank"),
-            sql<string>`${onCallStartUrl}::text`.as("onCallStartUrl"),
-            sql<string>`${onCallEndUrl}::text`.as("onCallEndUrl"),
-            sql<string | null>`${onErrorUrl}::text`.as("onErrorUrl"),
-            sql<unknown>`${answerPolicy}::jsonb`.as("answerPolicy"),
-          ])
-          .where("a.id", "=", accountId)
-          .where("a.routingVersion", "=", version),
+          .select(
+            newInboundSelection({
+              id: sql<string>`${p.id}::text`,
+              callSid: sql<string>`${p.callSid}::text`,
+              accountId: sql.ref("a.id"),
+              phoneNumberId: sql<string>`${p.numberId}::text`,
+              direction: sql.lit("inbound"),
+              fromNumber: sql<string>`${p.fromNumber}::text`,
+              toNumber: sql<string>`${p.to}::text`,
+              status: sql<string>`${p.status}::text`,
+              statusRank: sql<number>`${p.statusRank}::int`,
+              onCallStartUrl: sql<string>`${p.onCallStartUrl}::text`,
+              onCallEndUrl: sql<string>`${p.onCallEndUrl}::text`,
+              onErrorUrl: sql<string | null>`${p.onErrorUrl}::text`,
+              answerPolicy: sql<unknown>`${p.answerPolicy}::jsonb`,
+            }),
+          )
+          .where("a.id", "=", p.accountId)
+          .where("a.routingVersion", "=", p.version),
       )
       .onConflict((oc) => oc.column("callSid").doNothing())
       .returning("id"),
@@ -260,23 +278,22 @@ async function insertOnCachedRouting(
   }
   const { account, number } = cached;
   const [row] = await executeCompiled(
-    insertRouted(
-      account.id,
-      cached.version,
+    insertRouted({
+      accountId: account.id,
+      version: cached.version,
       id,
       callSid,
-      number.id,
-      insert.fromNumber,
+      numberId: number.id,
+      fromNumber: insert.fromNumber,
       to,
-      insert.status,
-      String(insert.statusRank),
-      number.onCallStartUrl,
-      number.onCallEndUrl,
-      number.onErrorUrl as string,
-      (number.answerPolicy === null || number.answerPolicy === undefined
-        ? null
-        : JSON.stringify(number.answerPolicy)) as string,
-    ),
+      status: insert.status,
+      statusRank: String(insert.statusRank),
+      onCallStartUrl: number.onCallStartUrl,
+      onCallEndUrl: number.onCallEndUrl,
+      onErrorUrl: number.onErrorUrl,
+      answerPolicy:
+        number.answerPolicy === null || number.answerPolicy === undefined ? null : JSON.stringify(number.answerPolicy),
+    }),
   );
   if (!row) {
     metrics().engineRouting.inc({ source: "stale" });
@@ -319,17 +336,17 @@ export async function lookupEngineRequest(opts: {
   }
   const query =
     insert && id
-      ? lookupAndInsert(
+      ? lookupAndInsert({
           tokenHash,
-          opts.to,
-          opts.callSid,
+          to: opts.to,
+          callSid: opts.callSid,
           month,
           day,
           id,
-          insert.fromNumber,
-          insert.status,
-          String(insert.statusRank),
-        )
+          fromNumber: insert.fromNumber,
+          status: insert.status,
+          statusRank: String(insert.statusRank),
+        })
       : opts.callId
         ? lookupById(tokenHash, opts.to, opts.callId, month, day)
         : lookupBySid(tokenHash, opts.to, opts.callSid, month, day);

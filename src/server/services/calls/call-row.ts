@@ -112,3 +112,30 @@ export async function engineAccounts(ids: string[]): Promise<Map<string, EngineA
     .execute();
   return new Map(rows.map((a) => [a.id, a]));
 }
+
+/**
+ * The columns a new inbound call's row is written with, wherever it is written (the lookup's insert, the
+ * insert on a cached routing, insert-call.ts, a rejected call): one list, so a column added to a new call
+ * is added once, and each statement's values are a record over it that the compiler checks is complete.
+ */
+export const NEW_INBOUND_COLUMNS = [
+  "id",
+  "callSid",
+  "accountId",
+  "phoneNumberId",
+  "direction",
+  "fromNumber",
+  "toNumber",
+  "status",
+  "statusRank",
+  "onCallStartUrl",
+  "onCallEndUrl",
+  "onErrorUrl",
+  "answerPolicy",
+] as const;
+export type NewInboundColumn = (typeof NEW_INBOUND_COLUMNS)[number];
+
+/** A new inbound call's values as an INSERT … SELECT takes them: each named as its column, in the list's order. */
+export function newInboundSelection<R extends Record<NewInboundColumn, { as(alias: string): unknown }>>(values: R) {
+  return NEW_INBOUND_COLUMNS.map((column) => values[column].as(column)) as ReturnType<R[NewInboundColumn]["as"]>[];
+}

@@ -5,9 +5,9 @@
  */
 import type { Kysely } from "kysely";
 import { newDatabaseId } from "../../db/database-id";
-import { executeCompiled, kysely, now, precompiled, type DB } from "../../db/kysely";
+import { executeCompiled, kysely, now, precompiledNamed, type DB } from "../../db/kysely";
 import { TERMINAL_RANK } from "./call-status";
-import { CALL_COLUMNS, newCallRow, type EngineCall } from "./call-row";
+import { CALL_COLUMNS, newCallRow, type EngineCall, type NewInboundColumn } from "./call-row";
 import { concurrencyCapSet, liveSlotFree } from "../limits/guardrails";
 
 export type NewInboundCall = Omit<
@@ -41,39 +41,43 @@ export async function insertInboundCall(call: NewInboundCall): Promise<EngineCal
   return (await insertInboundCallOnce(call)).call;
 }
 
-const inboundValues = (
-  id: string,
-  callSid: string,
-  accountId: string,
-  phoneNumberId: string | null,
-  fromNumber: string,
-  toNumber: string,
-  status: string,
-  statusRank: number,
-  onCallStartUrl: string,
-  onCallEndUrl: string,
-  onErrorUrl: string | null,
-  answerPolicy: string | null,
-  reconciled: boolean,
-) => ({
-  id,
-  callSid,
-  accountId,
-  phoneNumberId,
-  direction: "inbound",
-  fromNumber,
-  toNumber,
-  status,
-  statusRank,
-  onCallStartUrl,
-  onCallEndUrl,
-  onErrorUrl,
-  answerPolicy,
-  reconciledAt: reconciled ? now() : null,
-});
-type InboundArgs = Parameters<typeof inboundValues> extends [...infer A, boolean] ? A : never;
-/** The account of an insert's arguments (id, callSid, accountId, …), named once rather than by position at each use. */
-const accountIdOf = (args: InboundArgs): string => args[2];
+/** A new inbound call's values, one per column of NEW_INBOUND_COLUMNS but `direction` (always inbound). */
+type InboundRow = Omit<Record<NewInboundColumn, unknown>, "direction"> & {
+  id: string;
+  callSid: string;
+  accountId: string;
+  phoneNumberId: string | null;
+  fromNumber: string;
+  toNumber: string;
+  status: string;
+  statusRank: number;
+  onCallStartUrl: string;
+  onCallEndUrl: string;
+  onErrorUrl: string | null;
+  /** jsonb as text, or null: both drivers read it as jsonb. */
+  answerPolicy: string | null;
+};
+const INBOUND_ROW_KEYS = {
+  id: true,
+  callSid: true,
+  accountId: true,
+  phoneNumberId: true,
+  fromNumber: true,
+  toNumber: true,
+  status: true,
+  statusRank: true,
+  onCallStartUrl: true,
+  onCallEndUrl: true,
+  onErrorUrl: true,
+  answerPolicy: true,
+} as const;
+
+const inboundValues = (row: InboundRow, reconciled: boolean) =>
+  ({
+    ...row,
+    direction: "inbound",
+    reconciledAt: reconciled ? now() : null,
+  }) satisfies Record<NewInboundColumn, unknown> & { reconciledAt: unknown };
 
 /**
  * A live call: inserted, and in the same statement admitted (docs/decisions.md §17). Only a row this
@@ -83,12 +87,12 @@ const accountIdOf = (args: InboundArgs): string => args[2];
  * LiveCallSlot, which the transaction that closes it gives back. Not admitted, the call is in the table
  * and holds nothing: the caller rejects it.
  */
-const insertLive = precompiled((...args: InboundArgs) =>
+const insertLive = precompiledNamed(INBOUND_ROW_KEYS, (row: InboundRow) =>
   kysely()
     .with("ins", (db) =>
       db
         .insertInto("Call")
-        .values(inboundValues(...args, false))
+        .values(inboundValues(row, false))
         .onConflict((oc) => oc.column("callSid").doNothing())
         // Only the id: the rest of a new row is what was just sent, so it is not read back (15 columns decoded per call otherwise).
         .returning("id"),
@@ -100,14 +104,14 @@ const insertLive = precompiled((...args: InboundArgs) =>
       db
         .selectFrom("AccountLimit")
         .select("accountId")
-        .where("accountId", "=", accountIdOf(args))
+        .where("accountId", "=", row.accountId)
         .where(concurrencyCapSet("AccountLimit")),
     )
     .with("admit", (db) =>
       db
         .updateTable("AccountLimit")
         .set((eb) => ({ liveCalls: eb("AccountLimit.liveCalls", "+", 1) }))
-        .where("AccountLimit.accountId", "=", accountIdOf(args))
+        .where("AccountLimit.accountId", "=", row.accountId)
         .where(concurrencyCapSet("AccountLimit"))
         .where(liveSlotFree("AccountLimit"))
         .where((eb) => eb.exists(eb.selectFrom("ins").select("ins.id")))
@@ -139,10 +143,10 @@ const insertLive = precompiled((...args: InboundArgs) =>
 
 /** The call's insert alone, with no admission: `admitted` is what the caller already knows it to be. */
 const insertAlone = (reconciled: boolean) =>
-  precompiled((...args: InboundArgs) =>
+  precompiledNamed(INBOUND_ROW_KEYS, (row: InboundRow) =>
     kysely()
       .insertInto("Call")
-      .values(inboundValues(...args, reconciled))
+      .values(inboundValues(row, reconciled))
       .onConflict((oc) => oc.column("callSid").doNothing())
       .returning((eb) => ["id", eb.lit(!reconciled).as("admitted")]),
   );
@@ -156,24 +160,22 @@ const insertUncounted = insertAlone(false);
 /** A call read from Twilio's record (reconciliation): closed at once, it never counts as live. */
 const insertReconciled = insertAlone(true);
 /** A simulated call (docs/decisions.md §21): marked `test`, and never counted as live nor admitted against a limit. */
-const insertSimulated = precompiled((...args: InboundArgs) =>
+const insertSimulated = precompiledNamed(INBOUND_ROW_KEYS, (row: InboundRow) =>
   kysely()
     .insertInto("Call")
-    .values({ ...inboundValues(...args, false), test: true })
+    .values({ ...inboundValues(row, false), test: true })
     .onConflict((oc) => oc.column("callSid").doNothing())
     .returning((eb) => ["id", eb.lit(true).as("admitted")]),
 );
 
 /** A call answered during an outage, dated when its voice request came (NewInboundCall.at); rare, so not precompiled. */
-const insertDatedAt =
-  (at: Date) =>
-  (...args: InboundArgs) =>
-    kysely()
-      .insertInto("Call")
-      .values({ ...inboundValues(...args, false), createdAt: at, lastRequestAt: at })
-      .onConflict((oc) => oc.column("callSid").doNothing())
-      .returning((eb) => ["id", eb.lit(true).as("admitted")])
-      .compile();
+const insertDatedAt = (at: Date) => (row: InboundRow) =>
+  kysely()
+    .insertInto("Call")
+    .values({ ...inboundValues(row, false), createdAt: at, lastRequestAt: at })
+    .onConflict((oc) => oc.column("callSid").doNothing())
+    .returning((eb) => ["id", eb.lit(true).as("admitted")])
+    .compile();
 
 /**
  * The same, saying whether this insert made the row (`inserted`) or found it there, and whether the
@@ -192,22 +194,22 @@ export async function insertInboundCallOnce(
         : call.counted === false
           ? insertUncounted
           : insertLive;
-  const query = insert(
+  const query = insert({
     // Made here, not by routekit_id() (db/database-id.ts): about 9 µs of the database's CPU less per call.
-    newDatabaseId(),
-    call.callSid,
-    call.accountId,
-    call.phoneNumberId,
-    call.fromNumber,
-    call.toNumber,
-    call.status,
-    call.statusRank,
-    call.onCallStartUrl,
-    call.onCallEndUrl,
-    call.onErrorUrl,
-    // As text: both drivers read it as jsonb.
-    call.answerPolicy === null || call.answerPolicy === undefined ? null : JSON.stringify(call.answerPolicy),
-  );
+    id: newDatabaseId(),
+    callSid: call.callSid,
+    accountId: call.accountId,
+    phoneNumberId: call.phoneNumberId,
+    fromNumber: call.fromNumber,
+    toNumber: call.toNumber,
+    status: call.status,
+    statusRank: call.statusRank,
+    onCallStartUrl: call.onCallStartUrl,
+    onCallEndUrl: call.onCallEndUrl,
+    onErrorUrl: call.onErrorUrl,
+    answerPolicy:
+      call.answerPolicy === null || call.answerPolicy === undefined ? null : JSON.stringify(call.answerPolicy),
+  });
   const [inserted] = await executeCompiled(query);
   if (inserted) {
     const {
