@@ -316,8 +316,13 @@ type BatchState = {
   /** Calls whose answer someone waits to see recorded (whenAnswerRecorded). */
   waiters: Map<string, () => void>;
 };
-const batches = () =>
-  remember<BatchState>("engine.callLog", () => ({ queued: [], inFlight: 0, lingering: null, waiters: new Map() }));
+const batchState = remember<BatchState>("engine.callLog", () => ({
+  queued: [],
+  inFlight: 0,
+  lingering: null,
+  waiters: new Map(),
+}));
+const batches = () => batchState;
 
 function scheduleFlush(): void {
   const state = batches();

@@ -10,7 +10,8 @@ import { remember } from "../runtime/remember";
 
 const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000, 60_000];
 
-const writes = () => remember("engine.writesLater", () => ({ pending: 0 }));
+const writeState = remember("engine.writesLater", () => ({ pending: 0 }));
+const writes = () => writeState;
 
 /** Writes still being tried. */
 export function pendingCallLogWrites(): number {
