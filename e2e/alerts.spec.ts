@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, logIn } from "./support/accounts";
+import { createAccount, signedIn } from "./support/accounts";
 import { screenshots } from "./support/helpers";
 
 // Alerts in the dashboard (docs/decisions.md §16): an endpoint that keeps failing its test events raises
@@ -13,7 +13,8 @@ test("create an endpoint, send it test events that fail, see the alert and the b
   test.setTimeout(150_000);
   const backend = await startReceiver((_r, res) => res.writeHead(503).end("down for maintenance"));
   try {
-    await logIn(page, await createAccount("alerts", { paid: true }));
+    await signedIn(page, await createAccount("alerts", { paid: true }));
+    await page.goto("/dashboard");
 
     await test.step("no alerts yet: the page says so and the nav shows no count", async () => {
       await page.getByRole("link", { name: "Alerts" }).first().click();

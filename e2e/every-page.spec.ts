@@ -1,9 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, logIn, type TestAccount } from "./support/accounts";
+import { api, createAccount, type Session, sessionOf, type TestAccount } from "./support/accounts";
 import { uniqueNumber } from "./support/helpers";
 import { overflowOf, seriousAxeFindings, watchViolations, type AxeFinding } from "./support/page-checks";
 
@@ -99,9 +99,9 @@ const seed: Seed = {};
 let backend: Awaited<ReturnType<typeof startReceiver>>;
 
 /** The paid account's session cookies: logged in once, then given to each dashboard page's browser. */
-let session: Awaited<ReturnType<BrowserContext["cookies"]>> = [];
+let session: Session = [];
 
-test.beforeAll(async ({ browser }) => {
+test.beforeAll(async () => {
   backend = await startReceiver((r, res) =>
     r.path === "/start"
       ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>")
@@ -130,10 +130,7 @@ test.beforeAll(async ({ browser }) => {
   seed.deliveryId = (await api(paid.apiKey, "/api/webhook-deliveries?limit=1")).deliveries[0].id;
   seed.checkout = (await api(unpaid.apiKey, "/api/billing/checkout", { method: "POST" })).url;
   seed.portal = (await api(paid.apiKey, "/api/billing/portal", { method: "POST" })).url;
-  const context = await browser.newContext({ baseURL: BASE });
-  await logIn(await context.newPage(), paid);
-  session = await context.cookies();
-  await context.close();
+  session = await sessionOf(paid);
 });
 test.afterAll(async () => {
   await backend?.close();
