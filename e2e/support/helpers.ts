@@ -6,18 +6,26 @@ export const SCREENSHOT_DIR = "e2e-artifacts/screenshots";
 const PHONE = { width: 390, height: 844 };
 
 /**
+ * Until the page has drawn two more frames: whatever the last event changed (a state update React commits, a
+ * resize) is then on screen. A page Chromium does not paint (hidden) gives up after a second instead.
+ */
+export async function twoFrames(page: Page): Promise<void> {
+  await page.evaluate(() =>
+    Promise.race([
+      new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+      new Promise((r) => setTimeout(r, 1000)),
+    ]),
+  );
+}
+
+/**
  * Headless Chromium can stall a full-page capture taken right after a resize,
  * before it has painted a frame at the new size: wait for two frames first,
  * and give a stalled capture one more try instead of the whole test's budget.
  */
 async function shoot(page: Page, path: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await page.evaluate(() =>
-      Promise.race([
-        new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
-        new Promise((r) => setTimeout(r, 1000)),
-      ]),
-    );
+    await twoFrames(page);
     try {
       await page.screenshot({ path, fullPage: true, animations: "disabled", timeout: 15_000 });
       return;
