@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { signUp, twoFrames, uniqueEmail } from "./support/helpers";
-import { watchViolations } from "./support/page-checks";
+import { watchRequests, watchViolations } from "./support/page-checks";
 
 /**
  * The pages work under their Content-Security-Policy in real Chromium: no
@@ -29,6 +29,7 @@ test("log-in, sign-up and the dashboard run under their CSP with no violation", 
 
 test("the API reference (Scalar) renders under its CSP with no violation", async ({ page }) => {
   const violations = await watchViolations(page);
+  const requests = watchRequests(page);
   const res = await page.goto("/docs");
   expect(res!.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
   await expect(page.getByRole("link", { name: /Liveness/ })).toBeVisible({ timeout: 30_000 });
@@ -36,7 +37,7 @@ test("the API reference (Scalar) renders under its CSP with no violation", async
   // has drawn it, so that a violation its rendering causes has been reported.
   await page.getByRole("link", { name: /Liveness/ }).click();
   await expect(page.getByRole("heading", { name: "Liveness", exact: true })).toBeInViewport();
-  await page.waitForLoadState("networkidle");
+  await requests.quiet();
   await twoFrames(page);
   expect(violations).toEqual([]);
 });
