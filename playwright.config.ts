@@ -1,20 +1,37 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
 /**
  * The dashboard in real Chromium (Debian's package; Playwright downloads no
  * browser here) against the built app on a fresh database. Screenshots of each
  * page land in e2e-artifacts/screenshots (not committed) to look at.
+ *
+ * Two workers share the one server (issue #43): while one test waits on the
+ * server, a callback or a poll, the other's page renders. Every test makes its
+ * own account, so tests of different files never see each other's data. The
+ * exception is Twilio: the server has one Twilio base URL, and the files that
+ * start a simulator there (on E2E_TWILIO_PORT) get a project of their own that
+ * runs one file at a time, beside the others.
  */
+const E2E = new URL("e2e/", import.meta.url);
+const TWILIO_FILES = readdirSync(E2E).filter(
+  (f) => f.endsWith(".spec.ts") && readFileSync(new URL(f, E2E), "utf8").includes("E2E_TWILIO_PORT"),
+);
+
 export default defineConfig({
   testDir: "e2e",
   outputDir: "e2e-artifacts/test-results",
   globalSetup: "./e2e/support/global-setup.ts",
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"], ["html", { outputFolder: "e2e-artifacts/report", open: "never" }]],
+  projects: [
+    { name: "twilio", testMatch: TWILIO_FILES, workers: 1 },
+    { name: "dashboard", testIgnore: TWILIO_FILES },
+  ],
   use: {
     ...devices["Desktop Chrome"],
     viewport: { width: 1280, height: 800 },

@@ -15,6 +15,9 @@ import { overflowOf, seriousAxeFindings, watchViolations, type AxeFinding } from
  */
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
+// Each page's check stands alone (the seeded account is only read): the pages spread over the workers, each of
+// which seeds its own account once (beforeAll), rather than one worker taking all thirty.
+test.describe.configure({ mode: "parallel" });
 
 const WIDTHS = [390, 1280] as const;
 
