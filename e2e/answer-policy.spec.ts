@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+import { createAccount, signedIn } from "./support/accounts";
+import { screenshots, uniqueNumber } from "./support/helpers";
 
 // The number form's answer policy (docs/decisions.md §12): timeout, fallback and last resort, the
 // server's save-time check of a bad fallback, and "Test the fallback" showing the caller's TwiML.
@@ -9,10 +10,9 @@ test.use({ baseURL: BASE });
 test("set a fallback and a last resort on a number, see a bad one refused, and preview what callers get", async ({
   page,
 }) => {
-  await test.step("sign up, pay and add a number", async () => {
-    await signUp(page, uniqueEmail("fallback"), "correct horse battery");
-    await page.getByRole("button", { name: "Go to checkout" }).click();
-    await page.getByRole("button", { name: "Pay and activate" }).click();
+  await test.step("a paid account (made over the API) adds a number", async () => {
+    await signedIn(page, await createAccount("fallback", { paid: true }));
+    await page.goto("/dashboard");
     await expect(page.getByTestId("overview-status")).toHaveText("Active");
     await page.goto("/dashboard/numbers");
     // Typed as people write it; saved in E.164.

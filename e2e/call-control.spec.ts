@@ -1,7 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { newCallSid, startTwilioSimulator, type TwilioSimulator } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { screenshot, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+import { createAccount, signedIn } from "./support/accounts";
+import { screenshot, uniqueNumber } from "./support/helpers";
 
 // Live calls on the Calls page (docs/decisions.md §13) against the built app, whose Twilio is this file's
 // simulator: a call held up there shows at the top of Calls without a reload, and is hung up or
@@ -36,7 +37,9 @@ async function api(key: string, method: string, path: string, body?: unknown) {
 
 /** A paid account connected to a simulated Twilio account, with one number set up through the connection. */
 async function setUp(page: Page) {
-  const key = await signUp(page, uniqueEmail("control"), "correct horse battery");
+  const account = await createAccount("control", { paid: false });
+  const key = account.apiKey;
+  await signedIn(page, account);
   // Pay through a fresh local checkout link: its page's Pay button POSTs to it.
   const checkout = await api(key, "POST", "/api/billing/checkout");
   expect(checkout.status).toBe(200);

@@ -2,12 +2,11 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { newCallSid, postSigned, simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+import { createAccount, signedIn } from "./support/accounts";
+import { screenshots, uniqueNumber } from "./support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
-
-const PASSWORD = "correct horse battery";
 
 async function rest(path: string, key: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
   const res = await fetch(`${BASE}${path}`, {
@@ -32,11 +31,10 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     return res.writeHead(200).end("ok");
   });
   try {
-    const key = await signUp(page, uniqueEmail("calls"), PASSWORD);
-    await page.getByRole("button", { name: "Go to checkout" }).click();
-    await page.getByRole("button", { name: "Pay and activate" }).click();
-    await expect(page.getByTestId("overview-status")).toHaveText("Active");
-
+    // A paid account and its calls, made over the API: this test is about the call log, not signing up.
+    const account = await createAccount("calls", { paid: true });
+    const key = account.apiKey;
+    await signedIn(page, account);
     const engineUrl: string = (await rest("/api/account", key)).account.engineVoiceUrl;
     const register = async (tag: string) => {
       const phoneNumber = uniqueNumber();
@@ -83,6 +81,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     const row = (sid: string) => page.locator(`[data-testid="call-row"][data-call-sid="${sid}"]`);
     // The Overview lists every call, whatever its end, and warns that the backend did not answer one today.
     await page.goto("/dashboard");
+    await expect(page.getByTestId("overview-status")).toHaveText("Active");
     await expect(page.getByTestId("fallback-warning")).toContainText("did not answer 1 call today");
     await expect(page.getByTestId("call-row")).toHaveCount(3);
     await expect(row(busySid).getByTestId("call-status")).toHaveText("Busy");

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { signUp, uniqueEmail } from "./support/helpers";
-import { watchViolations } from "./support/page-checks";
+import { signUp, twoFrames, uniqueEmail } from "./support/helpers";
+import { watchRequests, watchViolations } from "./support/page-checks";
 
 /**
  * The pages work under their Content-Security-Policy in real Chromium: no
@@ -29,12 +29,16 @@ test("log-in, sign-up and the dashboard run under their CSP with no violation", 
 
 test("the API reference (Scalar) renders under its CSP with no violation", async ({ page }) => {
   const violations = await watchViolations(page);
+  const requests = watchRequests(page);
   const res = await page.goto("/docs");
   expect(res!.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
   await expect(page.getByRole("link", { name: /Liveness/ })).toBeVisible({ timeout: 30_000 });
-  // Scalar keeps loading in the background (no network idle to wait for): give late violations time to show.
+  // Scalar renders an operation when it is opened: wait until it is on screen, nothing is loading and the page
+  // has drawn it, so that a violation its rendering causes has been reported.
   await page.getByRole("link", { name: /Liveness/ }).click();
-  await page.waitForTimeout(2000);
+  await expect(page.getByRole("heading", { name: "Liveness", exact: true })).toBeInViewport();
+  await requests.quiet();
+  await twoFrames(page);
   expect(violations).toEqual([]);
 });
 
@@ -42,9 +46,11 @@ test("no page can be framed", async ({ page }) => {
   await page.goto("/login");
   const framed = await page.evaluate(async (base) => {
     const frame = document.createElement("iframe");
+    // A frame the browser refuses still fires load (with its error page in it); a framed page fires it once loaded.
+    const loaded = new Promise((r) => frame.addEventListener("load", r, { once: true }));
     frame.src = `${base}/login`;
     document.body.appendChild(frame);
-    await new Promise((r) => setTimeout(r, 1500));
+    await Promise.race([loaded, new Promise((r) => setTimeout(r, 10_000))]);
     try {
       return Boolean(frame.contentDocument?.querySelector("form"));
     } catch {

@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+import { api, createAccount, signedIn } from "./support/accounts";
+import { screenshots, uniqueNumber } from "./support/helpers";
 
 // The delivery tools in the dashboard: a test event from a number (docs/decisions.md §8), and replaying
 // what failed once the endpoint is fixed, against a local customer backend that counts arrivals.
@@ -18,16 +19,20 @@ test("send a test event from a number, then replay the failed ones once the endp
   const ended = () => backend.received.filter((r) => r.path === "/tools-end");
 
   try {
-    await test.step("sign up, pay and add a number without an error URL", async () => {
-      await signUp(page, uniqueEmail("tools"), "correct horse battery");
-      await page.getByRole("button", { name: "Go to checkout" }).click();
-      await page.getByRole("button", { name: "Pay and activate" }).click();
+    await test.step("a paid account with a number without an error URL (made over the API)", async () => {
+      const account = await createAccount("tools", { paid: true });
+      await api(account.apiKey, "/api/phone-numbers", {
+        method: "POST",
+        body: {
+          phoneNumber: uniqueNumber(),
+          onCallStartUrl: backend.url("/tools-start"),
+          onCallEndUrl: backend.url("/tools-end"),
+        },
+      });
+      await signedIn(page, account);
+      await page.goto("/dashboard");
       await expect(page.getByTestId("overview-status")).toHaveText("Active");
       await page.goto("/dashboard/numbers");
-      await page.getByLabel("Phone number").fill(uniqueNumber());
-      await page.getByLabel("Call start URL").fill(backend.url("/tools-start"));
-      await page.getByLabel("Call end URL").fill(backend.url("/tools-end"));
-      await page.getByRole("button", { name: "Add number" }).click();
       await expect(page.getByTestId("number-row")).toHaveCount(1);
     });
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { SCREENSHOT_DIR } from "./support/helpers";
+import { SCREENSHOT_DIR, twoFrames } from "./support/helpers";
+import { watchRequests } from "./support/page-checks";
 
 /**
  * The API reference in real Chromium: nothing is fetched from another origin
@@ -25,6 +26,7 @@ test("/docs loads only from this origin, without Scalar's AI, MCP or deploy cont
     (url) => url.origin !== origin,
     (route) => route.abort(),
   );
+  const requests = watchRequests(page);
 
   await page.goto("/docs");
   await expect(page.getByRole("link", { name: /Liveness/ }).first()).toBeVisible({ timeout: 30_000 });
@@ -53,8 +55,9 @@ test("/docs loads only from this origin, without Scalar's AI, MCP or deploy cont
   ]);
   await expect(operation.getByText(/Public HTTPS, checked again at delivery/).first()).toBeVisible();
 
-  // Scalar keeps working in the background: give late requests and controls time to show.
-  await page.waitForTimeout(2_000);
+  // Late requests and controls: once nothing is loading and the page has drawn what it has, they would be there.
+  await requests.quiet();
+  await twoFrames(page);
   for (const label of [/Ask AI/i, /Generate MCP/i, /Connect MCP/i, /^Deploy/i, /Developer Tools/i]) {
     await expect(page.getByText(label), String(label)).toHaveCount(0);
     await expect(page.getByRole("button", { name: label }), String(label)).toHaveCount(0);

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, logIn, type TestAccount } from "./support/accounts";
+import { api, createAccount, type Session, sessionOf, signedIn, type TestAccount } from "./support/accounts";
 import { screenshot, uniqueNumber } from "./support/helpers";
 import { expectNoOverflow } from "./support/page-checks";
 
@@ -12,6 +12,8 @@ test.use({ baseURL: BASE });
 test.describe.configure({ mode: "serial" });
 
 let account: TestAccount;
+/** Signed in once; every test's browser gets this session. */
+let session: Session;
 let backend: Awaited<ReturnType<typeof startReceiver>>;
 const seeded = { number: "", numberId: "", callSid: "", eventId: "", deliveryId: "" };
 
@@ -47,6 +49,7 @@ test.beforeAll(async () => {
   const ended = (await api(account.apiKey, "/api/webhook-deliveries?eventType=call.ended")).deliveries[0];
   seeded.deliveryId = ended.id;
   seeded.eventId = ended.eventId;
+  session = await sessionOf(account);
 });
 test.afterAll(async () => {
   await backend?.close();
@@ -68,7 +71,7 @@ async function fitsEveryWidth(page: Page, what: string) {
 test("calls: a click anywhere on a row opens the call in a drawer; Escape closes it; the URL keeps it", async ({
   page,
 }) => {
-  await logIn(page, account);
+  await signedIn(page, session);
   await page.goto("/dashboard/calls");
   const row = page.locator(`[data-testid="call-row"][data-call-sid="${seeded.callSid}"]`);
   // The From → To cell is no button: the row itself opens the call.
@@ -104,7 +107,7 @@ test("calls: a click anywhere on a row opens the call in a drawer; Escape closes
 test("deliveries: a row opens the delivery in a drawer that fits 390 to 1440 px; a reload shows exactly one", async ({
   page,
 }) => {
-  await logIn(page, account);
+  await signedIn(page, session);
   await page.goto("/dashboard/deliveries");
   const row = page.locator('[data-testid="delivery-row"][data-event-type="call.ended"]');
   await row.getByTestId("delivery-destination").click();
@@ -150,7 +153,7 @@ test("deliveries: a row opens the delivery in a drawer that fits 390 to 1440 px;
 });
 
 test("deliveries: filters by event type, number, destination and day, kept in the URL", async ({ page }) => {
-  await logIn(page, account);
+  await signedIn(page, session);
   await page.goto("/dashboard/deliveries");
   const rows = page.getByTestId("delivery-row");
   await expect(rows).toHaveCount(2); // call.started and call.ended
@@ -197,7 +200,7 @@ test("deliveries: filters by event type, number, destination and day, kept in th
 });
 
 test("the header's search box finds a call SID, an event id and a formatted number from any page", async ({ page }) => {
-  await logIn(page, account);
+  await signedIn(page, session);
   const find = async (q: string) => {
     await page.getByTestId("dashboard-find").fill(q);
     await page.getByTestId("dashboard-find").press("Enter");

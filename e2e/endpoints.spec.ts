@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
 import { eventContractViolations, startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, logIn } from "./support/accounts";
+import { createAccount, signedIn } from "./support/accounts";
 import { screenshots } from "./support/helpers";
 
 // Webhook endpoints in the dashboard (docs/decisions.md §15): add one with the type picker, read its secret,
@@ -13,7 +13,8 @@ test("create an endpoint, send it a test event, see the delivery", async ({ page
   const backend = await startReceiver((_r, res) => res.writeHead(200).end("verified"));
   const got = () => backend.received.filter((r) => r.path === "/pipeline");
   try {
-    await logIn(page, await createAccount("endpoints", { paid: true }));
+    await signedIn(page, await createAccount("endpoints", { paid: true }));
+    await page.goto("/dashboard");
 
     await test.step("the nav leads to the Endpoints page; the form refuses no event type", async () => {
       await page.getByRole("link", { name: "Endpoints" }).first().click();

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { newCallSid, postSigned } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, expectWithinViewport, logIn } from "./support/accounts";
+import { api, createAccount, expectWithinViewport, signedIn } from "./support/accounts";
 import { screenshots, uniqueNumber } from "./support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
@@ -39,7 +39,7 @@ test("set a budget, see the bar move after a call, the overview warn at 80 %, a 
         dailyMinuteCap: 5,
       },
     });
-    await logIn(page, account);
+    await signedIn(page, account);
 
     await page.goto("/dashboard/billing");
     const panel = page.getByTestId("spend-limits");

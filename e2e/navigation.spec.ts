@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createAccount, logIn } from "./support/accounts";
+import { createAccount, signedIn } from "./support/accounts";
 import { screenshot, screenshots } from "./support/helpers";
 
 // issue 17: where a signed-in visitor lands, the dashboard's own 404, the favicon and the dark theme.
@@ -14,7 +14,7 @@ test("a signed-in visitor to /, /login or /signup goes to the dashboard (or wher
   await page.goto("/");
   await expect(page.getByRole("link", { name: "Sign up" })).toBeVisible();
 
-  await logIn(page, account);
+  await signedIn(page, account);
   for (const path of ["/", "/login", "/signup"]) {
     await page.goto(path);
     await expect(page, `${path} while signed in`).toHaveURL(/\/dashboard$/);
@@ -39,7 +39,7 @@ test("an unknown dashboard path is a 404 inside the dashboard's shell, at deskto
   page,
 }) => {
   const account = await createAccount("not-found", { paid: false });
-  await logIn(page, account);
+  await signedIn(page, account);
   const res = await page.goto("/dashboard/no-such-page/deeper");
   expect(res!.status()).toBe(404);
   await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
@@ -75,7 +75,8 @@ test.describe("with the system set to dark", () => {
 
   test("the dashboard renders its dark theme: dark surfaces, light text, readable controls", async ({ page }) => {
     const account = await createAccount("dark", { paid: false });
-    await logIn(page, account);
+    await signedIn(page, account);
+    await page.goto("/dashboard");
     const colours = await page.evaluate(() => {
       const bg = (el: Element | null) => (el ? getComputedStyle(el).backgroundColor : "");
       const fg = (el: Element | null) => (el ? getComputedStyle(el).color : "");
@@ -106,7 +107,7 @@ test.describe("with the system set to dark", () => {
 
 test("the first tab stop skips the navigation to the page's content", async ({ page }) => {
   const account = await createAccount("skip-link", { paid: false });
-  await logIn(page, account);
+  await signedIn(page, account);
   await page.goto("/dashboard/numbers");
   await page.keyboard.press("Tab");
   const skip = page.getByRole("link", { name: "Skip to content" });

@@ -7,7 +7,15 @@ import {
   type TwilioSimulator,
 } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, expectWithinViewport, logIn, type TestAccount } from "./support/accounts";
+import {
+  api,
+  createAccount,
+  expectWithinViewport,
+  type Session,
+  sessionOf,
+  signedIn,
+  type TestAccount,
+} from "./support/accounts";
 import { screenshot, uniqueNumber } from "./support/helpers";
 
 // issue 17: at 390 px every table shows its key columns (status first) and its actions, without scrolling sideways.
@@ -21,6 +29,8 @@ const LONG_LABEL =
 
 let twilio: TwilioSimulator;
 let account: TestAccount;
+/** Signed in once; both tests' browsers get this session. */
+let session: Session;
 let backend: Awaited<ReturnType<typeof startReceiver>>;
 const seeded = { number: "", twilioNumber: "", completedSid: "", busySid: "" };
 
@@ -74,6 +84,7 @@ test.beforeAll(async () => {
     friendlyName: "A friendly name long enough to crowd a phone's screen",
   });
   await api(key, "/api/twilio-connection", { method: "PUT", body: { accountSid: tw.sid, authToken: tw.authToken } });
+  session = await sessionOf(account);
 });
 test.afterAll(async () => {
   await backend?.close();
@@ -88,7 +99,8 @@ async function open(page: Page, path: string) {
 test("calls, deliveries and the overview's latest calls: status and the detail button on screen at 390 px", async ({
   page,
 }) => {
-  await logIn(page, account);
+  await signedIn(page, session);
+  await page.goto("/dashboard");
 
   const latest = page.locator(`[data-testid="call-row"][data-call-sid="${seeded.completedSid}"]`);
   await expect(latest).toBeVisible();
@@ -125,7 +137,7 @@ test("calls, deliveries and the overview's latest calls: status and the detail b
 test("keys, numbers, Twilio numbers and billing: every column and action on screen at 390 px, a 100-character label cut short with its title", async ({
   page,
 }) => {
-  await logIn(page, account);
+  await signedIn(page, session);
 
   await open(page, "/dashboard/keys");
   const labelled = page.getByTestId("api-key-label").filter({ hasText: LONG_LABEL.slice(0, 20) });

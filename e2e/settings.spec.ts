@@ -1,13 +1,17 @@
 import { expect, test } from "@playwright/test";
 import { linkFromOutbox } from "./support/outbox";
-import { screenshots, signUp, uniqueEmail } from "./support/helpers";
+import { createAccount, signedIn } from "./support/accounts";
+import { screenshots, signUp } from "./support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
 
 test("the banner asks to confirm the address until the mailed link is confirmed", async ({ page }) => {
-  const email = uniqueEmail("verify");
-  await signUp(page, email, "correct horse battery");
+  // Accounts here are made over the API and signed in over HTTP: the subject is Settings, not signing up.
+  const account = await createAccount("verify", { paid: false });
+  const { email } = account;
+  await signedIn(page, account);
+  await page.goto("/dashboard");
   await expect(page.getByTestId("unverified-banner")).toContainText(email);
   // The banner is in the server's HTML: there on arrival, before any script runs.
   const html = await (await page.request.get("/dashboard/numbers")).text();
@@ -35,17 +39,16 @@ test("change password: a wrong current one is refused; the right one keeps this 
   page,
   browser,
 }) => {
-  const email = uniqueEmail("settings");
-  await signUp(page, email, "correct horse battery");
-  // A second browser signed in to the same account.
+  const account = await createAccount("settings", { paid: false });
+  await signedIn(page, account);
+  // A second browser signed in to the same account, with a session of its own.
   const other = await browser.newContext({ baseURL: BASE });
   const otherPage = await other.newPage();
-  await otherPage.goto("/login");
-  await otherPage.getByLabel("Email").fill(email);
-  await otherPage.getByLabel("Password").fill("correct horse battery");
-  await otherPage.getByRole("button", { name: "Log in" }).click();
+  await signedIn(otherPage, account);
+  await otherPage.goto("/dashboard");
   await expect(otherPage).toHaveURL(/\/dashboard$/);
 
+  await page.goto("/dashboard");
   await page.getByRole("link", { name: "Settings" }).first().click();
   await expect(page).toHaveURL(/\/dashboard\/settings$/);
   const password = page.getByTestId("settings-password");
@@ -68,7 +71,7 @@ test("change password: a wrong current one is refused; the right one keeps this 
 });
 
 test("sign out everywhere asks first, ends this session, and says what it did", async ({ page }) => {
-  await signUp(page, uniqueEmail("signout"), "correct horse battery");
+  await signedIn(page, await createAccount("signout", { paid: false }));
   await page.goto("/dashboard/settings");
   await page.getByRole("button", { name: "Sign out everywhere" }).click();
   // Nothing happens before the confirmation: cancelling keeps the session.
@@ -92,8 +95,9 @@ test("close the account: confirmed by address and password, then the address is 
   page,
   context,
 }) => {
-  const email = uniqueEmail("close");
-  await signUp(page, email, "correct horse battery");
+  const account = await createAccount("close", { paid: false });
+  const { email } = account;
+  await signedIn(page, account);
   await page.goto("/dashboard/settings");
   const danger = page.getByTestId("settings-delete");
   await danger.getByLabel("Type your email address to confirm").fill("someone-else@example.com");

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { api, createAccount, logIn } from "./support/accounts";
+import { api, createAccount, signedIn } from "./support/accounts";
 import { screenshots, uniqueNumber } from "./support/helpers";
 
 // issue 17 and docs/decisions.md §4: what the account's standing forbids is disabled, with the reason beside it.
@@ -12,7 +12,7 @@ test("an unpaid account cannot register a number: the form is disabled and says 
   page,
 }) => {
   const account = await createAccount("unpaid", { paid: false });
-  await logIn(page, account);
+  await signedIn(page, account);
   await page.goto("/dashboard/numbers");
   await expect(page.getByTestId("numbers-status-notice")).toContainText("not active yet");
   await expect(addButton(page)).toBeDisabled();
@@ -38,7 +38,7 @@ test("cancelling in the local billing portal suspends the account and disables e
     method: "POST",
     body: { phoneNumber, onCallStartUrl: "https://example.com/start", onCallEndUrl: "https://example.com/end" },
   });
-  await logIn(page, account);
+  await signedIn(page, account);
   const row = page.locator(`[data-testid="number-row"][data-phone-number="${phoneNumber}"]`);
 
   await test.step("active: everything enabled", async () => {

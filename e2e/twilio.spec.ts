@@ -1,7 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { startTwilioSimulator, type TwilioSimulator } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+import { createAccount, signedIn } from "./support/accounts";
+import { screenshots, uniqueNumber } from "./support/helpers";
 
 // The Twilio page against the built app, whose Twilio (TWILIO_API_BASE_URL) is this file's simulator.
 const BASE = process.env.E2E_BASE_URL!;
@@ -15,22 +16,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await twilio?.close();
 });
-
-async function pay(page: Page) {
-  await page.getByRole("button", { name: "Go to checkout" }).click();
-  const done = page.getByTestId("checkout-result");
-  const payButton = page.getByRole("button", { name: /^Pay/ });
-  // Opening the checkout link pays at once, or (docs/decisions.md §4) shows a Pay button whose POST pays: either way, end ACTIVE.
-  await expect(done.or(payButton)).toBeVisible();
-  if (await payButton.isVisible()) {
-    await payButton.click();
-    await expect(page).toHaveURL(/\/dashboard$/);
-  } else {
-    await expect(done).toContainText("Your account is now active");
-    await page.goto("/dashboard");
-  }
-  await expect(page.getByTestId("overview-status")).toHaveText("Active");
-}
 
 const row = (page: Page, phoneNumber: string) =>
   page.locator(`[data-testid="twilio-number-row"][data-phone-number="${phoneNumber}"]`);
@@ -57,13 +42,13 @@ test("connect Twilio, list its numbers, register and configure one in a click, r
   let engineUrl = "";
 
   try {
-    await test.step("sign up and pay", async () => {
-      await signUp(page, uniqueEmail("twilio"), "correct horse battery");
-      await pay(page);
+    await test.step("a paid account, made over the API (signing up and paying are dashboard.spec's subject)", async () => {
+      await signedIn(page, await createAccount("twilio", { paid: true }));
+      await page.goto("/dashboard");
+      await expect(page.getByTestId("overview-status")).toHaveText("Active");
     });
 
     await test.step("not connected: the engine URL is a bearer secret", async () => {
-      await page.goto("/dashboard");
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Twilio" }).click();
       await expect(page).toHaveURL(/\/dashboard\/twilio$/);
       await expect(page.getByTestId("twilio-not-connected")).toContainText("as sensitive as an API key");

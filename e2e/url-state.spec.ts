@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { newCallSid, postSigned } from "../src/twilio-simulator/twilio-simulator";
 import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, logIn } from "./support/accounts";
+import { api, createAccount, signedIn } from "./support/accounts";
 import { screenshots, uniqueNumber } from "./support/helpers";
 
 // issue 17: a list's page, filters and open detail live in the URL, so refresh and Back keep them.
@@ -33,7 +33,7 @@ test("calls: the page, the filters and the open call survive a refresh and Back"
   for (let i = 0; i < CALLS_PAGE_SIZE + 2; i++)
     sids.push(await endedCall(account.engineVoiceUrl, to, i % 9 === 0 ? "no-answer" : "busy"));
 
-  await logIn(page, account);
+  await signedIn(page, account);
   await page.goto("/dashboard/calls");
   await expect(page.getByTestId("call-row")).toHaveCount(CALLS_PAGE_SIZE);
   await expect(pageLabel(page)).toHaveText("Page 1");
@@ -130,7 +130,7 @@ test("deliveries: ?status=FAILED is honoured; the page and the open delivery sur
     await waitForDeliveries(account.apiKey, "FAILED", CALLS);
     await waitForDeliveries(account.apiKey, "DELIVERED", CALLS);
 
-    await logIn(page, account);
+    await signedIn(page, account);
     await page.goto("/dashboard/deliveries?status=FAILED");
     await expect(page.getByTestId("delivery-status-filter")).toHaveValue("FAILED");
     await expect(page.getByTestId("delivery-row")).toHaveCount(DELIVERIES_PAGE_SIZE);
@@ -176,7 +176,7 @@ test.describe("before the page's scripts run", () => {
   // controlled filters disabled, and the hydrated page enables them (the test above uses them).
   test("the list filters are disabled until the page is hydrated", async ({ page }) => {
     const account = await createAccount("calls-early", { paid: false });
-    await logIn(page, account);
+    await signedIn(page, account);
     await page.goto("/dashboard/calls?status=busy");
     await expect(page.getByTestId("filter-status")).toBeDisabled();
     await expect(page.getByTestId("filter-status")).toHaveValue("busy");

@@ -1,18 +1,15 @@
-import { expect, type Page } from "@playwright/test";
-import { uniqueEmail } from "./helpers";
+import { type BrowserContext, expect, type Page, request } from "@playwright/test";
+import { randomIp, uniqueEmail } from "./helpers";
 
 /**
  * Accounts for the browser suite made over the REST API (faster than the
  * sign-up page, which dashboard.spec covers), each from its own client IP so
- * the log-in and register rate limits (10 a minute per IP) never trip.
+ * the log-in and register rate limits (10 a minute per IP) never trip, and
+ * signed in over next-auth's own credentials endpoint (faster than the log-in
+ * page, which dashboard.spec, password-reset.spec and settings.spec cover).
  */
 const BASE = () => process.env.E2E_BASE_URL!;
 export const PASSWORD = "correct horse battery";
-
-export function randomIp(): string {
-  const b = () => 1 + Math.floor(Math.random() * 250);
-  return `10.${b()}.${b()}.${b()}`;
-}
 
 export type TestAccount = { email: string; apiKey: string; engineVoiceUrl: string };
 
@@ -56,14 +53,41 @@ export async function createAccount(tag: string, opts: { paid: boolean }): Promi
   return { email, apiKey: body.apiKey, engineVoiceUrl: body.engineVoiceUrl };
 }
 
-/** Logs the browser in through the log-in page; leaves it on the overview. */
-export async function logIn(page: Page, account: TestAccount): Promise<void> {
+/** A dashboard session's cookies, the storage state a browser context needs to be signed in. */
+export type Session = Awaited<ReturnType<BrowserContext["cookies"]>>;
+
+/**
+ * Signs the account in as the log-in page does (next-auth's credentials callback, after its CSRF token), over
+ * HTTP instead of the page: the same `auth.login` procedure, password check and session cookie, without loading
+ * and hydrating /login first. Sign in once and give the cookies to every context that needs this account.
+ */
+export async function sessionOf(account: { email: string }, password = PASSWORD): Promise<Session> {
+  const http = await request.newContext({ baseURL: BASE(), extraHTTPHeaders: { "x-forwarded-for": randomIp() } });
+  try {
+    const csrf = await http.get("/api/session/csrf");
+    expect(csrf.status(), "next-auth's CSRF token").toBe(200);
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const res = await http.post("/api/session/callback/credentials", {
+      form: { csrfToken, email: account.email, password, callbackUrl: `${BASE()}/dashboard`, json: "true" },
+      maxRedirects: 0,
+    });
+    expect(res.status(), `sign-in of ${account.email}: ${await res.text()}`).toBe(200);
+    const { cookies } = await http.storageState();
+    expect(cookies.map((c) => c.name)).toContain("next-auth.session-token");
+    return cookies;
+  } finally {
+    await http.dispose();
+  }
+}
+
+/**
+ * Gives the page's browser context the account's session (signing the account in first when given an account),
+ * and the page a client address of its own. The page stays where it is: the test opens the page it is about.
+ */
+export async function signedIn(page: Page, who: TestAccount | Session): Promise<void> {
+  const session = Array.isArray(who) ? who : await sessionOf(who);
   await page.setExtraHTTPHeaders({ "x-forwarded-for": randomIp() });
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(account.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.context().addCookies(session);
 }
 
 /** Everything in `locator`'s box lies within the page's width: on screen at a phone's width without scrolling sideways. */

@@ -62,3 +62,34 @@ export async function seriousAxeFindings(page: Page): Promise<AxeFinding[]> {
       targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
     }));
 }
+
+/**
+ * Counts the page's requests in flight, from now on. `quiet()` resolves once none has been in flight for `ms`
+ * (500 ms, Playwright's own network-idle window). Unlike waitForLoadState("networkidle"), which waits for
+ * Chromium's one idle signal per document and never got it on Scalar's page in a run with two workers, this
+ * also holds after the load and after same-document navigations. Call before the page's first navigation.
+ */
+export function watchRequests(page: Page): { quiet(ms?: number): Promise<void> } {
+  let inFlight = 0;
+  let lastChange = Date.now();
+  page.on("request", () => {
+    inFlight++;
+    lastChange = Date.now();
+  });
+  const done = () => {
+    inFlight--;
+    lastChange = Date.now();
+  };
+  page.on("requestfinished", done);
+  page.on("requestfailed", done);
+  return {
+    async quiet(ms = 500) {
+      await expect
+        .poll(() => inFlight === 0 && Date.now() - lastChange >= ms, {
+          message: `no request in flight for ${ms} ms`,
+          intervals: [100],
+        })
+        .toBe(true);
+    },
+  };
+}
