@@ -65,7 +65,6 @@ async function startTogether(count: number): Promise<void> {
       "twilio-reconcile",
       "usage-threshold-mail",
       "webhook-attempt-prune",
-      "webhook-delivery",
     ]);
   } finally {
     await Promise.all(servers.map((s) => s.stop()));

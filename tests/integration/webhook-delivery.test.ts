@@ -2,7 +2,6 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallbackClient } from "../../src/server/webhooks/http/callback-http-client";
 import { db } from "../../src/server/db/client";
-import { deliveryLane } from "../../src/server/jobs/definitions/webhook-delivery";
 import { attemptDelivery, type AttemptDeps } from "../../src/server/services/deliveries/attempt-delivery";
 import { pruneOldAttempts } from "../../src/server/workers/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
@@ -52,16 +51,19 @@ const deps = (extra: Partial<AttemptDeps> = {}): AttemptDeps => ({
 
 const deliveryRow = (id: string) =>
   db().webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attempts: { orderBy: { attemptedAt: "asc" } } } });
-const jobsFor = async (id: string) =>
+/** The delivery's place in the queue (its own row: jobs/delivery-queue/), with its lane as the database computes it. */
+const queued = async (id: string) =>
   (
     await sql("permissive").query(
-      `SELECT start_after, data FROM "${inProcess.schema}".job WHERE data->>'deliveryId' = $1 ORDER BY created_on`,
+      `SELECT queue, lane, "runAt", "claimedAt", routekit_lane("accountId", url) AS "expectedLane"
+       FROM "WebhookDelivery" WHERE id = $1`,
       [id],
     )
-  ).rows;
+  ).rows[0] as { queue: string; lane: string; runAt: Date | null; claimedAt: Date | null; expectedLane: string };
+const rowsOfEvent = (eventId: string) => db().webhookDelivery.count({ where: { eventId } });
 
 describe("durable, signed delivery", () => {
-  it("enqueues the delivery and its job in one transaction; a rollback leaves neither", async () => {
+  it("queues the delivery as it is written, in the caller's transaction; a rollback leaves nothing", async () => {
     const event = endedEvent();
     await expect(
       transactionWithEvents(async (_tx, emit) => {
@@ -69,15 +71,15 @@ describe("durable, signed delivery", () => {
         throw new Error("the state change failed");
       }),
     ).rejects.toThrow("the state change failed");
-    expect(await db().webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
-    expect((await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".job`)).rows[0].n).toBe(
-      0,
-    );
+    expect(await rowsOfEvent(event.id)).toBe(0);
     const id = await enqueue();
-    expect(await jobsFor(id)).toHaveLength(1);
+    const q = await queued(id);
+    // On this process's queue (the test's own), due now, not claimed, in its destination's lane.
+    expect(q).toMatchObject({ queue: inProcess.schema, claimedAt: null, lane: q.expectedLane });
+    expect(q.runAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
-  it("fans an event out to the account's subscribed endpoints in the same transaction: a rollback leaves no delivery and no job of any destination", async () => {
+  it("fans an event out to the account's subscribed endpoints in the same transaction: a rollback leaves no delivery of any destination", async () => {
     const fan = await newActiveAccount({ server: "permissive" });
     for (const [path, eventTypes] of [
       ["/fan-a", ["call.ended"]],
@@ -87,9 +89,6 @@ describe("durable, signed delivery", () => {
       const res = await fan.as("POST", "/api/webhook-endpoints", { body: { url: receiver.url(path), eventTypes } });
       expect(res.status).toBe(201);
     }
-    const jobCount = async () =>
-      (await sql("permissive").query(`SELECT count(*)::int AS n FROM "${inProcess.schema}".job`)).rows[0].n as number;
-    const jobsBefore = await jobCount();
     const event = endedEvent();
     await expect(
       transactionWithEvents(async (_tx, emit) => {
@@ -97,8 +96,7 @@ describe("durable, signed delivery", () => {
         throw new Error("the state change failed");
       }),
     ).rejects.toThrow("the state change failed");
-    expect(await db().webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
-    expect(await jobCount()).toBe(jobsBefore);
+    expect(await rowsOfEvent(event.id)).toBe(0);
 
     const numberDelivery = await transactionWithEvents((_tx, emit) =>
       emit({ accountId: fan.id, url: receiver.url("/fan-number"), event }),
@@ -111,8 +109,13 @@ describe("durable, signed delivery", () => {
       receiver.url("/fan-number"),
     ]);
     expect(rows.find((r) => r.endpointId === null)!.id).toBe(numberDelivery);
-    for (const row of rows) expect(await jobsFor(row.id), row.url).toHaveLength(1);
-    expect(await jobCount()).toBe(jobsBefore + 3);
+    // Each queued in its own destination's lane.
+    for (const row of rows) {
+      const q = await queued(row.id);
+      expect(q, row.url).toMatchObject({ queue: inProcess.schema, lane: q.expectedLane });
+      expect(q.runAt, row.url).not.toBeNull();
+    }
+    expect(new Set(await Promise.all(rows.map(async (r) => (await queued(r.id)).lane))).size).toBe(3);
   });
 
   it("2xx: delivered once, signed so the standardwebhooks library verifies it", async () => {
@@ -142,15 +145,14 @@ describe("durable, signed delivery", () => {
     const after1 = await deliveryRow(id);
     expect(after1.status).toBe("PENDING");
     expect(after1.nextAttemptAt!.toISOString()).toBe("2026-11-22T12:00:05.000Z");
-    const jobs = await jobsFor(id);
-    expect(jobs).toHaveLength(2);
-    expect(new Date(jobs[1].start_after).toISOString()).toBe("2026-11-22T12:00:05.000Z");
-    // The retry keeps to its destination's lane (the worker's per-destination cap), as the first attempt did.
-    const lane = deliveryLane(account.id, after1.url);
-    expect(jobs[0].data).toMatchObject({ deliveryId: id, expectedAttempt: 0, accountId: account.id, lane });
-    expect(jobs[1].data).toEqual({ deliveryId: id, expectedAttempt: 1, accountId: account.id, lane });
+    // The retry is the same row, due at the next attempt, in the same lane: one row per delivery, retries included.
+    const q = await queued(id);
+    expect(q.runAt!.toISOString()).toBe("2026-11-22T12:00:05.000Z");
+    expect(q).toMatchObject({ claimedAt: null, lane: q.expectedLane });
+    expect(await rowsOfEvent(after1.eventId)).toBe(1);
     clock.advance(5_000);
-    expect(await attemptDelivery(jobs[1].data, deps())).toBe("delivered");
+    expect(await attemptDelivery({ deliveryId: id, expectedAttempt: 1 }, deps())).toBe("delivered");
+    expect((await queued(id)).runAt).toBeNull();
     const done = await deliveryRow(id);
     expect(done.attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([
       [500, "boom"],
@@ -181,7 +183,8 @@ describe("durable, signed delivery", () => {
     receiver.answer((_r, res) => res.writeHead(410).end());
     const gone = await enqueue(endedEvent(), "/gone");
     expect(await attemptDelivery({ deliveryId: gone, expectedAttempt: 0 }, deps())).toBe("failed");
-    expect(await jobsFor(gone)).toHaveLength(1);
+    // Off the queue: nothing more is sent.
+    expect((await queued(gone)).runAt).toBeNull();
 
     receiver.answer((_r, res) => res.writeHead(429, { "retry-after": "120" }).end());
     const busy = await enqueue(endedEvent(), "/busy");

@@ -478,7 +478,7 @@ describe("call.ringing and call.answered (docs/decisions.md §15)", () => {
     expect(rows).toEqual([]);
   });
 
-  it("commit with their first attempts' jobs: when the jobs cannot be written, neither are the deliveries, and Twilio's retry sends them", async () => {
+  it("commit with the call's progress, queued as they are written: when they cannot be written, the progress is not recorded either, and Twilio's retry sends them", async () => {
     const s = await setup();
     const progress = await addEndpoint(s.account, `${s.tag}/progress`, ["call.answered"]);
     const CallSid = newCallSid();
@@ -487,12 +487,12 @@ describe("call.ringing and call.answered (docs/decisions.md §15)", () => {
       200,
     );
     const answered = { ...form, CallStatus: "in-progress", CallbackSource: "call-progress-events" };
-    // This account's delivery jobs cannot be written for a moment (what a crash between the two would leave).
-    const trigger = `refuse_jobs_${progress.id.replace(/\W/g, "")}`;
+    // This account's deliveries cannot be written for a moment.
+    const trigger = `refuse_deliveries_${progress.id.replace(/\W/g, "")}`;
     await sql("permissive").query(
       `CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-         IF NEW.data->>'accountId' = '${s.account.id}' THEN RAISE EXCEPTION 'no jobs now'; END IF; RETURN NEW; END $$;
-       CREATE TRIGGER ${trigger} BEFORE INSERT ON pgboss.job FOR EACH ROW EXECUTE FUNCTION ${trigger}()`,
+         IF NEW."accountId" = '${s.account.id}' AND NEW."eventType" = 'call.answered' THEN RAISE EXCEPTION 'no deliveries now'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER ${trigger} BEFORE INSERT ON "WebhookDelivery" FOR EACH ROW EXECUTE FUNCTION ${trigger}()`,
     );
     try {
       const refused = await postSigned(s.account.engineVoiceUrl, answered, TWILIO_TOKEN);
@@ -501,9 +501,11 @@ describe("call.ringing and call.answered (docs/decisions.md §15)", () => {
         `SELECT id FROM "WebhookDelivery" WHERE "accountId" = $1 AND "eventType" = 'call.answered'`,
         [s.account.id],
       );
-      expect(rows, "no delivery left without its job").toEqual([]);
+      expect(rows, "no delivery written").toEqual([]);
+      const call = await sql("permissive").query(`SELECT status FROM "Call" WHERE "callSid" = $1`, [CallSid]);
+      expect(call.rows[0]?.status, "the progress waits for Twilio's retry").not.toBe("in-progress");
     } finally {
-      await sql("permissive").query(`DROP TRIGGER ${trigger} ON pgboss.job; DROP FUNCTION ${trigger}()`);
+      await sql("permissive").query(`DROP TRIGGER ${trigger} ON "WebhookDelivery"; DROP FUNCTION ${trigger}()`);
     }
     expect((await postSigned(s.account.engineVoiceUrl, answered, TWILIO_TOKEN)).status).toBe(200);
     const [event] = await until(

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { JOB_DEFINITIONS } from "../../src/server/jobs/definitions";
 import { stripeMeterEventJob } from "../../src/server/jobs/definitions/stripe-meter-event";
-import { DELIVERY_LEASE_SECONDS, webhookDeliveryJob } from "../../src/server/jobs/definitions/webhook-delivery";
+import { mailJob } from "../../src/server/jobs/definitions/mail";
+import { RETIRED_QUEUES } from "../../src/server/jobs/job-queue";
 import { JOB_WORKERS } from "../../src/server/workers/job-workers";
 
 describe("job definitions", () => {
   it("keep the queue names jobs already wait in on existing databases, one definition each", () => {
     expect(JOB_DEFINITIONS.map((j) => j.name)).toEqual([
-      "webhook-delivery",
       "webhook-attempt-prune",
       "stripe-meter-event",
       "twilio-reconcile",
@@ -29,24 +29,16 @@ describe("job definitions", () => {
   });
 
   it("check payloads when sent: a malformed job is refused before it reaches the queue", () => {
-    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0 }).success).toBe(true);
-    // The account rides along so the worker can pass over capped accounts in SQL; jobs sent before it existed have none.
-    expect(
-      webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "acc1" }).success,
-    ).toBe(true);
-    expect(
-      webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: 0, accountId: "" }).success,
-    ).toBe(false);
-    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "", expectedAttempt: 0 }).success).toBe(false);
-    expect(webhookDeliveryJob.payload.safeParse({ deliveryId: "c123", expectedAttempt: -1 }).success).toBe(false);
+    expect(mailJob.payload.safeParse({ messageId: "not-a-uuid", kind: "verification", to: "a@b.c" }).success).toBe(
+      false,
+    );
     expect(
       stripeMeterEventJob.payload.safeParse({ stripeCustomerId: "cus_1", callSid: "CA1", minutes: 0, timestamp: 1 })
         .success,
     ).toBe(false);
   });
 
-  it("derive the delivery lease from the tuning, the production lease otherwise", () => {
-    expect(webhookDeliveryJob.queue({}).expireInSeconds).toBe(DELIVERY_LEASE_SECONDS);
-    expect(webhookDeliveryJob.queue({ deliveryLeaseSeconds: 3 }).expireInSeconds).toBe(3);
+  it("never reuse a retired queue's name: its old jobs are deleted at start (event deliveries are their own queue now)", () => {
+    for (const name of RETIRED_QUEUES) expect(JOB_DEFINITIONS.map((j) => j.name)).not.toContain(name);
   });
 });

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { pool } from "../db/client";
 import { databaseAvailability } from "../db/database-availability";
 import { kysely } from "../db/kysely";
-import { DELIVERY_QUEUE } from "../webhooks/enqueue-event";
+import { deliveryQueue } from "../jobs/delivery-queue/postgres-delivery-queue";
 import { journalHealth, recentJournalHealth } from "../engine/journal-health";
 import { logger } from "../logger";
 import { metrics } from "../metrics/metrics";
@@ -36,28 +36,26 @@ async function queueGauges(): Promise<void> {
   const m = metrics();
   let timer: NodeJS.Timeout | undefined;
   try {
-    const query = sql<{ due: number; scheduled: number; active: number; lag: number | null; backoff: number }>`
-      SELECT
-        count(*) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now())::int AS due,
-        count(*) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after > now())::int AS scheduled,
-        count(*) FILTER (WHERE j.state = 'active')::int AS active,
-        extract(epoch FROM now() - min(j.start_after) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now()))::float8 AS lag,
-        (SELECT count(*)::int FROM "WebhookEndpointHealth" WHERE "backoffUntil" > now()) AS backoff
-      FROM pgboss.job j
-      WHERE j.name = ${DELIVERY_QUEUE}`.execute(kysely());
-    const { rows } = await Promise.race([
+    // The queue's own reading (jobs/delivery-queue/), and the destinations backed off.
+    const query = Promise.all([
+      deliveryQueue().depth(),
+      kysely()
+        .selectFrom("WebhookEndpointHealth")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("backoffUntil", ">", sql<Date>`now()`)
+        .executeTakeFirstOrThrow(),
+    ]);
+    const [depth, backoff] = await Promise.race([
       query,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${QUERY_MS} ms`)), QUERY_MS);
       }),
     ]);
-    const row = rows[0];
-    if (!row) return;
-    m.deliveryQueueDepth.set({ state: "due" }, row.due);
-    m.deliveryQueueDepth.set({ state: "scheduled" }, row.scheduled);
-    m.deliveryQueueDepth.set({ state: "active" }, row.active);
-    m.deliveryQueueLag.set(Math.max(0, row.lag ?? 0));
-    m.destinationsInBackoff.set(row.backoff);
+    m.deliveryQueueDepth.set({ state: "due" }, depth.due);
+    m.deliveryQueueDepth.set({ state: "scheduled" }, depth.scheduled);
+    m.deliveryQueueDepth.set({ state: "active" }, depth.active);
+    m.deliveryQueueLag.set(depth.lagSeconds);
+    m.destinationsInBackoff.set(Number(backoff.n));
   } catch (err) {
     logger().warn(
       { err: err instanceof Error ? err.message : String(err) },

@@ -1,14 +1,12 @@
 import type PgBoss from "pg-boss";
 import type { z } from "zod";
 
-/** Settings a process may change for its queues (tests run several on their own schemas). */
+/** Settings a process may change for its pg-boss queues (tests run several on their own schemas). */
 export type QueueTuning = {
   /** How often expired (crashed) jobs are reclaimed. */
   maintenanceIntervalSeconds?: number;
   /** pg-boss's schema; separate schemas are separate queues (tests use their own). */
   schema?: string;
-  /** Lease of a delivery job, seconds. */
-  deliveryLeaseSeconds?: number;
 };
 
 /**

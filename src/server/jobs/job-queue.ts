@@ -5,7 +5,6 @@ import type { SqlTransaction } from "../db/sql-transaction";
 import { logger } from "../logger";
 import { forget, peek, remember } from "../runtime/remember";
 import { JOB_DEFINITIONS } from "./definitions";
-import { DELIVERY_LEASE_SECONDS } from "./definitions/webhook-delivery";
 import type { JobDefinition, QueueTuning } from "./job-definition";
 
 export type { QueueTuning };
@@ -20,9 +19,8 @@ export type { QueueTuning };
 /**
  * pg-boss's maintenance reclaims expired (crashed) jobs at most every
  * MAINTENANCE_INTERVAL_SECONDS across all instances (up to twice that when a
- * timer fires a little early), then retries them after 1-2 s. With the
- * delivery lease (definitions/webhook-delivery.ts), a dead instance's
- * deliveries run elsewhere within 12 + 2 * 4 + 2 + a 1 s poll = 23 s.
+ * timer fires a little early), then retries them after 1-2 s. (Event
+ * deliveries are not pg-boss jobs: jobs/delivery-queue/.)
  */
 export const MAINTENANCE_INTERVAL_SECONDS = 4;
 
@@ -38,6 +36,13 @@ export const RETENTION = {
   archiveFailedAfterSeconds: 24 * 3600,
   deleteAfterSeconds: 900,
 } as const;
+
+/**
+ * Queues of earlier versions, deleted at start through pg-boss's own API: `webhook-delivery` held one job per
+ * delivery attempt until deliveries became their own queue (docs/adr/0009-delivery-queue.md; the migration
+ * queued every PENDING delivery there, so its jobs are no longer needed).
+ */
+export const RETIRED_QUEUES = ["webhook-delivery"] as const;
 
 /** Errors of two instances creating the same queue at once: the loser tries again and finds the queue there. */
 const CREATE_RACE_CODES = new Set(["40P01", "23505", "42P07", "40001", "55P03"]);
@@ -59,6 +64,7 @@ async function createQueue(boss: PgBoss, name: string, options: PgBoss.Queue): P
 async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> {
   // Instances starting together all create every queue: skip the ones there already (no locks taken then).
   const existing = new Map((await boss.getQueues()).map((q) => [q.name, q]));
+  for (const name of RETIRED_QUEUES) if (existing.has(name)) await boss.deleteQueue(name);
   for (const job of JOB_DEFINITIONS) {
     const options: PgBoss.Queue = { name: job.name, ...job.queue(tuning) };
     const current = existing.get(job.name);
@@ -84,8 +90,6 @@ type Workers = {
 };
 type State = {
   boss: PgBoss;
-  schema: string;
-  leaseSeconds: number;
   ready: Promise<PgBoss>;
   workers: Map<string, Workers>;
   nextWake: number;
@@ -104,8 +108,6 @@ function state(tuning: QueueTuning = {}): State {
     boss.on("error", reportQueueError);
     return {
       boss,
-      schema,
-      leaseSeconds: tuning.deliveryLeaseSeconds ?? DELIVERY_LEASE_SECONDS,
       ready: boss.start().then(() => createQueues(boss, tuning)),
       workers: new Map(),
       nextWake: 0,
@@ -125,157 +127,15 @@ export function registerWorker(queue: string, workerId: string, batchSize = 1): 
 }
 
 /**
- * For a worker that fetches its own jobs: `wake` runs when jobs were just
- * sent to `queue` from this process; `stop` ends it (and waits for what it
- * runs) before the queue stops.
+ * For a loop this process runs beside pg-boss's workers (the delivery worker, the alert scan): `wake` runs
+ * when work was just queued for it from this process; `stop` ends it (and waits for what it runs) when the
+ * process stops taking work.
  */
 export function registerFetchLoop(queue: string, loop: { wake: () => void; stop: () => Promise<void> }): void {
   const s = state();
   const w = s.workers.get(queue) ?? { ids: [], batchSize: 1, requested: 0, timer: null };
   Object.assign(w, loop);
   s.workers.set(queue, w);
-}
-
-/**
- * The delivery lease of this process's queue, and its renewal (pg-boss 10 has
- * no heartbeat of its own): the lease is counted from `started_on`, so moving
- * it to now gives each running job a whole lease again; `retry_count` is
- * unaffected. Jobs no longer active (completed, or expired already) are left
- * alone. Bound to the queue as it is now, so a worker never renews on a
- * queue started after it stopped.
- */
-export async function deliveryLease(): Promise<{
-  seconds: number;
-  renew(queue: string, ids: string[]): Promise<number>;
-}> {
-  const s = state();
-  const boss = await s.ready;
-  const schema = `"${s.schema.replaceAll('"', '""')}"`;
-  const sql = `WITH renewed AS (UPDATE ${schema}.job SET started_on = now() WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active' RETURNING 1)
-    SELECT count(*)::int AS n FROM renewed`;
-  return {
-    seconds: s.leaseSeconds,
-    async renew(queue, ids) {
-      if (!ids.length) return 0;
-      const { rows } = await boss.getDb().executeSql(sql, [queue, ids]);
-      return (rows[0] as { n: number } | undefined)?.n ?? 0;
-    },
-  };
-}
-
-/**
- * What the delivery worker asks of one fetch (delivery-worker.ts decides the numbers). A lane is one
- * destination of one account (the job's `lane`; a job sent before lanes existed counts as its account's
- * one lane). Two caps meet in a claim: each lane's own, and each account's over its lanes not known fast,
- * so a destination that hangs holds no more than its account's share, and takes no slot of the account's
- * fast destinations.
- */
-export type ClaimRequest = {
-  /** At most this many jobs. */
-  limit: number;
-  /** Lanes whose jobs stay in the queue this time (at their cap). */
-  skip: string[];
-  /**
-   * Accounts whose slow share is taken: their lanes the worker knows are in `skip` or `fastLanes`; any other
-   * (not seen yet) may probe with one job.
-   */
-  skipAccounts: string[];
-  /** Lanes known fast: not counted against, nor held back by, their account's slow share. */
-  fastLanes: string[];
-  /** When set, only these lanes' jobs (the rest may not take a slot now). */
-  only: string[] | null;
-  /** Jobs one lane may get in this fetch, by lane; others get `room`. */
-  rooms: Map<string, number>;
-  room: number;
-  /** Jobs of one account's slow lanes in this fetch, by account; others get `accountRoom`. */
-  accountRooms: Map<string, number>;
-  accountRoom: number;
-};
-
-/**
- * The delivery worker's own claim and put-back on pg-boss's job table
- * (pg-boss 10 fetches first-come-first-served and knows nothing of
- * accounts). A claim passes over the jobs of lanes and accounts at their cap inside the
- * query, so those jobs wait in the queue, untouched, until a slot frees;
- * earliest due first (`start_after`, the order of pg-boss's own index). A
- * put-back moves a claimed job's own row to a later time: no new job, its
- * retry count kept (pg-boss counts a retry only when `started_on` is set).
- */
-export async function deliveryClaims(queue: string): Promise<{
-  claim(req: ClaimRequest): Promise<PgBoss.Job<object>[]>;
-  putBack(jobs: { id: string; until: Date }[]): Promise<void>;
-}> {
-  const s = state();
-  const boss = await s.ready;
-  const schema = `"${s.schema.replaceAll('"', '""')}"`;
-  const account = `COALESCE(data->>'accountId', '')`;
-  const lane = `COALESCE(data->>'lane', data->>'accountId', '')`;
-  // The candidates are locked (SKIP LOCKED: another instance takes others), cut
-  // to each lane's and each account's room, and only the chosen are claimed; the rest are free
-  // again when the statement ends. A job without an account is capped after the claim.
-  const claimSql = `WITH next AS (
-      SELECT id, start_after, ${account} AS account, ${lane} AS lane, ${lane} = ANY($10::text[]) AS fast
-      FROM ${schema}.job
-      WHERE name = $1 AND state < 'active' AND start_after < now()
-        AND ${lane} <> ALL($3::text[])
-        AND ($4::text[] IS NULL OR ${lane} = ANY($4::text[]))
-      ORDER BY start_after
-      LIMIT $5
-      FOR UPDATE SKIP LOCKED
-    ), ranked AS (
-      SELECT id, account, lane, fast, NOT fast AND account = ANY($9::text[]) AS probe, start_after,
-        row_number() OVER (PARTITION BY lane ORDER BY start_after) AS ln,
-        row_number() OVER (PARTITION BY account, fast ORDER BY start_after) AS an
-      FROM next
-    ), chosen AS (
-      SELECT r.id FROM ranked r
-        LEFT JOIN unnest($6::text[], $7::int[]) AS room(lane, free) ON room.lane = r.lane
-        LEFT JOIN unnest($11::text[], $12::int[]) AS share(account, free) ON share.account = r.account
-      WHERE r.account = ''
-        OR (r.probe AND r.ln = 1)
-        OR (NOT r.probe AND r.ln <= COALESCE(room.free, $8) AND (r.fast OR r.an <= COALESCE(share.free, $13)))
-      ORDER BY r.start_after
-      LIMIT $2
-    )
-    UPDATE ${schema}.job j SET state = 'active', started_on = now(),
-      retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
-    FROM chosen WHERE j.name = $1 AND j.id = chosen.id
-    RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds"`;
-  const putBackSql = `UPDATE ${schema}.job j SET state = 'created', started_on = NULL, start_after = t.until,
-      keep_until = GREATEST(j.keep_until, t.until + (j.keep_until - j.start_after))
-    FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, until)
-    WHERE j.name = $1 AND j.id = t.id AND j.state = 'active'`;
-  return {
-    async claim(req) {
-      if (req.limit <= 0) return [];
-      const rooms = [...req.rooms];
-      const shares = [...req.accountRooms];
-      // A few more candidates than wanted, so one lane's run at the head does not leave the fetch short.
-      const candidates = Math.min(req.limit * 4, 400);
-      const { rows } = await boss
-        .getDb()
-        .executeSql(claimSql, [
-          queue,
-          req.limit,
-          req.skip,
-          req.only,
-          candidates,
-          rooms.map(([l]) => l),
-          rooms.map(([, n]) => n),
-          req.room,
-          req.skipAccounts,
-          req.fastLanes,
-          shares.map(([a]) => a),
-          shares.map(([, n]) => n),
-          req.accountRoom,
-        ]);
-      return rows as PgBoss.Job<object>[];
-    },
-    async putBack(jobs) {
-      if (!jobs.length) return;
-      await boss.getDb().executeSql(putBackSql, [queue, jobs.map((j) => j.id), jobs.map((j) => j.until.toISOString())]);
-    },
-  };
 }
 
 /** Wakes that arrive this close together share their workers' fetches. */

@@ -1,25 +1,15 @@
-import type PgBoss from "pg-boss";
 import { sql, type Expression, type QueryCreator, type SqlBool } from "kysely";
 import { now, type DB } from "../db/kysely";
 import { sqlTransaction, type SqlTransaction } from "../db/sql-transaction";
-import { deliveryLane, webhookDeliveryJob, type DeliveryJob } from "../jobs/definitions/webhook-delivery";
-import { jobQueue, onTransaction, sendJob, wakeWorker } from "../jobs/job-queue";
+import { wakeWorker } from "../jobs/job-queue";
+import {
+  DELIVERY_QUEUE,
+  QUEUED_COLUMNS,
+  queuedSelection,
+  queuedValues,
+} from "../jobs/delivery-queue/postgres-delivery-queue";
 import type { EventEnvelope } from "./event-envelope";
 import { ALL_EVENTS } from "../../shared/schemas/events";
-import { currentTraceparent } from "../tracing/tracing";
-
-export const DELIVERY_QUEUE = webhookDeliveryJob.name;
-export type { DeliveryJob };
-
-/** Schedules an attempt of a delivery, inside the caller's transaction (`onTransaction(trx)`). */
-export async function scheduleAttempt(db: PgBoss.Db, job: DeliveryJob, startAfter?: Date): Promise<void> {
-  // Tracing on: the attempt continues the trace that queued it (tracing/tracing.ts).
-  const traceparent = currentTraceparent();
-  await sendJob(webhookDeliveryJob, traceparent ? { ...job, traceparent } : job, {
-    db,
-    ...(startAfter && { startAfter }),
-  });
-}
 
 type EmitOptions<U extends string | null> = {
   accountId: string;
@@ -54,7 +44,17 @@ export function endpointDeliveries(
   const { accountId, event, payload, callSid } = opts;
   return q
     .insertInto("WebhookDelivery")
-    .columns(["accountId", "eventId", "eventType", "callSid", "url", "payload", "nextAttemptAt", "endpointId"])
+    .columns([
+      "accountId",
+      "eventId",
+      "eventType",
+      "callSid",
+      "url",
+      "payload",
+      "nextAttemptAt",
+      "endpointId",
+      ...QUEUED_COLUMNS,
+    ])
     .expression((eb) =>
       eb
         .selectFrom("WebhookEndpoint as e")
@@ -67,6 +67,7 @@ export function endpointDeliveries(
           sql.val(payload).as("payload"),
           now().as("nextAttemptAt"),
           "e.id",
+          ...queuedSelection(sql.ref<string>("e.accountId"), sql.ref<string>("e.url")),
         ])
         .where("e.accountId", "=", accountId)
         .where("e.enabled", "=", true)
@@ -77,44 +78,8 @@ export function endpointDeliveries(
     .returning(["id", "url"]);
 }
 
-/** A delivery just written, and where it goes (its lane: deliveryLane). */
+/** A delivery just written, and where it goes. */
 export type WrittenDelivery = { id: string; url: string };
-
-/**
- * The first attempts of an event's deliveries, inside the caller's transaction: one job as always for the
- * number's URL alone, and one statement for all of them when endpoints fan the event out (pg-boss's
- * insert applies the queue's options as send does).
- */
-async function scheduleFirstAttempts(db: PgBoss.Db, accountId: string, deliveries: WrittenDelivery[]): Promise<void> {
-  const job = (d: WrittenDelivery) => ({
-    deliveryId: d.id,
-    expectedAttempt: 0,
-    accountId,
-    lane: deliveryLane(accountId, d.url),
-  });
-  if (deliveries.length <= 1) {
-    for (const d of deliveries) await scheduleAttempt(db, job(d));
-    return;
-  }
-  const boss = await jobQueue();
-  const traceparent = currentTraceparent();
-  await boss.insert(
-    deliveries.map((d) => ({
-      name: webhookDeliveryJob.name,
-      data: webhookDeliveryJob.payload.parse({ ...job(d), traceparent }),
-    })),
-    { db },
-  );
-}
-
-/**
- * Schedules the first attempts of deliveries the caller's own statement wrote (a call's progress events,
- * recorded in the engine's statement: engine/sql/advance-call.ts `advanceCall`), in the caller's transaction, so both
- * commit or neither does. Wake the local worker after the commit (wakeDeliveryWorker).
- */
-export async function scheduleDeliveriesIn(trx: SqlTransaction, accountId: string, deliveries: WrittenDelivery[]) {
-  if (deliveries.length) await scheduleFirstAttempts(onTransaction(trx), accountId, deliveries);
-}
 
 /** Starts this instance's delivery worker on what was just committed, rather than at its next poll. */
 export function wakeDeliveryWorker(): void {
@@ -122,7 +87,8 @@ export function wakeDeliveryWorker(): void {
 }
 
 /**
- * One statement that records an event's deliveries (docs/decisions.md §15): to `url` when there is one, and
+ * One statement that records an event's deliveries (docs/decisions.md §15), each queued as it is written
+ * (jobs/delivery-queue/: the row is its own queue entry): to `url` when there is one, and
  * to every enabled webhook endpoint of the account subscribed to the event's type (or to `*`), each its own
  * row with the same event id and body. The subscription check is the INSERT … SELECT's WHERE, so an account
  * with no such endpoint costs nothing more than today's insert. Answers the rows written (the number's first).
@@ -143,7 +109,16 @@ export async function insertDeliveries(
     .with("to_url", (q) =>
       q
         .insertInto("WebhookDelivery")
-        .values({ accountId, eventId: event.id, eventType: event.type, callSid, url, payload, nextAttemptAt: now() })
+        .values({
+          accountId,
+          eventId: event.id,
+          eventType: event.type,
+          callSid,
+          url,
+          payload,
+          nextAttemptAt: now(),
+          ...queuedValues(accountId, url),
+        })
         .returning(["id", "url"]),
     )
     .selectFrom("to_url")
@@ -154,20 +129,19 @@ export async function insertDeliveries(
 }
 
 /**
- * An `emit` for a transaction the caller already runs (a Stripe event's, say): the deliveries and their jobs
- * are written in it; the worker finds them at its next poll.
+ * An `emit` for a transaction the caller already runs (a Stripe event's, say): the deliveries are written
+ * in it; the worker finds them at its next poll.
  */
 export function emitIn(trx: SqlTransaction): Emit {
   return (async ({ accountId, url, event, exceptUrl }: EmitOptions<string | null>) => {
     const written = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
-    await scheduleFirstAttempts(onTransaction(trx), accountId, written);
     return url === null ? null : (written[0]?.id ?? null);
   }) as Emit;
 }
 
 /**
  * Runs `work` in one transaction with an `emit` that records an event's
- * deliveries and their jobs in that same transaction: no event without its state
+ * deliveries (queued as they are written) in that same transaction: no event without its state
  * change, no state change without its event. The local worker is woken after
  * the commit, so delivery starts at once.
  */
@@ -176,12 +150,11 @@ export async function transactionWithEvents<T>(work: (trx: SqlTransaction, emit:
   const result = await sqlTransaction((trx) => {
     const emit = (async ({ accountId, url, event, exceptUrl }: EmitOptions<string | null>) => {
       const written = await insertDeliveries(trx, { accountId, url, event, exceptUrl });
-      await scheduleFirstAttempts(onTransaction(trx), accountId, written);
       emitted += written.length;
       return url === null ? null : (written[0]?.id ?? null);
     }) as Emit;
     return work(trx, emit);
   });
-  if (emitted) wakeWorker(DELIVERY_QUEUE);
+  if (emitted) wakeDeliveryWorker();
   return result;
 }

@@ -8,7 +8,6 @@ import { stripeMeterEventWorker } from "./stripe-meter-event.handler";
 import { twilioReconcileWorker } from "./twilio-reconcile.handler";
 import { usageThresholdMailWorker } from "./usage-threshold-mail.handler";
 import { webhookAttemptPruneWorker } from "./webhook-attempt-prune.handler";
-import { webhookDeliveryWorker } from "./webhook-delivery.handler";
 
 type JobName = (typeof JOB_DEFINITIONS)[number]["name"];
 
@@ -18,7 +17,6 @@ type JobName = (typeof JOB_DEFINITIONS)[number]["name"];
  * definitions stay leaves and this table is the one place that closes the loop.
  */
 export const JOB_WORKERS: Record<JobName, JobWorker<never>> = {
-  "webhook-delivery": webhookDeliveryWorker,
   "webhook-attempt-prune": webhookAttemptPruneWorker,
   "stripe-meter-event": stripeMeterEventWorker,
   "twilio-reconcile": twilioReconcileWorker,

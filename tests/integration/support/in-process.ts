@@ -6,15 +6,17 @@ import { inject } from "vitest";
 import { parseEnv, setEnv } from "../../../src/server/env";
 import { disconnectDb, setConnectionUrl } from "../../../src/server/db/client";
 import { jobQueue, stopJobQueue, type QueueTuning } from "../../../src/server/jobs/job-queue";
+import { configureDeliveryQueue } from "../../../src/server/jobs/delivery-queue/postgres-delivery-queue";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 /**
  * Runs service code in the test process against the permissive server's
- * database, with a pg-boss schema of its own: no server worker sees these
- * jobs, so the test decides when each attempt runs and what time it is.
+ * database, with a pg-boss schema and a delivery queue of its own (both named
+ * `schema`): no server worker sees these jobs or deliveries, so the test
+ * decides when each attempt runs and what time it is.
  */
 export async function startInProcess(
-  tuning: Omit<QueueTuning, "schema"> = {},
+  tuning: Omit<QueueTuning, "schema"> & { deliveryLeaseSeconds?: number } = {},
 ): Promise<{ schema: string; stop(): Promise<void> }> {
   setEnv(
     parseEnv({
@@ -27,7 +29,9 @@ export async function startInProcess(
   );
   setConnectionUrl(inject("permissiveDatabaseUrl"));
   const schema = `pgboss_t${randomBytes(4).toString("hex")}`;
-  await jobQueue({ ...tuning, schema });
+  const { deliveryLeaseSeconds, ...queueTuning } = tuning;
+  configureDeliveryQueue({ name: schema, ...(deliveryLeaseSeconds && { leaseSeconds: deliveryLeaseSeconds }) });
+  await jobQueue({ ...queueTuning, schema });
   return {
     schema,
     async stop() {

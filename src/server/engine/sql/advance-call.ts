@@ -1,8 +1,7 @@
 /** A live call's progress: its SID learnt, its status moved forward, with the request on its timeline. */
 import { sql, type Kysely, type QueryCreator, type SqlBool } from "kysely";
 import type { EventEnvelope } from "../../webhooks/event-envelope";
-import { endpointDeliveries, scheduleDeliveriesIn, wakeDeliveryWorker } from "../../webhooks/enqueue-event";
-import { sqlTransaction } from "../../db/sql-transaction";
+import { endpointDeliveries, wakeDeliveryWorker } from "../../webhooks/enqueue-event";
 import { kysely, now, type DB } from "../../db/kysely";
 import { TERMINAL_RANK } from "../../services/calls/call-status";
 import { withTimeline, type TimelineRequest } from "../../services/calls/close-call";
@@ -34,7 +33,7 @@ export async function advanceCall(opts: {
    * call.ringing / call.answered (docs/decisions.md §15): recorded in this same statement, for the account's
    * subscribed endpoints only and only on the first status callback that reports it (`reportedAs`: Twilio's
    * spellings) while the call has not ended; zero rows (and no further statement) when none subscribes.
-   * Answers the ids of the deliveries written, scheduled in the same transaction.
+   * Answers the ids of the deliveries written, each queued as it is written (jobs/delivery-queue/).
    */
   progressEvent?: { accountId: string; event: EventEnvelope; reportedAs: readonly string[] };
 }): Promise<string[]> {
@@ -63,26 +62,22 @@ export async function advanceCall(opts: {
     return [];
   }
   const { accountId, event, reportedAs } = opts.progressEvent;
-  // The deliveries and their first attempts' jobs commit together: written by this statement and
-  // scheduled after its commit, a crash in between left deliveries that no job would ever send.
-  const ids = await sqlTransaction(async (trx) => {
-    const rows = await statement(trx)
-      .with("to_endpoints", (q) =>
-        endpointDeliveries(q, {
-          accountId,
-          event,
-          payload: JSON.stringify(event),
-          callSid: typeof event.data.callSid === "string" ? event.data.callSid : null,
-          when: firstReport(opts.callId, reportedAs),
-        }),
-      )
-      .with("moved", (q) => update(q).returning("id"))
-      .selectFrom("to_endpoints")
-      .select(["id", "url"])
-      .execute();
-    await scheduleDeliveriesIn(trx, accountId, rows);
-    return rows.map((r) => r.id);
-  });
+  // The deliveries are their own queue entries: written by this statement, they are queued with it.
+  const rows = await statement(kysely())
+    .with("to_endpoints", (q) =>
+      endpointDeliveries(q, {
+        accountId,
+        event,
+        payload: JSON.stringify(event),
+        callSid: typeof event.data.callSid === "string" ? event.data.callSid : null,
+        when: firstReport(opts.callId, reportedAs),
+      }),
+    )
+    .with("moved", (q) => update(q).returning("id"))
+    .selectFrom("to_endpoints")
+    .select(["id", "url"])
+    .execute();
+  const ids = rows.map((r) => r.id);
   if (ids.length) wakeDeliveryWorker();
   return ids;
 }

@@ -3,19 +3,25 @@ import type { Kysely } from "kysely";
 import { CallbackRequestError, type CallbackClient } from "../../webhooks/http/callback-http-client";
 import { kysely, now, type DB } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
-import { onTransaction } from "../../jobs/job-queue";
+import { settledValues } from "../../jobs/delivery-queue/postgres-delivery-queue";
 import { logger } from "../../logger";
 import { isEndpointFailure, recordEndpointResult } from "./endpoint-health";
 import { exhaustionAlerts, raiseDeliveryExhaustedIn, type ExhaustedDelivery } from "../alerts/delivery-alerts";
 import { nextRetry, parseRetryAfter } from "./retry-schedule";
-import { scheduleAttempt, type DeliveryJob } from "../../webhooks/enqueue-event";
-import { deliveryLane } from "../../jobs/definitions/webhook-delivery";
 import { signingSecrets } from "../../webhooks/webhook-secrets";
 import { webhookHeaders } from "../../webhooks/webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import { traceHeaders, withSpan } from "../../tracing/tracing";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
+
+/** One attempt of one delivery: the attempt it is (the delivery's attempt count when it was claimed). */
+export type AttemptOrder = {
+  deliveryId: string;
+  expectedAttempt: number;
+  /** The W3C traceparent of what queued the delivery, when tracing is on: the attempt's span joins that trace. */
+  traceparent?: string;
+};
 export const EXCERPT_BYTES = 1024;
 
 // A delivery runs for every event of every call, beside the engine: one joined read, one write.
@@ -71,8 +77,9 @@ type AttemptRecord = {
 
 /**
  * The attempt goes into the log whatever happens; the delivery's state moves
- * only if no other attempt was recorded since we read it (its attempt count).
- * One statement: true when the delivery moved.
+ * only if no other attempt was recorded since we read it (its attempt count),
+ * and with it its place in the queue: off it, or due at the next attempt (the
+ * same row: a retry makes nothing new). One statement: true when the delivery moved.
  */
 async function recordAttempt(db: Kysely<DB>, r: AttemptRecord): Promise<boolean> {
   const { delivery } = r;
@@ -88,6 +95,7 @@ async function recordAttempt(db: Kysely<DB>, r: AttemptRecord): Promise<boolean>
           status: r.status,
           deliveredAt: r.deliveredAt ?? eb.ref("deliveredAt"),
           updatedAt: now(),
+          ...settledValues(r.nextAttemptAt),
         }))
         .where("id", "=", delivery.id)
         .where("attemptCount", "=", delivery.attemptCount)
@@ -118,7 +126,7 @@ export type AttemptTarget = {
   /** A fresh cycle after earlier attempts: the customer asked (redeliver, replay), so it probes even a backed-off endpoint. */
   requested: boolean;
 };
-/** How an attempt went for its endpoint, for the worker's share of slots. */
+/** How an attempt went for its endpoint, for the worker's share of slots (workers/delivery-fairness.ts). */
 export type AttemptResult = { endpointFailed: boolean; latencyMs: number };
 /** Run now (and say when the attempt is over, and how it went), or not now: the worker defers the job. */
 export type Admission = { release(result?: AttemptResult): void } | null;
@@ -140,7 +148,7 @@ export type AttemptOutcome = "delivered" | "retry-scheduled" | "failed" | "skipp
  * made (a re-run after a crash, or a schedule a manual retry superseded) is
  * skipped, so it never sends twice.
  */
-export function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
+export function attemptDelivery(job: AttemptOrder, deps: AttemptDeps): Promise<AttemptOutcome> {
   // Tracing on: one span per attempt, in the trace of what queued the event (the job's traceparent).
   return withSpan(
     "webhook delivery attempt",
@@ -156,7 +164,7 @@ export function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<At
   );
 }
 
-async function attemptDeliveryUntraced(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptOutcome> {
+async function attemptDeliveryUntraced(job: AttemptOrder, deps: AttemptDeps): Promise<AttemptOutcome> {
   const now = deps.now ?? (() => new Date());
   const delivery = await readDelivery(job.deliveryId);
   if (delivery?.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
@@ -273,8 +281,8 @@ async function attempt(
           at: finishedAt,
         }
       : null;
-  // Delivered: one statement. Given up: that statement and, when it is one, the alert, in one transaction.
-  // A retry: that statement and the next attempt's job, in one transaction.
+  // Delivered or a retry: one statement (a retry is the same row, due later). Given up: that statement and,
+  // when it is one, the alert, in one transaction.
   const recorded = await recordSurely(entry, async () => {
     if (exhausted)
       return sqlTransaction(async (trx) => {
@@ -282,21 +290,7 @@ async function attempt(
         await raiseDeliveryExhaustedIn(trx, exhausted);
         return outcome;
       });
-    if (!nextAttemptAt) return (await recordAttempt(kysely(), entry)) ? outcome : "skipped";
-    return sqlTransaction(async (trx) => {
-      if (!(await recordAttempt(trx, entry))) return "skipped" as const;
-      await scheduleAttempt(
-        onTransaction(trx),
-        {
-          deliveryId: delivery.id,
-          expectedAttempt: delivery.attemptCount + 1,
-          accountId: delivery.accountId,
-          lane: deliveryLane(delivery.accountId, delivery.url),
-        },
-        nextAttemptAt,
-      );
-      return outcome;
-    });
+    return (await recordAttempt(kysely(), entry)) ? outcome : "skipped";
   });
   answered({ endpointFailed, latencyMs });
 

@@ -1,7 +1,6 @@
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
-import { DELIVERY_QUEUE } from "../../webhooks/enqueue-event";
-import { wakeWorker } from "../../jobs/job-queue";
+import { wakeDeliveryWorker } from "../../webhooks/enqueue-event";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { replayMatching } from "./webhook-deliveries";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
@@ -44,6 +43,6 @@ export async function replayDeliveries(opts: {
       endpointId: opts.endpointId,
     }),
   );
-  if (result.queued) wakeWorker(DELIVERY_QUEUE);
+  if (result.queued) wakeDeliveryWorker();
   return result;
 }

@@ -5,8 +5,8 @@ import { db } from "../../db/client";
 import { kysely, now } from "../../db/kysely";
 import { sql } from "kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
-import { DELIVERY_QUEUE, scheduleAttempt } from "../../webhooks/enqueue-event";
-import { onTransaction, wakeWorker } from "../../jobs/job-queue";
+import { wakeDeliveryWorker } from "../../webhooks/enqueue-event";
+import { requeuedValues } from "../../jobs/delivery-queue/postgres-delivery-queue";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../../shared/schemas/events";
 import type { DeliveryDestination } from "../../../shared/schemas/webhook-deliveries";
@@ -137,22 +137,13 @@ export const REDELIVER_WINDOW_SECONDS = 5;
 /** docs/decisions.md §20: one replay queues at most this many deliveries. */
 export const REPLAY_MAX_DELIVERIES = 1000;
 
-type Restarted = { id: string; attemptCount: number };
-
 /**
- * Starts a new retry cycle (status PENDING, no attempt yet in it, due now)
- * for the rows `update` narrows to, and schedules their attempts. One
- * statement with the condition in its WHERE: of concurrent calls on a row,
- * PostgreSQL makes the later one wait and re-check the condition against the
- * first one's result, so the database decides, whatever instance asked.
+ * A new retry cycle (status PENDING, no attempt yet in it, due now), queued again: set by one statement with
+ * its condition in its WHERE, so of concurrent calls on a row PostgreSQL makes the later one wait and re-check
+ * the condition against the first one's result: the database decides, whatever instance asked.
  */
-async function restart(trx: SqlTransaction, moved: Restarted[]): Promise<number> {
-  for (const d of moved)
-    await scheduleAttempt(onTransaction(trx), { deliveryId: d.id, expectedAttempt: d.attemptCount });
-  return moved.length;
-}
-
-const restartSet = { status: "PENDING", cycleAttempts: 0, nextAttemptAt: now(), updatedAt: now() } as const;
+const restartSet = () =>
+  ({ status: "PENDING", cycleAttempts: 0, nextAttemptAt: now(), updatedAt: now(), ...requeuedValues() }) as const;
 
 /**
  * One redeliver: restarts the delivery unless it is already waiting for its
@@ -163,7 +154,7 @@ const restartSet = { status: "PENDING", cycleAttempts: 0, nextAttemptAt: now(), 
 export async function redeliverOne(trx: SqlTransaction, opts: { accountId: string; id: string }): Promise<boolean> {
   const moved = await trx
     .updateTable("WebhookDelivery")
-    .set({ ...restartSet, redeliveredAt: now() })
+    .set({ ...restartSet(), redeliveredAt: now() })
     .where("id", "=", opts.id)
     .where("accountId", "=", opts.accountId)
     .where("synchronous", "=", false)
@@ -174,9 +165,9 @@ export async function redeliverOne(trx: SqlTransaction, opts: { accountId: strin
         eb("redeliveredAt", "<", sql<Date>`now() - make_interval(secs => ${REDELIVER_WINDOW_SECONDS})`),
       ]),
     )
-    .returning(["id", "attemptCount"])
+    .returning("id")
     .execute();
-  return (await restart(trx, moved)) > 0;
+  return moved.length > 0;
 }
 
 /**
@@ -210,15 +201,15 @@ export async function replayMatching(
   if (batch.length === 0) return { queued: 0, more: false };
   const moved = await trx
     .updateTable("WebhookDelivery")
-    .set(restartSet)
+    .set(restartSet())
     .where("accountId", "=", opts.accountId)
     .where((eb) => eb("id", "=", eb.fn.any(eb.val(batch))))
     // Re-checked under the row lock: a concurrent replay or redeliver may have queued some already.
     .where("status", "=", opts.status)
     .where("status", "<>", "PENDING")
-    .returning(["id", "attemptCount"])
+    .returning("id")
     .execute();
-  return { queued: await restart(trx, moved), more: ids.length > REPLAY_MAX_DELIVERIES };
+  return { queued: moved.length, more: ids.length > REPLAY_MAX_DELIVERIES };
 }
 
 /**
@@ -231,7 +222,7 @@ export async function replayMatching(
  */
 export async function retryDelivery(opts: { accountId: string; id: string }) {
   const restarted = await sqlTransaction((trx) => redeliverOne(trx, opts));
-  if (restarted) wakeWorker(DELIVERY_QUEUE);
+  if (restarted) wakeDeliveryWorker();
   else {
     const d = await db().webhookDelivery.findFirst({
       where: { id: opts.id, accountId: opts.accountId },
