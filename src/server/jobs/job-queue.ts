@@ -44,6 +44,23 @@ export const RETENTION = {
  */
 export const RETIRED_QUEUES = ["webhook-delivery"] as const;
 
+/**
+ * A retired queue's waiting jobs are deleted (purgeQueue), then the queue (deleteQueue). pg-boss 10 refuses to
+ * delete a queue that still has jobs in any state (its foreign key), so while finished ones wait for pg-boss's
+ * own retention to remove them, the queue stays, empty of work, and a later start deletes it.
+ */
+async function retireQueue(boss: PgBoss, name: string): Promise<void> {
+  await boss.purgeQueue(name);
+  try {
+    await boss.deleteQueue(name);
+  } catch (err) {
+    logger().info(
+      { queue: name, err: (err as Error).message },
+      "retired queue kept until pg-boss's retention empties it",
+    );
+  }
+}
+
 /** Errors of two instances creating the same queue at once: the loser tries again and finds the queue there. */
 const CREATE_RACE_CODES = new Set(["40P01", "23505", "42P07", "40001", "55P03"]);
 
@@ -64,7 +81,7 @@ async function createQueue(boss: PgBoss, name: string, options: PgBoss.Queue): P
 async function createQueues(boss: PgBoss, tuning: QueueTuning): Promise<PgBoss> {
   // Instances starting together all create every queue: skip the ones there already (no locks taken then).
   const existing = new Map((await boss.getQueues()).map((q) => [q.name, q]));
-  for (const name of RETIRED_QUEUES) if (existing.has(name)) await boss.deleteQueue(name);
+  for (const name of RETIRED_QUEUES) if (existing.has(name)) await retireQueue(boss, name);
   for (const job of JOB_DEFINITIONS) {
     const options: PgBoss.Queue = { name: job.name, ...job.queue(tuning) };
     const current = existing.get(job.name);
