@@ -6,7 +6,7 @@
 import { createServer } from "node:http";
 import { bootDeliveryBench } from "./support/in-process-delivery";
 
-const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue } =
+const { booted, register, startDeliveryWorker, transactionWithEvents, buildEvent, jobQueue, stopJobQueue, kysely } =
   await bootDeliveryBench();
 
 const seconds = Number(process.argv[2] ?? 60);
@@ -33,7 +33,7 @@ await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
 const base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
 
 const healthy = await register("healthy");
-const boss = await jobQueue();
+await jobQueue();
 const startedAt = new Date();
 let eventsSent = 0;
 const hanging = await Promise.all(Array.from({ length: hangingCount }, (_, i) => register(`hanging${i}`)));
@@ -66,21 +66,13 @@ await new Promise((r) => setTimeout(r, seconds * 1000));
 for (const t of timers) clearInterval(t);
 await new Promise((r) => setTimeout(r, 2000));
 
-// Every job the run made (a put-back moves a job; a retry or a re-queue makes one), against the events sent.
-const jobsMade = async (table: string) =>
-  Number(
-    (
-      (
-        await boss
-          .getDb()
-          .executeSql(
-            `SELECT count(*)::int AS n FROM pgboss.${table} WHERE name = 'webhook-delivery' AND created_on >= $1`,
-            [startedAt.toISOString()],
-          )
-      ).rows[0] as { n: number }
-    ).n,
-  );
-const jobsPerEvent = ((await jobsMade("job")) + (await jobsMade("archive"))) / eventsSent;
+// Queue rows per event (issue #42: a delivery is one row for its whole life; a retry or a put-back moves it).
+const made = await kysely()
+  .selectFrom("WebhookDelivery")
+  .select((eb) => eb.fn.countAll<string>().as("n"))
+  .where("createdAt", ">=", startedAt)
+  .executeTakeFirstOrThrow();
+const rowsPerEvent = Number(made.n) / eventsSent;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) =>
   Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0));
@@ -94,7 +86,7 @@ console.log(
     healthyEvents: enqueuedAt.size,
     healthyDelivered: latencies.length,
     healthyLatencyMs: { p50: pct(50), p95: pct(95), p99: pct(99), max: pct(100) },
-    jobsPerEvent: Number(jobsPerEvent.toFixed(2)),
+    queueRowsPerEvent: Number(rowsPerEvent.toFixed(2)),
   }),
 );
 receiver.closeAllConnections();

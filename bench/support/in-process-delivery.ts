@@ -22,6 +22,7 @@ export async function bootDeliveryBench() {
     { buildEvent },
     { jobQueue, stopJobQueue },
     { createWebhookEndpoint },
+    { kysely },
   ] = await Promise.all([
     import("../../src/server/boot"),
     import("../../src/server/services/accounts/register-account"),
@@ -30,6 +31,7 @@ export async function bootDeliveryBench() {
     import("../../src/server/webhooks/event-envelope"),
     import("../../src/server/jobs/job-queue"),
     import("../../src/server/services/webhook-endpoints/webhook-endpoints"),
+    import("../../src/server/db/kysely"),
   ]);
   const booted = await boot();
   /** A new account by a tag, for one customer of the benchmark. */
@@ -45,5 +47,6 @@ export async function bootDeliveryBench() {
     jobQueue,
     stopJobQueue,
     createWebhookEndpoint,
+    kysely,
   };
 }

@@ -90,7 +90,9 @@ async function drainRate(accounts: TestAccount[], count: number): Promise<number
  * Queue rows per delivery, retries included (issue #42: ≤ 1.0), and how many attempts the healthy ones took:
  * a delivery is its own queue entry, so the rows are the deliveries' own, and a retry or a put-back moves a row.
  */
-async function rowsPerDelivery(deliveryIds: string[]): Promise<{ rows: number; attempts: number }> {
+async function rowsPerDelivery(ids: readonly string[]): Promise<{ rows: number; attempts: number }> {
+  // A copy: a send still in flight may add to the caller's list while this reads.
+  const deliveryIds = [...ids];
   const { rows } = await sql("permissive").query(
     `SELECT count(DISTINCT d.id)::int AS rows, count(a.id)::int AS attempts
      FROM "WebhookDelivery" d LEFT JOIN "WebhookAttempt" a ON a."deliveryId" = d.id

@@ -12,6 +12,7 @@ const CONFIG: FairnessConfig = {
   fairRecheckMs: 50,
   fastAnswerMs: 1_000,
   memory: 100,
+  backoffSkipMs: 5_000,
 };
 
 function policy(config: Partial<FairnessConfig> = {}) {
@@ -167,6 +168,38 @@ describe("delivery fairness", () => {
     fairness.take({ id, accountId: "acct-a", lane: "lane-a" });
     fairness.release(id, { endpointFailed: true, latencyMs: 5 });
     expect(fairness.isFast("lane-a")).toBe(false);
+  });
+
+  it("a backed-off lane is passed over until its back-off ends or a while passes, and at once again when work is queued here", () => {
+    const { fairness, clock } = policy();
+    fairness.backOff("down", clock.now() + 60_000);
+    fairness.backOff("soon", clock.now() + 1_000);
+    expect(fairness.start().requests[0]!.skip).toEqual(["down", "soon"]);
+    fairness.finish(null);
+    clock.advance(1_000);
+    expect(fairness.start().requests[0]!.skip).toEqual(["down"]);
+    fairness.finish(null);
+    clock.advance(4_000);
+    expect(fairness.start().requests[0]!.skip).toEqual([]);
+    fairness.finish(null);
+    fairness.backOff("down", clock.now() + 60_000);
+    fairness.othersMayWait();
+    expect(fairness.start().requests[0]!.skip).toEqual([]);
+  });
+
+  it("lanes take turns in a circle: each claim starts after the furthest lane the last one served", () => {
+    const { fairness, take } = policy();
+    expect(fairness.start().requests[0]!.after).toBe("");
+    take("acct", "lane-b");
+    take("acct", "lane-d");
+    take("acct", "lane-c");
+    fairness.finish(null);
+    expect(fairness.start().requests[0]!.after).toBe("lane-d");
+    // Past the last lane, the circle wraps round to the first.
+    take("acct", "lane-e");
+    take("acct", "lane-a");
+    fairness.finish(null);
+    expect(fairness.start().requests[0]!.after).toBe("lane-a");
   });
 
   it("remembers at most `memory` destinations, the least recently answered forgotten first", () => {

@@ -15,6 +15,9 @@ import type { AttemptResult } from "../services/deliveries/attempt-delivery";
  * - When no other work is due, a fast lane at its cap may use the slots others do not need (up to
  *   `maxInFlight - reserved`), so one customer's backlog drains at the instance's rate: the caps bound
  *   fairness, not throughput.
+ * - A lane whose endpoint is backed off is left in the queue for a while (at most `backoffSkipMs`, or until
+ *   work is queued here: a redeliver goes out at once), so a hundred failing customers' new events cost a
+ *   claim per lane now and then, not one per event.
  */
 export type FairnessConfig = {
   maxInFlight: number;
@@ -28,6 +31,8 @@ export type FairnessConfig = {
   fastAnswerMs: number;
   /** Destinations remembered as fast or slow, at most (the least recently answered forgotten first). */
   memory: number;
+  /** A backed-off lane is passed over for at most this long before its due work is looked at again. */
+  backoffSkipMs: number;
 };
 
 type Held = { account: string; lane: string; slow: boolean };
@@ -48,8 +53,13 @@ export class DeliveryFairness {
   /** The same lanes by account, and the fast ones: kept as answers arrive, never rebuilt. */
   private readonly seenByAccount = new Map<string, Set<string>>();
   private readonly fast = new Set<string>();
+  /** Lanes whose endpoint is backed off, until when they are passed over (at most `memory` of them). */
+  private readonly backedOff = new Map<string, number>();
   /** When a round last found no other work due (a fast lane may burst until fairRecheckMs after). */
   private othersIdleAt = Number.NEGATIVE_INFINITY;
+  /** Where the lanes' turns stand (ClaimRequest.after): the last lane served, in the circle's order. */
+  private cursor = "";
+  private roundAfter = "";
   /** Slots or caps held work back at the last round: a freed slot should start another. */
   wanting = false;
   /** The round being made: what it held back, to tell what became capped in it. */
@@ -70,9 +80,17 @@ export class DeliveryFairness {
     return this.fast.has(lane);
   }
 
-  /** Work was just queued by this process: look at every account's now, not only a bursting lane's. */
+  /** Work was just queued by this process: look at every account's now (a backed-off one's too: a redeliver). */
   othersMayWait(): void {
     this.othersIdleAt = Number.NEGATIVE_INFINITY;
+    this.backedOff.clear();
+  }
+
+  /** A delivery of `lane` found its endpoint backed off until `untilMs`: pass the lane over until then, or a while. */
+  backOff(lane: string, untilMs: number): void {
+    this.backedOff.delete(lane);
+    this.backedOff.set(lane, Math.min(untilMs, this.clock() + this.cfg.backoffSkipMs));
+    if (this.backedOff.size > this.cfg.memory) this.backedOff.delete(this.backedOff.keys().next().value!);
   }
 
   /** The claims that start a round (none when every slot is taken). */
@@ -97,18 +115,23 @@ export class DeliveryFairness {
       if (n >= accountCap || (full.has(account) && !this.fast.has(lane))) skip.add(lane);
       else rooms.set(lane, accountCap - n);
     }
+    const now = this.clock();
+    for (const [lane, until] of this.backedOff) {
+      if (until <= now) this.backedOff.delete(lane);
+      else skip.add(lane);
+    }
     this.round = { skip, skipAccounts: full, claimed: 0, short: true };
+    this.roundAfter = this.cursor;
     if (free <= 0) return { requests: [], want: 0, bursting: false };
     const burstRoom = maxInFlight - reserved - this.held.size;
     const bursting =
-      burstRoom > 0 &&
-      this.clock() - this.othersIdleAt < this.cfg.fairRecheckMs &&
-      [...skip].some((l) => this.fast.has(l));
+      burstRoom > 0 && now - this.othersIdleAt < this.cfg.fairRecheckMs && [...skip].some((l) => this.fast.has(l));
     if (bursting) return { requests: [], want: 0, bursting };
 
     const want = Math.min(free, claimMax);
     const slowRoom = maxInFlight - reserved - this.slowHeld;
     const base = {
+      after: this.cursor,
       skip: [...skip],
       rooms,
       room: accountCap,
@@ -145,6 +168,7 @@ export class DeliveryFairness {
     const capped = [...this.perLane].filter(([l, h]) => h.n >= accountCap && this.fast.has(l)).map(([l]) => l);
     if (!capped.length) return null;
     return {
+      after: this.cursor,
       skip: [],
       rooms: new Map(),
       room,
@@ -178,6 +202,10 @@ export class DeliveryFairness {
 
   /** A claimed delivery now holds a slot: its lane's, and its account's slow share unless its lane is fast. */
   take(d: Pick<ClaimedDelivery, "id" | "accountId" | "lane">): void {
+    // The turn moves on to the furthest lane served, counted round the circle from where the round began.
+    const behind = (l: string) => (l <= this.roundAfter ? 1 : 0);
+    const [a, b] = [behind(d.lane), behind(this.cursor)];
+    if (this.cursor === this.roundAfter || a > b || (a === b && d.lane > this.cursor)) this.cursor = d.lane;
     const slow = !this.fast.has(d.lane);
     this.held.set(d.id, { account: d.accountId, lane: d.lane, slow });
     const hold = this.perLane.get(d.lane);

@@ -29,6 +29,8 @@ export const FAST_ANSWER_MS = 1_000;
  * the wait, so its end releases a trickle, not the whole backlog at once.
  */
 export const BACKOFF_SPREAD_MS = 5_000;
+/** A backed-off destination's new deliveries are looked at this often at most, not one by one (delivery-fairness.ts). */
+const BACKOFF_SKIP_MS = 5_000;
 /** Deliveries taken in one claim: one statement for many when a backlog waits, and free slots filled soon. */
 const CLAIM_MAX = 50;
 /** With slots all taken, wait this long after one frees before claiming, so one claim fills several. */
@@ -62,6 +64,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions = {}): Pro
     fairRecheckMs: 50,
     fastAnswerMs: FAST_ANSWER_MS,
     memory: 10_000,
+    backoffSkipMs: BACKOFF_SKIP_MS,
   } satisfies FairnessConfig);
   const loop = new DeliveryLoop(deliveryQueue(), fairness, {
     deps: { client: callbackClient(), ...opts.deps },
@@ -178,6 +181,7 @@ class DeliveryLoop {
       // A redeliver the customer asked for goes out now: they have likely just fixed the endpoint.
       if (target.endpointBackoffUntil && target.endpointBackoffUntil.getTime() > now && !target.requested) {
         const wait = target.endpointBackoffUntil.getTime() - now;
+        this.fairness.backOff(d.lane, target.endpointBackoffUntil.getTime());
         deferUntil = new Date(
           target.endpointBackoffUntil.getTime() + Math.random() * Math.max(BACKOFF_SPREAD_MS, wait / 4),
         );

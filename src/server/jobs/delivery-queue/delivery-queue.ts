@@ -12,6 +12,12 @@
 export type ClaimRequest = {
   /** At most this many deliveries. */
   limit: number;
+  /**
+   * Where the last claim's turn ended: lanes take turns in a circle (lane order, starting after this one), so
+   * every due lane gets its turn whatever the age of the others' work, and a fresh event of a healthy
+   * customer is never queued behind a failing one's backlog.
+   */
+  after: string;
   /** Lanes whose deliveries stay queued this time (at their cap). */
   skip: readonly string[];
   /** When set, only these lanes. */

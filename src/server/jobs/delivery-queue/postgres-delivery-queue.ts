@@ -95,9 +95,10 @@ class PostgresDeliveryQueue implements DeliveryQueue {
    * One statement. `lanes` walks the queued rows' lanes through the partial index (one probe per lane, a
    * loose index scan), each with its earliest `runAt`: a lane whose rows are all claimed is due later, so
    * the walk's cost is the number of lanes, never the size of a lane's backlog (a failing customer's
-   * hundred thousand due rows cost one probe). The due lanes not held back, oldest first, give their
-   * earliest rows (read without locks); those are cut to each lane's and each account's room, and only the
-   * chosen are locked (SKIP LOCKED: another instance takes others) and claimed, re-checked under the lock.
+   * hundred thousand due rows cost one probe). The due lanes not held back take turns in a circle, from
+   * the one after `after`, and give their earliest rows (read without locks); those are cut to each lane's
+   * and each account's room, taken first rows first (each lane's first before any lane's second), and only
+   * the chosen are locked (SKIP LOCKED: another instance takes others) and claimed, re-checked under the lock.
    */
   async claim(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (req.limit <= 0) return [];
@@ -119,7 +120,7 @@ class PostgresDeliveryQueue implements DeliveryQueue {
         SELECT lane FROM lanes
         WHERE due <= now() AND lane <> ALL(${ids(req.skip)})
           AND (${req.only === null}::boolean OR lane = ANY(${ids(req.only ?? [])}))
-        ORDER BY due LIMIT ${req.limit}
+        ORDER BY lane <= ${req.after}, lane LIMIT ${req.limit}
       ), candidates AS (
         SELECT c.id, c.lane, c."accountId" AS account, c."runAt", c.lane = ANY(${fast}) AS fast
         FROM due_lanes d CROSS JOIN LATERAL (
@@ -140,7 +141,7 @@ class PostgresDeliveryQueue implements DeliveryQueue {
         WHERE (r.probe AND r.ln = 1)
           OR (NOT r.probe AND r.ln <= COALESCE(room.free, ${req.room})
             AND (r.fast OR r.an <= COALESCE(share.free, ${req.accountRoom})))
-        ORDER BY r."runAt" LIMIT ${req.limit}
+        ORDER BY r.ln, r.lane <= ${req.after}, r.lane LIMIT ${req.limit}
       ), locked AS (
         SELECT id FROM "WebhookDelivery"
         WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND queue = ${q} AND "runAt" <= now()
