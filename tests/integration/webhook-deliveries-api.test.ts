@@ -392,6 +392,11 @@ describe("POST /api/webhook-deliveries/test", () => {
       payload: { data: { test: true, error: { code: "CALL_FAILED" } } },
     });
     expect(res.body.delivery.attempts[0]).toMatchObject({ statusCode: 500, responseExcerpt: "boom" });
+    // Off the delivery queue too: no worker takes it up later.
+    const queued = await sql("permissive").query(`SELECT "runAt" FROM "WebhookDelivery" WHERE id = $1`, [
+      res.body.delivery.id,
+    ]);
+    expect(queued.rows[0].runAt).toBeNull();
     await sleep(1500);
     expect(receiver.received.filter((r) => r.path === `/t-error/${acct.id}`)).toHaveLength(1);
   });

@@ -167,6 +167,17 @@ export function attemptDelivery(job: AttemptOrder, deps: AttemptDeps): Promise<A
 async function attemptDeliveryUntraced(job: AttemptOrder, deps: AttemptDeps): Promise<AttemptOutcome> {
   const now = deps.now ?? (() => new Date());
   const delivery = await readDelivery(job.deliveryId);
+  if (delivery && delivery.status !== "PENDING") {
+    // Finished already: off the queue, should anything have left it there, so it is not claimed again.
+    await kysely()
+      .updateTable("WebhookDelivery")
+      .set(settledValues(null))
+      .where("id", "=", delivery.id)
+      .where("status", "<>", "PENDING")
+      .where("runAt", "is not", null)
+      .execute();
+    return "skipped";
+  }
   if (delivery?.status !== "PENDING" || delivery.attemptCount !== job.expectedAttempt) return "skipped";
   const admission = deps.admit
     ? deps.admit({

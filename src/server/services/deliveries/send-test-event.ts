@@ -1,6 +1,7 @@
 import { callbackClient } from "../../webhooks/http/callback-client";
 import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
+import { settledValues } from "../../jobs/delivery-queue/postgres-delivery-queue";
 import { attemptDelivery } from "./attempt-delivery";
 import type { EventType } from "../../webhooks/event-envelope";
 import { billingPlan } from "../billing/billing-plan";
@@ -98,10 +99,10 @@ export async function sendTestEvent(opts: {
   });
   const outcome = await attemptDelivery({ deliveryId: delivery.id, expectedAttempt: 0 }, { client: callbackClient() });
   if (outcome === "retry-scheduled") {
-    // The retry job it scheduled finds the delivery no longer PENDING and skips.
+    // A test event is sent once: the retry its attempt scheduled is taken off the queue with it.
     await db().webhookDelivery.updateMany({
       where: { id: delivery.id, status: "PENDING", attemptCount: 1 },
-      data: { status: "FAILED", nextAttemptAt: null },
+      data: { status: "FAILED", nextAttemptAt: null, ...settledValues(null) },
     });
   }
   return getDelivery({ accountId: opts.accountId, id: delivery.id });
