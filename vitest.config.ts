@@ -1,7 +1,11 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": path.resolve(import.meta.dirname, "src") };
+const alias = {
+  "@": path.resolve(import.meta.dirname, "src"),
+  // Tests are not React Server Components: the marker is the no-op it is there (tests/unit/server-only.test.ts).
+  "server-only": path.resolve(import.meta.dirname, "node_modules/server-only/empty.js"),
+};
 
 export default defineConfig({
   resolve: { alias },

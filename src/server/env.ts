@@ -1,3 +1,4 @@
+import "server-only";
 import { randomBytes, hkdfSync } from "node:crypto";
 import { isIP } from "node:net";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

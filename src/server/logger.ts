@@ -1,3 +1,4 @@
+import "server-only";
 import { writeSync } from "node:fs";
 import pino from "pino";
 import { env } from "./env";

@@ -26,8 +26,8 @@ import { sessionCookie, trpc } from "./support/trpc";
 const key = (r: Pick<RestRoute, "method" | "path">) => `${r.method} ${r.path}`;
 const authenticated = restRoutes.filter((r) => r.auth);
 
-// docs/decisions.md §4, as each route declares it on its contract (restProcedure checks the declaration is its
-// builder's): INACTIVE is 402 on `paid` routes; SUSPENDED is 403 on `paid` and `unsuspended` ones.
+// docs/decisions.md §4, as each route's contract reads it from the builder that enforces it (builder-traits.ts):
+// INACTIVE is 402 on `paid` routes; SUSPENDED is 403 on `paid` and `unsuspended` ones.
 const NEEDS_PAYMENT = new Set(restRoutes.filter((r) => r.standing === "paid").map(key));
 const STANDING_CODES = ["ACCOUNT_SUSPENDED", "PAYMENT_REQUIRED", "UNAUTHORIZED"];
 const REFUSED_WHEN_SUSPENDED = new Set(restRoutes.filter((r) => r.standing !== "any").map(key));

@@ -2,8 +2,17 @@ import { describe, expect, it } from "vitest";
 import { matchRoute } from "../../src/server/rest/match-route";
 import { listProcedures, restRoutes } from "../../src/server/rest/routes";
 import { createCaller } from "../../src/server/trpc/root";
-import { restProcedure } from "../../src/server/trpc/rest-procedure";
-import { apiProcedure, paidProcedure, publicProcedure } from "../../src/server/trpc/init";
+import { restContractOf, restProcedure, type Need } from "../../src/server/trpc/rest-procedure";
+import { impliedErrors } from "../../src/server/trpc/builder-traits";
+import {
+  apiProcedure,
+  credentialProcedure,
+  paidProcedure,
+  publicProcedure,
+  unsuspendedProcedure,
+} from "../../src/server/trpc/init";
+import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
+import { ERROR_STATUS, type ErrorCode } from "../../src/server/errors/error-codes";
 import { z } from "zod";
 
 describe("REST route table", () => {
@@ -72,52 +81,74 @@ describe("REST route table", () => {
   });
 });
 
-describe("route contracts declare what they need", () => {
+describe("route contracts derive what their builder knows", () => {
   const output = z.object({ ok: z.boolean() });
   const examples = { response: { ok: true } };
-  it("a declared standing must be the one its builder enforces", () => {
-    expect(() =>
-      restProcedure(paidProcedure, { method: "POST", path: "/api/x", needs: "write", summary: "x", output, examples }),
-    ).toThrow(/declares standing "any" but its builder enforces "paid"/);
-    expect(() =>
-      restProcedure(apiProcedure, {
-        method: "POST",
-        path: "/api/x",
-        needs: "write",
-        standing: "paid",
-        summary: "x",
-        output,
-        examples,
-      }),
-    ).toThrow(/declares standing "paid" but its builder enforces "any"/);
-    expect(() =>
-      restProcedure(paidProcedure, {
-        method: "POST",
-        path: "/api/x",
-        needs: "write",
-        standing: "paid",
-        summary: "x",
-        output,
-        examples,
-      }),
-    ).not.toThrow();
+  const spec = { method: "POST", path: "/api/x", needs: "write", summary: "x", output, examples } as const;
+  // Typed loosely: these checks are the ones that run when a route is built, whatever its builder's types.
+  const build = restProcedure as unknown as (builder: object, spec: object) => { mutation(fn: () => unknown): unknown };
+  const contractOn = (builder: object, extra: { needs?: Need; errors?: number[]; readsOwnAccount?: boolean } = {}) =>
+    restContractOf(build(builder, { ...spec, ...extra }).mutation(() => ({ ok: true })));
+
+  it("reads the standing and the credentials from the builder, not from the route", () => {
+    expect(contractOn(apiProcedure)).toMatchObject({ access: "bearer", auth: true, standing: "any" });
+    expect(contractOn(unsuspendedProcedure)).toMatchObject({ access: "bearer", auth: true, standing: "unsuspended" });
+    expect(contractOn(paidProcedure)).toMatchObject({ access: "bearer", auth: true, standing: "paid" });
+    expect(contractOn(credentialProcedure, { needs: "none" })).toMatchObject({ access: "sign-in", auth: false });
+    expect(contractOn(publicProcedure, { needs: "none" })).toMatchObject({ access: "public", auth: false });
+    // A builder made outside init.ts has no declared traits: what it enforces cannot be read, so it is refused.
+    expect(() => contractOn(apiProcedure.use(({ next }) => next()))).toThrow(/builder from trpc\/init.ts/);
+  });
+
+  it("refuses an error status the builder implies, and a 402 or 403 the builder does not", () => {
+    expect(() => contractOn(paidProcedure, { errors: [402] })).toThrow(/lists 402, which its builder implies/);
+    expect(() => contractOn(paidProcedure, { errors: [403] })).toThrow(/lists 403, which its builder implies/);
+    expect(() => contractOn(unsuspendedProcedure, { errors: [403] })).toThrow(/lists 403, which its builder implies/);
+    expect(() => contractOn(apiProcedure, { errors: [401] })).toThrow(/lists 401, which its builder implies/);
+    expect(() => contractOn(apiProcedure, { errors: [402] })).toThrow(/402, which only a paid builder answers/);
+    expect(() => contractOn(unsuspendedProcedure, { errors: [402] })).toThrow(/only a paid builder answers/);
+    expect(() => contractOn(paidProcedure, { errors: [409, 502] })).not.toThrow();
+  });
+
+  it("documents 402 exactly on paid routes, 403 on every route a standing refuses, and a 403 of its own by code", () => {
+    // A 403 on a route of standing `any` is the route's own refusal, never the standing's: each is named here.
+    const ownForbidden: Record<string, ErrorCode> = {
+      "phoneNumbers.get": "NUMBER_NOT_OWNED",
+      "phoneNumbers.fallbackPreview": "NUMBER_NOT_OWNED",
+      "webhookDeliveries.sendTest": "NUMBER_NOT_OWNED",
+      "webhookEndpoints.create": "ENDPOINT_LIMIT_REACHED",
+    };
+    const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses: object }>> };
+    for (const route of restRoutes) {
+      const name = `${route.method} ${route.path} (${route.procedure})`;
+      const documented = Object.keys(
+        doc.paths[route.path.replace(/:(\w+)/g, "{$1}")]![route.method.toLowerCase()]!.responses,
+      ).map(Number);
+      expect(documented.includes(402), name).toBe(route.standing === "paid");
+      expect(documented.includes(403), name).toBe(route.standing !== "any" || route.procedure in ownForbidden);
+      expect(documented.includes(401), name).toBe(route.auth || (route.errors ?? []).includes(401));
+      // No route restates what its builder implies.
+      for (const status of impliedErrors(route)) expect(route.errors ?? [], name).not.toContain(status);
+    }
+    for (const [procedure, code] of Object.entries(ownForbidden)) {
+      const route = restRoutes.find((r) => r.procedure === procedure);
+      expect(route?.standing, procedure).toBe("any");
+      expect(route?.errors, procedure).toContain(ERROR_STATUS[code]);
+    }
+  });
+
+  it("says which routes read the calling account with their authentication", () => {
+    expect(restRoutes.filter((r) => r.readsOwnAccount).map((r) => r.procedure)).toEqual(["account.get"]);
+    expect(() => contractOn(publicProcedure, { needs: "none", readsOwnAccount: true })).toThrow(
+      /only a route with credentials reads its own account/,
+    );
   });
 
   it("credentials go with a permission, and no credentials with none", () => {
-    expect(() =>
-      restProcedure(apiProcedure, { method: "GET", path: "/api/x", needs: "none", summary: "x", output, examples }),
-    ).toThrow(/needs read, write, billing or members/);
-    expect(() =>
-      restProcedure(publicProcedure, {
-        method: "GET",
-        path: "/api/x",
-        auth: false,
-        needs: "read",
-        summary: "x",
-        output,
-        examples,
-      }),
-    ).toThrow(/needs read, write, billing or members; one without, none/);
+    expect(() => contractOn(apiProcedure, { needs: "none" })).toThrow(/needs read, write, billing or members/);
+    expect(() => contractOn(publicProcedure, { needs: "read" })).toThrow(
+      /needs read, write, billing or members; one without, none/,
+    );
     for (const route of restRoutes) expect(route.needs === "none", `${route.method} ${route.path}`).toBe(!route.auth);
   });
 });

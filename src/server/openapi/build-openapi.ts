@@ -2,6 +2,7 @@ import { ZAlertEventEnvelope } from "../../shared/schemas/alerts";
 import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
+import { impliedErrors } from "../trpc/builder-traits";
 import {
   EVENT_CATALOGUE,
   type EventType,
@@ -136,7 +137,7 @@ function operationDescription(route: RestRoute): string {
   lines.push(
     route.auth
       ? "Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100."
-      : route.procedure.startsWith("auth.")
+      : route.access === "sign-in"
         ? "No credentials; limited per client address and per email (see the RateLimit headers)."
         : "No credentials.",
   );
@@ -154,16 +155,15 @@ const RATE_LIMIT_HEADERS = {
   "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
 };
 
-const hasBucket = (route: RestRoute) => route.auth || route.procedure.startsWith("auth.");
+const hasBucket = (route: RestRoute) => route.access !== "public";
 
 function errorStatuses(route: RestRoute, hasInput: boolean): number[] {
-  const statuses = new Set<number>([500, ...(route.errors ?? [])]);
+  // What the route's builder implies (its credentials and standing), then what the route itself declares.
+  const statuses = new Set<number>([500, ...impliedErrors(route), ...(route.errors ?? [])]);
   // The input boundary answers 400 on any route: a NUL character, a malformed escape, a bad content type.
   statuses.add(400);
   if (hasInput) statuses.add(400);
   if (route.method !== "GET" && route.method !== "DELETE") statuses.add(413);
-  if (route.auth) [401, 429].forEach((s) => statuses.add(s));
-  if (route.procedure.startsWith("auth.")) statuses.add(429);
   // docs/decisions.md §3: a route that needs the database answers 503 "try again" while it is unreachable.
   if (route.database !== false) statuses.add(503);
   if (route.path.includes(":")) statuses.add(404);

@@ -1,7 +1,7 @@
 import { metrics } from "../metrics/metrics";
 import { initTRPC } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
-import { declareStanding } from "./procedure-standing";
+import { declareTraits } from "./builder-traits";
 import { authenticate, type Auth } from "../auth/authenticate";
 import { AppError } from "../errors/app-error";
 import { ERROR_STATUS, TRPC_CODE_OF_STATUS } from "../errors/error-codes";
@@ -37,25 +37,35 @@ export type Context = {
 export type ResponseMeta = { idempotentReplayed: boolean; rateLimit?: Record<string, string> };
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 
-const t = initTRPC.context<Context>().create({
-  // tRPC clients (the dashboard) get the same code and message as REST clients. tRPC wraps
-  // whatever a procedure throws as INTERNAL_SERVER_ERROR, so its codes are set again from the
-  // status: a 429 reads TOO_MANY_REQUESTS to a tRPC client, and tRPC answers with data.httpStatus.
-  errorFormatter({ shape, error }) {
-    const mapped = toErrorResponse(error);
-    const code = TRPC_CODE_OF_STATUS[mapped.status];
-    return {
-      ...shape,
-      code: TRPC_ERROR_CODES_BY_KEY[code],
-      message: mapped.body.error.message,
-      data: { ...shape.data, code, stack: undefined, appError: mapped.body.error, httpStatus: mapped.status },
-    };
-  },
-});
+/**
+ * What a procedure says about itself to the middlewares: `rest` is the route
+ * contract restProcedure records (rest-procedure.ts), of which they read
+ * `readsOwnAccount`.
+ */
+export type ProcedureMeta = { rest?: { readsOwnAccount?: boolean } };
+
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    // tRPC clients (the dashboard) get the same code and message as REST clients. tRPC wraps
+    // whatever a procedure throws as INTERNAL_SERVER_ERROR, so its codes are set again from the
+    // status: a 429 reads TOO_MANY_REQUESTS to a tRPC client, and tRPC answers with data.httpStatus.
+    errorFormatter({ shape, error }) {
+      const mapped = toErrorResponse(error);
+      const code = TRPC_CODE_OF_STATUS[mapped.status];
+      return {
+        ...shape,
+        code: TRPC_ERROR_CODES_BY_KEY[code],
+        message: mapped.body.error.message,
+        data: { ...shape.data, code, stack: undefined, appError: mapped.body.error, httpStatus: mapped.status },
+      };
+    },
+  });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+export const publicProcedure = declareTraits(t.procedure, { access: "public", standing: "any" });
 
 type MiddlewareCall = { ctx: Context; type: string; path: string; getRawInput: () => Promise<unknown> };
 type NextResult = { ok: true; data: unknown } | { ok: false; error: unknown };
@@ -120,41 +130,47 @@ async function idempotently<R extends NextResult>(
  * runs before the input is parsed, so malformed attempts count too; the
  * per-(email, address) and per-email limits run once the email is known.
  */
-export const credentialProcedure = t.procedure
-  .use(async ({ ctx, path, next }) => {
-    await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, stage: "address" }), (r, policy) => {
-      if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("address", policy, r.remaining);
-    });
-    return next();
-  })
-  .use(async (opts) => {
-    const { ctx, path, getRawInput, next } = opts;
-    const raw = await getRawInput().catch(() => undefined);
-    const email =
-      typeof raw === "object" && raw !== null && typeof (raw as { email?: unknown }).email === "string"
-        ? (raw as { email: string }).email
-        : null;
-    // Without a plausible email the input fails validation anyway; the address bucket has counted it.
-    if (email !== null && email.length <= 320)
-      await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, email, stage: "credentials" }));
-    return idempotently(opts, `ip:${ctx.ip}`, () => next());
-  });
+export const credentialProcedure = declareTraits(
+  t.procedure
+    .use(async ({ ctx, path, next }) => {
+      await enforceCredentialLimits(
+        credentialLimits({ procedure: path, ip: ctx.ip, stage: "address" }),
+        (r, policy) => {
+          if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("address", policy, r.remaining);
+        },
+      );
+      return next();
+    })
+    .use(async (opts) => {
+      const { ctx, path, getRawInput, next } = opts;
+      const raw = await getRawInput().catch(() => undefined);
+      const email =
+        typeof raw === "object" && raw !== null && typeof (raw as { email?: unknown }).email === "string"
+          ? (raw as { email: string }).email
+          : null;
+      // Without a plausible email the input fails validation anyway; the address bucket has counted it.
+      if (email !== null && email.length <= 320)
+        await enforceCredentialLimits(credentialLimits({ procedure: path, ip: ctx.ip, email, stage: "credentials" }));
+      return idempotently(opts, `ip:${ctx.ip}`, () => next());
+    }),
+  { access: "sign-in", standing: "any" },
+);
 
 /**
- * Procedures whose answer is the authenticated account itself: their
- * authentication reads it in the same statement (GET /api/account, one round trip).
+ * API key or login JWT; narrows ctx with the account and applies the per-account rate limit. A route
+ * whose answer is the account itself (`readsOwnAccount` on its contract) has it read in the same statement.
  */
-const READS_OWN_ACCOUNT = new Set(["account.get"]);
-
-/** API key or login JWT; narrows ctx with the account and applies the per-account rate limit. */
-export const apiProcedure = t.procedure.use(async (opts) => {
-  const { ctx, path, next } = opts;
-  const auth = await authenticate(ctx.authorization, { readAccount: READS_OWN_ACCOUNT.has(path) });
-  await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api, (r) => {
-    if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("account", POLICIES.api, r.remaining);
-  });
-  return idempotently(opts, `account:${auth.account.id}`, () => next({ ctx: { ...ctx, auth } }));
-});
+export const apiProcedure = declareTraits(
+  t.procedure.use(async (opts) => {
+    const { ctx, meta, next } = opts;
+    const auth = await authenticate(ctx.authorization, { readAccount: meta?.rest?.readsOwnAccount === true });
+    await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api, (r) => {
+      if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("account", POLICIES.api, r.remaining);
+    });
+    return idempotently(opts, `account:${auth.account.id}`, () => next({ ctx: { ...ctx, auth } }));
+  }),
+  { access: "bearer", standing: "any" },
+);
 
 /**
  * docs/decisions.md §4, the one rule for account standing: SUSPENDED is 403 wherever
@@ -170,6 +186,12 @@ function requireStanding(requirePayment: boolean) {
 }
 
 /** Operations that need a paid, active account (new numbers, outbound calls). */
-export const paidProcedure = declareStanding(apiProcedure.use(requireStanding(true)), "paid");
+export const paidProcedure = declareTraits(apiProcedure.use(requireStanding(true)), {
+  access: "bearer",
+  standing: "paid",
+});
 /** Operations a suspended account may not perform (changing or removing numbers). */
-export const unsuspendedProcedure = declareStanding(apiProcedure.use(requireStanding(false)), "unsuspended");
+export const unsuspendedProcedure = declareTraits(apiProcedure.use(requireStanding(false)), {
+  access: "bearer",
+  standing: "unsuspended",
+});

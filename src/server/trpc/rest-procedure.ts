@@ -1,6 +1,6 @@
 import type { AnyTRPCProcedure, TRPCProcedureBuilder, TRPCUnsetMarker } from "@trpc/server";
 import type { z } from "zod";
-import { standingOf, type Standing } from "./procedure-standing";
+import { impliedErrors, traitsOf, type Access, type Standing } from "./builder-traits";
 
 /**
  * A procedure's REST face, declared where the procedure is built: method,
@@ -24,15 +24,21 @@ export type RestMeta = {
   path: `/api/${string}`;
   /** Default 200. */
   status?: 200 | 201;
-  /** Whether the route takes an API key or login JWT. Default true; the security suite checks both ways. */
-  auth?: boolean;
   /** Declared on every route, read by the docs and (with teams) by the role check. */
   needs: Need;
-  /** The account standing the route requires; must be its builder's (checked when the route is built). Default `any`. */
-  standing?: Standing;
   summary: string;
-  /** Error statuses particular to this route (the generic ones are derived: 400, 401, 404, 413, 429, 500, 503). */
+  /**
+   * Error statuses particular to this route. The rest are derived: from the
+   * builder (401 and 429 for credentials, 402 and 403 for standing: listing
+   * one of those here fails when the route is built) and from the route's
+   * shape (400, 404, 409, 413, 422, 500, 503).
+   */
   errors?: number[];
+  /**
+   * The answer is the authenticated account itself: its authentication reads
+   * the account in the same statement (GET /api/account, one round trip).
+   */
+  readsOwnAccount?: boolean;
   /**
    * Whether serving the route needs the database. Default true: such a route
    * answers 503 with Retry-After while the database is unreachable (decisions
@@ -74,9 +80,22 @@ export type RestSpec<
   O extends z.ZodType,
 > = RestMeta & { method: Method; path: Path; input?: I; output: O; examples: RouteExamples<Method, Path, I, O> };
 
-/** What the table keeps of each procedure: its route, the schemas that document it and its examples. */
-export type RestContract = Required<Pick<RestMeta, "status" | "auth" | "standing">> &
-  RestMeta & { input?: z.ZodType; output: z.ZodType; examples: { request?: unknown; response: unknown } };
+/**
+ * What the table keeps of each procedure: its route, the schemas that document
+ * it and its examples, and what its builder enforces (read from the builder,
+ * never declared by the route): `access` and `standing` (builder-traits.ts),
+ * and `auth`, whether it takes an API key or login JWT (`access` is `bearer`),
+ * which the security suite checks both ways.
+ */
+export type RestContract = Required<Pick<RestMeta, "status">> &
+  RestMeta & {
+    access: Access;
+    auth: boolean;
+    standing: Standing;
+    input?: z.ZodType;
+    output: z.ZodType;
+    examples: { request?: unknown; response: unknown };
+  };
 
 // Keyed by the built procedure: the table reads it back without reaching into tRPC's internals.
 const contracts = new WeakMap<object, RestContract>();
@@ -124,22 +143,30 @@ export function restProcedure<
   Method
 > {
   const { input, output, ...meta } = spec;
-  const standing = meta.standing ?? "any";
-  if (standingOf(builder) !== standing) {
-    throw new Error(
-      `${spec.method} ${spec.path} declares standing "${standing}" but its builder enforces "${standingOf(builder)}"`,
-    );
+  const route = `${spec.method} ${spec.path}`;
+  const traits = traitsOf(builder);
+  if (!traits)
+    throw new Error(`${route}: build it on a procedure builder from trpc/init.ts, which declares its traits`);
+  const auth = traits.access === "bearer";
+  if (auth !== (meta.needs !== "none")) {
+    throw new Error(`${route}: a route with credentials needs read, write, billing or members; one without, none`);
   }
-  if ((meta.auth ?? true) !== (meta.needs !== "none")) {
-    throw new Error(
-      `${spec.method} ${spec.path}: a route with credentials needs read, write, billing or members; one without, none`,
-    );
+  const implied = impliedErrors(traits);
+  for (const status of meta.errors ?? []) {
+    if (implied.includes(status))
+      throw new Error(
+        `${route} lists ${status}, which its builder implies (${traits.access}, standing ${traits.standing})`,
+      );
+    // docs/decisions.md §4: payment is a standing, so only a paid builder answers 402.
+    if (status === 402) throw new Error(`${route} lists 402, which only a paid builder answers: use paidProcedure`);
   }
+  if (meta.readsOwnAccount && !auth) throw new Error(`${route}: only a route with credentials reads its own account`);
   const contract: RestContract = {
     ...meta,
     status: meta.status ?? 200,
-    auth: meta.auth ?? true,
-    standing,
+    access: traits.access,
+    auth,
+    standing: traits.standing,
     ...(input && { input }),
     output,
   };

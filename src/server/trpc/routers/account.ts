@@ -27,6 +27,7 @@ export const account = {
     path: "/api/account",
     needs: "read",
     summary: "The calling account",
+    readsOwnAccount: true,
     output: ZGetAccountOutput,
     examples: {
       response: {

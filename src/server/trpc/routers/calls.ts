@@ -28,7 +28,7 @@ const who = (ctx: { auth: Auth; authorization: string | null }) => ({
   startedAt: performance.now(),
 });
 
-const CONTROL_ERRORS = [403, 409, 502];
+const CONTROL_ERRORS = [409, 502];
 
 type Command = Extract<TTimelineEntry, { type: "command" }>;
 
@@ -139,7 +139,6 @@ export const calls = {
     method: "POST",
     path: "/api/calls/:callSid/hangup",
     needs: "write",
-    standing: "unsuspended",
     summary:
       "Hang up a call that has not ended (Twilio's call update, Status=completed, or canceled before it is answered); the final status follows from Twilio as usual",
     errors: CONTROL_ERRORS,
@@ -151,7 +150,6 @@ export const calls = {
     method: "POST",
     path: "/api/calls/:callSid/redirect",
     needs: "write",
-    standing: "unsuspended",
     summary: "A live call continues now with this TwiML, or these actions (Twilio's call update with Twiml)",
     errors: CONTROL_ERRORS,
     input: ZRedirectInput,
@@ -168,7 +166,6 @@ export const calls = {
     method: "POST",
     path: "/api/calls/:callSid/transfer",
     needs: "write",
-    standing: "unsuspended",
     summary:
       "Transfer a live call to a number or SIP URI, with an optional whisper to the callee; its result comes as call.transferred or call.transfer_failed, and on failure the onFailure actions keep the caller on the line",
     errors: CONTROL_ERRORS,
@@ -193,7 +190,6 @@ export const calls = {
     method: "POST",
     path: "/api/calls/:callSid/recording",
     needs: "write",
-    standing: "unsuspended",
     summary:
       "Start, pause, resume or stop recording a live call (Twilio's call Recordings resource); recording.completed or recording.failed follows",
     errors: CONTROL_ERRORS,

@@ -10,7 +10,6 @@ export const lookup = {
     method: "GET",
     path: "/api/lookup",
     needs: "read",
-    standing: "any",
     summary: "Find what a call SID, event id, delivery id or phone number names in your account",
     input: ZLookupInput,
     output: ZLookupOutput,

@@ -10,10 +10,9 @@ export const outbound = {
     method: "POST",
     path: "/api/outbound",
     needs: "write",
-    standing: "paid",
     status: 201,
     summary: "Start an outbound call from a registered number",
-    errors: [402, 403, 502],
+    errors: [502],
     input: outboundInputSchema(serverCallbackPolicy, SERVER_ANSWER_CHECKS),
     output: ZOutboundOutput,
     examples: {

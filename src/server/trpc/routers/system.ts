@@ -10,7 +10,6 @@ export const system = {
     method: "GET",
     path: "/api/health",
     needs: "none",
-    auth: false,
     summary: "Liveness",
     database: false,
     output: z.object({ status: z.literal("ok").describe("The process answers") }),
@@ -21,7 +20,6 @@ export const system = {
     method: "GET",
     path: "/api/ready",
     needs: "none",
-    auth: false,
     summary:
       "Readiness: database reachable, journal writable with free space (503 names what is wrong; Redis is named, never unready)",
     errors: [503],
