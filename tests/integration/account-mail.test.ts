@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { call, newAccount, randomIp, sql, uniqueEmail } from "./support/api";
-import { mailTo, tokenIn, waitForMail } from "./support/mailbox";
-import { sessionCookie, trpc } from "./support/trpc";
+import { call, newAccount, randomIp, sql, uniqueEmail } from "../support/api";
+import { mailTo, tokenIn, waitForMail } from "../support/mailbox";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * Mail through a real SMTP server the test run starts (SMTP_URL of the strict

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount } from "./support/api";
+import { call, newAccount } from "../support/api";
 
 // GET /api/account with an API key reads the account in the key's own look-up;
 // with a login token it is read on its own. Both must show the same account.

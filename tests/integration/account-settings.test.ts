@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, randomIp, sql, uniqueEmail } from "./support/api";
-import { tokenIn, waitForMail } from "./support/mailbox";
-import { sessionCookie, trpc } from "./support/trpc";
+import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, randomIp, sql, uniqueEmail } from "../support/api";
+import { tokenIn, waitForMail } from "../support/mailbox";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * Settings over the dashboard's transport (a session cookie): password and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount, sql } from "./support/api";
+import { call, newAccount, sql } from "../support/api";
 
 describe("POST /api/api-keys", () => {
   it("happy: returns the full key once; it works at once", async () => {

@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, sql } from "./support/api";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { call, newAccount, sql } from "../support/api";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 const login = async (email: string, password: string) =>
   (await call("POST", "/api/auth/login", { body: { email, password } })).body.token as string;

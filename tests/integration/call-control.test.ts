@@ -1,14 +1,14 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid, simulateInboundCall, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
-import { randomUsNumber } from "./support/api";
-import { checkEventContract } from "./support/contract";
+import { randomUsNumber } from "../support/api";
+import { checkEventContract } from "../support/contract";
 import {
   type SimulatedCustomer,
   type SimulatedTwilioServer,
   startSimulatedTwilioServer,
-} from "./support/simulated-twilio-server";
-import { until } from "./support/until";
+} from "../support/simulated-twilio-server";
+import { until } from "../support/until";
 
 // Live call control end to end (docs/decisions.md §13): a built server of its own whose Twilio is this
 // file's simulator, which holds calls up (plan `holdMs`) so commands find them live, runs the TwiML they

@@ -6,10 +6,10 @@ import {
   simulateInboundCall,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "../support/api";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // The call log (docs/decisions.md §11): every call the engine sees, whatever its end, with its timeline.
 const TWILIO_SID = `AC${"2".repeat(32)}`;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, call, newAccount, sql, type TestAccount } from "./support/api";
-import { tokenIn, waitForMail } from "./support/mailbox";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { sessionCookie, trpc } from "./support/trpc";
+import { baseUrlOf, call, newAccount, sql, type TestAccount } from "../support/api";
+import { tokenIn, waitForMail } from "../support/mailbox";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * docs/decisions.md §20: a closed account is closed for good. Its alias and password

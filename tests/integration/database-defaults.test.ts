@@ -2,8 +2,8 @@
 // a plain insert names neither, through Kysely or by hand, and every timestamp is an instant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kysely } from "../../src/server/db/kysely";
-import { newAccount, sql } from "./support/api";
-import { startInProcess } from "./support/in-process";
+import { newAccount, sql } from "../support/api";
+import { startInProcess } from "../support/in-process";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 beforeAll(async () => {

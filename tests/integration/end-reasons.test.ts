@@ -6,9 +6,9 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "../support/api";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // docs/decisions.md §14 and §22: every call says why it ended, with Twilio's carrier codes when it sent them,
 // in the API and in call.ended. (reconciled and no-final-status: reconciliation.test.ts, no-final-status.test.ts.)

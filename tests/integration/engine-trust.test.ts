@@ -2,10 +2,10 @@ import type { ServerResponse } from "node:http";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // What the engine trusts (docs/decisions.md §7, §10): unsigned requests are bounded so
 // they can do no harm; a connected account's requests must be Twilio's own.

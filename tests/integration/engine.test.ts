@@ -15,11 +15,11 @@ import {
   sql,
   suspend,
   type TestAccount,
-} from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+} from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // The engine end to end: the permissive server (local customer backends), the
 // Twilio simulator playing Twilio's side with signed requests, a local backend.

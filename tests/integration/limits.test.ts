@@ -4,11 +4,11 @@ import { startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { handleEngineRequest } from "../../src/server/engine/handle-engine-request";
 import { drainCallLogWrites } from "../../src/server/engine/write-later";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
-import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 // docs/decisions.md §17, §22: budgets, threshold alerts, the hard cap, the concurrency cap and the daily cap,
 // on the permissive server (local backends) against its PostgreSQL. Calls are played by hand with Twilio's

@@ -5,10 +5,10 @@ import {
   NO_FINAL_STATUS_AFTER_MS,
 } from "../../src/server/services/reconciliation/close-unfinished-calls";
 import { newCallSid, postSigned, simulateInboundCall } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // docs/decisions.md §14: a call of an account without a Twilio connection whose final status never came is
 // closed as `unknown` / `no-final-status` 4 h 10 min after its last request, unbilled, exactly once. The job's

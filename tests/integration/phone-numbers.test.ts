@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend } from "./support/api";
+import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend } from "../support/api";
 
 describe("POST /api/phone-numbers", () => {
   describe("happy", () => {

@@ -9,10 +9,10 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // Reconciliation (docs/decisions.md §10) runs in this process against the permissive
 // server's database, reading Twilio's call records from a simulator of its own:

@@ -12,9 +12,9 @@ import {
   suspend,
   type ApiResponse,
   type TestAccount,
-} from "./support/api";
-import { rawRequest } from "./support/raw-http";
-import { sessionCookie, trpc } from "./support/trpc";
+} from "../support/api";
+import { rawRequest } from "../support/raw-http";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * The security suite, generated from the REST route table (as Unkey does per

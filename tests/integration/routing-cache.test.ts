@@ -5,9 +5,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { baseUrlOf, newActiveAccount, numberBody, sql, suspend, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startReceiver } from "./support/receiver";
+import { baseUrlOf, newActiveAccount, numberBody, sql, suspend, type TestAccount } from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startReceiver } from "../support/receiver";
 
 const XML = (say: string) => `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${say}</Say></Response>`;
 

@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { type ApiResponse, randomIp, randomUsNumber } from "./support/api";
+import { type ApiResponse, randomIp, randomUsNumber } from "../support/api";
 import { encryptSecret } from "../../src/server/crypto/secret-box";
-import { serverEncryptionKey } from "./support/connect-twilio";
-import { checkContract } from "./support/contract";
-import { type Received, startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { serverEncryptionKey } from "../support/connect-twilio";
+import { checkContract } from "../support/contract";
+import { type Received, startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 // docs/decisions.md §21: trying a number without a phone. The server is this file's own: its Twilio
 // (TWILIO_API_BASE_URL) is a receiver that records every request, so "never sent to Twilio" is checked

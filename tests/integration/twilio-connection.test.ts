@@ -9,9 +9,16 @@ import {
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 import { encryptSecret } from "../../src/server/crypto/secret-box";
-import { call, newAccount, newActiveAccount, numberBody as strictNumberBody, randomUsNumber, sql } from "./support/api";
-import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "./support/simulated-twilio-server";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import {
+  call,
+  newAccount,
+  newActiveAccount,
+  numberBody as strictNumberBody,
+  randomUsNumber,
+  sql,
+} from "../support/api";
+import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "../support/simulated-twilio-server";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // The Twilio connection end to end (docs/decisions.md §10): a built server of its own whose Twilio is this
 // file's simulator (on a port nobody else binds, so it runs beside the engine tests), real HTTP,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { newActiveAccount, sql, type TestAccount } from "./support/api";
+import { newActiveAccount, sql, type TestAccount } from "../support/api";
 
 /** Usage records as the engine leaves them, at chosen times (paging is what is under test). */
 async function addUsage(acct: TestAccount, at: Date[]): Promise<void> {

@@ -3,13 +3,13 @@ import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { postCallStarted } from "../../src/server/webhooks/post-call-started";
 import { Webhook } from "standardwebhooks";
-import { call, newActiveAccount, numberBody, sql, type TestAccount } from "./support/api";
-import { checkEventContract } from "./support/contract";
+import { call, newActiveAccount, numberBody, sql, type TestAccount } from "../support/api";
+import { checkEventContract } from "../support/contract";
 import { sqlTransaction } from "../../src/server/db/sql-transaction";
 import { replayMatching } from "../../src/server/services/deliveries/webhook-deliveries";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
-import { until } from "./support/until";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
+import { until } from "../support/until";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

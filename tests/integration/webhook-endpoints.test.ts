@@ -8,10 +8,10 @@ import {
   simulateInboundCall,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // docs/decisions.md §15 end to end: the built server (permissive: local receivers), real PostgreSQL, the
 // Twilio simulator playing Twilio's side, and real local receivers for the number's URLs and every endpoint.

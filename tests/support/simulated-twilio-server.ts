@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { expect, inject } from "vitest";
-import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
-import { startTwilioSimulator, type TwilioSimulator } from "../../../src/twilio-simulator/twilio-simulator";
+import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
+import { startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { type ApiResponse, randomIp } from "./api";
 import { checkContract } from "./contract";
 import { type Reply, startReceiver } from "./receiver";

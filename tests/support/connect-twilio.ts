@@ -1,8 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { encryptSecret } from "../../../src/server/crypto/secret-box";
-import { parseEnv } from "../../../src/server/env";
+import { encryptSecret } from "../../src/server/crypto/secret-box";
+import { parseEnv } from "../../src/server/env";
 import { sql, type Server } from "./api";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
