@@ -115,84 +115,90 @@ async function rejectedCall(account: TestAccount, callSid: string) {
 }
 
 describe("GET/PUT /api/account/limits", () => {
-  it("happy: defaults, a full PUT, and a PUT that omits fields resets them to their defaults", async () => {
-    const a = await newAccount({ server: "permissive" });
-    const fresh = await a.as("GET", "/api/account/limits");
-    expect(fresh.status).toBe(200);
-    expect(fresh.body.limits).toEqual({
-      monthlyBudget: null,
-      alertThresholds: [50, 80, 100],
-      hardCap: false,
-      maxConcurrentCalls: null,
-    });
-    expect(fresh.body.current).toMatchObject({ spent: 0, liveCalls: 0, thresholdsReached: [] });
-    expect(fresh.body.current.month).toBe(new Date().toISOString().slice(0, 7));
+  describe("happy", () => {
+    it("defaults, a full PUT, and a PUT that omits fields resets them to their defaults", async () => {
+      const a = await newAccount({ server: "permissive" });
+      const fresh = await a.as("GET", "/api/account/limits");
+      expect(fresh.status).toBe(200);
+      expect(fresh.body.limits).toEqual({
+        monthlyBudget: null,
+        alertThresholds: [50, 80, 100],
+        hardCap: false,
+        maxConcurrentCalls: null,
+      });
+      expect(fresh.body.current).toMatchObject({ spent: 0, liveCalls: 0, thresholdsReached: [] });
+      expect(fresh.body.current.month).toBe(new Date().toISOString().slice(0, 7));
 
-    const put = await putLimits(a, {
-      monthlyBudget: 125.5,
-      alertThresholds: [90, 25],
-      hardCap: true,
-      maxConcurrentCalls: 3,
-    });
-    expect(put.limits).toEqual({
-      monthlyBudget: 125.5,
-      alertThresholds: [25, 90],
-      hardCap: true,
-      maxConcurrentCalls: 3,
-    });
-    expect((await a.as("GET", "/api/account/limits")).body.limits).toEqual(put.limits);
+      const put = await putLimits(a, {
+        monthlyBudget: 125.5,
+        alertThresholds: [90, 25],
+        hardCap: true,
+        maxConcurrentCalls: 3,
+      });
+      expect(put.limits).toEqual({
+        monthlyBudget: 125.5,
+        alertThresholds: [25, 90],
+        hardCap: true,
+        maxConcurrentCalls: 3,
+      });
+      expect((await a.as("GET", "/api/account/limits")).body.limits).toEqual(put.limits);
 
-    // PUT replaces all four (docs/decisions.md §22).
-    const partial = await putLimits(a, { monthlyBudget: 0 });
-    expect(partial.limits).toEqual({
-      monthlyBudget: 0,
-      alertThresholds: [50, 80, 100],
-      hardCap: false,
-      maxConcurrentCalls: null,
+      // PUT replaces all four (docs/decisions.md §22).
+      const partial = await putLimits(a, { monthlyBudget: 0 });
+      expect(partial.limits).toEqual({
+        monthlyBudget: 0,
+        alertThresholds: [50, 80, 100],
+        hardCap: false,
+        maxConcurrentCalls: null,
+      });
     });
   });
 
-  it("error: each invalid field is a 400 VALIDATION_FAILED naming it, and nothing is stored", async () => {
-    const a = await newAccount({ server: "permissive" });
-    const cases: [Record<string, unknown>, string][] = [
-      [{ monthlyBudget: 10.005 }, "monthlyBudget"],
-      [{ monthlyBudget: -1 }, "monthlyBudget"],
-      [{ monthlyBudget: "10" }, "monthlyBudget"],
-      [{ alertThresholds: [] }, "alertThresholds"],
-      [{ alertThresholds: [50, 50] }, "alertThresholds"],
-      [{ alertThresholds: [0] }, "alertThresholds.0"],
-      [{ alertThresholds: [101] }, "alertThresholds.0"],
-      [{ alertThresholds: [10.5] }, "alertThresholds.0"],
-      [{ alertThresholds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, "alertThresholds"],
-      [{ hardCap: "yes" }, "hardCap"],
-      [{ maxConcurrentCalls: 0 }, "maxConcurrentCalls"],
-      [{ maxConcurrentCalls: 2.5 }, "maxConcurrentCalls"],
-    ];
-    for (const [body, path] of cases) {
-      const res = await a.as("PUT", "/api/account/limits", { body });
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.error.code).toBe("VALIDATION_FAILED");
-      expect(
-        res.body.error.details.map((d: { path: string }) => d.path),
-        JSON.stringify(body),
-      ).toContain(path);
-    }
-    expect((await a.as("GET", "/api/account/limits")).body.limits.monthlyBudget).toBeNull();
+  describe("error", () => {
+    it("each invalid field is a 400 VALIDATION_FAILED naming it, and nothing is stored", async () => {
+      const a = await newAccount({ server: "permissive" });
+      const cases: [Record<string, unknown>, string][] = [
+        [{ monthlyBudget: 10.005 }, "monthlyBudget"],
+        [{ monthlyBudget: -1 }, "monthlyBudget"],
+        [{ monthlyBudget: "10" }, "monthlyBudget"],
+        [{ alertThresholds: [] }, "alertThresholds"],
+        [{ alertThresholds: [50, 50] }, "alertThresholds"],
+        [{ alertThresholds: [0] }, "alertThresholds.0"],
+        [{ alertThresholds: [101] }, "alertThresholds.0"],
+        [{ alertThresholds: [10.5] }, "alertThresholds.0"],
+        [{ alertThresholds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, "alertThresholds"],
+        [{ hardCap: "yes" }, "hardCap"],
+        [{ maxConcurrentCalls: 0 }, "maxConcurrentCalls"],
+        [{ maxConcurrentCalls: 2.5 }, "maxConcurrentCalls"],
+      ];
+      for (const [body, path] of cases) {
+        const res = await a.as("PUT", "/api/account/limits", { body });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.code).toBe("VALIDATION_FAILED");
+        expect(
+          res.body.error.details.map((d: { path: string }) => d.path),
+          JSON.stringify(body),
+        ).toContain(path);
+      }
+      expect((await a.as("GET", "/api/account/limits")).body.limits.monthlyBudget).toBeNull();
+    });
   });
 
-  it("security: an account sees and changes only its own limits; no credential is a 401", async () => {
-    const a = await newAccount({ server: "permissive" });
-    const b = await newAccount({ server: "permissive" });
-    await putLimits(a, { monthlyBudget: 5, hardCap: true, maxConcurrentCalls: 1 });
-    expect((await b.as("GET", "/api/account/limits")).body.limits).toMatchObject({
-      monthlyBudget: null,
-      hardCap: false,
-      maxConcurrentCalls: null,
+  describe("security", () => {
+    it("an account sees and changes only its own limits; no credential is a 401", async () => {
+      const a = await newAccount({ server: "permissive" });
+      const b = await newAccount({ server: "permissive" });
+      await putLimits(a, { monthlyBudget: 5, hardCap: true, maxConcurrentCalls: 1 });
+      expect((await b.as("GET", "/api/account/limits")).body.limits).toMatchObject({
+        monthlyBudget: null,
+        hardCap: false,
+        maxConcurrentCalls: null,
+      });
+      await putLimits(b, { monthlyBudget: 7 });
+      expect((await a.as("GET", "/api/account/limits")).body.limits).toMatchObject({ monthlyBudget: 5, hardCap: true });
+      const anonymous = await fetch(`${inject("permissiveBaseUrl")}/api/account/limits`);
+      expect(anonymous.status).toBe(401);
     });
-    await putLimits(b, { monthlyBudget: 7 });
-    expect((await a.as("GET", "/api/account/limits")).body.limits).toMatchObject({ monthlyBudget: 5, hardCap: true });
-    const anonymous = await fetch(`${inject("permissiveBaseUrl")}/api/account/limits`);
-    expect(anonymous.status).toBe(401);
   });
 });
 
