@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, sql } from "../support/api";
+import { call, newAccount, seed } from "../support/api";
 import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 const login = async (email: string, password: string) =>
@@ -87,7 +87,7 @@ describe("login token claims", () => {
 
   it("a token older than the account's session version is refused; the current one is accepted", async () => {
     const acct = await newAccount();
-    await sql().query(`UPDATE "Account" SET "sessionVersion" = 3 WHERE id = $1`, [acct.id]);
+    await seed().update("Account", { id: acct.id }, { sessionVersion: 3 });
     expect((await call("GET", "/api/account", { token: await craftToken(acct.id, { sv: 2 }) })).status).toBe(401);
     expect((await call("GET", "/api/account", { token: await craftToken(acct.id, { sv: 3 }) })).status).toBe(200);
     expect((await call("GET", "/api/account", { token: await login(acct.email, acct.password) })).status).toBe(200);

@@ -8,6 +8,7 @@ import {
   type SimulatedTwilioServer,
   startSimulatedTwilioServer,
 } from "../support/simulated-twilio-server";
+import { seeds } from "../support/seed";
 import { until } from "../support/until";
 
 // Live call control end to end (docs/decisions.md §13): a built server of its own whose Twilio is this
@@ -593,11 +594,7 @@ describe("errors", () => {
   it("a call that has not been answered is CALL_NOT_LIVE for redirect, transfer and recording", async () => {
     const s = await connectedCustomer();
     const callSid = newCallSid();
-    await db.query(
-      `INSERT INTO "Call" ("callSid","accountId","direction","fromNumber","toNumber","status","statusRank","onCallStartUrl","onCallEndUrl")
-       VALUES ($1,$2,'inbound','+14155550100',$3,'ringing',2,'https://x.example/s','https://x.example/e')`,
-      [callSid, s.c.id, s.number],
-    );
+    await seeds(db).call({ callSid, accountId: s.c.id, toNumber: s.number, status: "ringing", statusRank: 2 });
     for (const [cmd, body] of [
       ["redirect", { actions: [{ hangup: true }] }],
       ["transfer", { to: randomUsNumber() }],

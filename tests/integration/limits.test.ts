@@ -4,8 +4,9 @@ import { startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { handleEngineRequest } from "../../src/server/engine/handle-engine-request";
 import { drainCallLogWrites } from "../../src/server/engine/write-later";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
-import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
 import { startInProcess } from "../support/in-process";
+import { ago } from "../support/seed";
 import { startReceiver } from "../support/receiver";
 import { TEST_AUTH_SECRET } from "../support/test-secrets";
 import { until } from "../support/until";
@@ -471,11 +472,12 @@ describe("the concurrency cap", () => {
         "../../src/server/services/reconciliation/close-unfinished-calls"
       );
       // Silent for just under the limit (so the servers' own job cannot reach it), then closed at an injected time.
-      const { rows } = await sql("permissive").query(
-        `UPDATE "Call" SET "lastRequestAt" = now() - interval '4 hours 5 minutes' WHERE "callSid" = $1 RETURNING "lastRequestAt"`,
-        [lost.callSid],
+      const [silent] = await seed("permissive").update(
+        "Call",
+        { callSid: lost.callSid },
+        { lastRequestAt: ago("4 hours 5 minutes") },
       );
-      const at = new Date(rows[0].lastRequestAt.getTime() + NO_FINAL_STATUS_AFTER_MS + 1_000);
+      const at = new Date(silent!.lastRequestAt.getTime() + NO_FINAL_STATUS_AFTER_MS + 1_000);
       await Promise.all([closeUnfinishedCalls({ now: at }), closeUnfinishedCalls({ now: at })]);
     } finally {
       await inProcess.stop();
@@ -503,11 +505,11 @@ describe("the daily cap", () => {
     const got = await s.account.as("GET", `/api/phone-numbers/${s.numberId}`);
     expect(got.body.phoneNumber).toMatchObject({ dailyMinuteCap: 2, minutesToday: 2 });
     // Yesterday's minutes are not today's: the cap counts the UTC day the calls ended on.
-    await sql("permissive").query(`UPDATE "UsageTotal" SET period = $2 WHERE "accountId" = $1 AND period = $3`, [
-      s.account.id,
-      `n:${s.numberId}:${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}`,
-      `n:${s.numberId}:${new Date().toISOString().slice(0, 10)}`,
-    ]);
+    await seed("permissive").update(
+      "UsageTotal",
+      { accountId: s.account.id, period: `n:${s.numberId}:${new Date().toISOString().slice(0, 10)}` },
+      { period: `n:${s.numberId}:${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}` },
+    );
     expect((await ring(s)).admitted).toBe(true);
     // Raising the cap lets the number's calls in at once, too.
     await s.account.as("PATCH", `/api/phone-numbers/${s.numberId}`, { body: { dailyMinuteCap: null } });

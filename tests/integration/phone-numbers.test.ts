@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend } from "../support/api";
+import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend, seed } from "../support/api";
 
 describe("POST /api/phone-numbers", () => {
   describe("happy", () => {
@@ -258,11 +258,7 @@ describe("DELETE /api/phone-numbers/:id", () => {
       const acct = await newActiveAccount();
       const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
       const callSid = `CA${randomUUID().replace(/-/g, "")}`;
-      await sql().query(
-        `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
-       VALUES ($1, $2, $3, 'inbound', '+14155550100', $4, 'completed', 10, 'https://example.com/s', 'https://example.com/e')`,
-        [callSid, acct.id, created.id, created.phoneNumber],
-      );
+      await seed().call({ callSid, accountId: acct.id, phoneNumberId: created.id, toNumber: created.phoneNumber });
       expect((await acct.as("DELETE", `/api/phone-numbers/${created.id}`)).status).toBe(200);
       const { rows } = await sql().query(`SELECT "phoneNumberId", "toNumber" FROM "Call" WHERE "callSid" = $1`, [
         callSid,

@@ -1,16 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { newActiveAccount, sql, type TestAccount } from "../support/api";
+import { newActiveAccount, seed, type TestAccount } from "../support/api";
 
 /** Usage records as the engine leaves them, at chosen times (paging is what is under test). */
 async function addUsage(acct: TestAccount, at: Date[]): Promise<void> {
   for (const createdAt of at) {
-    await sql("permissive").query(
-      `INSERT INTO "UsageRecord" ("id", "accountId", "callSid", "direction", "callerNumber", "calledNumber", "durationSeconds", "billedMinutes", "totalCost", "costBreakdown", "createdAt")
-       VALUES ($1, $2, $3, 'inbound', '+14155550100', '+14155550123', 60, 1, 0.02,
-         '{"durationSeconds":60,"billedMinutes":1,"perMinuteRate":0.02,"usageCost":0.02,"totalCost":0.02,"currency":"usd"}', $4::timestamptz)`,
-      [`u${randomBytes(10).toString("hex")}`, acct.id, `CA${randomBytes(16).toString("hex")}`, createdAt.toISOString()],
-    );
+    // Random ids, so ties on createdAt are broken in an order other than the inserts'.
+    await seed("permissive").usageRecord({ id: `u${randomBytes(10).toString("hex")}`, accountId: acct.id, createdAt });
   }
 }
 

@@ -3,13 +3,14 @@ import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
 import { postCallStarted } from "../../src/server/webhooks/post-call-started";
 import { Webhook } from "standardwebhooks";
-import { call, newActiveAccount, numberBody, sql, type TestAccount } from "../support/api";
+import { call, newActiveAccount, numberBody, sql, type TestAccount, seed } from "../support/api";
 import { checkEventContract } from "../support/contract";
 import { sqlTransaction } from "../../src/server/db/sql-transaction";
 import { replayMatching } from "../../src/server/services/deliveries/webhook-deliveries";
 import { startInProcess } from "../support/in-process";
 import { startReceiver } from "../support/receiver";
 import { until } from "../support/until";
+import { ago, fromNow } from "../support/seed";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -24,7 +25,10 @@ afterAll(async () => {
 });
 
 /** Deliveries recorded in-process (their first attempt is ours to run, so none has run yet). */
-async function seed(account: TestAccount, specs: { callSid: string; type?: "call.ended" | "call.error" }[]) {
+async function recordDeliveries(
+  account: TestAccount,
+  specs: { callSid: string; type?: "call.ended" | "call.error" }[],
+) {
   const ids: string[] = [];
   for (const spec of specs) {
     const event = buildEvent(spec.type ?? "call.ended", {
@@ -45,9 +49,10 @@ async function seed(account: TestAccount, specs: { callSid: string; type?: "call
 
 /** A delivery that gave up (its seeded first attempt never runs: the job is in this process's queue). */
 async function markFailed(ids: string[]) {
-  await sql("permissive").query(
-    `UPDATE "WebhookDelivery" SET status = 'FAILED', "cycleAttempts" = 8, "nextAttemptAt" = NULL WHERE id = ANY($1)`,
-    [ids],
+  await seed("permissive").update(
+    "WebhookDelivery",
+    { id: ids },
+    { status: "FAILED", cycleAttempts: 8, nextAttemptAt: null },
   );
 }
 
@@ -55,10 +60,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** As if the redeliver that restarted the delivery was a minute ago: past the window in which another is a no-op. */
 async function pastRedeliverWindow(id: string) {
-  await sql("permissive").query(
-    `UPDATE "WebhookDelivery" SET "redeliveredAt" = now() - interval '1 minute' WHERE id = $1`,
-    [id],
-  );
+  await seed("permissive").update("WebhookDelivery", { id }, { redeliveredAt: ago("1 minute") });
 }
 
 const receivedAt = (path: string) => receiver.received.filter((r) => r.path === path);
@@ -67,7 +69,11 @@ describe("GET /api/webhook-deliveries", () => {
   describe("happy", () => {
     it("newest first, paginated with total, filterable by status and callSid", async () => {
       const acct = await newActiveAccount({ server: "permissive" });
-      const ids = await seed(acct, [{ callSid: "CA1" }, { callSid: "CA2" }, { callSid: "CA2", type: "call.error" }]);
+      const ids = await recordDeliveries(acct, [
+        { callSid: "CA1" },
+        { callSid: "CA2" },
+        { callSid: "CA2", type: "call.error" },
+      ]);
       const all = await acct.as("GET", "/api/webhook-deliveries");
       expect(all.status).toBe(200);
       expect(all.body).toMatchObject({ total: 3, limit: 50, offset: 0 });
@@ -94,24 +100,18 @@ describe("GET /api/webhook-deliveries", () => {
         id: string;
       };
       // Two calls to the number (the log knows a delivery's number through its call), one to nowhere known.
-      for (const sid of ["CA-num-1", "CA-num-2"])
-        await sql("permissive").query(
-          `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
-         VALUES ($1, $2, $3, 'inbound', '+14155550100', '+14155550123', 'completed', 9, 'https://a.example/s', 'https://a.example/e')`,
-          [sid, acct.id, number.id],
-        );
-      const [ended1, error1, ended2, other] = await seed(acct, [
+      await seed("permissive").calls(
+        ["CA-num-1", "CA-num-2"].map((callSid) => ({ callSid, accountId: acct.id, phoneNumberId: number.id })),
+      );
+      const [ended1, error1, ended2, other] = await recordDeliveries(acct, [
         { callSid: "CA-num-1" },
         { callSid: "CA-num-1", type: "call.error" },
         { callSid: "CA-num-2" },
         { callSid: "CA-elsewhere" },
       ]);
       // One of them went to a webhook endpoint; the others to the number's URL. One is from two days ago.
-      await sql("permissive").query(`UPDATE "WebhookDelivery" SET "endpointId" = 'ep_filter' WHERE id = $1`, [ended2]);
-      await sql("permissive").query(
-        `UPDATE "WebhookDelivery" SET "createdAt" = now() - interval '2 days' WHERE id = $1`,
-        [other],
-      );
+      await seed("permissive").update("WebhookDelivery", { id: ended2 }, { endpointId: "ep_filter" });
+      await seed("permissive").update("WebhookDelivery", { id: other }, { createdAt: ago("2 days") });
       const ids = async (q: string) => {
         const res = await acct.as("GET", `/api/webhook-deliveries?${q}`);
         expect(res.status, q).toBe(200);
@@ -163,7 +163,7 @@ describe("GET /api/webhook-deliveries", () => {
       expect((await call("GET", "/api/webhook-deliveries", { server: "permissive" })).status).toBe(401);
       const a = await newActiveAccount({ server: "permissive" });
       const b = await newActiveAccount({ server: "permissive" });
-      const [id] = await seed(a, [{ callSid: "CA-secret" }]);
+      const [id] = await recordDeliveries(a, [{ callSid: "CA-secret" }]);
       expect((await b.as("GET", "/api/webhook-deliveries")).body.total).toBe(0);
       expect((await b.as("GET", "/api/webhook-deliveries?callSid=CA-secret")).body.total).toBe(0);
       expect((await b.as("GET", `/api/webhook-deliveries/${id}`)).status).toBe(404);
@@ -176,7 +176,7 @@ describe("GET /api/webhook-deliveries", () => {
 describe("GET /api/webhook-deliveries/:id and POST …/retry", () => {
   it("redelivers now through the server's worker; the attempt shows in the log", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
-    const [id] = await seed(acct, [{ callSid: "CA-retry" }]);
+    const [id] = await recordDeliveries(acct, [{ callSid: "CA-retry" }]);
     receiver.answer((_r, res) => res.end("thanks"));
     await markFailed([id!]);
     const res = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
@@ -237,7 +237,7 @@ describe("redeliver is idempotent", () => {
     let release!: () => void;
     const clicksAnswered = new Promise<void>((resolve) => (release = resolve));
     receiver.answer((_r, res) => void clicksAnswered.then(() => res.end("thanks")));
-    const [id] = await seed(acct, [{ callSid: "CA-clicks" }]);
+    const [id] = await recordDeliveries(acct, [{ callSid: "CA-clicks" }]);
     await markFailed([id!]);
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)),
@@ -277,7 +277,7 @@ describe("redeliver is idempotent", () => {
   it("twenty simultaneous clicks send once, even when the attempt finishes while they arrive", async () => {
     const acct = await newActiveAccount({ server: "permissive" });
     receiver.answer((_r, res) => res.end("thanks"));
-    const [id] = await seed(acct, [{ callSid: "CA-twenty" }]);
+    const [id] = await recordDeliveries(acct, [{ callSid: "CA-twenty" }]);
     await markFailed([id!]);
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => acct.as("POST", `/api/webhook-deliveries/${id}/retry`)),
@@ -297,7 +297,7 @@ describe("redeliver is idempotent", () => {
   it.each([30, 100, 250])("two clicks %i ms apart send once", async (gapMs) => {
     const acct = await newActiveAccount({ server: "permissive" });
     receiver.answer((_r, res) => res.end("thanks"));
-    const [id] = await seed(acct, [{ callSid: `CA-gap-${gapMs}` }]);
+    const [id] = await recordDeliveries(acct, [{ callSid: `CA-gap-${gapMs}` }]);
     await markFailed([id!]);
     const first = await acct.as("POST", `/api/webhook-deliveries/${id}/retry`);
     await sleep(gapMs);
@@ -481,10 +481,7 @@ describe("POST /api/webhook-deliveries/test", () => {
       const created = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
       expect(created.status).toBe(201);
       const id = created.body.phoneNumber.id as string;
-      await sql("strict").query(`UPDATE "PhoneNumber" SET "onCallEndUrl" = $2 WHERE id = $1`, [
-        id,
-        receiver.url(`/t-private/${acct.id}`),
-      ]);
+      await seed("strict").update("PhoneNumber", { id }, { onCallEndUrl: receiver.url(`/t-private/${acct.id}`) });
       const res = await acct.as("POST", "/api/webhook-deliveries/test", {
         body: { phoneNumberId: id, type: "call.ended" },
       });
@@ -501,10 +498,7 @@ describe("POST /api/webhook-deliveries/test", () => {
 
 describe("POST /api/webhook-deliveries/replay", () => {
   async function setCreatedAt(id: string, at: Date) {
-    await sql("permissive").query(`UPDATE "WebhookDelivery" SET "createdAt" = $2::timestamptz WHERE id = $1`, [
-      id,
-      at.toISOString(),
-    ]);
+    await seed("permissive").update("WebhookDelivery", { id }, { createdAt: at });
   }
 
   describe("happy", () => {
@@ -512,18 +506,15 @@ describe("POST /api/webhook-deliveries/replay", () => {
       const acct = await newActiveAccount({ server: "permissive" });
       const other = await newActiveAccount({ server: "permissive" });
       receiver.answer((_r, res) => res.end("ok"));
-      const [recent1, recent2, delivered, old] = await seed(acct, [
+      const [recent1, recent2, delivered, old] = await recordDeliveries(acct, [
         { callSid: "CA-r1" },
         { callSid: "CA-r2" },
         { callSid: "CA-r3" },
         { callSid: "CA-r4" },
       ]);
-      const [othersFailed] = await seed(other, [{ callSid: "CA-o1" }]);
+      const [othersFailed] = await recordDeliveries(other, [{ callSid: "CA-o1" }]);
       await markFailed([recent1!, recent2!, old!, othersFailed!]);
-      await sql("permissive").query(
-        `UPDATE "WebhookDelivery" SET status = 'DELIVERED', "cycleAttempts" = 1 WHERE id = $1`,
-        [delivered],
-      );
+      await seed("permissive").update("WebhookDelivery", { id: delivered }, { status: "DELIVERED", cycleAttempts: 1 });
       const hourAgo = new Date(Date.now() - 3600_000);
       await setCreatedAt(old!, new Date(Date.now() - 3 * 24 * 3600_000));
 
@@ -566,17 +557,19 @@ describe("POST /api/webhook-deliveries/replay", () => {
 
     it("a delivery still queued is not restarted by another replay: its schedule is neither reset nor extended", async () => {
       const acct = await newActiveAccount({ server: "permissive" });
-      const [id] = await seed(acct, [{ callSid: "CA-requeue" }]);
+      const [id] = await recordDeliveries(acct, [{ callSid: "CA-requeue" }]);
       await markFailed([id!]);
       const since = new Date(Date.now() - 3600_000);
       expect(
         await sqlTransaction((trx) => replayMatching(trx, { accountId: acct.id, status: "FAILED", since })),
       ).toEqual({ queued: 1, more: false });
       // Its new cycle is under way: three attempts made, the fourth due in an hour.
-      await sql("permissive").query(
-        `UPDATE "WebhookDelivery" SET "cycleAttempts" = 3, "nextAttemptAt" = now() + interval '1 hour' WHERE id = $1`,
-        [id],
+      const underWay = await seed("permissive").update(
+        "WebhookDelivery",
+        { id },
+        { cycleAttempts: 3, nextAttemptAt: fromNow("1 hour") },
       );
+      expect(underWay).toMatchObject([{ status: "PENDING", cycleAttempts: 3 }]);
       const before = (
         await sql("permissive").query(
           `SELECT status, "cycleAttempts", "nextAttemptAt" FROM "WebhookDelivery" WHERE id = $1`,
@@ -601,13 +594,26 @@ describe("POST /api/webhook-deliveries/replay", () => {
     it("queues at most 1,000 deliveries a call, and says when more match", async () => {
       const acct = await newActiveAccount({ server: "permissive" });
       receiver.answer((_r, res) => res.end("ok"));
-      await sql("permissive").query(
-        `INSERT INTO "WebhookDelivery" ("accountId", "eventId", "eventType", "callSid", url, payload, status, "cycleAttempts")
-       SELECT $1, 'evt_bulk' || k, 'call.ended', 'CA-bulk', $2, json_build_object(
-         'id', 'evt_bulk' || k, 'type', 'call.ended', 'createdAt', now(),
-         'data', json_build_object('callSid', 'CA-bulk', 'direction', 'inbound', 'from', '+14155550100', 'to', '+14155550123', 'phoneNumberId', null)
-       )::text, 'FAILED', 8 FROM generate_series(1, 1001) AS k`,
-        [acct.id, receiver.url(`/bulk/${acct.id}`)],
+      await seed("permissive").webhookDeliveries(
+        Array.from({ length: 1001 }, () => {
+          const event = buildEvent("call.ended", {
+            callSid: "CA-bulk",
+            direction: "inbound",
+            from: "+14155550100",
+            to: "+14155550123",
+            phoneNumberId: null,
+          });
+          return {
+            accountId: acct.id,
+            eventId: event.id,
+            eventType: event.type,
+            callSid: "CA-bulk",
+            url: receiver.url(`/bulk/${acct.id}`),
+            payload: JSON.stringify(event),
+            status: "FAILED" as const,
+            cycleAttempts: 8,
+          };
+        }),
       );
       const res = await acct.as("POST", "/api/webhook-deliveries/replay", {
         body: { since: new Date(Date.now() - 3600_000).toISOString() },
@@ -701,12 +707,14 @@ describe("GET /api/lookup (the dashboard's search box)", () => {
       id: string;
     };
     const callSid = `CA${"ab".repeat(14)}${Math.random().toString(16).slice(2, 6)}`;
-    await sql("permissive").query(
-      `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
-       VALUES ($1, $2, $3, 'inbound', '+14155550166', '+14155550177', 'completed', 9, 'https://a.example/s', 'https://a.example/e')`,
-      [callSid, acct.id, own.id],
-    );
-    const [deliveryId] = await seed(acct, [{ callSid }]);
+    await seed("permissive").call({
+      callSid,
+      accountId: acct.id,
+      phoneNumberId: own.id,
+      fromNumber: "+14155550166",
+      toNumber: "+14155550177",
+    });
+    const [deliveryId] = await recordDeliveries(acct, [{ callSid }]);
     const eventId = (await acct.as("GET", `/api/webhook-deliveries/${deliveryId}`)).body.delivery.eventId as string;
     const find = async (q: string) => {
       const res = await acct.as("GET", `/api/lookup?q=${encodeURIComponent(q)}`);

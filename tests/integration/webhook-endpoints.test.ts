@@ -8,7 +8,8 @@ import {
   simulateInboundCall,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { build } from "../support/seed";
 import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
 import { startReceiver, type Received } from "../support/receiver";
 import { until } from "../support/until";
@@ -570,9 +571,12 @@ describe("test events and replay take an endpoint (docs/decisions.md §15, §20)
       "both first deliveries recorded as delivered",
     );
     // As if both had given up.
-    await sql("permissive").query(
-      `UPDATE "WebhookDelivery" SET status = 'FAILED', "nextAttemptAt" = NULL WHERE "callSid" = $1 AND "endpointId" IS NOT NULL`,
-      [played.callSid],
+    await seed("permissive").run(
+      build
+        .updateTable("WebhookDelivery")
+        .set({ status: "FAILED", nextAttemptAt: null })
+        .where("callSid", "=", played.callSid)
+        .where("endpointId", "is not", null),
     );
     const replay = await s.account.as("POST", "/api/webhook-deliveries/replay", {
       body: { since: new Date(Date.now() - 3600_000).toISOString(), endpointId: flaky.id },

@@ -6,6 +6,7 @@ import { startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-sim
 import { type ApiResponse, randomIp } from "./api";
 import { checkContract } from "./contract";
 import { type Reply, startReceiver } from "./receiver";
+import { seeds } from "./seed";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 /** A paid account of the file's server, and its requests with its API key from one client address. */
@@ -100,7 +101,7 @@ export async function startSimulatedTwilioServer(opts: {
       },
     });
     expect(reg.status).toBe(201);
-    await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
+    await seeds(db).update("Account", { id: reg.body.account.id }, { status: "ACTIVE" });
     return {
       id: reg.body.account.id,
       ip,
