@@ -112,7 +112,7 @@ describe("the engine's routing cache", () => {
     // A Twilio connection: every request must now be signed with its token, so this unsigned one is refused.
     await connectTwilioRow({ accountId: account.id, accountSid: `AC${"6".repeat(32)}`, authToken: "a-token" });
     expect((await voice(account, to)).status).toBe(403);
-    await sql("permissive").query(`DELETE FROM "TwilioConnection" WHERE "accountId" = $1`, [account.id]);
+    await seed("permissive").run(build.deleteFrom("TwilioConnection").where("accountId", "=", account.id));
     await voice(account, to);
     expect((await voice(account, to)).body).toBe(XML(start));
 

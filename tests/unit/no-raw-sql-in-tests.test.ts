@@ -1,6 +1,6 @@
 // Tests and benchmarks write rows through tests/support/seed.ts, typed by the schema: a hand-written
-// `INSERT INTO "…"` or `UPDATE "…"` string keeps compiling when its column changes, and the test breaks at run
-// time, or quietly stops testing anything (issue #43). Reading with SQL strings is fine; writing is not.
+// `INSERT INTO "…"`, `UPDATE "…"` or `DELETE FROM "…"` string keeps compiling when its column changes, and the
+// test breaks at run time, or quietly stops testing anything (issue #43). Reading with SQL strings is fine.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ const FOLDERS = ["tests", "bench", "e2e"];
 const SELF = "tests/unit/no-raw-sql-in-tests.test.ts";
 
 /** A write to a quoted table, as hand-written SQL spells it (the app's own statements are matched lower-case). */
-const RAW_WRITE = /\bINSERT\s+INTO\s+"|\bUPDATE\s+"/;
+const RAW_WRITE = /\bINSERT\s+INTO\s+"|\bUPDATE\s+"|\bDELETE\s+FROM\s+"/;
 
 /** Files that may still write with SQL strings, and why. */
 const ALLOWED: Record<string, string> = {
@@ -44,6 +44,7 @@ describe("writes in tests and benchmarks", () => {
   it("recognises a hand-written write, on one line or across two", () => {
     expect(RAW_WRITE.test(`UPDATE "Account" SET status = 'ACTIVE'`)).toBe(true);
     expect(RAW_WRITE.test(`INSERT INTO\n  "Call" ("callSid") VALUES ($1)`)).toBe(true);
+    expect(RAW_WRITE.test(`DELETE FROM "AccountLimit" WHERE "accountId" = $1`)).toBe(true);
     expect(RAW_WRITE.test(`SELECT status FROM "Account"`)).toBe(false);
   });
 
