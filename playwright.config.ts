@@ -42,7 +42,7 @@ function disableFeatures(ours: string[]): string[] {
 export default defineConfig({
   testDir: "e2e",
   outputDir: "e2e-artifacts/test-results",
-  globalSetup: "./e2e/support/global-setup.ts",
+  globalSetup: "./tests/support/browser-global-setup.ts",
   fullyParallel: false,
   workers: 2,
   retries: 0,

@@ -29,9 +29,9 @@ export default defineConfig({
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
           // One real server (built app + real PostgreSQL or the embedded one) for the whole run.
-          globalSetup: ["tests/integration/support/global-setup.ts"],
+          globalSetup: ["tests/support/integration-global-setup.ts"],
           // Every event a test's receiver gets must match its schema in the event catalogue.
-          setupFiles: ["tests/integration/support/event-contract.ts"],
+          setupFiles: ["tests/support/event-contract.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
           // Two files at once on PostgreSQL: most of a file's time is spent waiting (timeouts, retries, servers

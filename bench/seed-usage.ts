@@ -2,9 +2,11 @@
 // totals (one "UsageTotal" row per UTC month and one 'all') recomputed from the account's records, so
 // they are exactly what the service itself would have accumulated.
 //   npx tsx bench/seed-usage.ts <databaseUrl> <accountId> <count> [perMinuteRate=0.02]
-// Column names mirror prisma/migrations/20261122032113_calls_and_usage/migration.sql.
+// The columns are typed by the schema (tests/support/seed.ts); the rows are made by PostgreSQL, a million in seconds.
 import { pathToFileURL } from "node:url";
+import { sql } from "kysely";
 import pg from "pg";
+import { build, run } from "../tests/support/seed";
 
 export async function seedUsage(
   client: pg.ClientBase,
@@ -16,30 +18,56 @@ export async function seedUsage(
   try {
     // Durations cycle over 0–899 s (0 bills 0 minutes); the cost is billedMinutes × rate, as
     // costBreakdown() computes it, and costBreakdown has the shape the API's output schema checks.
-    await client.query(
-      `INSERT INTO "UsageRecord" ("id", "accountId", "callSid", "phoneNumberId", "direction", "callerNumber",
-                                  "calledNumber", "durationSeconds", "billedMinutes", "totalCost", "costBreakdown", "createdAt")
-       SELECT 'seed' || md5($1 || ':' || i), $1, 'CA' || md5('sid:' || $1 || ':' || i), NULL, 'inbound',
-              '+1415555' || lpad((i % 10000)::text, 4, '0'), '+14155550123', d, m, m * $3::numeric,
-              jsonb_build_object('durationSeconds', d, 'billedMinutes', m, 'perMinuteRate', $3::numeric,
-                                 'usageCost', m * $3::numeric, 'totalCost', m * $3::numeric, 'currency', 'usd'),
-              now() - make_interval(secs => (i::float8 / $2) * 365 * 86400)
-       FROM generate_series(1, $2::int) AS i,
-            LATERAL (SELECT ((i::bigint * 7919) % 900)::int AS d) AS dur,
-            LATERAL (SELECT ceil(d / 60.0)::int AS m) AS mins`,
-      [accountId, count, perMinuteRate],
+    const rate = sql`${perMinuteRate}::numeric`;
+    await run(
+      client,
+      build
+        .insertInto("UsageRecord")
+        .columns([
+          "id",
+          "accountId",
+          "callSid",
+          "phoneNumberId",
+          "direction",
+          "callerNumber",
+          "calledNumber",
+          "durationSeconds",
+          "billedMinutes",
+          "totalCost",
+          "costBreakdown",
+          "createdAt",
+        ])
+        .expression(
+          sql`SELECT 'seed' || md5(${accountId}::text || ':' || i), ${accountId}::text, 'CA' || md5('sid:' || ${accountId}::text || ':' || i), NULL, 'inbound',
+                '+1415555' || lpad((i % 10000)::text, 4, '0'), '+14155550123', d, m, m * ${rate},
+                jsonb_build_object('durationSeconds', d, 'billedMinutes', m, 'perMinuteRate', ${rate},
+                                   'usageCost', m * ${rate}, 'totalCost', m * ${rate}, 'currency', 'usd'),
+                now() - make_interval(secs => (i::float8 / ${count}::int) * 365 * 86400)
+              FROM generate_series(1, ${count}::int) AS i,
+                   LATERAL (SELECT ((i::bigint * 7919) % 900)::int AS d) AS dur,
+                   LATERAL (SELECT ceil(d / 60.0)::int AS m) AS mins`,
+        ),
     );
     // ROLLUP gives one row per month plus the grand total, which becomes 'all'.
-    await client.query(
-      `INSERT INTO "UsageTotal" ("accountId", "period", "calls", "billedMinutes", "totalCost", "updatedAt")
-       SELECT $1, COALESCE(month, 'all'), count(*), sum("billedMinutes"), sum("totalCost"), now()
-       FROM (SELECT to_char("createdAt", 'YYYY-MM') AS month, "billedMinutes", "totalCost"
-             FROM "UsageRecord" WHERE "accountId" = $1) AS r
-       GROUP BY ROLLUP (month)
-       ON CONFLICT ("accountId", "period") DO UPDATE SET
-         "calls" = EXCLUDED."calls", "billedMinutes" = EXCLUDED."billedMinutes",
-         "totalCost" = EXCLUDED."totalCost", "updatedAt" = now()`,
-      [accountId],
+    await run(
+      client,
+      build
+        .insertInto("UsageTotal")
+        .columns(["accountId", "period", "calls", "billedMinutes", "totalCost", "updatedAt"])
+        .expression(
+          sql`SELECT ${accountId}::text, COALESCE(month, 'all'), count(*), sum("billedMinutes"), sum("totalCost"), now()
+              FROM (SELECT to_char("createdAt", 'YYYY-MM') AS month, "billedMinutes", "totalCost"
+                    FROM "UsageRecord" WHERE "accountId" = ${accountId}::text) AS r
+              GROUP BY ROLLUP (month)`,
+        )
+        .onConflict((conflict) =>
+          conflict.columns(["accountId", "period"]).doUpdateSet((eb) => ({
+            calls: eb.ref("excluded.calls"),
+            billedMinutes: eb.ref("excluded.billedMinutes"),
+            totalCost: eb.ref("excluded.totalCost"),
+            updatedAt: sql<Date>`now()`,
+          })),
+        ),
     );
     await client.query("COMMIT");
   } catch (err) {

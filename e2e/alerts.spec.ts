@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, signedIn } from "./support/accounts";
-import { screenshots } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots } from "../tests/support/helpers";
 
 // Alerts in the dashboard (docs/decisions.md §16): an endpoint that keeps failing its test events raises
 // alert.endpoint_failing within a minute (the server's own scan), listed on the Alerts page with what to do

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 // The number form's answer policy (docs/decisions.md §12): timeout, fallback and last resort, the
 // server's save-time check of a bad fallback, and "Test the fallback" showing the caller's TwiML.

@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { newCallSid, startTwilioSimulator, type TwilioSimulator } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshot, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { apiResponse, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshot, uniqueNumber } from "../tests/support/helpers";
 
 // Live calls on the Calls page (docs/decisions.md §13) against the built app, whose Twilio is this file's
 // simulator: a call held up there shows at the top of Calls without a reload, and is hung up or
@@ -26,36 +26,31 @@ test.afterAll(async () => {
   await backend?.close();
 });
 
-async function api(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(BASE + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
 /** A paid account connected to a simulated Twilio account, with one number set up through the connection. */
 async function setUp(page: Page) {
   const account = await createAccount("control", { paid: false });
   const key = account.apiKey;
   await signedIn(page, account);
   // Pay through a fresh local checkout link: its page's Pay button POSTs to it.
-  const checkout = await api(key, "POST", "/api/billing/checkout");
+  const checkout = await apiResponse(key, "/api/billing/checkout", { method: "POST" });
   expect(checkout.status).toBe(200);
-  await fetch(checkout.body.url, { method: "POST", redirect: "manual" });
+  await fetch(((await checkout.json()) as { url: string }).url, { method: "POST", redirect: "manual" });
   const tw = twilio.addAccount({ friendlyName: "Acme Voice" });
   const number = uniqueNumber();
   twilio.addIncomingNumber(tw.sid, number);
   expect(
-    (await api(key, "PUT", "/api/twilio-connection", { accountSid: tw.sid, authToken: tw.authToken })).status,
+    (
+      await apiResponse(key, "/api/twilio-connection", {
+        method: "PUT",
+        body: { accountSid: tw.sid, authToken: tw.authToken },
+      })
+    ).status,
   ).toBe(200);
-  const created = await api(key, "POST", "/api/phone-numbers", {
-    phoneNumber: number,
-    onCallStartUrl: backend.url("/start"),
-    onCallEndUrl: backend.url("/end"),
+  const created = await apiResponse(key, "/api/phone-numbers", {
+    method: "POST",
+    body: { phoneNumber: number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end") },
   });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect(created.status, await created.text()).toBe(201);
   return { key, number };
 }
 

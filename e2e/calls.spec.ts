@@ -1,22 +1,12 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { newCallSid, postSigned, simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
-
-async function rest(path: string, key: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
-  const res = await fetch(`${BASE}${path}`, {
-    method: init.method ?? "GET",
-    headers: { authorization: `Bearer ${key}`, ...(init.body ? { "content-type": "application/json" } : {}) },
-    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-  });
-  expect(res.status, `${init.method ?? "GET"} ${path}`).toBeLessThan(300);
-  return res.json();
-}
 
 test("the call log: every ending listed, filters in the URL, a failed call's timeline, CSV export, new calls without reload", async ({
   page,
@@ -35,7 +25,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
     const account = await createAccount("calls", { paid: true });
     const key = account.apiKey;
     await signedIn(page, account);
-    const engineUrl: string = (await rest("/api/account", key)).account.engineVoiceUrl;
+    const engineUrl: string = (await api(key, "/api/account")).account.engineVoiceUrl;
     const register = async (tag: string) => {
       const phoneNumber = uniqueNumber();
       const body = {
@@ -46,7 +36,7 @@ test("the call log: every ending listed, filters in the URL, a failed call's tim
       };
       return {
         phoneNumber,
-        id: (await rest("/api/phone-numbers", key, { method: "POST", body })).phoneNumber.id as string,
+        id: (await api(key, "/api/phone-numbers", { method: "POST", body })).phoneNumber.id as string,
       };
     };
     const ok = await register("ok");

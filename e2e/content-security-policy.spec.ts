@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { signUp, twoFrames, uniqueEmail } from "./support/helpers";
-import { watchRequests, watchViolations } from "./support/page-checks";
+import { signUp, twoFrames, uniqueEmail } from "../tests/support/helpers";
+import { watchRequests, watchViolations } from "../tests/support/page-checks";
 
 /**
  * The pages work under their Content-Security-Policy in real Chromium: no

@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots, signUp, uniqueEmail, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { apiResponse, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, signUp, uniqueEmail, uniqueNumber } from "../tests/support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE, permissions: ["clipboard-read", "clipboard-write"] });
@@ -11,10 +11,6 @@ test.describe.configure({ mode: "serial" });
 const PASSWORD = "correct horse battery";
 /** What the first account leaves behind, for the isolation test. */
 const first = { email: "", number: "", callSid: "", engineUrl: "" };
-
-async function rest(path: string, key: string): Promise<Response> {
-  return fetch(`${BASE}${path}`, { headers: { authorization: `Bearer ${key}` } });
-}
 
 test("an unauthenticated visit goes to log-in; a wrong password gets one plain sentence", async ({ page }) => {
   await page.goto("/dashboard/numbers");
@@ -100,7 +96,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
       await screenshots(page, "keys-new");
 
-      const ok = await rest("/api/account", key);
+      const ok = await apiResponse(key, "/api/account");
       expect(ok.status).toBe(200);
       expect(((await ok.json()) as { account: { email: string } }).account.email).toBe(first.email);
 
@@ -110,7 +106,7 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await row.getByRole("button", { name: /Revoke/ }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
       await expect(row).toHaveCount(0);
-      expect((await rest("/api/account", key)).status).toBe(401);
+      expect((await apiResponse(key, "/api/account")).status).toBe(401);
       await screenshots(page, "keys");
     });
 

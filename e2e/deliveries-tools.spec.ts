@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 // The delivery tools in the dashboard: a test event from a number (docs/decisions.md §8), and replaying
 // what failed once the endpoint is fixed, against a local customer backend that counts arrivals.

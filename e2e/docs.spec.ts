@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { SCREENSHOT_DIR, twoFrames } from "./support/helpers";
-import { watchRequests } from "./support/page-checks";
+import { SCREENSHOT_DIR, twoFrames } from "../tests/support/helpers";
+import { watchRequests } from "../tests/support/page-checks";
 
 /**
  * The API reference in real Chromium: nothing is fetched from another origin

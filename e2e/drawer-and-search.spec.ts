@@ -1,9 +1,9 @@
 import { expect, test, type Page } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, type Session, sessionOf, signedIn, type TestAccount } from "./support/accounts";
-import { screenshot, uniqueNumber } from "./support/helpers";
-import { expectNoOverflow } from "./support/page-checks";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, type Session, sessionOf, signedIn, type TestAccount } from "../tests/support/accounts";
+import { screenshot, uniqueNumber } from "../tests/support/helpers";
+import { expectNoOverflow } from "../tests/support/page-checks";
 
 // Issue 30: details in a side drawer (rows clickable, a dialog, Escape, kept in the URL), the deliveries'
 // filters in the URL and backed by the API, and the header's search box.

@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
-import { eventContractViolations, startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots } from "./support/helpers";
+import { eventContractViolations, startReceiver } from "../tests/support/receiver";
+import { createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots } from "../tests/support/helpers";
 
 // Webhook endpoints in the dashboard (docs/decisions.md §15): add one with the type picker, read its secret,
 // send it a test event that a local receiver verifies, and find that delivery in the log by its destination.

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { api, createAccount, signedIn } from "./support/accounts";
-import { screenshots, twoFrames, uniqueNumber } from "./support/helpers";
+import { api, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, twoFrames, uniqueNumber } from "../tests/support/helpers";
 
 // issue 17: each failure is shown once, in the place its kind calls for (src/client/show-error.ts).
 const BASE = process.env.E2E_BASE_URL!;

@@ -2,10 +2,10 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { type BrowserContext, expect, test, type Page } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, type Session, sessionOf, type TestAccount } from "./support/accounts";
-import { uniqueNumber } from "./support/helpers";
-import { overflowOf, seriousAxeFindings, watchViolations, type AxeFinding } from "./support/page-checks";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, type Session, sessionOf, type TestAccount } from "../tests/support/accounts";
+import { uniqueNumber } from "../tests/support/helpers";
+import { overflowOf, seriousAxeFindings, watchViolations, type AxeFinding } from "../tests/support/page-checks";
 
 /**
  * Issue 30: every page the service serves a browser, at a phone's width (390 px) and a laptop's (1280 px), with

@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { newCallSid, postSigned } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, expectWithinViewport, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, expectWithinViewport, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });

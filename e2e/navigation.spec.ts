@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshot, screenshots } from "./support/helpers";
+import { createAccount, signedIn } from "../tests/support/accounts";
+import { screenshot, screenshots } from "../tests/support/helpers";
 
 // issue 17: where a signed-in visitor lands, the dashboard's own 404, the favicon and the dark theme.
 const BASE = process.env.E2E_BASE_URL!;

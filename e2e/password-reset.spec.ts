@@ -1,9 +1,9 @@
 import { expect, test } from "@playwright/test";
-import { linkFromOutbox } from "./support/outbox";
+import { linkFromOutbox } from "../tests/support/outbox";
 import { mkdirSync } from "node:fs";
 import type { Page } from "@playwright/test";
-import { createAccount } from "./support/accounts";
-import { randomIp, SCREENSHOT_DIR, screenshots, uniqueEmail } from "./support/helpers";
+import { createAccount } from "../tests/support/accounts";
+import { randomIp, SCREENSHOT_DIR, screenshots, uniqueEmail } from "../tests/support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });

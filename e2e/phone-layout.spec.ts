@@ -6,7 +6,7 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
+import { startReceiver } from "../tests/support/receiver";
 import {
   api,
   createAccount,
@@ -15,8 +15,8 @@ import {
   sessionOf,
   signedIn,
   type TestAccount,
-} from "./support/accounts";
-import { screenshot, uniqueNumber } from "./support/helpers";
+} from "../tests/support/accounts";
+import { screenshot, uniqueNumber } from "../tests/support/helpers";
 
 // issue 17: at 390 px every table shows its key columns (status first) and its actions, without scrolling sideways.
 const BASE = process.env.E2E_BASE_URL!;

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { linkFromOutbox } from "./support/outbox";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots, signUp } from "./support/helpers";
+import { linkFromOutbox } from "../tests/support/outbox";
+import { createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, signUp } from "../tests/support/helpers";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });

@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { startTwilioSimulator, type TwilioSimulator } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 // docs/decisions.md §21 in the dashboard: "Simulate a call" on a number shows the TwiML Twilio would get;
 // the Overview's set-up checklist follows the account's real state step by step and goes once all is done;

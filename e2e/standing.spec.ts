@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
-import { api, createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { api, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 // issue 17 and docs/decisions.md §4: what the account's standing forbids is disabled, with the reason beside it.
 const BASE = process.env.E2E_BASE_URL!;

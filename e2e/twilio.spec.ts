@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { startTwilioSimulator, type TwilioSimulator } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 // The Twilio page against the built app, whose Twilio (TWILIO_API_BASE_URL) is this file's simulator.
 const BASE = process.env.E2E_BASE_URL!;

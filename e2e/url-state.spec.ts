@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { newCallSid, postSigned } from "../src/twilio-simulator/twilio-simulator";
-import { startReceiver } from "../tests/integration/support/receiver";
-import { api, createAccount, signedIn } from "./support/accounts";
-import { screenshots, uniqueNumber } from "./support/helpers";
+import { startReceiver } from "../tests/support/receiver";
+import { api, createAccount, signedIn } from "../tests/support/accounts";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 
 // issue 17: a list's page, filters and open detail live in the URL, so refresh and Back keep them.
 const BASE = process.env.E2E_BASE_URL!;

@@ -1,7 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
-import { call, newAccount, randomIp, sql, uniqueEmail } from "./support/api";
-import { mailTo, tokenIn, waitForMail } from "./support/mailbox";
-import { sessionCookie, trpc } from "./support/trpc";
+import { call, newAccount, randomIp, sql, uniqueEmail, seed } from "../support/api";
+import { ago } from "../support/seed";
+import { mailTo, tokenIn, waitForMail } from "../support/mailbox";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * Mail through a real SMTP server the test run starts (SMTP_URL of the strict
@@ -177,9 +178,10 @@ describe("password reset", () => {
     const acct = await newAccount();
     await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
     const token = tokenIn((await waitForMail(acct.email, RESET))[0]!, "/reset-password");
-    await sql().query(
-      `UPDATE "AccountToken" SET "expiresAt" = now() - interval '1 second' WHERE "accountId" = $1 AND purpose = 'RESET_PASSWORD'`,
-      [acct.id],
+    await seed().update(
+      "AccountToken",
+      { accountId: acct.id, purpose: "RESET_PASSWORD" },
+      { expiresAt: ago("1 second") },
     );
     const res = await trpc("mutation", "settings.resetPassword", { token, password: "a brand new password" });
     expect(res.status).toBe(400);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { newAccount, randomIp, uniqueEmail } from "./support/api";
-import { tokenIn, waitForMail } from "./support/mailbox";
-import { sessionCookie, trpc } from "./support/trpc";
+import { newAccount, randomIp, uniqueEmail } from "../support/api";
+import { tokenIn, waitForMail } from "../support/mailbox";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * Issue #30's notices, through the durable mail job to the real SMTP test server (the strict server's

@@ -3,8 +3,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAccount } from "../../src/server/services/accounts/register-account";
 import { createCaller } from "../../src/server/trpc/root";
-import { call, newAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
+import { call, newAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
 
 // GET /api/account with an API key reads the account in the key's own look-up;
 // with a login token it is read on its own. Both must show the same account.

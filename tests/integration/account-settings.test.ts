@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, randomIp, sql, uniqueEmail } from "./support/api";
-import { tokenIn, waitForMail } from "./support/mailbox";
-import { sessionCookie, trpc } from "./support/trpc";
+import {
+  baseUrlOf,
+  call,
+  newAccount,
+  newActiveAccount,
+  numberBody,
+  randomIp,
+  sql,
+  uniqueEmail,
+  seed,
+} from "../support/api";
+import { tokenIn, waitForMail } from "../support/mailbox";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * Settings over the dashboard's transport (a session cookie): password and
@@ -164,11 +174,7 @@ describe("close the account", () => {
     expect(number.status).toBe(201);
     const phone = number.body.phoneNumber.phoneNumber as string;
     // A call in the history, as the engine would have recorded it.
-    await sql().query(
-      `INSERT INTO "UsageRecord" (id, "accountId", "callSid", "phoneNumberId", direction, "callerNumber", "calledNumber", "durationSeconds", "billedMinutes", "totalCost", "costBreakdown")
-       VALUES ('ur_' || md5(random()::text), $1, 'CA' || md5(random()::text), $2, 'inbound', '+14155550000', $3, 60, 1, 0.02, '{}'::jsonb)`,
-      [acct.id, number.body.phoneNumber.id, phone],
-    );
+    await seed().usageRecord({ accountId: acct.id, phoneNumberId: number.body.phoneNumber.id, calledNumber: phone });
     const usageBefore = await sql().query(`SELECT count(*)::int AS n FROM "UsageRecord" WHERE "accountId" = $1`, [
       acct.id,
     ]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount } from "./support/api";
+import { call, newAccount } from "../support/api";
 
 describe("GET /api/account", () => {
   it("happy: the account with webhookSecret, engineVoiceUrl and _count", async () => {

@@ -14,12 +14,12 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // docs/decisions.md §16 end to end on the permissive server (its own alert scan every 15 s, the delivery
 // worker and the call log raising alerts at their cause), with the Twilio simulator and local receivers.
@@ -285,7 +285,7 @@ describe("alerts", () => {
 
   it("Twilio's 20003 raises alert.twilio_credentials_rejected; a verified number pointed elsewhere, alert.number_unconfigured", async () => {
     const s = await setup();
-    await sql("permissive").query(`UPDATE "PhoneNumber" SET verified = true WHERE id = $1`, [s.numberId]);
+    await seed("permissive").update("PhoneNumber", { id: s.numberId }, { verified: true });
     await connectTwilioRow({ accountId: s.account.id, accountSid: ownSid, authToken: "revoked-token" });
     await checkNumberConfiguration({ accountId: s.account.id });
     expect((await alertRows(s.account.id)).map((r) => [r.type, r.subjectType])).toEqual([

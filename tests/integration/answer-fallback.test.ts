@@ -8,12 +8,12 @@ import {
   type BackendMode,
   type CustomerBackend,
 } from "../../src/twilio-simulator/customer-backend";
-import { newActiveAccount, numberBody, randomUsNumber, type TestAccount } from "./support/api";
-import { startReceiver } from "./support/receiver";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody, randomUsNumber, type TestAccount } from "../support/api";
+import { startReceiver } from "../support/receiver";
+import { until } from "../support/until";
 
 // docs/decisions.md §12: a caller is never dropped because the backend blinked. The permissive
-// server runs with CALLBACK_START_TIMEOUT_MS=1500 and VOICE_ANSWER_BUDGET_MS=4000 (global-setup.ts),
+// server runs with CALLBACK_START_TIMEOUT_MS=1500 and VOICE_ANSWER_BUDGET_MS=4000 (integration-global-setup.ts),
 // so the deadlines are measured in seconds, not in Twilio's 15.
 const BUDGET_MS = 4000;
 const FALLBACK_TWIML =

@@ -1,130 +1,147 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount, sql } from "./support/api";
+import { call, newAccount, sql, seed } from "../support/api";
+import { ago } from "../support/seed";
 
 describe("POST /api/api-keys", () => {
-  it("happy: returns the full key once; it works at once", async () => {
-    const acct = await newAccount();
-    const res = await acct.as("POST", "/api/api-keys", { body: { label: "CI pipeline" } });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: expect.any(String),
-      key: expect.stringMatching(/^rtk_[0-9A-Za-z]{49}$/),
-      keyPrefix: res.body.key.slice(0, 12),
-      label: "CI pipeline",
-      createdAt: expect.any(String),
+  describe("happy", () => {
+    it("returns the full key once; it works at once", async () => {
+      const acct = await newAccount();
+      const res = await acct.as("POST", "/api/api-keys", { body: { label: "CI pipeline" } });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        key: expect.stringMatching(/^rtk_[0-9A-Za-z]{49}$/),
+        keyPrefix: res.body.key.slice(0, 12),
+        label: "CI pipeline",
+        createdAt: expect.any(String),
+      });
+      const me = await call("GET", "/api/account", { token: res.body.key });
+      expect(me.body.account.id).toBe(acct.id);
     });
-    const me = await call("GET", "/api/account", { token: res.body.key });
-    expect(me.body.account.id).toBe(acct.id);
+
+    it("label is optional; an empty body is fine", async () => {
+      const acct = await newAccount();
+      const res = await acct.as("POST", "/api/api-keys");
+      expect(res.status).toBe(201);
+      expect(res.body.label).toBeNull();
+    });
   });
 
-  it("happy: label is optional; an empty body is fine", async () => {
-    const acct = await newAccount();
-    const res = await acct.as("POST", "/api/api-keys");
-    expect(res.status).toBe(201);
-    expect(res.body.label).toBeNull();
+  describe("error", () => {
+    it("400 for a label that is not a string or too long", async () => {
+      const acct = await newAccount();
+      const wrongType = await acct.as("POST", "/api/api-keys", { body: { label: 5 } });
+      expect(wrongType.status).toBe(400);
+      expect(wrongType.body.error.details[0].path).toBe("label");
+      expect((await acct.as("POST", "/api/api-keys", { body: { label: "x".repeat(101) } })).status).toBe(400);
+    });
   });
 
-  it("error: 400 for a label that is not a string or too long", async () => {
-    const acct = await newAccount();
-    const wrongType = await acct.as("POST", "/api/api-keys", { body: { label: 5 } });
-    expect(wrongType.status).toBe(400);
-    expect(wrongType.body.error.details[0].path).toBe("label");
-    expect((await acct.as("POST", "/api/api-keys", { body: { label: "x".repeat(101) } })).status).toBe(400);
-  });
-
-  it("security: 401 without a valid key", async () => {
-    expect((await call("POST", "/api/api-keys", { body: {} })).status).toBe(401);
+  describe("security", () => {
+    it("401 without a valid key", async () => {
+      expect((await call("POST", "/api/api-keys", { body: {} })).status).toBe(401);
+    });
   });
 });
 
 describe("GET /api/api-keys", () => {
-  it("happy: lists active keys oldest first, prefixes only, with lastUsedAt", async () => {
-    const acct = await newAccount();
-    const second = await acct.as("POST", "/api/api-keys", { body: { label: "second" } });
-    const res = await acct.as("GET", "/api/api-keys");
-    expect(res.status).toBe(200);
-    expect(res.body.apiKeys.map((k: { label: string }) => k.label)).toEqual(["Default", "second"]);
-    for (const k of res.body.apiKeys) {
-      expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "keyPrefix", "label", "lastUsedAt"]);
-    }
-    expect(res.text).not.toContain(acct.apiKey);
-    expect(res.text).not.toContain(second.body.key);
-    expect(res.body.apiKeys[0].lastUsedAt).not.toBeNull(); // the Default key made this request
-    expect(res.body.apiKeys[1].lastUsedAt).toBeNull();
+  describe("happy", () => {
+    it("lists active keys oldest first, prefixes only, with lastUsedAt", async () => {
+      const acct = await newAccount();
+      const second = await acct.as("POST", "/api/api-keys", { body: { label: "second" } });
+      const res = await acct.as("GET", "/api/api-keys");
+      expect(res.status).toBe(200);
+      expect(res.body.apiKeys.map((k: { label: string }) => k.label)).toEqual(["Default", "second"]);
+      for (const k of res.body.apiKeys) {
+        expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "keyPrefix", "label", "lastUsedAt"]);
+      }
+      expect(res.text).not.toContain(acct.apiKey);
+      expect(res.text).not.toContain(second.body.key);
+      expect(res.body.apiKeys[0].lastUsedAt).not.toBeNull(); // the Default key made this request
+      expect(res.body.apiKeys[1].lastUsedAt).toBeNull();
+    });
+
+    it("writes lastUsedAt at most once a minute", async () => {
+      const acct = await newAccount();
+      await acct.as("GET", "/api/account");
+      const first = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
+        .lastUsedAt;
+      for (let i = 0; i < 3; i++) await acct.as("GET", "/api/account");
+      const after = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
+        .lastUsedAt;
+      expect(after.getTime()).toBe(first.getTime());
+      // Pretend the last write was two minutes ago: the next use writes again.
+      await seed().update("ApiKey", { accountId: acct.id }, { lastUsedAt: ago("2 minutes") });
+      await acct.as("GET", "/api/account");
+      const refreshed = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id]))
+        .rows[0].lastUsedAt;
+      expect(Date.now() - refreshed.getTime()).toBeLessThan(60_000);
+      // Written again, not left at the first write (which is also within the minute).
+      expect(refreshed.getTime()).toBeGreaterThan(first.getTime());
+    });
   });
 
-  it("writes lastUsedAt at most once a minute", async () => {
-    const acct = await newAccount();
-    await acct.as("GET", "/api/account");
-    const first = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
-      .lastUsedAt;
-    for (let i = 0; i < 3; i++) await acct.as("GET", "/api/account");
-    const after = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
-      .lastUsedAt;
-    expect(after.getTime()).toBe(first.getTime());
-    // Pretend the last write was two minutes ago: the next use writes again.
-    await sql().query(`UPDATE "ApiKey" SET "lastUsedAt" = now() - interval '2 minutes' WHERE "accountId" = $1`, [
-      acct.id,
-    ]);
-    await acct.as("GET", "/api/account");
-    const refreshed = (await sql().query(`SELECT "lastUsedAt" FROM "ApiKey" WHERE "accountId" = $1`, [acct.id])).rows[0]
-      .lastUsedAt;
-    expect(Date.now() - refreshed.getTime()).toBeLessThan(60_000);
-  });
-
-  it("security: another account's keys never appear", async () => {
-    const a = await newAccount();
-    const b = await newAccount();
-    await b.as("POST", "/api/api-keys", { body: { label: "b-only" } });
-    const list = await a.as("GET", "/api/api-keys");
-    expect(list.body.apiKeys).toHaveLength(1);
-    expect(list.text).not.toContain("b-only");
+  describe("security", () => {
+    it("another account's keys never appear", async () => {
+      const a = await newAccount();
+      const b = await newAccount();
+      await b.as("POST", "/api/api-keys", { body: { label: "b-only" } });
+      const list = await a.as("GET", "/api/api-keys");
+      expect(list.body.apiKeys).toHaveLength(1);
+      expect(list.text).not.toContain("b-only");
+    });
   });
 });
 
 describe("DELETE /api/api-keys/:id", () => {
-  it("happy: revokes; the key stops working on the next request", async () => {
-    const acct = await newAccount();
-    const extra = await acct.as("POST", "/api/api-keys", { body: { label: "temp" } });
-    expect((await call("GET", "/api/account", { token: extra.body.key })).status).toBe(200);
-    const res = await acct.as("DELETE", `/api/api-keys/${extra.body.id}`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ revoked: true });
-    expect((await call("GET", "/api/account", { token: extra.body.key })).status).toBe(401);
-    const list = await acct.as("GET", "/api/api-keys");
-    expect(list.body.apiKeys.map((k: { id: string }) => k.id)).not.toContain(extra.body.id);
+  describe("happy", () => {
+    it("revokes; the key stops working on the next request", async () => {
+      const acct = await newAccount();
+      const extra = await acct.as("POST", "/api/api-keys", { body: { label: "temp" } });
+      expect((await call("GET", "/api/account", { token: extra.body.key })).status).toBe(200);
+      const res = await acct.as("DELETE", `/api/api-keys/${extra.body.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ revoked: true });
+      expect((await call("GET", "/api/account", { token: extra.body.key })).status).toBe(401);
+      const list = await acct.as("GET", "/api/api-keys");
+      expect(list.body.apiKeys.map((k: { id: string }) => k.id)).not.toContain(extra.body.id);
+    });
+
+    it("a key can revoke itself; the account still logs in", async () => {
+      const acct = await newAccount();
+      const keys = await acct.as("GET", "/api/api-keys");
+      expect((await acct.as("DELETE", `/api/api-keys/${keys.body.apiKeys[0].id}`)).status).toBe(200);
+      expect((await acct.as("GET", "/api/account")).status).toBe(401);
+      const login = await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } });
+      expect((await call("GET", "/api/api-keys", { token: login.body.token })).status).toBe(200);
+    });
   });
 
-  it("a key can revoke itself; the account still logs in", async () => {
-    const acct = await newAccount();
-    const keys = await acct.as("GET", "/api/api-keys");
-    expect((await acct.as("DELETE", `/api/api-keys/${keys.body.apiKeys[0].id}`)).status).toBe(200);
-    expect((await acct.as("GET", "/api/account")).status).toBe(401);
-    const login = await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } });
-    expect((await call("GET", "/api/api-keys", { token: login.body.token })).status).toBe(200);
+  describe("error", () => {
+    it("404 for an unknown id and for a key already revoked", async () => {
+      const acct = await newAccount();
+      expect((await acct.as("DELETE", "/api/api-keys/does-not-exist")).body.error.code).toBe("NOT_FOUND");
+      const extra = await acct.as("POST", "/api/api-keys");
+      await acct.as("DELETE", `/api/api-keys/${extra.body.id}`);
+      expect((await acct.as("DELETE", `/api/api-keys/${extra.body.id}`)).status).toBe(404);
+    });
   });
 
-  it("error: 404 for an unknown id and for a key already revoked", async () => {
-    const acct = await newAccount();
-    expect((await acct.as("DELETE", "/api/api-keys/does-not-exist")).body.error.code).toBe("NOT_FOUND");
-    const extra = await acct.as("POST", "/api/api-keys");
-    await acct.as("DELETE", `/api/api-keys/${extra.body.id}`);
-    expect((await acct.as("DELETE", `/api/api-keys/${extra.body.id}`)).status).toBe(404);
-  });
+  describe("security", () => {
+    it("another account's key id is a 404 and stays valid", async () => {
+      const a = await newAccount();
+      const b = await newAccount();
+      const bKeys = await b.as("GET", "/api/api-keys");
+      const res = await a.as("DELETE", `/api/api-keys/${bKeys.body.apiKeys[0].id}`);
+      expect(res.status).toBe(404);
+      expect((await b.as("GET", "/api/account")).status).toBe(200);
+    });
 
-  it("security: another account's key id is a 404 and stays valid", async () => {
-    const a = await newAccount();
-    const b = await newAccount();
-    const bKeys = await b.as("GET", "/api/api-keys");
-    const res = await a.as("DELETE", `/api/api-keys/${bKeys.body.apiKeys[0].id}`);
-    expect(res.status).toBe(404);
-    expect((await b.as("GET", "/api/account")).status).toBe(200);
-  });
-
-  it("security: accepts the login JWT like a key", async () => {
-    const acct = await newAccount();
-    const extra = await acct.as("POST", "/api/api-keys");
-    const res = await call("DELETE", `/api/api-keys/${extra.body.id}`, { token: acct.token });
-    expect(res.status).toBe(200);
+    it("accepts the login JWT like a key", async () => {
+      const acct = await newAccount();
+      const extra = await acct.as("POST", "/api/api-keys");
+      const res = await call("DELETE", `/api/api-keys/${extra.body.id}`, { token: acct.token });
+      expect(res.status).toBe(200);
+    });
   });
 });

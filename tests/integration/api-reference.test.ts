@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, call } from "./support/api";
-import { checkContract } from "./support/contract";
+import { baseUrlOf, call } from "../support/api";
+import { checkContract } from "../support/contract";
 
 type Json = unknown;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, newAccount, randomIp, uniqueEmail } from "./support/api";
+import { baseUrlOf, newAccount, randomIp, uniqueEmail } from "../support/api";
 
 /** The log-in and sign-up forms are in the HTML and post without JavaScript. */
 const base = () => baseUrlOf("strict");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount, randomIp, uniqueEmail } from "./support/api";
+import { call, newAccount, randomIp, uniqueEmail } from "../support/api";
 
 describe("POST /api/auth/login", () => {
   it("happy: exchanges email and password for a JWT accepted as a Bearer token", async () => {

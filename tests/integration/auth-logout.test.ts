@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, sql } from "./support/api";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { call, newAccount, seed } from "../support/api";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 const login = async (email: string, password: string) =>
   (await call("POST", "/api/auth/login", { body: { email, password } })).body.token as string;
@@ -24,48 +24,54 @@ async function craftToken(
 }
 
 describe("POST /api/auth/logout", () => {
-  it("happy: ends every login token of the account; API keys keep working; a new login works", async () => {
-    const acct = await newAccount();
-    const first = await login(acct.email, acct.password);
-    const second = await login(acct.email, acct.password);
-    expect((await call("GET", "/api/account", { token: first })).status).toBe(200);
+  describe("happy", () => {
+    it("ends every login token of the account; API keys keep working; a new login works", async () => {
+      const acct = await newAccount();
+      const first = await login(acct.email, acct.password);
+      const second = await login(acct.email, acct.password);
+      expect((await call("GET", "/api/account", { token: first })).status).toBe(200);
 
-    const out = await call("POST", "/api/auth/logout", { token: first });
-    expect(out.status).toBe(200);
-    expect(out.body).toEqual({ loggedOut: true });
+      const out = await call("POST", "/api/auth/logout", { token: first });
+      expect(out.status).toBe(200);
+      expect(out.body).toEqual({ loggedOut: true });
 
-    for (const token of [first, second, acct.token]) {
-      const res = await call("GET", "/api/account", { token });
-      expect(res.status).toBe(401);
-      expect(res.body.error.code).toBe("UNAUTHORIZED");
-    }
-    expect((await acct.as("GET", "/api/account")).status).toBe(200);
-    const fresh = await login(acct.email, acct.password);
-    expect((await call("GET", "/api/account", { token: fresh })).status).toBe(200);
+      for (const token of [first, second, acct.token]) {
+        const res = await call("GET", "/api/account", { token });
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe("UNAUTHORIZED");
+      }
+      expect((await acct.as("GET", "/api/account")).status).toBe(200);
+      const fresh = await login(acct.email, acct.password);
+      expect((await call("GET", "/api/account", { token: fresh })).status).toBe(200);
+    });
+
+    it("with an API key it signs out every session too, and the key itself keeps working", async () => {
+      const acct = await newAccount();
+      const token = await login(acct.email, acct.password);
+      expect((await acct.as("POST", "/api/auth/logout")).status).toBe(200);
+      expect((await call("GET", "/api/account", { token })).status).toBe(401);
+      expect((await acct.as("GET", "/api/account")).status).toBe(200);
+    });
   });
 
-  it("with an API key it signs out every session too, and the key itself keeps working", async () => {
-    const acct = await newAccount();
-    const token = await login(acct.email, acct.password);
-    expect((await acct.as("POST", "/api/auth/logout")).status).toBe(200);
-    expect((await call("GET", "/api/account", { token })).status).toBe(401);
-    expect((await acct.as("GET", "/api/account")).status).toBe(200);
+  describe("error", () => {
+    it("401 without credentials, and for a token already signed out", async () => {
+      expect((await call("POST", "/api/auth/logout")).status).toBe(401);
+      const acct = await newAccount();
+      const token = await login(acct.email, acct.password);
+      expect((await call("POST", "/api/auth/logout", { token })).status).toBe(200);
+      expect((await call("POST", "/api/auth/logout", { token })).status).toBe(401);
+    });
   });
 
-  it("error: 401 without credentials, and for a token already signed out", async () => {
-    expect((await call("POST", "/api/auth/logout")).status).toBe(401);
-    const acct = await newAccount();
-    const token = await login(acct.email, acct.password);
-    expect((await call("POST", "/api/auth/logout", { token })).status).toBe(200);
-    expect((await call("POST", "/api/auth/logout", { token })).status).toBe(401);
-  });
-
-  it("security: only the signed-out account's sessions end", async () => {
-    const a = await newAccount();
-    const b = await newAccount();
-    const tokenB = await login(b.email, b.password);
-    await call("POST", "/api/auth/logout", { token: await login(a.email, a.password) });
-    expect((await call("GET", "/api/account", { token: tokenB })).status).toBe(200);
+  describe("security", () => {
+    it("only the signed-out account's sessions end", async () => {
+      const a = await newAccount();
+      const b = await newAccount();
+      const tokenB = await login(b.email, b.password);
+      await call("POST", "/api/auth/logout", { token: await login(a.email, a.password) });
+      expect((await call("GET", "/api/account", { token: tokenB })).status).toBe(200);
+    });
   });
 });
 
@@ -81,7 +87,7 @@ describe("login token claims", () => {
 
   it("a token older than the account's session version is refused; the current one is accepted", async () => {
     const acct = await newAccount();
-    await sql().query(`UPDATE "Account" SET "sessionVersion" = 3 WHERE id = $1`, [acct.id]);
+    await seed().update("Account", { id: acct.id }, { sessionVersion: 3 });
     expect((await call("GET", "/api/account", { token: await craftToken(acct.id, { sv: 2 }) })).status).toBe(401);
     expect((await call("GET", "/api/account", { token: await craftToken(acct.id, { sv: 3 }) })).status).toBe(200);
     expect((await call("GET", "/api/account", { token: await login(acct.email, acct.password) })).status).toBe(200);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
-import { call, newAccount, randomIp, sql, uniqueEmail } from "./support/api";
+import { call, newAccount, randomIp, sql, uniqueEmail } from "../support/api";
 
 describe("POST /api/auth/register", () => {
   describe("happy", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, type TestAccount } from "./support/api";
+import { baseUrlOf, call, newAccount, newActiveAccount, numberBody, type TestAccount } from "../support/api";
 
 const status = async (acct: TestAccount) => (await acct.as("GET", "/api/account")).body.account.status as string;
 const post = (url: string, body?: string) =>

@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { simulateInboundCall } from "../../src/twilio-simulator/twilio-simulator";
-import { call, newAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { startFakeStripe, type FakeStripe } from "./support/stripe-fake";
-import { startReceiver } from "./support/receiver";
-import { STRIPE_TEST_ENV } from "./support/test-secrets";
-import { sessionCookie, trpc } from "./support/trpc";
-import { waitForMail } from "./support/mailbox";
+import { call, newAccount, numberBody, randomUsNumber, sql, type TestAccount } from "../support/api";
+import { startFakeStripe, type FakeStripe } from "../support/stripe-fake";
+import { startReceiver } from "../support/receiver";
+import { STRIPE_TEST_ENV } from "../support/test-secrets";
+import { sessionCookie, trpc } from "../support/trpc";
+import { waitForMail } from "../support/mailbox";
 
 // Stripe mode: the real stripe SDK against a local fake that speaks Stripe's wire format.
 let stripe: FakeStripe;

@@ -1,14 +1,15 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid, simulateInboundCall, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
-import { randomUsNumber } from "./support/api";
-import { checkEventContract } from "./support/contract";
+import { randomUsNumber } from "../support/api";
+import { checkEventContract } from "../support/contract";
 import {
   type SimulatedCustomer,
   type SimulatedTwilioServer,
   startSimulatedTwilioServer,
-} from "./support/simulated-twilio-server";
-import { until } from "./support/until";
+} from "../support/simulated-twilio-server";
+import { seeds } from "../support/seed";
+import { until } from "../support/until";
 
 // Live call control end to end (docs/decisions.md §13): a built server of its own whose Twilio is this
 // file's simulator, which holds calls up (plan `holdMs`) so commands find them live, runs the TwiML they
@@ -593,11 +594,7 @@ describe("errors", () => {
   it("a call that has not been answered is CALL_NOT_LIVE for redirect, transfer and recording", async () => {
     const s = await connectedCustomer();
     const callSid = newCallSid();
-    await db.query(
-      `INSERT INTO "Call" ("callSid","accountId","direction","fromNumber","toNumber","status","statusRank","onCallStartUrl","onCallEndUrl")
-       VALUES ($1,$2,'inbound','+14155550100',$3,'ringing',2,'https://x.example/s','https://x.example/e')`,
-      [callSid, s.c.id, s.number],
-    );
+    await seeds(db).call({ callSid, accountId: s.c.id, toNumber: s.number, status: "ringing", statusRank: 2 });
     for (const [cmd, body] of [
       ["redirect", { actions: [{ hangup: true }] }],
       ["transfer", { to: randomUsNumber() }],

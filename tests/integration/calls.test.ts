@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -6,10 +7,11 @@ import {
   simulateInboundCall,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount, seed } from "../support/api";
+import { fromNow } from "../support/seed";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // The call log (docs/decisions.md §11): every call the engine sees, whatever its end, with its timeline.
 const TWILIO_SID = `AC${"2".repeat(32)}`;
@@ -384,11 +386,16 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
     const s = await setup((res) => res.end(XML));
     await suspend(s.account);
     // Fill the day's bound directly, then one more reject: answered, not recorded.
-    await sql("permissive").query(
-      `INSERT INTO "Call" ("id", "callSid", "accountId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt", "answer")
-       SELECT 'rj' || md5($1 || g), 'CArj' || md5($1 || g), $1, 'inbound', '+14155550100', $2, 'rejected', 10, '', '', now(), now(), now(), 'reject'
-       FROM generate_series(1, 1000) g`,
-      [s.account.id, s.number],
+    await seed("permissive").calls(
+      Array.from({ length: 1000 }, () => ({
+        accountId: s.account.id,
+        toNumber: s.number,
+        status: "rejected",
+        statusRank: 10,
+        onCallStartUrl: "",
+        onCallEndUrl: "",
+        answer: "reject",
+      })),
     );
     const played = await simulateInboundCall({
       engineUrl: s.account.engineVoiceUrl,
@@ -467,16 +474,21 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
 
   it("cursor paging is stable while new calls arrive", async () => {
     const s = await setup((res) => res.end(XML));
-    const seed = async (n: number, offsetSeconds: number) =>
-      sql("permissive").query(
-        `INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt")
-         SELECT 'pg' || md5($1 || $4::text || g), 'CApg' || md5($1 || $4::text || g), $1, $2, 'inbound', '+14155550100', $3, 'completed', 10, '', '',
-           now() + ($4::int + g / 3) * interval '1 second', now(), now()
-         FROM generate_series(1, $5::int) g`,
-        [s.account.id, s.numberId, s.number, offsetSeconds, n],
+    const addCalls = (n: number, offsetSeconds: number) =>
+      seed("permissive").calls(
+        Array.from({ length: n }, (_, i) => ({
+          // Random ids: the tie-break order is not the order of the inserts.
+          id: `pg${randomBytes(16).toString("hex")}`,
+          accountId: s.account.id,
+          phoneNumberId: s.numberId,
+          toNumber: s.number,
+          onCallStartUrl: "",
+          onCallEndUrl: "",
+          createdAt: fromNow(`${offsetSeconds + Math.floor((i + 1) / 3)} seconds`),
+        })),
       );
     // Groups of three share a createdAt: the id breaks the tie.
-    await seed(25, -1000);
+    await addCalls(25, -1000);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -487,7 +499,7 @@ describe("GET /api/calls and /api/calls/:callSid", () => {
       seen.push(...res.body.calls.map((c: any) => c.callSid));
       cursor = res.body.nextCursor;
       // New calls arrive between pages: they are newer, so they never shift the pages still to come.
-      if (pages++ === 1) await seed(5, 0);
+      if (pages++ === 1) await addCalls(5, 0);
     } while (cursor);
     expect(seen).toHaveLength(25);
     expect(new Set(seen).size).toBe(25);

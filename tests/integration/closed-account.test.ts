@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, call, newAccount, sql, type TestAccount } from "./support/api";
-import { tokenIn, waitForMail } from "./support/mailbox";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { sessionCookie, trpc } from "./support/trpc";
+import { baseUrlOf, call, newAccount, sql, type TestAccount, seed } from "../support/api";
+import { tokenIn, waitForMail } from "../support/mailbox";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * docs/decisions.md §20: a closed account is closed for good. Its alias and password
@@ -100,7 +100,8 @@ describe("a closed account's credentials", () => {
     const forged = await currentVersionToken(acct.id, sessionVersion);
     expect((await call("GET", "/api/account", { token: forged })).status).toBe(401);
     // A key that somehow escaped revocation is still dead: the look-up refuses a closed account's keys.
-    await sql().query(`UPDATE "ApiKey" SET "revokedAt" = NULL WHERE "accountId" = $1`, [acct.id]);
+    const unrevoked = await seed().update("ApiKey", { accountId: acct.id }, { revokedAt: null });
+    expect(unrevoked.length).toBeGreaterThan(0);
     expect((await acct.as("GET", "/api/account")).status).toBe(401);
     expect((await call("GET", "/api/account", { token: acct.apiKey })).status).toBe(401);
   });

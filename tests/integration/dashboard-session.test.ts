@@ -1,6 +1,6 @@
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, newAccount, randomIp } from "./support/api";
+import { baseUrlOf, newAccount, randomIp } from "../support/api";
 
 /**
  * The dashboard's two HTTP surfaces: next-auth's log-in (/api/session) and the

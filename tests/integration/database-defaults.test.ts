@@ -2,8 +2,8 @@
 // a plain insert names neither, through Kysely or by hand, and every timestamp is an instant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kysely } from "../../src/server/db/kysely";
-import { newAccount, sql } from "./support/api";
-import { startInProcess } from "./support/in-process";
+import { newAccount, sql, seed } from "../support/api";
+import { startInProcess } from "../support/in-process";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 beforeAll(async () => {
@@ -49,14 +49,11 @@ describe("database defaults", () => {
     expect(new Set(rows.map((r) => r.id)).size).toBe(3);
   });
 
-  it("give a hand-written insert the same, and Prisma's creates too", async () => {
+  it("give an insert from outside the app (a test's seed, an operator's psql) the same, and Prisma's creates too", async () => {
     const account = await newAccount({ server: "permissive" });
-    const { rows } = await sql("permissive").query<{ id: string; createdAt: Date }>(
-      `INSERT INTO "ApiKey" ("accountId", "keyPrefix", "keyHash") VALUES ($1, 'rtk_defaults', md5(random()::text)) RETURNING "id", "createdAt"`,
-      [account.id],
-    );
-    expect(rows[0]!.id).toMatch(CUID_SHAPE);
-    expect(Math.abs(rows[0]!.createdAt.getTime() - Date.now())).toBeLessThan(5_000);
+    const key = await seed("permissive").apiKey({ accountId: account.id, keyPrefix: "rtk_defaults" });
+    expect(key.id).toMatch(CUID_SHAPE);
+    expect(Math.abs(key.createdAt.getTime() - Date.now())).toBeLessThan(5_000);
     // The account itself was created by Prisma, which now leaves the id to the database.
     expect(account.id).toMatch(CUID_SHAPE);
   });

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { randomIp } from "./support/api";
-import { until } from "./support/until";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { randomIp } from "../support/api";
+import { until } from "../support/until";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // docs/decisions.md §3: while PostgreSQL refuses connections, every answer that needs
 // the database is 503 SERVICE_UNAVAILABLE with Retry-After, never a 500. Real

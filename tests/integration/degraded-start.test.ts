@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { randomUsNumber } from "./support/api";
-import { startReceiver } from "./support/receiver";
-import { strayLogLines } from "./support/server-log";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { randomUsNumber } from "../support/api";
+import { startReceiver } from "../support/receiver";
+import { strayLogLines } from "../support/server-log";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // An instance started while its database refuses connections (docs/decisions.md §7):
 // it listens, journals final statuses, apologises to callers, answers the rest

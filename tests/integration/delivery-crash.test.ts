@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../src/server/db/client";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
-import { until } from "./support/until";
-import { startWorkerProcess } from "./support/delivery-worker";
+import { newActiveAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
+import { until } from "../support/until";
+import { startWorkerProcess } from "../support/delivery-worker";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ACCOUNT_IN_FLIGHT_CAP, startDeliveryWorker } from "../../src/server/workers/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount, sql, type TestAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { until } from "./support/until";
+import { newActiveAccount, sql, type TestAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { until } from "../support/until";
 
 // The in-process worker's shutdown can hang on the embedded database after hanging receivers; CI runs this file on PostgreSQL.
 const embedded = inject("embedded");

@@ -11,9 +11,9 @@ import { ACCOUNT_IN_FLIGHT_CAP, startDeliveryWorker } from "../../src/server/wor
 import { FAILURE_THRESHOLD } from "../../src/server/services/deliveries/endpoint-health";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { call, newActiveAccount, type TestAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { until } from "./support/until";
+import { call, newActiveAccount, type TestAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { until } from "../support/until";
 
 /** A receiver whose answer depends on the path: `/hang/...` never answers, `/down/...` answers 503, the rest 200. */
 type Hit = { path: string; id: string; at: number };

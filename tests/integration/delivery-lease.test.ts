@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "../../src/server/db/client";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 const LEASE = { deliveryLeaseSeconds: 2, maintenanceIntervalSeconds: 1 };
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/integration/support/delivery-worker-process.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/support/delivery-worker-process.ts"], {
     env: {
       ...process.env,
       WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"),

@@ -22,9 +22,9 @@ import { parseEnv, setEnv } from "../../src/server/env";
 import { configureDeliveryQueue, DELIVERY_QUEUE } from "../../src/server/jobs/delivery-queue/postgres-delivery-queue";
 import { jobQueue, stopJobQueue, stopTakingJobs } from "../../src/server/jobs/job-queue";
 import { startDeliveryWorker } from "../../src/server/workers/delivery-worker";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { startReceiver } from "./support/receiver";
-import { until } from "./support/until";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { startReceiver } from "../support/receiver";
+import { until } from "../support/until";
 
 const embedded = inject("embedded");
 const repoMigrations = path.resolve(import.meta.dirname, "../../prisma/migrations");

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "../../src/server/db/client";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount, sql } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { startPgProxy } from "./support/pg-proxy";
-import { startReceiver } from "./support/receiver";
-import { until } from "./support/until";
-import { startWorkerProcess } from "./support/delivery-worker";
+import { newActiveAccount, sql } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { startPgProxy } from "../support/pg-proxy";
+import { startReceiver } from "../support/receiver";
+import { until } from "../support/until";
+import { startWorkerProcess } from "../support/delivery-worker";
 
 const embedded = inject("embedded");
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;

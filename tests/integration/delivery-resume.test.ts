@@ -9,10 +9,10 @@ import { db } from "../../src/server/db/client";
 import { ACCOUNT_IN_FLIGHT_CAP } from "../../src/server/workers/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { until } from "./support/until";
-import { startWorkerProcess } from "./support/delivery-worker";
+import { newActiveAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { until } from "../support/until";
+import { startWorkerProcess } from "../support/delivery-worker";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 const workers: ChildProcess[] = [];

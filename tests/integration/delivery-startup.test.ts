@@ -10,7 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 const created: string[] = [];
 afterAll(async () => {

@@ -3,9 +3,9 @@ import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { describe, expect, it, inject } from "vitest";
 import { siblingDatabase, startBuiltServer } from "../../scripts/built-server";
-import { baseUrlOf, newAccount } from "./support/api";
-import { rawRequest } from "./support/raw-http";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { baseUrlOf, newAccount } from "../support/api";
+import { rawRequest } from "../support/raw-http";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 /**
  * Without SMTP_URL (the permissive server) mail lands in DATA_DIR/outbox, one

@@ -10,10 +10,10 @@ import { mailJob } from "../../src/server/jobs/definitions/mail";
 import { mailWorker } from "../../src/server/workers/mail.handler";
 import { jobQueue } from "../../src/server/jobs/job-queue";
 import { forget } from "../../src/server/runtime/remember";
-import { startInProcess } from "./support/in-process";
-import { startSmtpCapture } from "./support/smtp-capture";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { startInProcess } from "../support/in-process";
+import { startSmtpCapture } from "../support/smtp-capture";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 /**
  * The durable mail job (issue #28): a mail queued while the SMTP server is down stays queued, is retried by

@@ -6,9 +6,9 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, suspend, type TestAccount } from "./support/api";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody, randomUsNumber, suspend, type TestAccount, seed } from "../support/api";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // docs/decisions.md §14 and §22: every call says why it ended, with Twilio's carrier codes when it sent them,
 // in the API and in call.ended. (reconciled and no-final-status: reconciliation.test.ts, no-final-status.test.ts.)
@@ -195,7 +195,7 @@ describe("endReason: Routekit's decisions", () => {
     for (const standing of ["INACTIVE", "SUSPENDED"] as const) {
       const s = await setup();
       if (standing === "SUSPENDED") await suspend(s.account);
-      else await sql("permissive").query(`UPDATE "Account" SET status = 'INACTIVE' WHERE id = $1`, [s.account.id]);
+      else await seed("permissive").update("Account", { id: s.account.id }, { status: "INACTIVE" });
       const played = await simulateInboundCall({
         engineUrl: s.account.engineVoiceUrl,
         from: "+14155550100",
@@ -220,7 +220,7 @@ describe("endReason: Routekit's decisions", () => {
       const s = await setup();
       if (standing === "SUSPENDED") await suspend(s.account);
       else if (standing === "INACTIVE")
-        await sql("permissive").query(`UPDATE "Account" SET status = 'INACTIVE' WHERE id = $1`, [s.account.id]);
+        await seed("permissive").update("Account", { id: s.account.id }, { status: "INACTIVE" });
       const played = await simulateInboundCall({
         engineUrl: s.account.engineVoiceUrl,
         from: "+14155550100",

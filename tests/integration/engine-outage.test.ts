@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { activeCustomerOn, jsonClient } from "./support/own-server";
-import { startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { activeCustomerOn, jsonClient } from "../support/own-server";
+import { startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 /** A US number other than `number`, never registered here. */
 function randomUsNumberLike(number: string): string {

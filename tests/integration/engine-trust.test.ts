@@ -2,10 +2,11 @@ import type { ServerResponse } from "node:http";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { ago, earlier } from "../support/seed";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // What the engine trusts (docs/decisions.md §7, §10): unsigned requests are bounded so
 // they can do no harm; a connected account's requests must be Twilio's own.
@@ -143,10 +144,7 @@ describe("unsigned requests (no Twilio connection) do no harm", () => {
     const call = base(s);
     await postUnsigned(s.url, { ...call, CallStatus: "ringing" });
     // The call really began ten minutes ago: a day's CallDuration is clamped to those 600 s plus 60.
-    await sql("permissive").query(
-      `UPDATE "Call" SET "createdAt" = now() - interval '600 seconds' WHERE "callSid" = $1`,
-      [call.CallSid],
-    );
+    await seed("permissive").update("Call", { callSid: call.CallSid }, { createdAt: ago("600 seconds") });
     expect((await postUnsigned(s.url, { ...call, CallStatus: "completed", CallDuration: "2147483647" })).status).toBe(
       400,
     );
@@ -226,10 +224,7 @@ describe("unsigned requests (no Twilio connection) do no harm", () => {
     const s = await setup();
     const call = base(s);
     await postUnsigned(s.url, { ...call, CallStatus: "ringing" });
-    await sql("permissive").query(
-      `UPDATE "Call" SET "lastRequestAt" = "lastRequestAt" - interval '1 hour' WHERE "callSid" = $1`,
-      [call.CallSid],
-    );
+    await seed("permissive").update("Call", { callSid: call.CallSid }, { lastRequestAt: earlier("1 hour") });
     const stale = (
       await sql("permissive").query(`SELECT "lastRequestAt" FROM "Call" WHERE "callSid" = $1`, [call.CallSid])
     ).rows[0].lastRequestAt as Date;

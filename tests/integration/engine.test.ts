@@ -15,11 +15,12 @@ import {
   sql,
   suspend,
   type TestAccount,
-} from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+  seed,
+} from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // The engine end to end: the permissive server (local customer backends), the
 // Twilio simulator playing Twilio's side with signed requests, a local backend.
@@ -273,7 +274,7 @@ describe("inbound calls", () => {
     for (const status of ["INACTIVE", "SUSPENDED"]) {
       const s = await setup((res) => res.end(XML));
       if (status === "SUSPENDED") await suspend(s.account);
-      else await sql("permissive").query(`UPDATE "Account" SET status = 'INACTIVE' WHERE id = $1`, [s.account.id]);
+      else await seed("permissive").update("Account", { id: s.account.id }, { status: "INACTIVE" });
       const played = await simulateInboundCall({
         engineUrl: s.account.engineVoiceUrl,
         from: "+14155550100",

@@ -3,9 +3,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { activeCustomerOn } from "./support/own-server";
-import { startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { activeCustomerOn } from "../support/own-server";
+import { startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // A rolling restart (docs/operations.md, "Stopping an instance"): on SIGTERM the
 // instance says it is not ready, refuses new connections, answers what is in

@@ -1,8 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer } from "../../scripts/built-server";
-import { baseUrlOf, call, newAccount, type ApiResponse } from "./support/api";
-import { rawRequest, rawSocket } from "./support/raw-http";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { baseUrlOf, call, newAccount, type ApiResponse } from "../support/api";
+import { rawRequest, rawSocket } from "../support/raw-http";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 describe("HTTP hygiene", () => {
   it("health and readiness", async () => {

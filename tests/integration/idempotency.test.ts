@@ -17,10 +17,10 @@ import {
   releaseIdempotent,
   requestHash,
 } from "../../src/server/services/idempotency/idempotency";
-import { startInProcess } from "./support/in-process";
-import { type ApiResponse, randomIp, randomUsNumber } from "./support/api";
-import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "./support/simulated-twilio-server";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { startInProcess } from "../support/in-process";
+import { type ApiResponse, randomIp, randomUsNumber } from "../support/api";
+import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "../support/simulated-twilio-server";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // Idempotency-Key (docs/decisions.md §11) end to end: a built server of its own whose Twilio is this file's
 // simulator (so outbound calls can be counted where they land), real HTTP, every answer checked

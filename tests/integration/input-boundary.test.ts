@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
-import { baseUrlOf, newAccount, newActiveAccount, numberBody, randomIp } from "./support/api";
-import { chunkedRequest, expectEnvelope, rawRequest, rawSocket } from "./support/raw-http";
+import { baseUrlOf, newAccount, newActiveAccount, numberBody, randomIp } from "../support/api";
+import { chunkedRequest, expectEnvelope, rawRequest, rawSocket } from "../support/raw-http";
 
 /**
  * The input boundary (src/server/http/input-boundary.ts): each cause of a 500

@@ -4,11 +4,12 @@ import { startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { handleEngineRequest } from "../../src/server/engine/handle-engine-request";
 import { drainCallLogWrites } from "../../src/server/engine/write-later";
 import { newCallSid, postSigned } from "../../src/twilio-simulator/twilio-simulator";
-import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { newAccount, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { ago } from "../support/seed";
+import { startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 // docs/decisions.md §17, §22: budgets, threshold alerts, the hard cap, the concurrency cap and the daily cap,
 // on the permissive server (local backends) against its PostgreSQL. Calls are played by hand with Twilio's
@@ -115,84 +116,90 @@ async function rejectedCall(account: TestAccount, callSid: string) {
 }
 
 describe("GET/PUT /api/account/limits", () => {
-  it("happy: defaults, a full PUT, and a PUT that omits fields resets them to their defaults", async () => {
-    const a = await newAccount({ server: "permissive" });
-    const fresh = await a.as("GET", "/api/account/limits");
-    expect(fresh.status).toBe(200);
-    expect(fresh.body.limits).toEqual({
-      monthlyBudget: null,
-      alertThresholds: [50, 80, 100],
-      hardCap: false,
-      maxConcurrentCalls: null,
-    });
-    expect(fresh.body.current).toMatchObject({ spent: 0, liveCalls: 0, thresholdsReached: [] });
-    expect(fresh.body.current.month).toBe(new Date().toISOString().slice(0, 7));
+  describe("happy", () => {
+    it("defaults, a full PUT, and a PUT that omits fields resets them to their defaults", async () => {
+      const a = await newAccount({ server: "permissive" });
+      const fresh = await a.as("GET", "/api/account/limits");
+      expect(fresh.status).toBe(200);
+      expect(fresh.body.limits).toEqual({
+        monthlyBudget: null,
+        alertThresholds: [50, 80, 100],
+        hardCap: false,
+        maxConcurrentCalls: null,
+      });
+      expect(fresh.body.current).toMatchObject({ spent: 0, liveCalls: 0, thresholdsReached: [] });
+      expect(fresh.body.current.month).toBe(new Date().toISOString().slice(0, 7));
 
-    const put = await putLimits(a, {
-      monthlyBudget: 125.5,
-      alertThresholds: [90, 25],
-      hardCap: true,
-      maxConcurrentCalls: 3,
-    });
-    expect(put.limits).toEqual({
-      monthlyBudget: 125.5,
-      alertThresholds: [25, 90],
-      hardCap: true,
-      maxConcurrentCalls: 3,
-    });
-    expect((await a.as("GET", "/api/account/limits")).body.limits).toEqual(put.limits);
+      const put = await putLimits(a, {
+        monthlyBudget: 125.5,
+        alertThresholds: [90, 25],
+        hardCap: true,
+        maxConcurrentCalls: 3,
+      });
+      expect(put.limits).toEqual({
+        monthlyBudget: 125.5,
+        alertThresholds: [25, 90],
+        hardCap: true,
+        maxConcurrentCalls: 3,
+      });
+      expect((await a.as("GET", "/api/account/limits")).body.limits).toEqual(put.limits);
 
-    // PUT replaces all four (docs/decisions.md §22).
-    const partial = await putLimits(a, { monthlyBudget: 0 });
-    expect(partial.limits).toEqual({
-      monthlyBudget: 0,
-      alertThresholds: [50, 80, 100],
-      hardCap: false,
-      maxConcurrentCalls: null,
+      // PUT replaces all four (docs/decisions.md §22).
+      const partial = await putLimits(a, { monthlyBudget: 0 });
+      expect(partial.limits).toEqual({
+        monthlyBudget: 0,
+        alertThresholds: [50, 80, 100],
+        hardCap: false,
+        maxConcurrentCalls: null,
+      });
     });
   });
 
-  it("error: each invalid field is a 400 VALIDATION_FAILED naming it, and nothing is stored", async () => {
-    const a = await newAccount({ server: "permissive" });
-    const cases: [Record<string, unknown>, string][] = [
-      [{ monthlyBudget: 10.005 }, "monthlyBudget"],
-      [{ monthlyBudget: -1 }, "monthlyBudget"],
-      [{ monthlyBudget: "10" }, "monthlyBudget"],
-      [{ alertThresholds: [] }, "alertThresholds"],
-      [{ alertThresholds: [50, 50] }, "alertThresholds"],
-      [{ alertThresholds: [0] }, "alertThresholds.0"],
-      [{ alertThresholds: [101] }, "alertThresholds.0"],
-      [{ alertThresholds: [10.5] }, "alertThresholds.0"],
-      [{ alertThresholds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, "alertThresholds"],
-      [{ hardCap: "yes" }, "hardCap"],
-      [{ maxConcurrentCalls: 0 }, "maxConcurrentCalls"],
-      [{ maxConcurrentCalls: 2.5 }, "maxConcurrentCalls"],
-    ];
-    for (const [body, path] of cases) {
-      const res = await a.as("PUT", "/api/account/limits", { body });
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.error.code).toBe("VALIDATION_FAILED");
-      expect(
-        res.body.error.details.map((d: { path: string }) => d.path),
-        JSON.stringify(body),
-      ).toContain(path);
-    }
-    expect((await a.as("GET", "/api/account/limits")).body.limits.monthlyBudget).toBeNull();
+  describe("error", () => {
+    it("each invalid field is a 400 VALIDATION_FAILED naming it, and nothing is stored", async () => {
+      const a = await newAccount({ server: "permissive" });
+      const cases: [Record<string, unknown>, string][] = [
+        [{ monthlyBudget: 10.005 }, "monthlyBudget"],
+        [{ monthlyBudget: -1 }, "monthlyBudget"],
+        [{ monthlyBudget: "10" }, "monthlyBudget"],
+        [{ alertThresholds: [] }, "alertThresholds"],
+        [{ alertThresholds: [50, 50] }, "alertThresholds"],
+        [{ alertThresholds: [0] }, "alertThresholds.0"],
+        [{ alertThresholds: [101] }, "alertThresholds.0"],
+        [{ alertThresholds: [10.5] }, "alertThresholds.0"],
+        [{ alertThresholds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, "alertThresholds"],
+        [{ hardCap: "yes" }, "hardCap"],
+        [{ maxConcurrentCalls: 0 }, "maxConcurrentCalls"],
+        [{ maxConcurrentCalls: 2.5 }, "maxConcurrentCalls"],
+      ];
+      for (const [body, path] of cases) {
+        const res = await a.as("PUT", "/api/account/limits", { body });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.code).toBe("VALIDATION_FAILED");
+        expect(
+          res.body.error.details.map((d: { path: string }) => d.path),
+          JSON.stringify(body),
+        ).toContain(path);
+      }
+      expect((await a.as("GET", "/api/account/limits")).body.limits.monthlyBudget).toBeNull();
+    });
   });
 
-  it("security: an account sees and changes only its own limits; no credential is a 401", async () => {
-    const a = await newAccount({ server: "permissive" });
-    const b = await newAccount({ server: "permissive" });
-    await putLimits(a, { monthlyBudget: 5, hardCap: true, maxConcurrentCalls: 1 });
-    expect((await b.as("GET", "/api/account/limits")).body.limits).toMatchObject({
-      monthlyBudget: null,
-      hardCap: false,
-      maxConcurrentCalls: null,
+  describe("security", () => {
+    it("an account sees and changes only its own limits; no credential is a 401", async () => {
+      const a = await newAccount({ server: "permissive" });
+      const b = await newAccount({ server: "permissive" });
+      await putLimits(a, { monthlyBudget: 5, hardCap: true, maxConcurrentCalls: 1 });
+      expect((await b.as("GET", "/api/account/limits")).body.limits).toMatchObject({
+        monthlyBudget: null,
+        hardCap: false,
+        maxConcurrentCalls: null,
+      });
+      await putLimits(b, { monthlyBudget: 7 });
+      expect((await a.as("GET", "/api/account/limits")).body.limits).toMatchObject({ monthlyBudget: 5, hardCap: true });
+      const anonymous = await fetch(`${inject("permissiveBaseUrl")}/api/account/limits`);
+      expect(anonymous.status).toBe(401);
     });
-    await putLimits(b, { monthlyBudget: 7 });
-    expect((await a.as("GET", "/api/account/limits")).body.limits).toMatchObject({ monthlyBudget: 5, hardCap: true });
-    const anonymous = await fetch(`${inject("permissiveBaseUrl")}/api/account/limits`);
-    expect(anonymous.status).toBe(401);
   });
 });
 
@@ -465,11 +472,12 @@ describe("the concurrency cap", () => {
         "../../src/server/services/reconciliation/close-unfinished-calls"
       );
       // Silent for just under the limit (so the servers' own job cannot reach it), then closed at an injected time.
-      const { rows } = await sql("permissive").query(
-        `UPDATE "Call" SET "lastRequestAt" = now() - interval '4 hours 5 minutes' WHERE "callSid" = $1 RETURNING "lastRequestAt"`,
-        [lost.callSid],
+      const [silent] = await seed("permissive").update(
+        "Call",
+        { callSid: lost.callSid },
+        { lastRequestAt: ago("4 hours 5 minutes") },
       );
-      const at = new Date(rows[0].lastRequestAt.getTime() + NO_FINAL_STATUS_AFTER_MS + 1_000);
+      const at = new Date(silent!.lastRequestAt.getTime() + NO_FINAL_STATUS_AFTER_MS + 1_000);
       await Promise.all([closeUnfinishedCalls({ now: at }), closeUnfinishedCalls({ now: at })]);
     } finally {
       await inProcess.stop();
@@ -497,11 +505,11 @@ describe("the daily cap", () => {
     const got = await s.account.as("GET", `/api/phone-numbers/${s.numberId}`);
     expect(got.body.phoneNumber).toMatchObject({ dailyMinuteCap: 2, minutesToday: 2 });
     // Yesterday's minutes are not today's: the cap counts the UTC day the calls ended on.
-    await sql("permissive").query(`UPDATE "UsageTotal" SET period = $2 WHERE "accountId" = $1 AND period = $3`, [
-      s.account.id,
-      `n:${s.numberId}:${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}`,
-      `n:${s.numberId}:${new Date().toISOString().slice(0, 10)}`,
-    ]);
+    await seed("permissive").update(
+      "UsageTotal",
+      { accountId: s.account.id, period: `n:${s.numberId}:${new Date().toISOString().slice(0, 10)}` },
+      { period: `n:${s.numberId}:${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}` },
+    );
     expect((await ring(s)).admitted).toBe(true);
     // Raising the cap lets the number's calls in at once, too.
     await s.account.as("PATCH", `/api/phone-numbers/${s.numberId}`, { body: { dailyMinuteCap: null } });

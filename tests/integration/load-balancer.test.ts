@@ -6,9 +6,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { activeCustomerOn } from "./support/own-server";
-import { startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { activeCustomerOn } from "../support/own-server";
+import { startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // Several instances on one PostgreSQL behind a real load balancer (Debian's
 // HAProxy, health-checked on /api/ready), as docs/operations.md describes

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, newAccount } from "./support/api";
+import { baseUrlOf, newAccount } from "../support/api";
 
 const status = async (acct: Awaited<ReturnType<typeof newAccount>>) =>
   (await acct.as("GET", "/api/account")).body.account.status as string;

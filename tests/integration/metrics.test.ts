@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { baseUrlOf, newActiveAccount, numberBody } from "./support/api";
-import { startReceiver } from "./support/receiver";
-import { TEST_METRICS_TOKEN } from "./support/test-secrets";
+import { baseUrlOf, newActiveAccount, numberBody } from "../support/api";
+import { startReceiver } from "../support/receiver";
+import { TEST_METRICS_TOKEN } from "../support/test-secrets";
 
 // /metrics (docs/operations.md, "Metrics"): Prometheus' text format, for this
 // machine only unless METRICS_TOKEN is set (the Stripe-mode server has one),

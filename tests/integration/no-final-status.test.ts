@@ -5,10 +5,11 @@ import {
   NO_FINAL_STATUS_AFTER_MS,
 } from "../../src/server/services/reconciliation/close-unfinished-calls";
 import { newCallSid, postSigned, simulateInboundCall } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { ago } from "../support/seed";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // docs/decisions.md §14: a call of an account without a Twilio connection whose final status never came is
 // closed as `unknown` / `no-final-status` 4 h 10 min after its last request, unbilled, exactly once. The job's
@@ -50,12 +51,9 @@ async function setup(): Promise<{ account: TestAccount; number: string; tag: str
 
 /** The call has heard nothing from Twilio for `ms` (as if its last request came that long ago). */
 async function silentFor(callSid: string, ms: number): Promise<Date> {
-  const { rows } = await sql("permissive").query(
-    `UPDATE "Call" SET "lastRequestAt" = now() - ($2::int * interval '1 millisecond') WHERE "callSid" = $1 RETURNING "lastRequestAt"`,
-    [callSid, ms],
-  );
+  const rows = await seed("permissive").update("Call", { callSid }, { lastRequestAt: ago(`${ms} milliseconds`) });
   expect(rows).toHaveLength(1);
-  return rows[0].lastRequestAt as Date;
+  return rows[0]!.lastRequestAt;
 }
 
 async function row(callSid: string) {

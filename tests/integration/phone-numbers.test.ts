@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend } from "./support/api";
+import { call, newAccount, newActiveAccount, numberBody, randomUsNumber, sql, suspend, seed } from "../support/api";
 
 describe("POST /api/phone-numbers", () => {
   describe("happy", () => {
@@ -128,150 +128,166 @@ describe("POST /api/phone-numbers", () => {
     });
   });
 
-  it("security: 401 without a key", async () => {
-    expect((await call("POST", "/api/phone-numbers", { body: numberBody() })).status).toBe(401);
+  describe("security", () => {
+    it("401 without a key", async () => {
+      expect((await call("POST", "/api/phone-numbers", { body: numberBody() })).status).toBe(401);
+    });
   });
 });
 
 describe("GET /api/phone-numbers", () => {
-  it("happy: the account's numbers, oldest first, full shape", async () => {
-    const acct = await newActiveAccount();
-    const first = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
-    const second = await acct.as("POST", "/api/phone-numbers", {
-      body: numberBody({ onErrorUrl: "https://e.example.com/" }),
+  describe("happy", () => {
+    it("the account's numbers, oldest first, full shape", async () => {
+      const acct = await newActiveAccount();
+      const first = await acct.as("POST", "/api/phone-numbers", { body: numberBody() });
+      const second = await acct.as("POST", "/api/phone-numbers", {
+        body: numberBody({ onErrorUrl: "https://e.example.com/" }),
+      });
+      const res = await acct.as("GET", "/api/phone-numbers");
+      expect(res.status).toBe(200);
+      expect(res.body.phoneNumbers).toEqual([first.body.phoneNumber, second.body.phoneNumber]);
     });
-    const res = await acct.as("GET", "/api/phone-numbers");
-    expect(res.status).toBe(200);
-    expect(res.body.phoneNumbers).toEqual([first.body.phoneNumber, second.body.phoneNumber]);
+
+    it("an INACTIVE or SUSPENDED account can still read", async () => {
+      const inactive = await newAccount();
+      expect((await inactive.as("GET", "/api/phone-numbers")).body).toEqual({ phoneNumbers: [] });
+      const suspended = await newActiveAccount();
+      const n = await suspended.as("POST", "/api/phone-numbers", { body: numberBody() });
+      await suspend(suspended);
+      expect((await suspended.as("GET", "/api/phone-numbers")).body.phoneNumbers).toHaveLength(1);
+      expect((await suspended.as("GET", `/api/phone-numbers/${n.body.phoneNumber.id}`)).status).toBe(200);
+    });
   });
 
-  it("an INACTIVE or SUSPENDED account can still read", async () => {
-    const inactive = await newAccount();
-    expect((await inactive.as("GET", "/api/phone-numbers")).body).toEqual({ phoneNumbers: [] });
-    const suspended = await newActiveAccount();
-    const n = await suspended.as("POST", "/api/phone-numbers", { body: numberBody() });
-    await suspend(suspended);
-    expect((await suspended.as("GET", "/api/phone-numbers")).body.phoneNumbers).toHaveLength(1);
-    expect((await suspended.as("GET", `/api/phone-numbers/${n.body.phoneNumber.id}`)).status).toBe(200);
-  });
-
-  it("security: account B never sees account A's numbers", async () => {
-    const a = await newActiveAccount();
-    const b = await newActiveAccount();
-    const n = await a.as("POST", "/api/phone-numbers", { body: numberBody() });
-    const list = await b.as("GET", "/api/phone-numbers");
-    expect(list.body.phoneNumbers).toEqual([]);
-    const one = await b.as("GET", `/api/phone-numbers/${n.body.phoneNumber.id}`);
-    expect(one.status).toBe(403);
-    expect(one.body.error.code).toBe("NUMBER_NOT_OWNED");
-    expect(one.text).not.toContain(n.body.phoneNumber.phoneNumber);
+  describe("security", () => {
+    it("account B never sees account A's numbers", async () => {
+      const a = await newActiveAccount();
+      const b = await newActiveAccount();
+      const n = await a.as("POST", "/api/phone-numbers", { body: numberBody() });
+      const list = await b.as("GET", "/api/phone-numbers");
+      expect(list.body.phoneNumbers).toEqual([]);
+      const one = await b.as("GET", `/api/phone-numbers/${n.body.phoneNumber.id}`);
+      expect(one.status).toBe(403);
+      expect(one.body.error.code).toBe("NUMBER_NOT_OWNED");
+      expect(one.text).not.toContain(n.body.phoneNumber.phoneNumber);
+    });
   });
 });
 
 describe("PATCH /api/phone-numbers/:id", () => {
-  it("happy: changes only the fields given; onErrorUrl null clears it", async () => {
-    const acct = await newActiveAccount();
-    const created = (
-      await acct.as("POST", "/api/phone-numbers", { body: numberBody({ onErrorUrl: "https://api.example.com/err" }) })
-    ).body.phoneNumber;
-    const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, {
-      body: { onCallStartUrl: "https://new.example.com/start" },
+  describe("happy", () => {
+    it("changes only the fields given; onErrorUrl null clears it", async () => {
+      const acct = await newActiveAccount();
+      const created = (
+        await acct.as("POST", "/api/phone-numbers", { body: numberBody({ onErrorUrl: "https://api.example.com/err" }) })
+      ).body.phoneNumber;
+      const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, {
+        body: { onCallStartUrl: "https://new.example.com/start" },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.phoneNumber).toEqual({ ...created, onCallStartUrl: "https://new.example.com/start" });
+      const cleared = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onErrorUrl: null } });
+      expect(cleared.body.phoneNumber).toEqual({
+        ...created,
+        onCallStartUrl: "https://new.example.com/start",
+        onErrorUrl: null,
+      });
+      const noop = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: {} });
+      expect(noop.body.phoneNumber).toEqual(cleared.body.phoneNumber);
     });
-    expect(res.status).toBe(200);
-    expect(res.body.phoneNumber).toEqual({ ...created, onCallStartUrl: "https://new.example.com/start" });
-    const cleared = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onErrorUrl: null } });
-    expect(cleared.body.phoneNumber).toEqual({
-      ...created,
-      onCallStartUrl: "https://new.example.com/start",
-      onErrorUrl: null,
-    });
-    const noop = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: {} });
-    expect(noop.body.phoneNumber).toEqual(cleared.body.phoneNumber);
   });
 
-  it("error: 400 for a bad URL, and nothing changes", async () => {
-    const acct = await newActiveAccount();
-    const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, {
-      body: { onCallStartUrl: "https://ok.example.com/", onCallEndUrl: "https://192.168.1.1/" },
+  describe("error", () => {
+    it("400 for a bad URL, and nothing changes", async () => {
+      const acct = await newActiveAccount();
+      const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, {
+        body: { onCallStartUrl: "https://ok.example.com/", onCallEndUrl: "https://192.168.1.1/" },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details[0].path).toBe("onCallEndUrl");
+      expect((await acct.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber).toEqual(created);
     });
-    expect(res.status).toBe(400);
-    expect(res.body.error.details[0].path).toBe("onCallEndUrl");
-    expect((await acct.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber).toEqual(created);
+
+    it("404 for an unknown id; 403 for a suspended account", async () => {
+      const acct = await newActiveAccount();
+      expect((await acct.as("PATCH", "/api/phone-numbers/nope", { body: { onErrorUrl: null } })).status).toBe(404);
+      const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      await suspend(acct);
+      const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onErrorUrl: null } });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("ACCOUNT_SUSPENDED");
+    });
   });
 
-  it("error: 404 for an unknown id; 403 for a suspended account", async () => {
-    const acct = await newActiveAccount();
-    expect((await acct.as("PATCH", "/api/phone-numbers/nope", { body: { onErrorUrl: null } })).status).toBe(404);
-    const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    await suspend(acct);
-    const res = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onErrorUrl: null } });
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("ACCOUNT_SUSPENDED");
-  });
-
-  it("security: 403 NUMBER_NOT_OWNED for another account's number, which stays unchanged", async () => {
-    const a = await newActiveAccount();
-    const b = await newActiveAccount();
-    const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    const res = await b.as("PATCH", `/api/phone-numbers/${created.id}`, {
-      body: { onCallStartUrl: "https://attacker.example.com/" },
+  describe("security", () => {
+    it("403 NUMBER_NOT_OWNED for another account's number, which stays unchanged", async () => {
+      const a = await newActiveAccount();
+      const b = await newActiveAccount();
+      const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      const res = await b.as("PATCH", `/api/phone-numbers/${created.id}`, {
+        body: { onCallStartUrl: "https://attacker.example.com/" },
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("NUMBER_NOT_OWNED");
+      expect((await a.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber.onCallStartUrl).toBe(
+        created.onCallStartUrl,
+      );
     });
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("NUMBER_NOT_OWNED");
-    expect((await a.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber.onCallStartUrl).toBe(
-      created.onCallStartUrl,
-    );
   });
 });
 
 describe("DELETE /api/phone-numbers/:id", () => {
-  it("happy: releases the number for anyone to register again", async () => {
-    const a = await newActiveAccount();
-    const b = await newActiveAccount();
-    const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    const res = await a.as("DELETE", `/api/phone-numbers/${created.id}`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ deleted: true });
-    expect((await a.as("GET", "/api/phone-numbers")).body.phoneNumbers).toEqual([]);
-    expect((await a.as("GET", "/api/account")).body.account._count.phoneNumbers).toBe(0);
-    const taken = await b.as("POST", "/api/phone-numbers", { body: numberBody({ phoneNumber: created.phoneNumber }) });
-    expect(taken.status).toBe(201);
+  describe("happy", () => {
+    it("releases the number for anyone to register again", async () => {
+      const a = await newActiveAccount();
+      const b = await newActiveAccount();
+      const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      const res = await a.as("DELETE", `/api/phone-numbers/${created.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ deleted: true });
+      expect((await a.as("GET", "/api/phone-numbers")).body.phoneNumbers).toEqual([]);
+      expect((await a.as("GET", "/api/account")).body.account._count.phoneNumbers).toBe(0);
+      const taken = await b.as("POST", "/api/phone-numbers", {
+        body: numberBody({ phoneNumber: created.phoneNumber }),
+      });
+      expect(taken.status).toBe(201);
+    });
+
+    it("the number's calls stay, with their own copy of the numbers and no number id", async () => {
+      const acct = await newActiveAccount();
+      const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      const callSid = `CA${randomUUID().replace(/-/g, "")}`;
+      await seed().call({ callSid, accountId: acct.id, phoneNumberId: created.id, toNumber: created.phoneNumber });
+      expect((await acct.as("DELETE", `/api/phone-numbers/${created.id}`)).status).toBe(200);
+      const { rows } = await sql().query(`SELECT "phoneNumberId", "toNumber" FROM "Call" WHERE "callSid" = $1`, [
+        callSid,
+      ]);
+      expect(rows).toEqual([{ phoneNumberId: null, toNumber: created.phoneNumber }]);
+    });
   });
 
-  it("happy: the number's calls stay, with their own copy of the numbers and no number id", async () => {
-    const acct = await newActiveAccount();
-    const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    const callSid = `CA${randomUUID().replace(/-/g, "")}`;
-    await sql().query(
-      `INSERT INTO "Call" ("callSid", "accountId", "phoneNumberId", direction, "fromNumber", "toNumber", status, "statusRank", "onCallStartUrl", "onCallEndUrl")
-       VALUES ($1, $2, $3, 'inbound', '+14155550100', $4, 'completed', 10, 'https://example.com/s', 'https://example.com/e')`,
-      [callSid, acct.id, created.id, created.phoneNumber],
-    );
-    expect((await acct.as("DELETE", `/api/phone-numbers/${created.id}`)).status).toBe(200);
-    const { rows } = await sql().query(`SELECT "phoneNumberId", "toNumber" FROM "Call" WHERE "callSid" = $1`, [
-      callSid,
-    ]);
-    expect(rows).toEqual([{ phoneNumberId: null, toNumber: created.phoneNumber }]);
+  describe("error", () => {
+    it("404 for an unknown or already deleted id; 403 when suspended", async () => {
+      const acct = await newActiveAccount();
+      const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      await acct.as("DELETE", `/api/phone-numbers/${created.id}`);
+      expect((await acct.as("DELETE", `/api/phone-numbers/${created.id}`)).status).toBe(404);
+      const other = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      await suspend(acct);
+      expect((await acct.as("DELETE", `/api/phone-numbers/${other.id}`)).body.error.code).toBe("ACCOUNT_SUSPENDED");
+    });
   });
 
-  it("error: 404 for an unknown or already deleted id; 403 when suspended", async () => {
-    const acct = await newActiveAccount();
-    const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    await acct.as("DELETE", `/api/phone-numbers/${created.id}`);
-    expect((await acct.as("DELETE", `/api/phone-numbers/${created.id}`)).status).toBe(404);
-    const other = (await acct.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    await suspend(acct);
-    expect((await acct.as("DELETE", `/api/phone-numbers/${other.id}`)).body.error.code).toBe("ACCOUNT_SUSPENDED");
-  });
-
-  it("security: another account cannot release my number", async () => {
-    const a = await newActiveAccount();
-    const b = await newActiveAccount();
-    const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
-    const res = await b.as("DELETE", `/api/phone-numbers/${created.id}`);
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("NUMBER_NOT_OWNED");
-    expect((await a.as("GET", "/api/phone-numbers")).body.phoneNumbers).toHaveLength(1);
+  describe("security", () => {
+    it("another account cannot release my number", async () => {
+      const a = await newActiveAccount();
+      const b = await newActiveAccount();
+      const created = (await a.as("POST", "/api/phone-numbers", { body: numberBody() })).body.phoneNumber;
+      const res = await b.as("DELETE", `/api/phone-numbers/${created.id}`);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("NUMBER_NOT_OWNED");
+      expect((await a.as("GET", "/api/phone-numbers")).body.phoneNumbers).toHaveLength(1);
+    });
   });
 });

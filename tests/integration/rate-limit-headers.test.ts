@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newAccount } from "./support/api";
+import { call, newAccount } from "../support/api";
 
 /** `"name";r=12;t=1` → { name, r, t }: the IETF RateLimit field as we send it. */
 function parseField(value: string | null): Record<string, string> {

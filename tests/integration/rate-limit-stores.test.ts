@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parseEnv, setEnv } from "../../src/server/env";
-import { disconnectDb, setConnectionUrl } from "../../src/server/db/client";
+import { disconnectDb, pool, setConnectionUrl } from "../../src/server/db/client";
 import {
   LeasedPostgresRateLimitStore,
   PostgresRateLimitStore,
@@ -15,6 +15,7 @@ import {
 } from "../../src/server/rate-limit/rate-limiter";
 import { LeasedRateLimitStore, leaseSize, LEASE_TTL_MS } from "../../src/server/rate-limit/leased-rate-limit-store";
 import { takeTokens } from "../../src/server/rate-limit/postgres-bucket-sql";
+import { ago, seeds } from "../support/seed";
 
 // The stores, driven directly against the real PostgreSQL (or the embedded one)
 // and the real Redis, with several concurrent takers as several instances would be.
@@ -80,7 +81,7 @@ describe("PostgreSQL bucket housekeeping", () => {
     await store.take(stale, { capacity: 5, refillPerSecond: 1 });
     await store.take(fresh, { capacity: 5, refillPerSecond: 1 });
     const { db } = await import("../../src/server/db/client");
-    await db().$executeRaw`UPDATE "RateLimitBucket" SET "updatedAt" = now() - interval '2 hours' WHERE key = ${stale}`;
+    await seeds(pool()).update("RateLimitBucket", { key: stale }, { updatedAt: ago("2 hours") });
     expect(await store.prune(3600)).toBeGreaterThanOrEqual(1);
     const left = await db().rateLimitBucket.findMany({ where: { key: { in: [stale, fresh] } }, select: { key: true } });
     expect(left.map((r) => r.key)).toEqual([fresh]);

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { strayLogLines } from "./support/server-log";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { strayLogLines } from "../support/server-log";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // /api/ready says the truth (docs/decisions.md §7): it checks the journal a final
 // status would be kept in during an outage, not only the database, and names

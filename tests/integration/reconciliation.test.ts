@@ -9,10 +9,11 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { earlier } from "../support/seed";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // Reconciliation (docs/decisions.md §10) runs in this process against the permissive
 // server's database, reading Twilio's call records from a simulator of its own:
@@ -52,9 +53,10 @@ async function setup(): Promise<Setup> {
     }),
   });
   expect(res.status).toBe(201);
-  await sql("permissive").query(
-    `UPDATE "PhoneNumber" SET verified = true, "createdAt" = "createdAt" - interval '1 hour' WHERE id = $1`,
-    [res.body.phoneNumber.id],
+  await seed("permissive").update(
+    "PhoneNumber",
+    { id: res.body.phoneNumber.id },
+    { verified: true, createdAt: earlier("1 hour") },
   );
   await connectTwilioRow({
     accountId: account.id,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, newAccount, randomIp } from "./support/api";
-import { sessionCookie } from "./support/trpc";
+import { baseUrlOf, newAccount, randomIp } from "../support/api";
+import { sessionCookie } from "../support/trpc";
 
 /**
  * docs/decisions.md §20: every redirect after a form, or taking `callbackUrl`, stays

@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { strayLogLines } from "./support/server-log";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import { strayLogLines } from "../support/server-log";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // Redis, when configured, is never a single point of failure: stopped or
 // frozen (SIGSTOP) under API traffic, every answer is 2xx, 429 or 503 within

@@ -12,9 +12,10 @@ import {
   suspend,
   type ApiResponse,
   type TestAccount,
-} from "./support/api";
-import { rawRequest } from "./support/raw-http";
-import { sessionCookie, trpc } from "./support/trpc";
+  seed,
+} from "../support/api";
+import { rawRequest } from "../support/raw-http";
+import { sessionCookie, trpc } from "../support/trpc";
 
 /**
  * The security suite, generated from the REST route table (as Unkey does per
@@ -157,26 +158,27 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
   const phone = number.body.phoneNumber;
 
   const callSid = `CA${randomBytes(16).toString("hex")}`;
-  await sql().query(
-    `INSERT INTO "Call" ("id", "callSid", "accountId", "phoneNumberId", "direction", "fromNumber", "toNumber", "status", "statusRank", "onCallStartUrl", "onCallEndUrl", "createdAt", "updatedAt", "lastRequestAt")
-     VALUES ($1, $2, $3, $4, 'inbound', '+14155550177', $5, 'completed', 10, $6, $7, now(), now(), now())`,
-    [
-      `sec${randomBytes(8).toString("hex")}`,
-      callSid,
-      owner.id,
-      phone.id,
-      phone.phoneNumber,
-      phone.onCallStartUrl,
-      phone.onCallEndUrl,
-    ],
-  );
-  const deliveryId = `sec${randomBytes(8).toString("hex")}`;
+  await seed().call({
+    callSid,
+    accountId: owner.id,
+    phoneNumberId: phone.id,
+    fromNumber: "+14155550177",
+    toNumber: phone.phoneNumber,
+    status: "completed",
+    statusRank: 10,
+    onCallStartUrl: phone.onCallStartUrl,
+    onCallEndUrl: phone.onCallEndUrl,
+  });
   const eventId = `evt_sec${randomBytes(8).toString("hex")}`;
-  await sql().query(
-    `INSERT INTO "WebhookDelivery" ("id", "accountId", "eventId", "eventType", "callSid", "url", "payload", "status", "attemptCount", "createdAt", "updatedAt")
-     VALUES ($1, $2, $3, 'call.ended', $4, $5, '{}', 'FAILED', 8, now(), now())`,
-    [deliveryId, owner.id, eventId, callSid, phone.onCallEndUrl],
-  );
+  const { id: deliveryId } = await seed().webhookDelivery({
+    accountId: owner.id,
+    eventId,
+    eventType: "call.ended",
+    callSid,
+    url: phone.onCallEndUrl,
+    status: "FAILED",
+    attemptCount: 8,
+  });
   const delivery = async () => {
     const res = await owner.as("GET", `/api/webhook-deliveries/${deliveryId}`);
     expect(res.status).toBe(200);

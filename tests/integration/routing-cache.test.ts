@@ -5,9 +5,10 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { baseUrlOf, newActiveAccount, numberBody, sql, suspend, type TestAccount } from "./support/api";
-import { connectTwilioRow } from "./support/connect-twilio";
-import { startReceiver } from "./support/receiver";
+import { baseUrlOf, newActiveAccount, numberBody, sql, suspend, type TestAccount, seed } from "../support/api";
+import { connectTwilioRow } from "../support/connect-twilio";
+import { build, now, plus } from "../support/seed";
+import { startReceiver } from "../support/receiver";
 
 const XML = (say: string) => `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${say}</Say></Response>`;
 
@@ -111,7 +112,7 @@ describe("the engine's routing cache", () => {
     // A Twilio connection: every request must now be signed with its token, so this unsigned one is refused.
     await connectTwilioRow({ accountId: account.id, accountSid: `AC${"6".repeat(32)}`, authToken: "a-token" });
     expect((await voice(account, to)).status).toBe(403);
-    await sql("permissive").query(`DELETE FROM "TwilioConnection" WHERE "accountId" = $1`, [account.id]);
+    await seed("permissive").run(build.deleteFrom("TwilioConnection").where("accountId", "=", account.id));
     await voice(account, to);
     expect((await voice(account, to)).body).toBe(XML(start));
 
@@ -119,7 +120,7 @@ describe("the engine's routing cache", () => {
     const asked = backend.received.filter((r) => r.path === start).length;
     await suspend(account);
     expect((await voice(account, to)).body).toMatch(/<Reject/);
-    await sql("permissive").query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [account.id]);
+    await seed("permissive").update("Account", { id: account.id }, { status: "ACTIVE" });
     await voice(account, to);
     expect((await voice(account, to)).body).toBe(XML(start));
 
@@ -145,59 +146,52 @@ describe("the engine's routing cache", () => {
 
   it("the database bumps routingVersion for a routing change, and not for a call's counters", async () => {
     const { account, id } = await plainNumber();
-    const db = sql("permissive");
+    const db = seed("permissive");
     let v = await version(account);
-    const bumped = async (what: string, statement: string, params: unknown[]) => {
-      await db.query(statement, params);
-      const now = await version(account);
-      const changed = now !== v;
-      v = now;
+    const bumped = async (what: string, change: () => Promise<unknown>) => {
+      await change();
+      const current = await version(account);
+      const changed = current !== v;
+      v = current;
       return [what, changed];
     };
     expect(
-      await bumped("number's URL", `UPDATE "PhoneNumber" SET "onCallStartUrl" = 'https://b.example/s' WHERE id = $1`, [
-        id,
-      ]),
+      await bumped("number's URL", () => db.update("PhoneNumber", { id }, { onCallStartUrl: "https://b.example/s" })),
     ).toEqual(["number's URL", true]);
     expect(
-      await bumped("number's updatedAt alone", `UPDATE "PhoneNumber" SET "updatedAt" = now() WHERE id = $1`, [id]),
+      await bumped("number's updatedAt alone", () => db.update("PhoneNumber", { id }, { updatedAt: now() })),
     ).toEqual(["number's updatedAt alone", false]);
-    expect(await bumped("limits added", `INSERT INTO "AccountLimit" ("accountId") VALUES ($1)`, [account.id])).toEqual([
+    expect(await bumped("limits added", () => db.accountLimit({ accountId: account.id }))).toEqual([
       "limits added",
       true,
     ]);
     expect(
-      await bumped(
-        "admission's live count",
-        `UPDATE "AccountLimit" SET "liveCalls" = "liveCalls" + 1 WHERE "accountId" = $1`,
-        [account.id],
+      await bumped("admission's live count", () =>
+        db.update("AccountLimit", { accountId: account.id }, { liveCalls: plus(1) }),
       ),
     ).toEqual(["admission's live count", false]);
     expect(
-      await bumped("hard cap", `UPDATE "AccountLimit" SET "hardCap" = true WHERE "accountId" = $1`, [account.id]),
+      await bumped("hard cap", () => db.update("AccountLimit", { accountId: account.id }, { hardCap: true })),
     ).toEqual(["hard cap", true]);
-    expect(await bumped("limits removed", `DELETE FROM "AccountLimit" WHERE "accountId" = $1`, [account.id])).toEqual([
-      "limits removed",
-      true,
-    ]);
+    expect(
+      await bumped("limits removed", () =>
+        db.run(build.deleteFrom("AccountLimit").where("accountId", "=", account.id)),
+      ),
+    ).toEqual(["limits removed", true]);
     await connectTwilioRow({ accountId: account.id, accountSid: `AC${"7".repeat(32)}`, authToken: "t" });
     expect((await version(account)) !== v).toBe(true);
     v = await version(account);
     expect(
-      await bumped(
-        "reconciliation's mark",
-        `UPDATE "TwilioConnection" SET "reconciledThrough" = now() WHERE "accountId" = $1`,
-        [account.id],
+      await bumped("reconciliation's mark", () =>
+        db.update("TwilioConnection", { accountId: account.id }, { reconciledThrough: now() }),
       ),
     ).toEqual(["reconciliation's mark", false]);
     expect(
-      await bumped("the account's row", `UPDATE "Account" SET "companyName" = 'Renamed' WHERE id = $1`, [account.id]),
+      await bumped("the account's row", () => db.update("Account", { id: account.id }, { companyName: "Renamed" })),
     ).toEqual(["the account's row", true]);
     expect(
-      await bumped(
-        "a number added",
-        `INSERT INTO "PhoneNumber" ("accountId", "phoneNumber", "onCallStartUrl", "onCallEndUrl") VALUES ($1, $2, 'https://a.example/s', 'https://a.example/e')`,
-        [account.id, numberBody().phoneNumber],
+      await bumped("a number added", () =>
+        db.phoneNumber({ accountId: account.id, phoneNumber: numberBody().phoneNumber }),
       ),
     ).toEqual(["a number added", true]);
   });

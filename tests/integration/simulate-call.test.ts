@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
-import { type ApiResponse, randomIp, randomUsNumber } from "./support/api";
+import { type ApiResponse, randomIp, randomUsNumber } from "../support/api";
 import { encryptSecret } from "../../src/server/crypto/secret-box";
-import { serverEncryptionKey } from "./support/connect-twilio";
-import { checkContract } from "./support/contract";
-import { type Received, startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { serverEncryptionKey } from "../support/connect-twilio";
+import { checkContract } from "../support/contract";
+import { type Received, startReceiver } from "../support/receiver";
+import { now, seeds } from "../support/seed";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 // docs/decisions.md §21: trying a number without a phone. The server is this file's own: its Twilio
 // (TWILIO_API_BASE_URL) is a receiver that records every request, so "never sent to Twilio" is checked
@@ -84,8 +85,7 @@ async function customer(opts: { paid?: boolean } = {}): Promise<Customer> {
     body: { email: `sim-${randomBytes(6).toString("hex")}@example.com`, password: "correct horse battery" },
   });
   expect(reg.status, reg.text).toBe(201);
-  if (opts.paid !== false)
-    await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
+  if (opts.paid !== false) await seeds(db).update("Account", { id: reg.body.account.id }, { status: "ACTIVE" });
   return {
     id: reg.body.account.id,
     engineVoiceUrl: reg.body.engineVoiceUrl,
@@ -251,13 +251,16 @@ describe("POST /api/phone-numbers/{id}/simulate-call", () => {
     const n = await number(c, "/start", { dailyMinuteCap: 1 });
     const day = new Date().toISOString().slice(0, 10);
     // The number has used its minute today, the month's budget is spent, one call is live at a cap of one.
-    await db.query(
-      `INSERT INTO "UsageTotal" ("accountId", period, calls, "billedMinutes", "totalCost") VALUES ($1, $2, 1, 1, 0.02)`,
-      [c.id, `n:${n.id}:${day}`],
-    );
+    await seeds(db).usageTotal({
+      accountId: c.id,
+      period: `n:${n.id}:${day}`,
+      calls: "1",
+      billedMinutes: "1",
+      totalCost: "0.02",
+    });
     const limits = await c.as("PUT", "/api/account/limits", { monthlyBudget: 0, hardCap: true, maxConcurrentCalls: 1 });
     expect(limits.status, limits.text).toBe(200);
-    await db.query(`UPDATE "AccountLimit" SET "liveCalls" = 1 WHERE "accountId" = $1`, [c.id]);
+    await seeds(db).update("AccountLimit", { accountId: c.id }, { liveCalls: 1 });
 
     // The limits are in force: a real call now is refused (busy).
     const real = await fetch(c.engineVoiceUrl, {
@@ -327,14 +330,12 @@ describe("POST /api/phone-numbers/{id}/simulate-call", () => {
     const c = await customer();
     const n = await number(c);
     // A Twilio connection, as PUT /api/twilio-connection leaves it (that route asks Twilio; the row is what counts).
-    await db.query(
-      `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc", "connectedAt") VALUES ($1, $2, $3, now())`,
-      [
-        c.id,
-        `AC${randomBytes(16).toString("hex")}`,
-        encryptSecret(randomBytes(16).toString("hex"), serverEncryptionKey),
-      ],
-    );
+    await seeds(db).twilioConnection({
+      accountId: c.id,
+      accountSid: `AC${randomBytes(16).toString("hex")}`,
+      authTokenEnc: encryptSecret(randomBytes(16).toString("hex"), serverEncryptionKey),
+      connectedAt: now(),
+    });
     const res = await simulate(c, n.id);
     expect(res.status, res.text).toBe(200);
     expect(res.body.call).toMatchObject({ answer: "xml", test: true });

@@ -3,11 +3,11 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { newCallSid } from "../../src/twilio-simulator/twilio-simulator";
-import { newActiveAccount, numberBody } from "./support/api";
-import { jsonClient } from "./support/own-server";
-import { startReceiver } from "./support/receiver";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
-import { until } from "./support/until";
+import { newActiveAccount, numberBody } from "../support/api";
+import { jsonClient } from "../support/own-server";
+import { startReceiver } from "../support/receiver";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
+import { until } from "../support/until";
 
 // OpenTelemetry tracing (docs/operations.md, "Tracing"): the built server, with
 // OTEL_EXPORTER_OTLP_ENDPOINT pointing at a real OTLP/HTTP receiver (a node:http

@@ -9,9 +9,17 @@ import {
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
 import { encryptSecret } from "../../src/server/crypto/secret-box";
-import { call, newAccount, newActiveAccount, numberBody as strictNumberBody, randomUsNumber, sql } from "./support/api";
-import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "./support/simulated-twilio-server";
-import { TEST_AUTH_SECRET } from "./support/test-secrets";
+import {
+  call,
+  newAccount,
+  newActiveAccount,
+  numberBody as strictNumberBody,
+  randomUsNumber,
+  seed,
+} from "../support/api";
+import { type SimulatedTwilioServer, startSimulatedTwilioServer } from "../support/simulated-twilio-server";
+import { ago, seeds } from "../support/seed";
+import { TEST_AUTH_SECRET } from "../support/test-secrets";
 
 // The Twilio connection end to end (docs/decisions.md §10): a built server of its own whose Twilio is this
 // file's simulator (on a port nobody else binds, so it runs beside the engine tests), real HTTP,
@@ -267,10 +275,7 @@ describe("registering a number while connected", () => {
     const n = randomUsNumber();
     const { c } = await connected([n]);
     // Point the stored connection at an account the simulator no longer accepts: the check cannot succeed.
-    await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [
-      c.id,
-      `AC${"f".repeat(32)}`,
-    ]);
+    await seeds(db).update("TwilioConnection", { accountId: c.id }, { accountSid: `AC${"f".repeat(32)}` });
     const res = await c.as("POST", "/api/phone-numbers", numberBody(n));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("PROVIDER_REJECTED");
@@ -375,9 +380,7 @@ describe("releasing a number", () => {
     expect((await c.as("DELETE", `/api/phone-numbers/${ra.id}`)).status).toBe(200);
     expect(atTwilio(a)).toMatchObject({ voiceUrl: null, statusCallback: null });
 
-    await db.query(`UPDATE "Account" SET "previousRoutingTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [
-      c.id,
-    ]);
+    await seeds(db).update("Account", { id: c.id }, { previousRoutingTokenExpiresAt: ago("1 minute") });
     expect((await c.as("DELETE", `/api/phone-numbers/${rb.id}`)).status).toBe(200);
     expect(atTwilio(b)).toMatchObject({ voiceUrl: c.engineVoiceUrl, statusCallback: c.engineVoiceUrl });
     expect(rotated).not.toBe(c.engineVoiceUrl);
@@ -419,9 +422,7 @@ describe("rotating the engine URL", () => {
     expect(old.answer!.body).toContain("<Say>Hi</Say>");
 
     // Once the overlap has passed, the old URL is unknown.
-    await db.query(`UPDATE "Account" SET "previousRoutingTokenExpiresAt" = now() - interval '1 minute' WHERE id = $1`, [
-      c.id,
-    ]);
+    await seeds(db).update("Account", { id: c.id }, { previousRoutingTokenExpiresAt: ago("1 minute") });
     const expired = await postSigned(
       c.engineVoiceUrl,
       {
@@ -456,10 +457,7 @@ describe("rotating the engine URL", () => {
     const n = randomUsNumber();
     const { c } = await connected([n]);
     const reg = await c.as("POST", "/api/phone-numbers", numberBody(n));
-    await db.query(`UPDATE "TwilioConnection" SET "accountSid" = $2 WHERE "accountId" = $1`, [
-      c.id,
-      `AC${"e".repeat(32)}`,
-    ]);
+    await seeds(db).update("TwilioConnection", { accountId: c.id }, { accountSid: `AC${"e".repeat(32)}` });
     const res = await c.as("POST", "/api/account/engine-url");
     expect(res.status).toBe(200);
     expect(res.body.twilioNumbers.repointed).toEqual([]);
@@ -476,10 +474,11 @@ describe("when Twilio cannot be reached (the strict server)", () => {
   async function strictConnected() {
     const acct = await newActiveAccount();
     const key = Buffer.from(hkdfSync("sha256", TEST_AUTH_SECRET, "routekit", "encryption-key", 32));
-    await sql().query(
-      `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc") VALUES ($1, $2, $3)`,
-      [acct.id, `AC${"b".repeat(32)}`, encryptSecret("token", key)],
-    );
+    await seed().twilioConnection({
+      accountId: acct.id,
+      accountSid: `AC${"b".repeat(32)}`,
+      authTokenEnc: encryptSecret("token", key),
+    });
     return acct;
   }
 
@@ -497,12 +496,15 @@ describe("when Twilio cannot be reached (the strict server)", () => {
     const acct = await strictConnected();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const { rows } = await sql().query(
-        `INSERT INTO "PhoneNumber" (id, "accountId", "phoneNumber", "onCallStartUrl", "onCallEndUrl", verified, "twilioConfigured", "twilioSid", "updatedAt")
-         VALUES ($1, $2, $3, 'https://api.example.com/s', 'https://api.example.com/e', true, true, $4, now()) RETURNING id, "phoneNumber"`,
-        [`pn${randomBytes(8).toString("hex")}`, acct.id, randomUsNumber(), `PN${randomBytes(16).toString("hex")}`],
-      );
-      ids.push(rows[0].id);
+      // Registered and configured at Twilio, as a registration through the connection leaves it.
+      const number = await seed().phoneNumber({
+        accountId: acct.id,
+        phoneNumber: randomUsNumber(),
+        verified: true,
+        twilioConfigured: true,
+        twilioSid: `PN${randomBytes(16).toString("hex")}`,
+      });
+      ids.push(number.id);
     }
     expect((await acct.as("DELETE", `/api/phone-numbers/${ids[0]}`)).body).toEqual({ deleted: true });
     const res = await acct.as("POST", "/api/account/engine-url");

@@ -6,9 +6,9 @@ import { attemptDelivery, type AttemptDeps } from "../../src/server/services/del
 import { pruneOldAttempts } from "../../src/server/workers/delivery-worker";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent, type EventEnvelope } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount, sql, type TestAccount } from "./support/api";
-import { manualClock, startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, sql, type TestAccount } from "../support/api";
+import { manualClock, startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

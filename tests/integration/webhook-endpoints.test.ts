@@ -8,10 +8,11 @@ import {
   simulateInboundCall,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount } from "./support/api";
-import { startSharedTwilioSimulator } from "./support/shared-twilio-simulator";
-import { startReceiver, type Received } from "./support/receiver";
-import { until } from "./support/until";
+import { call, newActiveAccount, numberBody, randomUsNumber, sql, type TestAccount, seed } from "../support/api";
+import { build } from "../support/seed";
+import { startSharedTwilioSimulator } from "../support/shared-twilio-simulator";
+import { startReceiver, type Received } from "../support/receiver";
+import { until } from "../support/until";
 
 // docs/decisions.md §15 end to end: the built server (permissive: local receivers), real PostgreSQL, the
 // Twilio simulator playing Twilio's side, and real local receivers for the number's URLs and every endpoint.
@@ -572,9 +573,12 @@ describe("test events and replay take an endpoint (docs/decisions.md §15, §20)
       "both first deliveries recorded as delivered",
     );
     // As if both had given up.
-    await sql("permissive").query(
-      `UPDATE "WebhookDelivery" SET status = 'FAILED', "nextAttemptAt" = NULL WHERE "callSid" = $1 AND "endpointId" IS NOT NULL`,
-      [played.callSid],
+    await seed("permissive").run(
+      build
+        .updateTable("WebhookDelivery")
+        .set({ status: "FAILED", nextAttemptAt: null })
+        .where("callSid", "=", played.callSid)
+        .where("endpointId", "is not", null),
     );
     const replay = await s.account.as("POST", "/api/webhook-deliveries/replay", {
       body: { since: new Date(Date.now() - 3600_000).toISOString(), endpointId: flaky.id },

@@ -4,9 +4,9 @@ import { createCallbackClient } from "../../src/server/webhooks/http/callback-ht
 import { attemptDelivery } from "../../src/server/services/deliveries/attempt-delivery";
 import { transactionWithEvents } from "../../src/server/webhooks/enqueue-event";
 import { buildEvent } from "../../src/server/webhooks/event-envelope";
-import { newActiveAccount, type TestAccount } from "./support/api";
-import { startInProcess } from "./support/in-process";
-import { startReceiver } from "./support/receiver";
+import { newActiveAccount, type TestAccount } from "../support/api";
+import { startInProcess } from "../support/in-process";
+import { startReceiver } from "../support/receiver";
 
 // docs/decisions.md §8: rotations of one account are serialized; every returned secret signs the next event until rotated out twice.
 let inProcess: Awaited<ReturnType<typeof startInProcess>>;

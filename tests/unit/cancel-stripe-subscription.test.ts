@@ -6,8 +6,8 @@ import { parseEnv, setEnv } from "../../src/server/env";
 import { billing } from "../../src/server/services/billing/billing-strategy";
 
 const cancelStripeSubscription = (id: string | null) => billing().cancelSubscription(id);
-import { startFakeStripe, type FakeStripe } from "../integration/support/stripe-fake";
-import { STRIPE_TEST_ENV } from "../integration/support/test-secrets";
+import { startFakeStripe, type FakeStripe } from "../support/stripe-fake";
+import { STRIPE_TEST_ENV } from "../support/test-secrets";
 
 /** Closing an account in Stripe mode cancels its subscription through the real SDK (against the local fake). */
 let fake: FakeStripe;

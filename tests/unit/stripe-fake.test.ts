@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeStripe, type FakeStripe } from "../integration/support/stripe-fake";
+import { startFakeStripe, type FakeStripe } from "../support/stripe-fake";
 
 // The fake is only useful if the REAL SDK accepts what it says: every test drives it through `stripe`.
 const KEY = "sk_test_fake_0123456789";

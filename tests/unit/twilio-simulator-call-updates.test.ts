@@ -10,7 +10,7 @@ import {
   startTwilioSimulator,
   type TwilioSimulator,
 } from "../../src/twilio-simulator/twilio-simulator";
-import { until } from "../integration/support/until";
+import { until } from "../support/until";
 
 // The simulator's call-update rules (#40), each as strict as Twilio: its Call resource's update ("Specifying
 // `canceled` will attempt to hang up calls that are queued or ringing; however, it will not affect calls

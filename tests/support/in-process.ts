@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { parseEnv, setEnv } from "../../../src/server/env";
-import { disconnectDb, setConnectionUrl } from "../../../src/server/db/client";
-import { jobQueue, stopJobQueue, type QueueTuning } from "../../../src/server/jobs/job-queue";
-import { configureDeliveryQueue } from "../../../src/server/jobs/delivery-queue/postgres-delivery-queue";
+import { parseEnv, setEnv } from "../../src/server/env";
+import { disconnectDb, setConnectionUrl } from "../../src/server/db/client";
+import { jobQueue, stopJobQueue, type QueueTuning } from "../../src/server/jobs/job-queue";
+import { configureDeliveryQueue } from "../../src/server/jobs/delivery-queue/postgres-delivery-queue";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 /**

@@ -13,13 +13,13 @@ export const PASSWORD = "correct horse battery";
 
 export type TestAccount = { email: string; apiKey: string; engineVoiceUrl: string };
 
-/** Calls the REST API with the account's key; fails the test on anything but 2xx. */
-export async function api<T = any>(
+/** Calls the REST API with the account's key and gives back its answer, whatever the status. */
+export function apiResponse(
   key: string,
   path: string,
   init: { method?: string; body?: unknown } = {},
-): Promise<T> {
-  const res = await fetch(`${BASE()}${path}`, {
+): Promise<Response> {
+  return fetch(`${BASE()}${path}`, {
     method: init.method ?? "GET",
     headers: {
       authorization: `Bearer ${key}`,
@@ -28,6 +28,15 @@ export async function api<T = any>(
     },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
+}
+
+/** Calls the REST API with the account's key; fails the test on anything but 2xx. */
+export async function api<T = any>(
+  key: string,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const res = await apiResponse(key, path, init);
   expect(res.status, `${init.method ?? "GET"} ${path}: ${res.status}`).toBeLessThan(300);
   return (await res.json()) as T;
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { expect, inject } from "vitest";
-import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
-import { startTwilioSimulator, type TwilioSimulator } from "../../../src/twilio-simulator/twilio-simulator";
+import { siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
+import { startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 import { type ApiResponse, randomIp } from "./api";
 import { checkContract } from "./contract";
 import { type Reply, startReceiver } from "./receiver";
+import { seeds } from "./seed";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 /** A paid account of the file's server, and its requests with its API key from one client address. */
@@ -100,7 +101,7 @@ export async function startSimulatedTwilioServer(opts: {
       },
     });
     expect(reg.status).toBe(201);
-    await db.query(`UPDATE "Account" SET status = 'ACTIVE' WHERE id = $1`, [reg.body.account.id]);
+    await seeds(db).update("Account", { id: reg.body.account.id }, { status: "ACTIVE" });
     return {
       id: reg.body.account.id,
       ip,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../../scripts/built-server";
+import { freePort, siblingDatabase, startBuiltServer, type BuiltServer } from "../../scripts/built-server";
 import { startSmtpCapture } from "./smtp-capture";
 import { STRIPE_TEST_ENV, TEST_AUTH_SECRET, TEST_METRICS_TOKEN } from "./test-secrets";
 

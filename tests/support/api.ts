@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { inject } from "vitest";
 import pg from "pg";
 import { checkContract } from "./contract";
+import { type Seeds, seeds } from "./seed";
 
 export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
 
@@ -118,6 +119,11 @@ export function sql(server: Server = "strict"): pg.Pool {
   return pool;
 }
 
+/** Typed rows and changes on a server's database (support/seed.ts), for what the API cannot set up. */
+export function seed(server: Server = "strict"): Seeds {
+  return seeds(sql(server));
+}
+
 /** An account that has paid (local billing mode: the checkout page's Pay button, a POST to the link, pays). */
 export async function newActiveAccount(opts: { companyName?: string; server?: Server } = {}): Promise<TestAccount> {
   const account = await newAccount(opts);
@@ -129,7 +135,7 @@ export async function newActiveAccount(opts: { companyName?: string; server?: Se
 
 /** Billing drives suspension (Stripe webhooks or the local portal); tests set it directly. */
 export async function suspend(account: TestAccount): Promise<void> {
-  await sql(account.server).query(`UPDATE "Account" SET status = 'SUSPENDED' WHERE id = $1`, [account.id]);
+  await seed(account.server).update("Account", { id: account.id }, { status: "SUSPENDED" });
 }
 
 /** A US number nobody else in this run uses: +1 (2xx-9xx) (2xx-9xx) xxxx. */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { eventTypes } from "../../../src/server/webhooks/event-types";
+import { eventTypes } from "../../src/server/webhooks/event-types";
 
 /**
  * The event contract (docs/decisions.md §15): every event any test's receiver gets (a request that carries

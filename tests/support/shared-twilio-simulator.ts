@@ -1,8 +1,8 @@
 import { inject } from "vitest";
-import { startTwilioSimulator, type TwilioSimulator } from "../../../src/twilio-simulator/twilio-simulator";
+import { startTwilioSimulator, type TwilioSimulator } from "../../src/twilio-simulator/twilio-simulator";
 
 /**
- * The Twilio simulator on the one port the permissive server's TWILIO_API_BASE_URL names (global-setup.ts).
+ * The Twilio simulator on the one port the permissive server's TWILIO_API_BASE_URL names (integration-global-setup.ts).
  * Several files use it and two files run at once, so the port is theirs one at a time: a file that finds it
  * taken waits here for the other file to close its simulator (up to 100 s, inside the 120 s hook timeout),
  * where it used to fail its whole suite with EADDRINUSE.

@@ -1,9 +1,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { encryptSecret } from "../../../src/server/crypto/secret-box";
-import { parseEnv } from "../../../src/server/env";
-import { sql, type Server } from "./api";
+import { encryptSecret } from "../../src/server/crypto/secret-box";
+import { parseEnv } from "../../src/server/env";
+import { seed, type Server } from "./api";
+import { build } from "./seed";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 /** The test servers' ENCRYPTION_KEY: derived from the AUTH_SECRET they share with the tests. */
@@ -24,14 +25,20 @@ export async function connectTwilioRow(opts: {
   server?: Server;
   connectedAt?: Date;
 }): Promise<void> {
-  await sql(opts.server ?? "permissive").query(
-    `INSERT INTO "TwilioConnection" ("accountId", "accountSid", "authTokenEnc", "connectedAt") VALUES ($1, $2, $3, $4::timestamptz)
-     ON CONFLICT ("accountId") DO UPDATE SET "accountSid" = EXCLUDED."accountSid", "authTokenEnc" = EXCLUDED."authTokenEnc"`,
-    [
-      opts.accountId,
-      opts.accountSid,
-      encryptSecret(opts.authToken, serverEncryptionKey),
-      (opts.connectedAt ?? new Date()).toISOString(),
-    ],
+  await seed(opts.server ?? "permissive").run(
+    build
+      .insertInto("TwilioConnection")
+      .values({
+        accountId: opts.accountId,
+        accountSid: opts.accountSid,
+        authTokenEnc: encryptSecret(opts.authToken, serverEncryptionKey),
+        connectedAt: opts.connectedAt ?? new Date(),
+      })
+      .onConflict((conflict) =>
+        conflict.column("accountId").doUpdateSet((eb) => ({
+          accountSid: eb.ref("excluded.accountSid"),
+          authTokenEnc: eb.ref("excluded.authTokenEnc"),
+        })),
+      ),
   );
 }

@@ -12,7 +12,7 @@ export function startWorkerProcess(
   started: ChildProcess[],
   extraEnv: Record<string, string> = {},
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/integration/support/delivery-worker-process.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/support/delivery-worker-process.ts"], {
     env: { ...process.env, WORKER_DATABASE_URL: inject("permissiveDatabaseUrl"), WORKER_SCHEMA: schema, ...extraEnv },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -5,11 +5,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseEnv, setEnv } from "../../../src/server/env";
-import { pool, setConnectionUrl } from "../../../src/server/db/client";
-import { jobQueue } from "../../../src/server/jobs/job-queue";
-import { configureDeliveryQueue } from "../../../src/server/jobs/delivery-queue/postgres-delivery-queue";
-import { startDeliveryWorker } from "../../../src/server/workers/delivery-worker";
+import { parseEnv, setEnv } from "../../src/server/env";
+import { pool, setConnectionUrl } from "../../src/server/db/client";
+import { jobQueue } from "../../src/server/jobs/job-queue";
+import { configureDeliveryQueue } from "../../src/server/jobs/delivery-queue/postgres-delivery-queue";
+import { startDeliveryWorker } from "../../src/server/workers/delivery-worker";
 import { TEST_AUTH_SECRET } from "./test-secrets";
 
 setEnv(
