@@ -10,7 +10,7 @@ import { TERMINAL_CALL_STATUSES, type TerminalCallStatus } from "../shared/schem
 import { callParams, SimCall } from "./call-lifecycle";
 import { type CallEndingPlan, callEndingOf, finalStatusLost, finalStatusParams } from "./call-endings";
 import { type CallRecordStore, sharedCallRecords } from "./call-records";
-import type { LiveCalls } from "./live-calls";
+import type { SimulatedCalls } from "./simulated-calls";
 import { postSigned } from "./post-signed";
 
 export type SimulatedCallPlan = CallEndingPlan & {
@@ -335,7 +335,7 @@ export async function simulateInboundCall(
     /** Where Twilio's record of the call is kept (default the shared store simulators serve). */
     callRecords?: CallRecordStore;
     /** Where the call is kept for call updates while it plays (a simulator's `control`). */
-    liveCalls?: LiveCalls;
+    liveCalls?: SimulatedCalls;
   } & SimulatedCallPlan,
 ): Promise<PlayedCall> {
   const callSid = opts.callSid ?? newCallSid();

@@ -108,7 +108,7 @@ function planFrom(values: {
   return plan;
 }
 
-/** `--hold <s>`: answered calls stay live (live-calls.ts) for at most that long. */
+/** `--hold <s>`: answered calls stay live (simulated-calls.ts) for at most that long. */
 function holdOption(value: string | undefined): Pick<SimulatedCallPlan, "holdMs"> {
   const seconds = intOption("hold", value);
   return seconds === undefined ? {} : { holdMs: seconds * 1000 };

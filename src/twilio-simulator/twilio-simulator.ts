@@ -1,6 +1,6 @@
 /**
  * A local stand-in for Twilio: the slice of the REST API Routekit calls (Calls.create here; call updates
- * and recordings in live-calls.ts; call records in call-records.ts; accounts and numbers in accounts.ts)
+ * and recordings in simulated-calls.ts; call records in call-records.ts; accounts and numbers in accounts.ts)
  * plus Twilio's side of a call (call-playback.ts: voice request / answer, status callbacks), signed
  * exactly as Twilio signs them. Integration tests and developers use it to run the whole flow without a
  * Twilio account. Where Routekit depends on Twilio's behaviour it is as strict as Twilio; where it
@@ -31,7 +31,7 @@ import {
   serveCallRecords,
   sharedCallRecords,
 } from "./call-records";
-import { LiveCalls } from "./live-calls";
+import { SimulatedCalls } from "./simulated-calls";
 import { postSigned } from "./post-signed";
 import { E164 } from "../shared/schemas/e164";
 
@@ -90,7 +90,7 @@ export type TwilioSimulator = {
    * Every call placed or played, in its one state (`control.get(callSid)?.status`), and the live-call REST
    * resources: call updates, dials, recordings.
    */
-  control: LiveCalls;
+  control: SimulatedCalls;
   close(): Promise<void>;
 };
 
@@ -280,7 +280,7 @@ export async function startTwilioSimulator(opts: TwilioSimulatorOptions): Promis
   const twilioAccounts = new SimulatorAccounts(opts.accounts);
   const records = opts.callRecords ?? sharedCallRecords;
   let simulatorUrl = "";
-  const live = new LiveCalls(records, () => simulatorUrl);
+  const live = new SimulatedCalls(records, () => simulatorUrl);
 
   /** Returns the token that signs this account's callbacks: Twilio signs with the account's auth token. */
   function authenticate(req: IncomingMessage, pathAccountSid: string): string {

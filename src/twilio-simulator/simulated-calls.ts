@@ -40,7 +40,7 @@ function formOf(body: string): Form {
   return { single, all };
 }
 
-export class LiveCalls {
+export class SimulatedCalls {
   private readonly calls = new Map<string, SimCall>();
   private readonly twiml = new TwimlRunner(() => this.stepDelayMs);
   private readonly recordings: CallRecordings;
