@@ -18,10 +18,10 @@ export type Outcome = {
 };
 
 /** Grouped as docs/decisions.md §14 groups them; the order is the reference's. */
-export const END_REASON_GROUPS = ["telephony", "routekit", "learned"] as const;
+const END_REASON_GROUPS = ["telephony", "routekit", "learned"] as const;
 export type EndReasonGroup = (typeof END_REASON_GROUPS)[number];
 
-export const END_REASON_GROUP_TITLES: Record<EndReasonGroup, string> = {
+const END_REASON_GROUP_TITLES: Record<EndReasonGroup, string> = {
   telephony: "The call itself",
   routekit: "Routekit's decisions",
   learned: "How the end was learned",
@@ -198,7 +198,7 @@ export const ERROR_CODES = {
     action: "Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.",
   },
 } as const satisfies Record<string, Outcome>;
-export type CallErrorCode = keyof typeof ERROR_CODES;
+type CallErrorCode = keyof typeof ERROR_CODES;
 
 /** How a call was decided (`answer`, docs/decisions.md §12), for a person. */
 export const ANSWER_LABELS: Record<CallAnswer, string> = {

@@ -37,8 +37,3 @@ export function errorsFromDetails<F extends string>(
 ): FieldErrors<F> {
   return collect(names, details ?? []);
 }
-
-/** Moves focus to the first field marked invalid once React has rendered the errors. */
-export function focusFirstInvalid(form: HTMLFormElement | null) {
-  requestAnimationFrame(() => form?.querySelector<HTMLInputElement>('[aria-invalid="true"]')?.focus());
-}

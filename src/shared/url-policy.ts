@@ -12,7 +12,7 @@ import ipaddr from "ipaddr.js";
 import { isIP } from "./ip-literal";
 import { z } from "zod";
 
-export const MAX_CALLBACK_URL_LENGTH = 2048;
+const MAX_CALLBACK_URL_LENGTH = 2048;
 
 export type CallbackUrlPolicyOptions = { allowPrivate: boolean };
 export type CallbackUrlCheck = { ok: true; url: URL } | { ok: false; reason: string };

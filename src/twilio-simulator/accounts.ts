@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-export type TwilioFault = { status: number; code: number; message: string };
+type TwilioFault = { status: number; code: number; message: string };
 
 /** What the simulator's HTTP layer lends this module (authentication, body, JSON, Twilio-style errors). */
 export type RestTools = {
@@ -46,17 +46,16 @@ const ACCOUNTS_PATH = /^\/2010-04-01\/Accounts\.json$/;
 const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/;
 const NUMBERS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/IncomingPhoneNumbers\.json$/;
 const NUMBER_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/IncomingPhoneNumbers\/([^/]+)\.json$/;
-const ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
 import { E164 } from "../shared/schemas/e164";
 /** Twilio's default and maximum page sizes for list resources. */
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
 
-export function newAccountSid(): string {
+function newAccountSid(): string {
   return `AC${randomBytes(16).toString("hex")}`;
 }
 
-export function newPhoneNumberSid(): string {
+function newPhoneNumberSid(): string {
   return `PN${randomBytes(16).toString("hex")}`;
 }
 
@@ -352,8 +351,4 @@ export class SimulatorAccounts {
       uri: `/${API_VERSION}/Accounts/${n.accountSid}/IncomingPhoneNumbers/${n.sid}.json`,
     };
   }
-}
-
-export function isAccountSid(value: string): boolean {
-  return ACCOUNT_SID.test(value);
 }

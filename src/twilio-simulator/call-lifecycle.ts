@@ -19,7 +19,7 @@ export const API_VERSION = "2010-04-01";
 export type EndedBy = "api" | "twiml" | "hold-expired" | "plan" | "closed";
 
 export type DialStatus = (typeof DIAL_CALL_STATUSES)[number];
-export type Fetched = { url: string; status: number; body: string };
+type Fetched = { url: string; status: number; body: string };
 export type DialLog = {
   to: string;
   callerId: string | null;

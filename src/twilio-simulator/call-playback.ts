@@ -33,7 +33,7 @@ export type SimulatedCallPlan = CallEndingPlan & {
    */
   ringMs?: number;
 };
-export type TwimlFetch = { status: number; body: string; contentType: string | null; ms: number };
+type TwimlFetch = { status: number; body: string; contentType: string | null; ms: number };
 export type PlayedCall = {
   callSid: string;
   answer: TwimlFetch | null;

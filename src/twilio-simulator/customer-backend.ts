@@ -7,13 +7,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
-export const BACKEND_MODES = ["ok", "hang", "500", "invalid-xml", "slow", "reset-first"] as const;
+const BACKEND_MODES = ["ok", "hang", "500", "invalid-xml", "slow", "reset-first"] as const;
 export type BackendMode = (typeof BACKEND_MODES)[number];
 
 export const BACKEND_OK_TWIML =
   '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hello from the backend</Say></Response>';
 
-export type BackendRequest = { path: string; headers: IncomingMessage["headers"]; body: string; at: number };
+type BackendRequest = { path: string; headers: IncomingMessage["headers"]; body: string; at: number };
 
 export type CustomerBackend = {
   url: (path?: string) => string;

@@ -20,7 +20,7 @@ import { applyCallUpdate, notInProgress } from "./call-updates";
 import { postLogged } from "./post-signed";
 import { type DialPlan, TwimlRunner } from "./twiml-runner";
 
-export type { DialLog, DialStatus, EndedBy, Fetched, LiveCall, RecordingPlan, SimRecording } from "./call-lifecycle";
+export type { LiveCall } from "./call-lifecycle";
 export type { DialPlan } from "./twiml-runner";
 
 const CALL_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\/([^/]+)\.json$/;

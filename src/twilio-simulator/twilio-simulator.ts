@@ -45,10 +45,9 @@ export {
   type PlayedCall,
   type SimulatedCallPlan,
   type SimulatorEvent,
-  type TwimlFetch,
 } from "./call-playback";
 
-export type SimulatedCall = {
+type SimulatedCall = {
   accountSid: string;
   params: Record<string, string | string[]>;
   callSid: string;
@@ -109,8 +108,6 @@ export type TwilioSimulatorOptions = {
   /** Where call records are kept; default the store simulateInboundCall writes to. */
   callRecords?: CallRecordStore;
 };
-
-export { API_VERSION } from "./call-lifecycle";
 
 const MAX_BODY_BYTES = 1_000_000;
 const CALLS_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\.json$/;

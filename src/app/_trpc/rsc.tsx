@@ -10,7 +10,7 @@ import { appRouter, createCaller } from "@/server/trpc/root";
 import { makeQueryClient } from "../../client/trpc/query-client";
 
 /** The session's procedure context in a server component: the same as the /api/trpc transport builds. */
-export const sessionContext = cache(async (): Promise<Context> => {
+const sessionContext = cache(async (): Promise<Context> => {
   const h = await headers();
   const c = await cookies();
   return {

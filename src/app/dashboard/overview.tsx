@@ -78,7 +78,7 @@ export function StatusCallToAction({
 }
 
 /** docs/decisions.md §17: the month's usage cost at 80 % of the budget or more is said on the overview. */
-export function BudgetWarning() {
+function BudgetWarning() {
   const trpc = useTRPC();
   const limits = useQuery(trpc.account.limits.queryOptions());
   const data = limits.data;

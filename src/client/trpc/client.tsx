@@ -14,9 +14,11 @@ import { makeQueryClient } from "./query-client";
 // Pages run under a CSP without eval (src/proxy.ts); zod's compiled fast path probes for eval, a reported violation.
 if (typeof window !== "undefined") z.config({ jitless: true });
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+const trpcContext = createTRPCContext<AppRouter>();
+const { TRPCProvider } = trpcContext;
+export const { useTRPC } = trpcContext;
 
-export { appErrorOf, messageOf, type AppErrorShape } from "./app-error";
+export { appErrorOf, messageOf } from "./app-error";
 
 let browserQueryClient: QueryClient | undefined;
 function getQueryClient(): QueryClient {

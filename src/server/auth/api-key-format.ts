@@ -12,7 +12,7 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const BODY_LENGTH = 43; // ceil(256 bits / log2(62))
 const CHECKSUM_LENGTH = 6; // 62^6 > 2^32
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
-export const KEY_PREFIX_LENGTH = 12;
+const KEY_PREFIX_LENGTH = 12;
 
 export function toBase62(value: bigint, width: number): string {
   let out = "";

@@ -5,7 +5,7 @@ import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from "./api-key-format
 import { findActiveKey, findActiveKeyWithAccountRead, touchKey, type AccountRead } from "./api-key-sql";
 import { verifyToken } from "./tokens";
 
-export type AuthenticatedAccount = { id: string; email: string; status: AccountStatus };
+type AuthenticatedAccount = { id: string; email: string; status: AccountStatus };
 /** `accountRead`: the account as GET /api/account shows it, when it was asked for and came with the key's look-up. */
 export type Auth = {
   account: AuthenticatedAccount;

@@ -15,7 +15,7 @@ function secure(): boolean {
   return env().publicBaseUrl.startsWith("https://");
 }
 
-export function sessionCookieName(): string {
+function sessionCookieName(): string {
   return secure() ? "__Secure-next-auth.session-token" : "next-auth.session-token";
 }
 

@@ -22,7 +22,7 @@ export async function deliverMail(job: MailJob): Promise<"sent" | "already-sent"
 }
 
 /** Sent-mail records older than this are dropped (a job is never retried that late). */
-export const SENT_MAIL_KEPT_DAYS = 7;
+const SENT_MAIL_KEPT_DAYS = 7;
 
 export async function pruneSentMail(now: Date = new Date()): Promise<number> {
   const before = new Date(now.getTime() - SENT_MAIL_KEPT_DAYS * 86_400_000);

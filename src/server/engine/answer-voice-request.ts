@@ -38,7 +38,7 @@ import { verifyTwilioSignature } from "./verify-twilio-signature";
  * timeouts (5 s to connect, 9 s per query), most of Twilio's 15 s. What is spent here comes out of the
  * backend's budget (ask-backend.ts counts from the request's arrival, less at most a second).
  */
-export const VOICE_DATABASE_DEADLINE_MS = 1_500;
+const VOICE_DATABASE_DEADLINE_MS = 1_500;
 
 /** A voice request (not a status callback) while the database is thought up: the usual path, or the outage's. */
 export async function answerVoiceRequest(req: EngineRequest): Promise<string> {

@@ -18,12 +18,11 @@ import { countPendingWrites, writeLater } from "./write-later";
 import type { EventEnvelope } from "../webhooks/event-envelope";
 
 import type { CallAnswer, StartAttemptRole } from "../../shared/schemas/enums";
-export type { CallAnswer };
 
 /** The TwiML kept per call: answers are small, and a timeline needs no more to show what Twilio was told. */
-export const TWIML_MAX_CHARS = 16 * 1024;
+const TWIML_MAX_CHARS = 16 * 1024;
 /** The answer's excerpt kept on a synchronous attempt (docs/decisions.md §11: up to 4 KiB). */
-export const START_EXCERPT_MAX_CHARS = 4 * 1024;
+const START_EXCERPT_MAX_CHARS = 4 * 1024;
 
 const cap = (s: string | null, n: number) => (s === null ? null : s.length > n ? s.slice(0, n) : s);
 

@@ -14,7 +14,7 @@ import { applyAnsweredCall, type JournaledCall } from "./journaled-call";
  * instead. Twilio gives a webhook 15 s and does not retry a failed status
  * callback: within this budget the status is either applied or on disk.
  */
-export const FINAL_STATUS_DEADLINE_MS = 4_000;
+const FINAL_STATUS_DEADLINE_MS = 4_000;
 /** Bounds the disk an outage (or a flood of forged callbacks during one) can fill. */
 const MAX_JOURNALED = 200_000;
 const REPLAY_INTERVAL_MS = 2_000;

@@ -15,7 +15,7 @@ import { writeLater } from "./write-later";
  * bound: past this, rejects are still answered and still send `call.error`,
  * they are only not listed.
  */
-export const REJECTED_CALLS_PER_DAY = 1_000;
+const REJECTED_CALLS_PER_DAY = 1_000;
 
 export type RejectedCall = {
   callSid: string;

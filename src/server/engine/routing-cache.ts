@@ -31,7 +31,7 @@ export type CachedRouting = {
 };
 
 /** Entries kept per instance; past it, the oldest goes. A few hundred bytes each. */
-export const ROUTING_CACHE_MAX = 10_000;
+const ROUTING_CACHE_MAX = 10_000;
 
 const entries = new Map<string, CachedRouting>();
 

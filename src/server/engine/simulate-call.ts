@@ -12,7 +12,7 @@ import { whenAnswerRecorded } from "./call-log";
 import { askBackend } from "./ask-backend";
 
 /** docs/decisions.md §21: a simulated call's caller, by default Twilio's magic test number. */
-export const SIMULATED_FROM = "+15005550006";
+const SIMULATED_FROM = "+15005550006";
 /** How long a simulated call waits for its answer to reach the call log, so its timeline shows it. */
 const SIMULATED_LOG_WAIT_MS = 5_000;
 

@@ -21,7 +21,7 @@ import {
 } from "../services/answers/interpret-answer";
 
 export { fallbackTwiml, REJECT_BUSY_TWIML, REJECT_TWIML } from "../services/answers/fixed-twiml";
-export type { StartAnswerErrorCode, StartAnswerInput } from "../services/answers/interpret-answer";
+export type { StartAnswerInput } from "../services/answers/interpret-answer";
 
 export type StartAnswer =
   | { ok: true; twiml: string; form: "xml" | "json-twiml" | "json-actions" }

@@ -13,11 +13,6 @@ const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000, 60_000];
 const writeState = remember("engine.writesLater", () => ({ pending: 0 }));
 const writes = () => writeState;
 
-/** Writes still being tried. */
-export function pendingCallLogWrites(): number {
-  return writes().pending;
-}
-
 /** A write now in the count (the call log's batches count theirs themselves). */
 export function countPendingWrites(n: number): void {
   writes().pending += n;

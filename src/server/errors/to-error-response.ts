@@ -15,7 +15,7 @@ export type MappedError = {
   unexpected: boolean;
 };
 
-export function zodDetails(err: ZodError): ErrorDetail[] {
+function zodDetails(err: ZodError): ErrorDetail[] {
   return err.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: i.message }));
 }
 
@@ -135,7 +135,7 @@ export function isTransientError(thrown: unknown): boolean {
 }
 
 /** Seconds a client waits before retrying a 503: long enough for a pool to reconnect or a failover to finish. */
-export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
 /** The one mapper from anything thrown to the error envelope (docs/decisions.md §3). */
 export function toErrorResponse(thrown: unknown): MappedError {

@@ -11,14 +11,14 @@ import { writeErrorResponse } from "./error-response";
  */
 
 /** Methods some route of ours serves; anything else (TRACE, CONNECT, WebDAV…) is refused on every path. */
-export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 /**
  * Routes Next.js serves itself answer a method they lack with a bare 405, outside
  * the envelope; these are their methods. `/api/*` paths not listed belong to the
  * REST handler, which answers its own 405s per route. `null`: every served method.
  */
-export function allowedMethodsFor(path: string): readonly string[] | null {
+function allowedMethodsFor(path: string): readonly string[] | null {
   if (path === "/api/trpc" || path.startsWith("/api/trpc/")) return ["GET", "HEAD", "POST"];
   if (path === "/api/session" || path.startsWith("/api/session/")) return ["GET", "HEAD", "POST"];
   if (path === "/api/webhooks/stripe") return ["POST"];
@@ -34,7 +34,7 @@ export function allowedMethodsFor(path: string): readonly string[] | null {
 }
 
 /** The bare media type of a Content-Type header, lower case, without parameters. */
-export function mediaTypeOf(contentType: string | string[] | undefined): string {
+function mediaTypeOf(contentType: string | string[] | undefined): string {
   const value = Array.isArray(contentType) ? contentType[0] : contentType;
   return (value ?? "").split(";")[0]!.trim().toLowerCase();
 }
@@ -95,7 +95,7 @@ export function checkUrl(url: string): Refusal | null {
  * The decoded path (checkUrl passed), for routing decisions. An encoded slash
  * stays encoded: Next.js routes `a%2Fb` as one segment, and so must we.
  */
-export function pathOf(url: string): string {
+function pathOf(url: string): string {
   const rawPath = url.split("?")[0] ?? "/";
   return rawPath
     .split("/")
@@ -208,14 +208,14 @@ export function bufferBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promis
 }
 
 /** How much of a refused body is read and dropped so the client, still sending, gets to read its 413. */
-export const DRAIN_LIMIT = { bytes: 1024 * 1024, ms: 5_000 };
+const DRAIN_LIMIT = { bytes: 1024 * 1024, ms: 5_000 };
 
 /**
  * Reads and drops the rest of a refused body, up to a bound. A client that is
  * still uploading (fetch, curl) fails with EPIPE instead of reading the answer
  * when the connection closes under it; past the bound it is cut anyway.
  */
-export function drainBody(req: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
+function drainBody(req: IncomingMessage, limit = DRAIN_LIMIT): Promise<void> {
   return new Promise((resolve) => {
     let size = 0;
     const done = () => {

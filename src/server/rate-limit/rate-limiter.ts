@@ -101,7 +101,7 @@ export class RedisRateLimitStore implements RateLimitStore {
  * Every Redis command gets this long, then fails: a Redis that is stopped or
  * frozen costs a request at most this, once, before the fallback takes over.
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 50;
+const REDIS_COMMAND_TIMEOUT_MS = 50;
 /** How often Redis is tried again while the fallback serves. */
 const REDIS_PROBE_INTERVAL_MS = 1_000;
 
@@ -110,7 +110,7 @@ const REDIS_PROBE_INTERVAL_MS = 1_000;
  * fails at once and is never replayed later, so a returning Redis sees no
  * burst of stale takes), no retries, a time-out on every command and on connecting.
  */
-export function redisOptions(): RedisOptions {
+function redisOptions(): RedisOptions {
   return {
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
@@ -127,7 +127,7 @@ export function redisOptions(): RedisOptions {
  * keep separate buckets, so a switch starts the clients' buckets afresh in
  * the other store: at worst one extra burst per switch, never a burst of 429.
  */
-export class FailoverRateLimitStore implements RateLimitStore {
+class FailoverRateLimitStore implements RateLimitStore {
   private readonly primary: RedisRateLimitStore;
   private up = false;
   private logged = false;

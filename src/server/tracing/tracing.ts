@@ -140,7 +140,7 @@ export function withSpan<T>(name: string, opts: SpanOptions, work: (span: Span |
 }
 
 /** Marks a span failed with the error (status ERROR, an exception event). */
-export function failSpan(span: Span, err: unknown): void {
+function failSpan(span: Span, err: unknown): void {
   const t = tracing();
   span.recordException(err instanceof Error ? err : String(err));
   span.setStatus({ code: t ? t.api.SpanStatusCode.ERROR : 2, message: err instanceof Error ? err.message : undefined });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 
-export const ZAccount = z.object({
+const ZAccount = z.object({
   id: ZId,
   email: z.string().describe("The account's email address, lower-cased"),
   companyName: z.string().nullable().describe("As given at registration; null when none was"),

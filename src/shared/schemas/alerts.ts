@@ -23,10 +23,10 @@ export const RECOVERY_OF = {
   "alert.fallback_rate": "alert.fallback_rate_recovered",
 } as const satisfies Partial<Record<AlertType, AlertType>>;
 
-export const ALERT_SUBJECT_TYPES = ["endpoint", "number", "account"] as const;
+const ALERT_SUBJECT_TYPES = ["endpoint", "number", "account"] as const;
 export type AlertSubjectType = (typeof ALERT_SUBJECT_TYPES)[number];
 
-export const ZAlertSubject = z
+const ZAlertSubject = z
   .object({
     type: z
       .enum(ALERT_SUBJECT_TYPES)
@@ -38,7 +38,7 @@ export const ZAlertSubject = z
   })
   .describe("What the alert is about");
 
-export const ZAlertData = z
+const ZAlertData = z
   .object({
     kind: z.enum(ALERT_TYPES).describe("The alert type again (the envelope's `type`)"),
     subject: ZAlertSubject,

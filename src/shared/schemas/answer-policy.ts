@@ -20,9 +20,9 @@ export type AnswerChecks = {
 };
 
 /** A stored fallback TwiML document is kept on every call's row: 16 KiB, as the TwiML a call keeps. */
-export const MAX_STORED_TWIML_CHARS = 16 * 1024;
-export const ANSWER_TIMEOUT_MIN_MS = 1000;
-export const ANSWER_TIMEOUT_MAX_MS = 10_000;
+const MAX_STORED_TWIML_CHARS = 16 * 1024;
+const ANSWER_TIMEOUT_MIN_MS = 1000;
+const ANSWER_TIMEOUT_MAX_MS = 10_000;
 
 export type StoredFallback = { url: string } | { actions: unknown[] } | { twiml: string };
 export type StoredLastResort = { actions: unknown[] };

@@ -20,7 +20,7 @@ export const ZCreatedApiKey = z.object({
   label: ZLabel,
   createdAt: ZTimestamp,
 });
-export const ZApiKeyListItem = z.object({
+const ZApiKeyListItem = z.object({
   id: ZId,
   keyPrefix: ZKeyPrefix,
   label: ZLabel,

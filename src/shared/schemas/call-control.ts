@@ -7,7 +7,7 @@ const ZCallSid = z.string().trim().min(1).max(64).describe("Twilio's call SID (C
 const SIP_URI = /^sips?:[^\s<>"]{1,250}$/i;
 const MAX_TWIML_CHARS = 64 * 1024;
 
-export const ZActions = z
+const ZActions = z
   .array(z.unknown())
   .min(1)
   .max(50)
@@ -66,7 +66,7 @@ export const ZTransferInput = z.object({
   ),
 });
 
-export const RECORDING_ACTIONS = ["start", "pause", "resume", "stop"] as const;
+const RECORDING_ACTIONS = ["start", "pause", "resume", "stop"] as const;
 export const ZRecordingInput = z.object({
   callSid: ZCallSid,
   action: z.enum(RECORDING_ACTIONS).describe("start a recording, or pause, resume or stop the call's current one"),

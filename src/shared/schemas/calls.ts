@@ -15,8 +15,6 @@ import { ZEventType } from "./events";
 import { ZCostBreakdown } from "./usage";
 import { ZCallRecording, ZRecordingStatus } from "./call-control";
 
-export { ZCallAnswer, ZCallStatus };
-
 const ZFilterTime = ZQueryTime;
 
 const ANSWER_LIST = new RegExp(
@@ -48,19 +46,19 @@ export const ZListCallsInput = z.object({
 });
 
 /** The reference's text for each value (src/shared/call-outcomes.ts, also docs/call-outcomes.md and the dashboard). */
-export const END_REASON_DESCRIPTION = `Why the call ended (docs/decisions.md §14); null while it lasts.\n\n${outcomeList(Object.entries(END_REASONS))}`;
-export const ERROR_CODE_DESCRIPTION = `The call.error code. Backend failures are here, not in endReason: the call may still have completed.\n\n${outcomeList(Object.entries(ERROR_CODES))}`;
-export const SIP_RESPONSE_CODE_DESCRIPTION =
+const END_REASON_DESCRIPTION = `Why the call ended (docs/decisions.md §14); null while it lasts.\n\n${outcomeList(Object.entries(END_REASONS))}`;
+const ERROR_CODE_DESCRIPTION = `The call.error code. Backend failures are here, not in endReason: the call may still have completed.\n\n${outcomeList(Object.entries(ERROR_CODES))}`;
+const SIP_RESPONSE_CODE_DESCRIPTION =
   "The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none";
-export const TWILIO_ERROR_CODE_DESCRIPTION =
+const TWILIO_ERROR_CODE_DESCRIPTION =
   "Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code";
 
-export const ZCallError = z.object({
+const ZCallError = z.object({
   code: z.string().describe(ERROR_CODE_DESCRIPTION),
   message: z.string().describe("What happened, in a sentence"),
 });
 
-export const ZCall = z.object({
+const ZCall = z.object({
   callSid: z.string().describe("Twilio's call SID (CA…)"),
   direction: ZCallDirection,
   from: z.string().describe("The caller (Twilio's From), E.164"),

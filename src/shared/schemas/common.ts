@@ -8,7 +8,7 @@ export const ZTimestamp = z.iso.datetime({ offset: true }).describe("ISO 8601 ti
  * -271821 is an error there, not an empty page), and no record of ours lies
  * before 1970 or after 9999.
  */
-export const QUERY_TIME_RANGE = {
+const QUERY_TIME_RANGE = {
   min: new Date("1970-01-01T00:00:00.000Z"),
   max: new Date("9999-12-31T23:59:59.999Z"),
 } as const;

@@ -7,7 +7,6 @@ import { AccountStatus, DeliveryStatus } from "../../generated/prisma/enums";
  * schemas and TypeScript types derive from these, and a test compares them
  * with the migrations and the served OpenAPI document.
  */
-export { AccountStatus, DeliveryStatus };
 
 export const ZAccountStatus = z
   .enum(AccountStatus)
@@ -105,7 +104,7 @@ export const ZCallAnswer = z
   );
 
 /** docs/decisions.md §22: what decided a call after its onCallStartUrl failed, on call.error. */
-export const TAKEN_OVER_BY = [
+const TAKEN_OVER_BY = [
   "retry",
   "fallback-url",
   "fallback-actions",

@@ -10,7 +10,7 @@ export const EVENT_TYPES = ["call.started", "call.ended", "call.error"] as const
 /** docs/decisions.md §13: the events of live-call commands (transfers and recordings). */
 export const TRANSFER_EVENT_TYPES = ["call.transferred", "call.transfer_failed"] as const;
 export const RECORDING_EVENT_TYPES = ["recording.completed", "recording.failed"] as const;
-export const CONTROL_EVENT_TYPES = [...TRANSFER_EVENT_TYPES, ...RECORDING_EVENT_TYPES] as const;
+const CONTROL_EVENT_TYPES = [...TRANSFER_EVENT_TYPES, ...RECORDING_EVENT_TYPES] as const;
 /** Twilio's DialCallStatus: a final call status, or `answered`. */
 export const DIAL_CALL_STATUSES = [...TERMINAL_CALL_STATUSES, "answered"] as const;
 /** docs/decisions.md §15: a call's progress, sent only to account endpoints that subscribe to them (never to a number's URL). */
@@ -36,7 +36,6 @@ export const ENDPOINT_EVENT_TYPES = ALL_EVENT_TYPES.filter(
 export type EndpointEventType = (typeof ENDPOINT_EVENT_TYPES)[number];
 /** An endpoint's filter entry that matches every type it may receive. */
 export const ALL_EVENTS = "*";
-export type ControlEventType = (typeof CONTROL_EVENT_TYPES)[number];
 export const ZEventType = z
   .enum(ALL_EVENT_TYPES)
   .describe(
@@ -72,7 +71,7 @@ const ZTestFlag = z
   );
 
 /** docs/decisions.md §13, §22: how a transfer's `<Dial>` ended. */
-export const ZTransferEventData = z
+const ZTransferEventData = z
   .object({
     callSid: z.string().describe("Twilio's SID of the transferred call (CA…)"),
     to: z.string().describe("Where the call was transferred: E.164 or a sip: URI"),
@@ -102,7 +101,7 @@ export const ZTransferEventEnvelope = z.object({
 });
 
 /** docs/decisions.md §13, §22: a recording's outcome. */
-export const ZRecordingEventData = z
+const ZRecordingEventData = z
   .object({
     callSid: z.string().describe("Twilio's SID of the recorded call (CA…)"),
     recordingSid: z.string().describe("Twilio's recording SID (RE…)"),
@@ -128,7 +127,7 @@ export const ZRecordingEventEnvelope = z.object({
 });
 
 /** docs/decisions.md §17, §22: a usage threshold crossed. */
-export const ZUsageThresholdEventData = z
+const ZUsageThresholdEventData = z
   .object({
     threshold: z.number().int().describe("The percent of monthlyBudget reached (one of your alertThresholds)"),
     monthlyBudget: z.number().describe("The budget in USD when it was crossed"),

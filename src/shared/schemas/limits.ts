@@ -50,7 +50,7 @@ export const ZDailyMinuteCap = z
     "Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap",
   );
 
-export const ZLimits = z.object({
+const ZLimits = z.object({
   monthlyBudget: ZMonthlyBudget,
   alertThresholds: ZAlertThresholds,
   hardCap: ZHardCap,

@@ -6,8 +6,7 @@ import { CALLBACK_FIELD } from "./callback-fields";
 import { E164, E164_RULE } from "./e164";
 import { ZUsPhoneNumber } from "./phone-numbers";
 
-export { E164 };
-export const MAX_METADATA_BYTES = 4096;
+const MAX_METADATA_BYTES = 4096;
 
 export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, checks?: AnswerChecks) {
   const url = zCallbackUrl(policy);

@@ -8,8 +8,6 @@ import { E164, E164_RULE, US_E164, US_E164_RULE } from "./e164";
 import { ZGetCallOutput } from "./calls";
 import { ZDailyMinuteCap } from "./limits";
 
-export { US_E164 };
-
 export const ZUsPhoneNumber = z
   .string()
   .trim()

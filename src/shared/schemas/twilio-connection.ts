@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZTimestamp } from "./common";
 
-export const ZTwilioAccountSid = z
+const ZTwilioAccountSid = z
   .string()
   .trim()
   .regex(/^AC[0-9a-fA-F]{32}$/, { message: "must be a Twilio Account SID: AC followed by 32 hex characters" })
@@ -33,7 +33,7 @@ export const ZDisconnectTwilioOutput = z.object({
     .describe("The credentials are forgotten; numbers stay registered but lose verified and twilioConfigured"),
 });
 
-export const ZTwilioNumber = z.object({
+const ZTwilioNumber = z.object({
   sid: z.string().describe("Twilio's `PN…` sid"),
   phoneNumber: z.string().describe("The number, E.164"),
   friendlyName: z.string().describe("Its name at Twilio"),

@@ -36,7 +36,7 @@ export const ZCostBreakdown = z
   })
   .describe("How the call's cost was reached");
 
-export const ZUsageRecord = z.object({
+const ZUsageRecord = z.object({
   id: ZId,
   callSid: z.string().describe("Twilio's call SID (CA…); one usage record per call"),
   direction: ZCallDirection,

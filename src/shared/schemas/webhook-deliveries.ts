@@ -4,8 +4,6 @@ import { ZDeliveryStatus, ZStartAttemptRole } from "./enums";
 import { ZEventType } from "./events";
 import { ZPageInfo, ZPagination } from "./pagination";
 
-export { ZDeliveryStatus, ZEventType };
-
 /** Where a delivery goes: one of the account's webhook endpoints, or the URL a number (or a call) names for the event. */
 export const ZDeliveryDestination = z.enum(["endpoint", "number-url"]);
 export type DeliveryDestination = z.infer<typeof ZDeliveryDestination>;

@@ -7,7 +7,7 @@ import { ALL_EVENTS, ENDPOINT_EVENT_TYPES, EVENT_CATALOGUE, type EndpointEventTy
 /** docs/decisions.md §15: at most this many endpoints per account. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
 
-export const ZEndpointEventType = z
+const ZEndpointEventType = z
   .enum([...ENDPOINT_EVENT_TYPES, ALL_EVENTS])
   .describe(
     "A catalogue type (GET /api/event-types) other than call.started, which goes to the number's onCallStartUrl only; or * for every type",

@@ -11,7 +11,7 @@ import { useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
 import { ZRequestPasswordResetInput } from "@/shared/schemas/account-settings";
 
-export const RESET_SENT =
+const RESET_SENT =
   "If an account uses that address, we sent it a link to choose a new password. It works for one hour. Nothing arrived? Check the spam folder, or ask again in a few minutes.";
 
 /** Asks for a reset link; the answer is the same whether or not the address has an account. Posts to /forgot-password/send without JavaScript. */

@@ -25,7 +25,7 @@ type Limits = {
  * The month's usage cost against the budget (docs/decisions.md §17): a meter with a mark at each alert
  * threshold, the figures in words beside it, so nothing is told by colour or position alone.
  */
-export function SpendBar({ limits, current }: { limits: Limits; current: Current }) {
+function SpendBar({ limits, current }: { limits: Limits; current: Current }) {
   const budget = limits.monthlyBudget;
   if (budget === null)
     return (

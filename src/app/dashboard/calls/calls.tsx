@@ -22,7 +22,7 @@ import { callsCsv } from "./calls-csv";
 import { CALL_STATUSES, type CallStatus } from "@/shared/schemas/enums";
 import { statusLabel } from "@/shared/format";
 
-export const CALLS_PAGE_SIZE = 25;
+const CALLS_PAGE_SIZE = 25;
 /** New calls show up without a reload. */
 const POLL_MS = 4_000;
 

@@ -31,7 +31,7 @@ const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const EVENT_TYPES = ZEventType.options;
 export type EventTypeName = (typeof EVENT_TYPES)[number];
-export const DESTINATIONS = ZDeliveryDestination.options;
+const DESTINATIONS = ZDeliveryDestination.options;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 

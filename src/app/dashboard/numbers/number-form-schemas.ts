@@ -43,8 +43,8 @@ export function editNumberFormSchema(policy: CallbackUrlPolicyOptions) {
   });
 }
 
-export const FALLBACK_KINDS = ["none", "url", "actions", "twiml"] as const;
-export type FallbackKind = (typeof FALLBACK_KINDS)[number];
+const FALLBACK_KINDS = ["none", "url", "actions", "twiml"] as const;
+type FallbackKind = (typeof FALLBACK_KINDS)[number];
 
 /** The answer policy as the number form holds it: text boxes and a kind picker. */
 export type AnswerPolicyFormValues = {

@@ -14,8 +14,8 @@ import { answerDialResult } from "./dial-result";
 import { applyRecordingStatus } from "./recording-status";
 
 const { VoiceResponse } = twilio.twiml;
-export const CONTROL_KINDS = ["dial", "whisper", "recording"] as const;
-export type ControlKind = (typeof CONTROL_KINDS)[number];
+const CONTROL_KINDS = ["dial", "whisper", "recording"] as const;
+type ControlKind = (typeof CONTROL_KINDS)[number];
 
 /** The command behind a control URL, within the account its routing token names (the current one or the previous). */
 async function findCommand(routingToken: string, commandId: string): Promise<ControlCommand | null> {

@@ -29,7 +29,7 @@ const HANGUP_TWIML: string = (() => {
  * (docs/decisions.md §13; the lastResort default is built when the transfer is sent,
  * services/calls/control/call-control.ts): the built-in apology.
  */
-export function defaultOnFailureTwiml(_command: ControlCommand): string {
+function defaultOnFailureTwiml(_command: ControlCommand): string {
   return fallbackTwiml();
 }
 

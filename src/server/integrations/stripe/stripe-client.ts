@@ -3,7 +3,7 @@ import { env } from "../../env";
 import { rememberPerGraph } from "../../runtime/remember";
 
 /** The API version the SDK we install was generated for; webhook endpoints should be created on it too. */
-export const STRIPE_API_VERSION = "2026-10-28.endive";
+const STRIPE_API_VERSION = "2026-10-28.endive";
 
 /**
  * The official SDK on STRIPE_SECRET_KEY, pointed at STRIPE_API_BASE_URL when set (tests: a local fake).

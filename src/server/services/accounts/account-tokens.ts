@@ -17,7 +17,7 @@ const LIFETIME_MS: Record<AccountTokenPurpose, number> = {
   CHANGE_EMAIL: 24 * 3600_000,
 };
 
-export function hashAccountToken(token: string): string {
+function hashAccountToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
@@ -66,7 +66,7 @@ export async function retireAccountTokens(accountId: string, purposes: AccountTo
   });
 }
 
-export const INVALID_LINK_MESSAGE = "This link is invalid, already used or expired. Ask for a new one.";
+const INVALID_LINK_MESSAGE = "This link is invalid, already used or expired. Ask for a new one.";
 
 /**
  * Uses the link once: the conditional update is the claim, so two clicks at

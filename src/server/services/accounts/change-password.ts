@@ -8,7 +8,7 @@ import { sessionPasswordCheckLimits } from "../../rate-limit/credential-limits";
 import { enforceCredentialLimits } from "../../rate-limit/enforce-credential-limits";
 import { retireAccountTokens } from "./account-tokens";
 
-export const WRONG_CURRENT_PASSWORD = "is not your current password";
+const WRONG_CURRENT_PASSWORD = "is not your current password";
 
 /**
  * Checks the account's password; a wrong one is a 400 naming the field, so a

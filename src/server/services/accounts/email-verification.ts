@@ -8,7 +8,7 @@ import { enforceMailLimits } from "./mail-rate-limits";
  * Mails a verification link for the account's current address, through the durable mail job: a mail server
  * that is down delays the mail (retried with backoff) and never fails the request or loses the link.
  */
-export async function sendVerificationEmail(opts: { accountId: string; email: string }): Promise<void> {
+async function sendVerificationEmail(opts: { accountId: string; email: string }): Promise<void> {
   await issueAccountToken({
     accountId: opts.accountId,
     purpose: "VERIFY_EMAIL",

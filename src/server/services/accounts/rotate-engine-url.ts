@@ -8,7 +8,7 @@ import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-cred
 import { engineVoiceUrl, generateRoutingToken, sealRoutingToken } from "./engine-voice-url";
 
 /** How long the engine URL before a rotation keeps working (the engine checks the expiry). */
-export const ENGINE_URL_OVERLAP_MS = 24 * 3600_000;
+const ENGINE_URL_OVERLAP_MS = 24 * 3600_000;
 
 /**
  * docs/decisions.md §7: a new engine URL; the old one keeps working for 24 hours.

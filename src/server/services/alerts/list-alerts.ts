@@ -3,7 +3,7 @@ import type { AlertSubjectType, AlertType } from "../../../shared/schemas/alerts
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 
 /** GET /api/alerts keeps this far back (docs/decisions.md §16). */
-export const ALERTS_KEPT_DAYS = 30;
+const ALERTS_KEPT_DAYS = 30;
 
 /** The account's alerts of the last 30 days, newest first, one keyset page (the (accountId, createdAt desc, id desc) index). */
 export async function listAlerts(opts: { accountId: string; limit: number; cursor?: string; now?: Date }) {

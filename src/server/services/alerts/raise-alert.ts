@@ -25,7 +25,7 @@ export type AlertInput = {
 };
 
 /** The UTC hour of `at`: one alert per (account, type, subject, hour), enforced by a unique index every instance shares. */
-export function alertHour(at: Date): Date {
+function alertHour(at: Date): Date {
   return new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
 }
 

@@ -8,9 +8,9 @@ import { destinationSubject, raiseAlert, recoverAlert } from "./raise-alert";
  * delivery worker backs it off (one rule: endpoint-health.ts FAILURE_THRESHOLD); a number falls back when 3 of its calls within 5 minutes were decided by a fallback or the
  * last resort, and recovers after 5 minutes with none.
  */
-export const FAILING_AFTER_FAILURES = FAILURE_THRESHOLD;
-export const FALLBACK_WINDOW_MS = 5 * 60_000;
-export const FALLBACK_CALLS = 3;
+const FAILING_AFTER_FAILURES = FAILURE_THRESHOLD;
+const FALLBACK_WINDOW_MS = 5 * 60_000;
+const FALLBACK_CALLS = 3;
 /** The answers of a call that its backend's own answer did not decide (docs/decisions.md §12). */
 export const FALLBACK_ANSWERS = ["fallback-url", "fallback-actions", "fallback-twiml", "fallback"] as const;
 /** How often each instance runs scanAlerts: well inside the 60 s promise, and cheap (see each query). */

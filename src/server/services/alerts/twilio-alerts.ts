@@ -6,7 +6,7 @@ import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { raiseAlert } from "./raise-alert";
 
 /** Twilio's "Authenticate" fault: the credentials were revoked or the Auth Token rotated (docs/decisions.md §16). */
-export function isCredentialsRejected(err: unknown): boolean {
+function isCredentialsRejected(err: unknown): boolean {
   return (err as { code?: unknown }).code === 20003;
 }
 

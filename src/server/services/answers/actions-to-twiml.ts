@@ -27,8 +27,8 @@ const MAX_PLAY_URL_CHARS = 2048;
 
 const { VoiceResponse } = twilio.twiml;
 
-export const ACTION_KINDS = ["say", "play", "pause", "dial", "gather", "record", "hangup", "reject"] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+const ACTION_KINDS = ["say", "play", "pause", "dial", "gather", "record", "hangup", "reject"] as const;
+type ActionKind = (typeof ACTION_KINDS)[number];
 const KIND_LIST = ACTION_KINDS.join(", ");
 
 /** Keys an action may carry beside its own: only `say` takes options at its side (§22). */

@@ -26,7 +26,7 @@ export type TwimlRules = {
   enums: Record<string, string[]>;
 };
 
-export type AttributeCheck = {
+type AttributeCheck = {
   /** True when Twilio accepts `value` for this attribute. */
   accepts(value: string): boolean;
   /** What the value must be, for the customer: "a whole number", "one of: dtmf, speech". */

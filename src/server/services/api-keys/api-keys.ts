@@ -4,7 +4,7 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { issueApiKey } from "./issue-api-key";
 
 /** A ceiling against runaway scripts; revoked keys do not count. */
-export const MAX_ACTIVE_KEYS = 100;
+const MAX_ACTIVE_KEYS = 100;
 
 export async function createApiKey(opts: { accountId: string; label?: string | null }) {
   return sqlTransaction(async (trx) => {

@@ -3,7 +3,7 @@ import type { BillingStrategy } from "./billing-types";
 import { LocalBilling } from "./local-billing";
 import { StripeBilling } from "./stripe-billing";
 
-export type { BillingStrategy, CheckoutNotShown, CheckoutPayment, CheckoutView } from "./billing-types";
+export type { BillingStrategy, CheckoutNotShown } from "./billing-types";
 
 /** docs/decisions.md §2: Stripe mode when STRIPE_SECRET_KEY is set (env.ts decides), local billing mode otherwise. */
 export function chooseBillingStrategy(config: Pick<Env, "billingMode">): BillingStrategy {

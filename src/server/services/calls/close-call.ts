@@ -57,7 +57,7 @@ export function withTimeline(
  * callback, or reconciliation and a callback racing). The provider token goes with it.
  */
 /** docs/decisions.md §20: an unverifiable final status bills at most the call's lifetime so far plus this. */
-export const UNVERIFIED_DURATION_SLACK_SECONDS = 60;
+const UNVERIFIED_DURATION_SLACK_SECONDS = 60;
 
 /**
  * Closes the call unless it already is; answers the seconds stored (and to

@@ -57,7 +57,7 @@ export type FinishCall = {
 };
 
 /** The endReason a close implies when no decision of Routekit's ended the call. */
-export function impliedEndReason(opts: Pick<FinishCall, "status" | "reconciled">): CallEndReason {
+function impliedEndReason(opts: Pick<FinishCall, "status" | "reconciled">): CallEndReason {
   if (opts.reconciled) return "reconciled";
   return opts.status === "unknown" ? "no-final-status" : opts.status;
 }

@@ -33,14 +33,6 @@ export type NewInboundCall = Omit<
   at?: Date;
 };
 
-/**
- * Records an inbound call once per SID. Twilio retries a voice request it got no
- * answer to, so a second insert of the same SID yields the call already there.
- */
-export async function insertInboundCall(call: NewInboundCall): Promise<EngineCall | null> {
-  return (await insertInboundCallOnce(call)).call;
-}
-
 /** A new inbound call's values, one per column of NEW_INBOUND_COLUMNS but `direction` (always inbound). */
 type InboundRow = Omit<Record<NewInboundColumn, unknown>, "direction"> & {
   id: string;

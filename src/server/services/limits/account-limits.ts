@@ -5,7 +5,7 @@ import { DEFAULT_ALERT_THRESHOLDS, type TLimits, type TPutLimitsInput } from "..
 import { usagePeriod } from "../usage/usage-periods";
 
 /** The limits an account without a row has (docs/decisions.md §17, §22). */
-export const DEFAULT_LIMITS: TLimits = {
+const DEFAULT_LIMITS: TLimits = {
   monthlyBudget: null,
   alertThresholds: [...DEFAULT_ALERT_THRESHOLDS],
   hardCap: false,
@@ -20,7 +20,7 @@ type LimitRow = {
 };
 
 /** A stored row (or none) as the API shows it. */
-export function limitsOf(row: LimitRow | undefined | null): TLimits {
+function limitsOf(row: LimitRow | undefined | null): TLimits {
   if (!row) return { ...DEFAULT_LIMITS, alertThresholds: [...DEFAULT_LIMITS.alertThresholds] };
   return {
     monthlyBudget: row.monthlyBudget === null ? null : Number(row.monthlyBudget),

@@ -17,7 +17,7 @@ import { numberDayPeriodSql } from "../usage/usage-periods";
 const col = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
 
 /** The spend cap: hardCap on, with a monthlyBudget. */
-export function spendCapSet(l: string): RawBuilder<SqlBool> {
+function spendCapSet(l: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`${col(l, "hardCap")} = true and ${col(l, "monthlyBudget")} is not null`;
 }
 
@@ -35,7 +35,7 @@ export function monthTotalJoin(l: string, um: string, accountIdColumn: string, m
 }
 
 /** The number's dailyMinuteCap. */
-export function dailyCapSet(n: string): RawBuilder<SqlBool> {
+function dailyCapSet(n: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`${col(n, "dailyMinuteCap")} is not null`;
 }
 

@@ -12,7 +12,7 @@ import { toPhoneNumberDto } from "./phone-number-dto";
 import { pointNumberAtEngine } from "./twilio-number-setup";
 
 /** docs/decisions.md §10: numbers nobody has proven are first-come, so an account may hold only so many. */
-export const UNVERIFIED_NUMBER_LIMIT = 25;
+const UNVERIFIED_NUMBER_LIMIT = 25;
 
 /**
  * Registers a number. With a Twilio connection the number must be one of that

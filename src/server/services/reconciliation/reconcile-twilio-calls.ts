@@ -17,7 +17,7 @@ import { logger } from "../../logger";
 /** A call silent this long is asked about at Twilio (docs/decisions.md §10). */
 export const STALE_AFTER_MS = 5 * 60_000;
 /** Twilio's call list is read again this far behind the watermark: a call's record can appear a little late. */
-export const LIST_OVERLAP_MS = 15 * 60_000;
+const LIST_OVERLAP_MS = 15 * 60_000;
 const STALE_BATCH = 200;
 
 /** What Twilio's call record says, in the SDK's shape (CallInstance). */

@@ -21,7 +21,7 @@ const HANDLERS: Record<string, StripeEventHandler<never>> = {
   "customer.updated": customerUpdated,
 };
 
-export const HANDLED_STRIPE_EVENTS = Object.keys(HANDLERS);
+const HANDLED_STRIPE_EVENTS = Object.keys(HANDLERS);
 // Every handled type has its object checked before its handler reads it.
 for (const type of HANDLED_STRIPE_EVENTS)
   if (!STRIPE_EVENT_OBJECTS[type]) throw new Error(`no schema for the Stripe event ${type}`);

@@ -14,7 +14,7 @@ const { VoiceResponse } = twilio.twiml;
 type Who = { accountId: string; actor: string; startedAt: number };
 
 /** The engine URL Twilio calls back about a command (engine/control/control-request.ts). */
-export function controlUrl(engineUrl: string, kind: "dial" | "whisper" | "recording", commandId: string): string {
+function controlUrl(engineUrl: string, kind: "dial" | "whisper" | "recording", commandId: string): string {
   return `${engineUrl}?control=${kind}&command=${encodeURIComponent(commandId)}`;
 }
 
