@@ -15,7 +15,7 @@ import { DeliveryDetail } from "./delivery-detail";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import {
   DELIVERY_STATUSES,
-  EVENT_TYPES,
+  EVENT_TYPE_NAMES,
   POLL_MS,
   PAGE_SIZE,
   attemptOutcome,
@@ -256,7 +256,7 @@ function DeliveryFilters({
           data-testid="delivery-type-filter"
         >
           <option value="">All types</option>
-          {EVENT_TYPES.map((t) => (
+          {EVENT_TYPE_NAMES.map((t) => (
             <option key={t} value={t}>
               {t}
             </option>

@@ -29,8 +29,8 @@ export function isDeliveryStatus(value: string | null): value is DeliveryStatus 
 /** An id as the API takes one; anything else in `?endpoint=` is ignored rather than sent. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export const EVENT_TYPES = ZEventType.options;
-export type EventTypeName = (typeof EVENT_TYPES)[number];
+export const EVENT_TYPE_NAMES = ZEventType.options;
+export type EventTypeName = (typeof EVENT_TYPE_NAMES)[number];
 const DESTINATIONS = ZDeliveryDestination.options;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -54,7 +54,7 @@ export function deliveryViewOf(params: { get(name: string): string | null }) {
     offset: Number.isSafeInteger(page) && page > 1 ? (page - 1) * PAGE_SIZE : 0,
     selected: params.get("delivery"),
     endpointId: endpoint && ID.test(endpoint) ? endpoint : null,
-    eventType: (EVENT_TYPES as readonly string[]).includes(type ?? "") ? (type as EventTypeName) : null,
+    eventType: (EVENT_TYPE_NAMES as readonly string[]).includes(type ?? "") ? (type as EventTypeName) : null,
     phoneNumberId: number && ID.test(number) ? number : null,
     destination: (DESTINATIONS as readonly string[]).includes(to ?? "") ? (to as DeliveryDestination) : null,
     since: since && DAY.test(since) ? since : null,
