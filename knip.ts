@@ -16,7 +16,7 @@ const config: KnipConfig = {
     "bench/support/*.{ts,mjs}",
     "bench/reference/*.mjs",
     // Processes the integration tests start by path, and the files the unit tests read or run.
-    "tests/**/delivery-worker-process.ts",
+    "tests/support/delivery-worker-process.ts",
     "tests/unit/fixtures/*.ts",
   ],
   project: [
@@ -64,11 +64,8 @@ const config: KnipConfig = {
     "src/server/openapi/build-openapi.ts": ["exports"], // TAGS
     "src/server/trpc/rest-procedure.ts": ["types"], // types Need, RestMeta, RouteExamples
     "src/server/trpc/init.ts": ["types"], // type ProcedureMeta
-    // The shared test support (issue #43, tests/ and e2e/):
-    // (each where it is now, and where tests/support will hold it)
-    "e2e/support/accounts.ts": ["exports"], // PASSWORD
+    // The shared test support (issue #43, tests/support):
     "tests/support/accounts.ts": ["exports"], // PASSWORD
-    "tests/integration/support/receiver.ts": ["exports"], // eventViolation
     "tests/support/receiver.ts": ["exports"], // eventViolation
   },
 };
