@@ -9,7 +9,7 @@ import { randomIp, uniqueEmail } from "./helpers";
  * page, which dashboard.spec, password-reset.spec and settings.spec cover).
  */
 const BASE = () => process.env.E2E_BASE_URL!;
-export const PASSWORD = "correct horse battery";
+const PASSWORD = "correct horse battery";
 
 export type TestAccount = { email: string; apiKey: string; engineVoiceUrl: string };
 

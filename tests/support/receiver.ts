@@ -14,7 +14,7 @@ const validators = new Map<string, ValidateFunction>(
 );
 export const eventContractViolations: string[] = [];
 
-export function eventViolation(headers: IncomingMessage["headers"], body: string): string | null {
+function eventViolation(headers: IncomingMessage["headers"], body: string): string | null {
   if (headers["webhook-id"] === undefined) return null;
   let event: { type?: unknown };
   try {

@@ -26,7 +26,7 @@ function sameSecret(given: string, want: string): boolean {
  * machine (a loopback socket and a local `Host`, never X-Forwarded-For).
  * Anyone else gets 404, as for a path that does not exist.
  */
-export function metricsVisibleTo(req: IncomingMessage): boolean {
+function metricsVisibleTo(req: IncomingMessage): boolean {
   const token = env().metricsToken;
   if (token) {
     const header = req.headers.authorization ?? "";

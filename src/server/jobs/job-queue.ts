@@ -22,7 +22,7 @@ export type { QueueTuning };
  * timer fires a little early), then retries them after 1-2 s. (Event
  * deliveries are not pg-boss jobs: jobs/delivery-queue/.)
  */
-export const MAINTENANCE_INTERVAL_SECONDS = 4;
+const MAINTENANCE_INTERVAL_SECONDS = 4;
 
 /**
  * Job rows kept (the delivery log is our own tables; pg-boss's rows are only
@@ -31,7 +31,7 @@ export const MAINTENANCE_INTERVAL_SECONDS = 4;
  * (about 90,000 rows). Failed jobs (our own failures, after 10 retries) stay a
  * day in the job table, where an operator looks.
  */
-export const RETENTION = {
+const RETENTION = {
   archiveCompletedAfterSeconds: 300,
   archiveFailedAfterSeconds: 24 * 3600,
   deleteAfterSeconds: 900,
@@ -156,7 +156,7 @@ export function registerFetchLoop(queue: string, loop: { wake: () => void; stop:
 }
 
 /** Wakes that arrive this close together share their workers' fetches. */
-export const WAKE_COALESCE_MS = 20;
+const WAKE_COALESCE_MS = 20;
 
 /**
  * Wakes this instance's workers for `queue` now instead of at their next poll.

@@ -77,7 +77,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 
 /** Every operation is grouped under one of these, by its path's first segment after /api. */
 // In reading order; the reference opens the first group, so the probes (the shortest operations) come first.
-export const TAGS: Record<string, { name: string; description: string }> = {
+const TAGS: Record<string, { name: string; description: string }> = {
   health: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
   ready: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
   auth: { name: "auth", description: "Register an account and log in: the login JWT works wherever an API key does." },

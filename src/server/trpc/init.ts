@@ -42,7 +42,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
  * contract restProcedure records (rest-procedure.ts), of which they read
  * `readsOwnAccount`.
  */
-export type ProcedureMeta = { rest?: { readsOwnAccount?: boolean } };
+type ProcedureMeta = { rest?: { readsOwnAccount?: boolean } };
 
 const t = initTRPC
   .context<Context>()

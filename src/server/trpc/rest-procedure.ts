@@ -18,7 +18,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  */
 export type Need = "read" | "write" | "billing" | "members" | "none";
 
-export type RestMeta = {
+type RestMeta = {
   method: HttpMethod;
   /** `:name` segments are path parameters, merged into the input. */
   path: `/api/${string}`;
@@ -63,7 +63,7 @@ type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
  * JSON Schema, for what types cannot say: patterns, bounds). `request` is the JSON body, so only a route
  * with one has it; `response` is the success answer as the client receives it.
  */
-export type RouteExamples<
+type RouteExamples<
   Method extends HttpMethod,
   Path extends string,
   I extends z.ZodType | undefined,

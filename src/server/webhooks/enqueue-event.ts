@@ -79,7 +79,7 @@ export function endpointDeliveries(
 }
 
 /** A delivery just written, and where it goes. */
-export type WrittenDelivery = { id: string; url: string };
+type WrittenDelivery = { id: string; url: string };
 
 /** Starts this instance's delivery worker on what was just committed, rather than at its next poll. */
 export function wakeDeliveryWorker(): void {
@@ -93,7 +93,7 @@ export function wakeDeliveryWorker(): void {
  * row with the same event id and body. The subscription check is the INSERT … SELECT's WHERE, so an account
  * with no such endpoint costs nothing more than today's insert. Answers the rows written (the number's first).
  */
-export async function insertDeliveries(
+async function insertDeliveries(
   trx: SqlTransaction,
   opts: { accountId: string; url: string | null; event: EventEnvelope; exceptUrl?: string },
 ): Promise<WrittenDelivery[]> {

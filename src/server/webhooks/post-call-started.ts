@@ -6,7 +6,7 @@ import { webhookHeaders } from "./webhook-signature";
 import { traceHeaders, withSpan } from "../tracing/tracing";
 
 /** The largest answer we read from onCallStartUrl (TwiML documents are small). */
-export const START_RESPONSE_MAX_BYTES = 64 * 1024;
+const START_RESPONSE_MAX_BYTES = 64 * 1024;
 
 /**
  * `call.started` is synchronous: the engine waits for the customer's answer to

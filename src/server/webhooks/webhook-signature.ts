@@ -24,7 +24,7 @@ function hmacKeyOf(secret: string): KeyObject {
  * keyed with the base64 part of `whsec_…`. Several secrets (during a
  * rotation) give several space-separated signatures.
  */
-export function signatureFor(secret: string, id: string, timestamp: number, body: string): string {
+function signatureFor(secret: string, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac("sha256", hmacKeyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 

@@ -7,13 +7,13 @@ import { logger } from "../logger";
 import { attemptDelivery, type Admission, type AttemptDeps } from "../services/deliveries/attempt-delivery";
 import { DeliveryFairness, type FairnessConfig } from "./delivery-fairness";
 
-export const ATTEMPT_RETENTION_DAYS = 30;
+const ATTEMPT_RETENTION_DAYS = 30;
 
 /**
  * Attempts in flight on one instance. Each waits on its receiver (up to 10 s) holding no database
  * connection, so many can: 200 hanging receivers cost 200 sockets, not workers.
  */
-export const MAX_IN_FLIGHT = 200;
+const MAX_IN_FLIGHT = 200;
 /**
  * Attempts one destination (a lane: one URL of one account) may have in flight on one instance while other
  * work waits, and attempts one account may have in flight to its destinations not known fast, together
@@ -21,14 +21,14 @@ export const MAX_IN_FLIGHT = 200;
  */
 export const ACCOUNT_IN_FLIGHT_CAP = 10;
 /** Slots only destinations that last answered fast may take (delivery-fairness.ts). */
-export const RESERVED_SLOTS = 40;
+const RESERVED_SLOTS = 40;
 /** An attempt answered within this, and not a failure, makes its destination fast. */
-export const FAST_ANSWER_MS = 1_000;
+const FAST_ANSWER_MS = 1_000;
 /**
  * A backed-off endpoint's deliveries wait until the back-off ends, spread over at least this or a quarter of
  * the wait, so its end releases a trickle, not the whole backlog at once.
  */
-export const BACKOFF_SPREAD_MS = 5_000;
+const BACKOFF_SPREAD_MS = 5_000;
 /** A backed-off destination's new deliveries are looked at this often at most, not one by one (delivery-fairness.ts). */
 const BACKOFF_SKIP_MS = 5_000;
 /** Deliveries taken in one claim: one statement for many when a backlog waits, and free slots filled soon. */

@@ -17,7 +17,7 @@ import type { ClaimedDelivery, ClaimRequest, DeliveryQueue, QueueDepth } from ".
  */
 
 /** A crashed instance's deliveries must run elsewhere within 30 s (docs/decisions.md §8): 12 s after its last renewal. */
-export const DELIVERY_LEASE_SECONDS = 12;
+const DELIVERY_LEASE_SECONDS = 12;
 /** The production queue's name. */
 export const DELIVERY_QUEUE = "deliveries";
 

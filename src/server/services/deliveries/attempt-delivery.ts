@@ -13,7 +13,7 @@ import { webhookHeaders } from "../../webhooks/webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import { traceHeaders, withSpan } from "../../tracing/tracing";
 
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** One attempt of one delivery: the attempt it is (the delivery's attempt count when it was claimed). */
 export type AttemptOrder = {
@@ -22,7 +22,7 @@ export type AttemptOrder = {
   /** The W3C traceparent of what queued the delivery, when tracing is on: the attempt's span joins that trace. */
   traceparent?: string;
 };
-export const EXCERPT_BYTES = 1024;
+const EXCERPT_BYTES = 1024;
 
 // A delivery runs for every event of every call, beside the engine: one joined read, one write.
 function readDelivery(deliveryId: string) {
@@ -119,7 +119,7 @@ async function recordAttempt(db: Kysely<DB>, r: AttemptRecord): Promise<boolean>
 }
 
 /** Where an attempt would go, for the worker to decide whether it may run now. */
-export type AttemptTarget = {
+type AttemptTarget = {
   accountId: string;
   url: string;
   endpointBackoffUntil: Date | null;
@@ -353,7 +353,7 @@ async function giveUp(delivery: DeliveryRow, at: Date, answered: (r: AttemptResu
 }
 
 /** Waits between tries of recording an attempt while the database is away: about 8 s in all, inside the job's 12 s lease. */
-export const RECORD_RETRY_MS = [250, 500, 1_000, 2_000, 4_000];
+const RECORD_RETRY_MS = [250, 500, 1_000, 2_000, 4_000];
 
 /**
  * Records an attempt, trying again while the database is away: a record lost

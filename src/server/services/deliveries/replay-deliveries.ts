@@ -6,7 +6,7 @@ import { replayMatching } from "./webhook-deliveries";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 
 /** docs/decisions.md §8: replay reaches back at most this far. */
-export const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
+const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 
 /**
  * Queues again the deliveries of the account with `status` created since

@@ -7,7 +7,7 @@ import { howToFix } from "../alerts/alert-text";
  * The call sid of every test event: `CA` and 32 zeros, the shape of a real
  * sid that no real call has, so receivers can recognise it besides `data.test`.
  */
-export const TEST_CALL_SID = `CA${"0".repeat(32)}`;
+const TEST_CALL_SID = `CA${"0".repeat(32)}`;
 /** Twilio's documented "valid" magic caller number. */
 const SAMPLE_CALLER = "+15005550006";
 

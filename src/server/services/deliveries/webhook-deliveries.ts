@@ -133,9 +133,9 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
 }
 
 /** docs/decisions.md §8: a redeliver within this long of the one that restarted a delivery sends nothing more. */
-export const REDELIVER_WINDOW_SECONDS = 5;
+const REDELIVER_WINDOW_SECONDS = 5;
 /** docs/decisions.md §20: one replay queues at most this many deliveries. */
-export const REPLAY_MAX_DELIVERIES = 1000;
+const REPLAY_MAX_DELIVERIES = 1000;
 
 /**
  * A new retry cycle (status PENDING, no attempt yet in it, due now), queued again: set by one statement with
@@ -151,7 +151,7 @@ const restartSet = () =>
  * less than REDELIVER_WINDOW_SECONDS ago (its attempt may well be done by
  * the time a double click's second request arrives). True when it restarted.
  */
-export async function redeliverOne(trx: SqlTransaction, opts: { accountId: string; id: string }): Promise<boolean> {
+async function redeliverOne(trx: SqlTransaction, opts: { accountId: string; id: string }): Promise<boolean> {
   const moved = await trx
     .updateTable("WebhookDelivery")
     .set({ ...restartSet(), redeliveredAt: now() })

@@ -20,7 +20,7 @@ const UNVERIFIED_NUMBER_LIMIT = 25;
  * number over from another account's unverified registration, and (unless
  * `configureTwilio: false`) is pointed at the engine URL at Twilio.
  */
-export async function createPhoneNumber(opts: { accountId: string; input: TCreatePhoneNumberInput }) {
+export async function registerPhoneNumber(opts: { accountId: string; input: TCreatePhoneNumberInput }) {
   const { accountId, input } = opts;
   const creds = await twilioCredentialsOf(accountId);
   let owned: TwilioIncomingNumber | null = null;

@@ -12,7 +12,7 @@ import {
 } from "../../../shared/schemas/phone-numbers";
 import { getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from "../../services/phone-numbers/phone-numbers";
 import { previewFallback } from "../../services/phone-numbers/fallback-preview";
-import { createPhoneNumber } from "../../services/phone-numbers/register-phone-number";
+import { registerPhoneNumber } from "../../services/phone-numbers/register-phone-number";
 import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
 import { simulateCall } from "../../engine/simulate-call-request";
 import { restProcedure } from "../rest-procedure";
@@ -43,7 +43,7 @@ export const phoneNumbers = {
       },
       response: { phoneNumber: exampleNumber },
     },
-  }).mutation(({ ctx, input }) => createPhoneNumber({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) => registerPhoneNumber({ accountId: ctx.auth.account.id, input })),
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/phone-numbers",

@@ -23,7 +23,7 @@ import { checkCallbackUrl, isPublicUnicastIp } from "../../../shared/url-policy"
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 
-export type CallbackRequest = {
+type CallbackRequest = {
   url: string;
   method?: "POST";
   headers?: Record<string, string>;
@@ -402,7 +402,7 @@ const NETWORK_REASONS: Record<string, string> = {
  * error with its reason, an unreachable network, or an answer that is not HTTP. Never the bare
  * "could not complete" that hid which of these it was.
  */
-export function connectionFailure(err: NodeJS.ErrnoException, isHttps: boolean): string {
+function connectionFailure(err: NodeJS.ErrnoException, isHttps: boolean): string {
   const code = err.code ?? "";
   const tls = TLS_REASONS[code];
   if (tls) return `TLS error: ${tls} (${code})`;
