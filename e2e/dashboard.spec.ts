@@ -107,6 +107,19 @@ test("a customer signs up, pays, sets up a number and a key, takes a call and de
       await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
       await expect(row).toHaveCount(0);
       expect((await apiResponse(key, "/api/account")).status).toBe(401);
+
+      // A read-only key that expires (docs/decisions.md §18): it reads, it may not change anything.
+      await page.getByLabel("Label (optional)").fill("reports");
+      await page.getByLabel("Access").selectOption("read-only");
+      await page.getByLabel("Expires (optional)").fill("2099-12-31");
+      await page.getByRole("button", { name: "Create key" }).click();
+      const readOnly = (await page.getByTestId("new-api-key").textContent())!.trim();
+      await page.getByRole("button", { name: "Done" }).click();
+      const readOnlyRow = page.locator(`[data-testid="api-key-row"][data-key-prefix="${readOnly.slice(0, 12)}"]`);
+      await expect(readOnlyRow.getByTestId("api-key-scope-cell")).toHaveText("Read-only");
+      await expect(readOnlyRow.getByTestId("api-key-expires-cell")).toContainText("2099");
+      expect((await apiResponse(readOnly, "/api/account")).status).toBe(200);
+      expect((await apiResponse(readOnly, "/api/api-keys", { method: "POST", body: {} })).status).toBe(403);
       await screenshots(page, "keys");
     });
 

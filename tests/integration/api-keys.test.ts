@@ -13,10 +13,27 @@ describe("POST /api/api-keys", () => {
         key: expect.stringMatching(/^rtk_[0-9A-Za-z]{49}$/),
         keyPrefix: res.body.key.slice(0, 12),
         label: "CI pipeline",
+        scope: "full",
+        expiresAt: null,
         createdAt: expect.any(String),
       });
       const me = await call("GET", "/api/account", { token: res.body.key });
       expect(me.body.account.id).toBe(acct.id);
+    });
+
+    it("a read-only key with an expiry: both are answered, listed, and kept (decisions §18)", async () => {
+      const acct = await newAccount();
+      const expiresAt = new Date(Date.now() + 30 * 24 * 3600_000).toISOString();
+      const res = await acct.as("POST", "/api/api-keys", { body: { label: "reports", scope: "read-only", expiresAt } });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ scope: "read-only", expiresAt });
+      const listed = (await acct.as("GET", "/api/api-keys")).body.apiKeys;
+      expect(listed.find((k: { id: string }) => k.id === res.body.id)).toMatchObject({ scope: "read-only", expiresAt });
+      // The key registration made (and any made before scopes existed) is full and never expires.
+      expect(listed.find((k: { label: string }) => k.label === "Default")).toMatchObject({
+        scope: "full",
+        expiresAt: null,
+      });
     });
 
     it("label is optional; an empty body is fine", async () => {
@@ -34,6 +51,21 @@ describe("POST /api/api-keys", () => {
       expect(wrongType.status).toBe(400);
       expect(wrongType.body.error.details[0].path).toBe("label");
       expect((await acct.as("POST", "/api/api-keys", { body: { label: "x".repeat(101) } })).status).toBe(400);
+    });
+
+    it("400 for an unknown scope, an expiry in the past, or one that is not a time", async () => {
+      const acct = await newAccount();
+      const scope = await acct.as("POST", "/api/api-keys", { body: { scope: "admin" } });
+      expect(scope.status).toBe(400);
+      expect(scope.body.error.details[0].path).toBe("scope");
+      const past = await acct.as("POST", "/api/api-keys", { body: { expiresAt: "2020-01-01T00:00:00Z" } });
+      expect(past.status).toBe(400);
+      expect(past.body.error).toMatchObject({ code: "VALIDATION_FAILED", details: [{ path: "expiresAt" }] });
+      const garbage = await acct.as("POST", "/api/api-keys", { body: { expiresAt: "next tuesday" } });
+      expect(garbage.status).toBe(400);
+      expect(garbage.body.error.details[0].path).toBe("expiresAt");
+      // Nothing was made by the refused requests.
+      expect((await acct.as("GET", "/api/api-keys")).body.apiKeys).toHaveLength(1);
     });
   });
 
@@ -53,7 +85,15 @@ describe("GET /api/api-keys", () => {
       expect(res.status).toBe(200);
       expect(res.body.apiKeys.map((k: { label: string }) => k.label)).toEqual(["Default", "second"]);
       for (const k of res.body.apiKeys) {
-        expect(Object.keys(k).sort()).toEqual(["createdAt", "id", "keyPrefix", "label", "lastUsedAt"]);
+        expect(Object.keys(k).sort()).toEqual([
+          "createdAt",
+          "expiresAt",
+          "id",
+          "keyPrefix",
+          "label",
+          "lastUsedAt",
+          "scope",
+        ]);
       }
       expect(res.text).not.toContain(acct.apiKey);
       expect(res.text).not.toContain(second.body.key);
@@ -142,6 +182,58 @@ describe("DELETE /api/api-keys/:id", () => {
       const extra = await acct.as("POST", "/api/api-keys");
       const res = await call("DELETE", `/api/api-keys/${extra.body.id}`, { token: acct.token });
       expect(res.status).toBe(200);
+    });
+  });
+});
+
+describe("scoped and expiring keys (docs/decisions.md §18)", () => {
+  describe("security", () => {
+    it("a read-only key reads every GET route it is given, and is refused 403 FORBIDDEN on anything else", async () => {
+      const acct = await newAccount();
+      const key = (await acct.as("POST", "/api/api-keys", { body: { scope: "read-only" } })).body.key as string;
+      for (const path of [
+        "/api/account",
+        "/api/api-keys",
+        "/api/phone-numbers",
+        "/api/calls",
+        "/api/webhook-deliveries",
+      ]) {
+        expect((await call("GET", path, { token: key })).status, path).toBe(200);
+      }
+      const defaultKey = (await acct.as("GET", "/api/api-keys")).body.apiKeys.find(
+        (k: { label: string }) => k.label === "Default",
+      );
+      const writes: [string, string, unknown][] = [
+        ["POST", "/api/api-keys", { scope: "full" }],
+        ["DELETE", `/api/api-keys/${defaultKey.id}`, undefined],
+        ["POST", "/api/phone-numbers", { phoneNumber: "+14155550199" }],
+        ["POST", "/api/account/webhook-secret", undefined],
+        ["PUT", "/api/account/limits", { monthlySpendCapCents: 100 }],
+        ["POST", "/api/webhook-endpoints", { url: "https://example.com/hook", eventTypes: ["*"] }],
+      ];
+      for (const [method, path, body] of writes) {
+        const res = await call(method as "POST", path, { token: key, body });
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.body.error.code, `${method} ${path}`).toBe("FORBIDDEN");
+      }
+      // It minted nothing and revoked nothing: the account holds its Default key and the read-only one.
+      const keys = (await acct.as("GET", "/api/api-keys")).body.apiKeys;
+      expect(keys.map((k: { scope: string }) => k.scope).sort()).toEqual(["full", "read-only"]);
+    });
+
+    it("an expired key is refused 401 with when it expired; a key still in date works", async () => {
+      const acct = await newAccount();
+      const soon = new Date(Date.now() + 3600_000).toISOString();
+      const made = (await acct.as("POST", "/api/api-keys", { body: { expiresAt: soon } })).body;
+      expect((await call("GET", "/api/account", { token: made.key })).status).toBe(200);
+      await seed().update("ApiKey", { id: made.id }, { expiresAt: ago("1 second") });
+      const refused = await call("GET", "/api/account", { token: made.key });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toBe("UNAUTHORIZED");
+      expect(refused.body.error.message).toMatch(/expired at/);
+      // Still listed, with its expiry, until it is revoked.
+      const listed = (await acct.as("GET", "/api/api-keys")).body.apiKeys;
+      expect(listed.find((k: { id: string }) => k.id === made.id)).toBeTruthy();
     });
   });
 });

@@ -379,6 +379,30 @@ describe("account standing (docs/decisions.md §4)", () => {
   );
 });
 
+describe("read-only API keys (docs/decisions.md §18)", () => {
+  let readOnly = "";
+  beforeAll(async () => {
+    const acct = await newActiveAccount();
+    const made = await acct.as("POST", "/api/api-keys", { body: { label: "read-only", scope: "read-only" } });
+    expect(made.status).toBe(201);
+    readOnly = made.body.key;
+  });
+
+  it.each(authenticated.map((r) => [key(r), r] as const))(
+    "%s: a read-only key may use it only if it is a GET",
+    async (name, route) => {
+      const res = await call(route.method, pathWith(route, "cmdoesnotexist000000000000"), {
+        token: readOnly,
+        body: noBody(route),
+      });
+      if (route.method === "GET") {
+        expect(res.body?.error?.code, `${name} answered ${res.status} ${res.text.slice(0, 200)}`).not.toBe("FORBIDDEN");
+        expect(res.status, name).toBeLessThan(500);
+      } else expectEnvelope(res, 403, "FORBIDDEN", name);
+    },
+  );
+});
+
 /** The non-REST surfaces of issue #22 (docs/decisions.md §20); the full cases are in closed-account, redirects, account-settings, dev-outbox and account-mail. */
 describe("closed accounts, redirects and the outbox (docs/decisions.md §20)", () => {
   it("a closed account's checkout and portal links are 404 and bring nothing back", async () => {

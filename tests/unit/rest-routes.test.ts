@@ -110,13 +110,12 @@ describe("route contracts derive what their builder knows", () => {
     expect(() => contractOn(paidProcedure, { errors: [409, 502] })).not.toThrow();
   });
 
-  it("documents 402 exactly on paid routes, 403 on every route a standing refuses, and a 403 of its own by code", () => {
-    // A 403 on a route of standing `any` is the route's own refusal, never the standing's: each is named here.
+  it("documents 402 exactly on paid routes, 403 on every route a standing or a read-only key refuses, and a 403 of its own by code", () => {
+    // A 403 on a reading route of standing `any` is the route's own refusal, never the standing's nor a read-only
+    // key's: each is named here.
     const ownForbidden: Record<string, ErrorCode> = {
       "phoneNumbers.get": "NUMBER_NOT_OWNED",
       "phoneNumbers.fallbackPreview": "NUMBER_NOT_OWNED",
-      "webhookDeliveries.sendTest": "NUMBER_NOT_OWNED",
-      "webhookEndpoints.create": "ENDPOINT_LIMIT_REACHED",
     };
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses: object }>> };
     for (const route of restRoutes) {
@@ -125,7 +124,10 @@ describe("route contracts derive what their builder knows", () => {
         doc.paths[route.path.replace(/:(\w+)/g, "{$1}")]![route.method.toLowerCase()]!.responses,
       ).map(Number);
       expect(documented.includes(402), name).toBe(route.standing === "paid");
-      expect(documented.includes(403), name).toBe(route.standing !== "any" || route.procedure in ownForbidden);
+      const readOnlyKeyRefuses = route.auth && route.method !== "GET";
+      expect(documented.includes(403), name).toBe(
+        route.standing !== "any" || readOnlyKeyRefuses || route.procedure in ownForbidden,
+      );
       expect(documented.includes(401), name).toBe(route.auth || (route.errors ?? []).includes(401));
       // No route restates what its builder implies.
       for (const status of impliedErrors(route)) expect(route.errors ?? [], name).not.toContain(status);
@@ -142,6 +144,13 @@ describe("route contracts derive what their builder knows", () => {
     expect(() => contractOn(publicProcedure, { needs: "none", readsOwnAccount: true })).toThrow(
       /only a route with credentials reads its own account/,
     );
+  });
+
+  it("a read-only key's refusal is documented on every route with credentials but a GET (decisions §18)", () => {
+    for (const route of restRoutes.filter((r) => r.auth))
+      expect(impliedErrors(route).includes(403), `${route.method} ${route.path}`).toBe(
+        route.method !== "GET" || route.standing !== "any",
+      );
   });
 
   it("credentials go with a permission, and no credentials with none", () => {

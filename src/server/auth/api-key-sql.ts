@@ -11,7 +11,7 @@ const keyAndAccount = precompiled((keyHash: string) =>
   kysely()
     .selectFrom("ApiKey as k")
     .innerJoin("Account as a", "a.id", "k.accountId")
-    .select(["k.id as keyId", "k.lastUsedAt", "a.id", "a.email", "a.status"])
+    .select(["k.id as keyId", "k.lastUsedAt", "k.scope", "k.expiresAt", "a.id", "a.email", "a.status"])
     .where("k.keyHash", "=", keyHash)
     .where("k.revokedAt", "is", null)
     .where("a.deletedAt", "is", null),
@@ -25,6 +25,8 @@ const keyAndAccountRead = precompiled((keyHash: string) =>
     .select((eb) => [
       "k.id as keyId",
       "k.lastUsedAt",
+      "k.scope",
+      "k.expiresAt",
       "a.id",
       "a.email",
       "a.status",
@@ -61,7 +63,10 @@ const touch = precompiled((keyId: string, now: Date, before: Date) =>
 
 type RowOf<F> = F extends (...args: never[]) => CompiledQuery<infer O> ? O : never;
 export type KeyedAccount = RowOf<typeof keyAndAccount>;
-export type AccountRead = Omit<RowOf<typeof keyAndAccountRead>, "keyId" | "lastUsedAt" | "phoneNumbers" | "apiKeys"> & {
+export type AccountRead = Omit<
+  RowOf<typeof keyAndAccountRead>,
+  "keyId" | "lastUsedAt" | "scope" | "expiresAt" | "phoneNumbers" | "apiKeys"
+> & {
   phoneNumbers: number;
   apiKeys: number;
 };

@@ -11,6 +11,8 @@ export type Auth = {
   account: AuthenticatedAccount;
   via: "apiKey" | "jwt";
   apiKeyId: string | null;
+  /** An API key's scope (docs/decisions.md §18); a login (the dashboard's) is `full`. */
+  scope: "full" | "read-only";
   accountRead?: AccountRead;
 };
 
@@ -40,12 +42,15 @@ export async function authenticate(authorization: string | null, opts: { readAcc
     const key = opts.readAccount ? await findActiveKeyWithAccountRead(keyHash) : await findActiveKey(keyHash);
     if (!key) throw new AppError("UNAUTHORIZED", "Invalid API key.");
     const now = new Date();
+    if (key.expiresAt && key.expiresAt.getTime() <= now.getTime())
+      throw new AppError("UNAUTHORIZED", `This API key expired at ${key.expiresAt.toISOString()}.`);
+    const scope = key.scope === "read-only" ? "read-only" : "full";
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
       await touchKey(key.keyId, now, LAST_USED_RESOLUTION_MS);
     const account = { id: key.id, email: key.email, status: key.status };
-    if (!opts.readAccount) return { account, via: "apiKey", apiKeyId: key.keyId };
-    const { keyId, lastUsedAt, ...accountRead } = key as typeof key & AccountRead;
-    return { account, via: "apiKey", apiKeyId: keyId, accountRead };
+    if (!opts.readAccount) return { account, via: "apiKey", apiKeyId: key.keyId, scope };
+    const { keyId, lastUsedAt, expiresAt, scope: _scope, ...accountRead } = key as typeof key & AccountRead;
+    return { account, via: "apiKey", apiKeyId: keyId, scope, accountRead };
   }
 
   const claims = await verifyToken("login", credential);
@@ -72,5 +77,10 @@ export async function authenticate(authorization: string | null, opts: { readAcc
     account.endedSessions.length > 0
   )
     throw new AppError("UNAUTHORIZED", "Invalid or expired token.");
-  return { account: { id: account.id, email: account.email, status: account.status }, via: "jwt", apiKeyId: null };
+  return {
+    account: { id: account.id, email: account.email, status: account.status },
+    via: "jwt",
+    apiKeyId: null,
+    scope: "full",
+  };
 }

@@ -42,7 +42,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
  * contract restProcedure records (rest-procedure.ts), of which they read
  * `readsOwnAccount`.
  */
-type ProcedureMeta = { rest?: { readsOwnAccount?: boolean } };
+type ProcedureMeta = { rest?: { readsOwnAccount?: boolean; method?: string } };
 
 const t = initTRPC
   .context<Context>()
@@ -159,11 +159,18 @@ export const credentialProcedure = declareTraits(
 /**
  * API key or login JWT; narrows ctx with the account and applies the per-account rate limit. A route
  * whose answer is the account itself (`readsOwnAccount` on its contract) has it read in the same statement.
+ * A read-only key is refused (403) on any route but a GET.
  */
 export const apiProcedure = declareTraits(
   t.procedure.use(async (opts) => {
     const { ctx, meta, next } = opts;
     const auth = await authenticate(ctx.authorization, { readAccount: meta?.rest?.readsOwnAccount === true });
+    // docs/decisions.md §18: a read-only key may use the GET routes only (a procedure without a route included).
+    if (auth.scope === "read-only" && meta?.rest?.method !== "GET")
+      throw new AppError(
+        "FORBIDDEN",
+        "This API key is read-only: it may only read (GET). Use a full key to make changes.",
+      );
     await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api, (r) => {
       if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("account", POLICIES.api, r.remaining);
     });

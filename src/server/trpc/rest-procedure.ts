@@ -151,7 +151,7 @@ export function restProcedure<
   if (auth !== (meta.needs !== "none")) {
     throw new Error(`${route}: a route with credentials needs read, write, billing or members; one without, none`);
   }
-  const implied = impliedErrors(traits);
+  const implied = impliedErrors({ ...traits, method: spec.method });
   for (const status of meta.errors ?? []) {
     if (implied.includes(status))
       throw new Error(

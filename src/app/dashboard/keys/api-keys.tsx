@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { TextField } from "@/components/ui/field";
+import { SelectField, TextField } from "@/components/ui/field";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
@@ -25,12 +25,22 @@ type Outputs = inferRouterOutputs<AppRouter>;
 type ApiKey = Outputs["apiKeys"]["list"]["apiKeys"][number];
 type CreatedKey = Outputs["apiKeys"]["create"];
 
-const FIELD_NAMES = { label: "Label" };
-// An empty box means no label; the API's schema reads that as absent.
+const FIELD_NAMES = { label: "Label", scope: "Access", expiresAt: "Expires" };
+// An empty box means no label and no expiry; the API's schema reads that as absent. A date expires at the
+// end of that day, in the browser's time zone.
 const ZCreateKeyForm = ZCreateApiKeyInput.extend({
   label: z.preprocess(
     (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
     ZCreateApiKeyInput.shape.label,
+  ),
+  expiresAt: z.preprocess(
+    (v) =>
+      typeof v !== "string" || v === ""
+        ? undefined
+        : /^\d{4}-\d{2}-\d{2}$/.test(v)
+          ? new Date(`${v}T23:59:59.999`).toISOString()
+          : v,
+    ZCreateApiKeyInput.shape.expiresAt,
   ),
 });
 
@@ -41,14 +51,14 @@ export function ApiKeys() {
   const { form, field, fail, onSubmit } = useApiForm({
     schema: ZCreateKeyForm,
     names: FIELD_NAMES,
-    defaultValues: { label: "" },
+    defaultValues: { label: "", scope: "full", expiresAt: "" },
   });
 
   // The full key lives only in this mutation's result; "Done" resets it.
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: async (key) => {
-        form.reset({ label: "" });
+        form.reset({ label: "", scope: "full", expiresAt: "" });
         toast.success(key.label ? `Key “${key.label}” created` : "Key created");
         await Promise.all([
           queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
@@ -77,7 +87,7 @@ export function ApiKeys() {
             onSubmit={onSubmit((input) => create.mutate(input))}
             noValidate
             data-testid="api-key-form"
-            className="flex flex-col gap-3 sm:flex-row sm:items-start"
+            className="flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-start"
           >
             <TextField
               label="Label (optional)"
@@ -86,6 +96,18 @@ export function ApiKeys() {
               maxLength={100}
               {...field("label")}
               className="sm:max-w-md sm:flex-1"
+            />
+            <SelectField label="Access" {...form.register("scope")} data-testid="api-key-scope" className="sm:w-44">
+              <option value="full">Full</option>
+              <option value="read-only">Read-only (GET)</option>
+            </SelectField>
+            <TextField
+              label="Expires (optional)"
+              hint="The key stops working at the end of that day."
+              type="date"
+              {...field("expiresAt")}
+              data-testid="api-key-expires"
+              className="sm:w-48"
             />
             <Button type="submit" loading={create.isPending} className="sm:mt-6">
               Create key
@@ -170,7 +192,10 @@ function KeyList() {
               Create a key above to call the REST API from your own server.
             </EmptyState>
           ) : (
-            <Table head={["Key", "Label", "Created", "Last used", ""]} data-testid="api-keys-table">
+            <Table
+              head={["Key", "Label", "Access", "Expires", "Created", "Last used", ""]}
+              data-testid="api-keys-table"
+            >
               {keys.map((k) => (
                 <tr key={k.id} data-testid="api-key-row" data-key-prefix={k.keyPrefix}>
                   <Td label="Key" className="font-mono text-xs">{`${k.keyPrefix}…`}</Td>
@@ -186,6 +211,19 @@ function KeyList() {
                       </span>
                     ) : (
                       <span className="text-slate-400 dark:text-slate-500">—</span>
+                    )}
+                  </Td>
+                  <Td label="Access">
+                    <span data-testid="api-key-scope-cell">{k.scope === "read-only" ? "Read-only" : "Full"}</span>
+                  </Td>
+                  <Td label="Expires">
+                    {k.expiresAt ? (
+                      <span data-testid="api-key-expires-cell">
+                        {new Date(k.expiresAt).getTime() <= Date.now() ? "expired " : ""}
+                        <LocalTime iso={k.expiresAt} />
+                      </span>
+                    ) : (
+                      "never"
                     )}
                   </Td>
                   <Td label="Created">

@@ -2,11 +2,28 @@ import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { issueApiKey } from "./issue-api-key";
+import type { API_KEY_SCOPES } from "../../../shared/schemas/api-keys";
+
+type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+/** The stored scope as the API names it (anything but `read-only` is a full key, as before scopes). */
+const scopeOf = (stored: string): ApiKeyScope => (stored === "read-only" ? "read-only" : "full");
 
 /** A ceiling against runaway scripts; revoked keys do not count. */
 const MAX_ACTIVE_KEYS = 100;
 
-export async function createApiKey(opts: { accountId: string; label?: string | null }) {
+export async function createApiKey(opts: {
+  accountId: string;
+  label?: string | null;
+  scope?: ApiKeyScope;
+  expiresAt?: string | null;
+  now?: Date;
+}) {
+  const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
+  if (expiresAt && expiresAt.getTime() <= (opts.now ?? new Date()).getTime()) {
+    throw new AppError("VALIDATION_FAILED", "expiresAt must be in the future.", {
+      details: [{ path: "expiresAt", message: "must be in the future" }],
+    });
+  }
   return sqlTransaction(async (trx) => {
     // Serialise key creation per account so the ceiling holds under concurrency.
     await trx.selectFrom("Account").select("id").where("id", "=", opts.accountId).forUpdate().execute();
@@ -22,12 +39,17 @@ export async function createApiKey(opts: { accountId: string; label?: string | n
         `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
       );
     }
-    const created = await issueApiKey(trx, opts.accountId, opts.label ?? null);
+    const created = await issueApiKey(trx, opts.accountId, opts.label ?? null, {
+      scope: opts.scope ?? "full",
+      expiresAt,
+    });
     return {
       id: created.id,
       key: created.key,
       keyPrefix: created.keyPrefix,
       label: created.label,
+      scope: scopeOf(created.scope),
+      expiresAt: created.expiresAt?.toISOString() ?? null,
       createdAt: created.createdAt.toISOString(),
     };
   });
@@ -37,7 +59,7 @@ export async function listApiKeys(opts: { accountId: string }) {
   const keys = await db().apiKey.findMany({
     where: { accountId: opts.accountId, revokedAt: null },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: { id: true, keyPrefix: true, label: true, lastUsedAt: true, createdAt: true },
+    select: { id: true, keyPrefix: true, label: true, lastUsedAt: true, scope: true, expiresAt: true, createdAt: true },
   });
   return {
     apiKeys: keys.map((k) => ({
@@ -45,6 +67,8 @@ export async function listApiKeys(opts: { accountId: string }) {
       keyPrefix: k.keyPrefix,
       label: k.label,
       lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+      scope: scopeOf(k.scope),
+      expiresAt: k.expiresAt?.toISOString() ?? null,
       createdAt: k.createdAt.toISOString(),
     })),
   };

@@ -20,21 +20,30 @@ export const apiKeys = {
     input: ZCreateApiKeyInput,
     output: ZCreatedApiKey,
     examples: {
-      request: { label: "CI" },
+      request: { label: "Dashboard reports", scope: "read-only", expiresAt: "2027-06-30T00:00:00Z" },
       response: {
         id: "cmwra6c9f00072c7d0v8a4n1q",
         key: exampleApiKey,
         keyPrefix: exampleApiKey.slice(0, 12),
-        label: "CI",
+        label: "Dashboard reports",
+        scope: "read-only",
+        expiresAt: "2027-06-30T00:00:00.000Z",
         createdAt: exampleTime,
       },
     },
-  }).mutation(({ ctx, input }) => createApiKey({ accountId: ctx.auth.account.id, label: input.label })),
+  }).mutation(({ ctx, input }) =>
+    createApiKey({
+      accountId: ctx.auth.account.id,
+      label: input.label,
+      scope: input.scope,
+      expiresAt: input.expiresAt,
+    }),
+  ),
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/api-keys",
     needs: "read",
-    summary: "List active API keys",
+    summary: "List API keys not revoked, with their scope and expiry",
     output: ZListApiKeysOutput,
     examples: {
       response: {
@@ -44,6 +53,8 @@ export const apiKeys = {
             keyPrefix: "rtk_DKFv6bh5",
             label: "Default",
             lastUsedAt: exampleTime,
+            scope: "full",
+            expiresAt: null,
             createdAt: exampleTime,
           },
         ],

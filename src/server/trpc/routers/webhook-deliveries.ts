@@ -62,7 +62,7 @@ export const webhookDeliveries = {
     needs: "write",
     summary:
       "Send a signed sample event (`data.test = true`, callSid `CA` + 32 zeros) to a number's URL for that type, or to one of your webhook endpoints, now; answers the delivery with its attempt. At most 10 a minute per account",
-    errors: [403, 404],
+    errors: [404],
     input: ZSendTestEventInput,
     output: ZDeliveryDetailOutput,
     examples: {

@@ -45,7 +45,6 @@ export const webhookEndpoints = {
     status: 201,
     summary:
       "Add a webhook endpoint: the events of the types it subscribes to (or `*`) are sent there too, signed with its own secret (returned here and by GET /{id}). At most 10 per account",
-    errors: [403],
     input: inputs.create,
     output: ZWebhookEndpointWithSecretOutput,
     examples: {
