@@ -42,37 +42,36 @@ function laneOf(accountId: Expression<string> | string, url: Expression<string> 
   return sql<string>`routekit_lane(${accountId}, ${url})`;
 }
 
-/** The queue columns of a delivery written now and due at once (an INSERT … VALUES). */
-export function queuedValues(accountId: string, url: string) {
+/** The columns queuedSelection fills, in its order. */
+export const QUEUED_COLUMNS = ["queue", "lane", "runAt", "traceparent"] as const;
+
+/**
+ * The one definition of a delivery entering the queue: on this process's queue, in its destination's lane, due
+ * now, carrying the trace that queued it. The three writers below only change its shape.
+ */
+function queued(accountId: Expression<string> | string, url: Expression<string> | string) {
   return {
-    queue: settingsOf().name,
+    queue: sql.val(settingsOf().name),
     lane: laneOf(accountId, url),
     runAt: now(),
-    traceparent: currentTraceparent() ?? null,
-  };
+    traceparent: sql.val(currentTraceparent() ?? null),
+  } satisfies Record<(typeof QUEUED_COLUMNS)[number], unknown>;
+}
+
+/** The queue columns of a delivery written now and due at once (an INSERT … VALUES). */
+export function queuedValues(accountId: string, url: string) {
+  return queued(accountId, url);
 }
 
 /** The same, as the selection of an INSERT … SELECT whose rows' account and URL are `accountId` and `url`. */
 export function queuedSelection(accountId: Expression<string>, url: Expression<string>) {
-  return [
-    sql.val(settingsOf().name).as("queue"),
-    laneOf(accountId, url).as("lane"),
-    now().as("runAt"),
-    sql.val(currentTraceparent() ?? null).as("traceparent"),
-  ] as const;
+  const columns: Record<(typeof QUEUED_COLUMNS)[number], RawBuilder<unknown>> = queued(accountId, url);
+  return QUEUED_COLUMNS.map((c) => columns[c].as(c));
 }
-/** The columns queuedSelection fills, in its order. */
-export const QUEUED_COLUMNS = ["queue", "lane", "runAt", "traceparent"] as const;
 
-/** The queue columns of a delivery queued again (a redeliver or a replay): due now, on this queue. */
+/** The queue columns of a delivery queued again (a redeliver or a replay): due now, on this queue, not claimed. */
 export function requeuedValues() {
-  return {
-    queue: settingsOf().name,
-    lane: laneOf(sql.ref("accountId"), sql.ref("url")),
-    runAt: now(),
-    claimedAt: null,
-    traceparent: currentTraceparent() ?? null,
-  };
+  return { ...queued(sql.ref("accountId"), sql.ref("url")), claimedAt: null };
 }
 
 /** The queue columns an attempt's record writes: due again at `next` (a retry), or off the queue (null). */
