@@ -4,7 +4,7 @@ import { registerFetchLoop } from "../jobs/job-queue";
 import type { ClaimedDelivery, ClaimRequest, DeliveryQueue } from "../jobs/delivery-queue/delivery-queue";
 import { DELIVERY_QUEUE, deliveryQueue } from "../jobs/delivery-queue/postgres-delivery-queue";
 import { logger } from "../logger";
-import { attemptDelivery, type Admission, type AttemptDeps } from "../services/deliveries/attempt-delivery";
+import { attemptDelivery, type AttemptDeps } from "../services/deliveries/attempt-delivery";
 import { DeliveryFairness, type FairnessConfig } from "./delivery-fairness";
 
 const ATTEMPT_RETENTION_DAYS = 30;
@@ -29,6 +29,10 @@ const FAST_ANSWER_MS = 1_000;
  * the wait, so its end releases a trickle, not the whole backlog at once.
  */
 const BACKOFF_SPREAD_MS = 5_000;
+/** While one destination bursts past its cap, other accounts' work is looked for at least this often (and at once on a local send). */
+const FAIR_RECHECK_MS = 50;
+/** Destinations remembered as fast or slow, at most (the least recently answered forgotten first). */
+const FAST_MEMORY = 10_000;
 /** A backed-off destination's new deliveries are looked at this often at most, not one by one (delivery-fairness.ts). */
 const BACKOFF_SKIP_MS = 5_000;
 /** Deliveries taken in one claim: one statement for many when a backlog waits, and free slots filled soon. */
@@ -61,9 +65,9 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions = {}): Pro
     accountCap: opts.accountCap ?? ACCOUNT_IN_FLIGHT_CAP,
     reserved: Math.min(opts.reservedSlots ?? RESERVED_SLOTS, Math.floor(maxInFlight / 2)),
     claimMax: CLAIM_MAX,
-    fairRecheckMs: 50,
+    fairRecheckMs: FAIR_RECHECK_MS,
     fastAnswerMs: FAST_ANSWER_MS,
-    memory: 10_000,
+    memory: FAST_MEMORY,
     backoffSkipMs: BACKOFF_SKIP_MS,
   } satisfies FairnessConfig);
   const loop = new DeliveryLoop(deliveryQueue(), fairness, {
@@ -176,7 +180,7 @@ class DeliveryLoop {
 
   private async start(d: ClaimedDelivery): Promise<void> {
     let deferUntil: Date | null = null;
-    const admit = (target: { endpointBackoffUntil: Date | null; requested: boolean }): Admission => {
+    const admit: NonNullable<AttemptDeps["admit"]> = (target) => {
       const now = Date.now();
       // A redeliver the customer asked for goes out now: they have likely just fixed the endpoint.
       if (target.endpointBackoffUntil && target.endpointBackoffUntil.getTime() > now && !target.requested) {

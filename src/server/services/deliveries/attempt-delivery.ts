@@ -129,7 +129,7 @@ type AttemptTarget = {
 /** How an attempt went for its endpoint, for the worker's share of slots (workers/delivery-fairness.ts). */
 export type AttemptResult = { endpointFailed: boolean; latencyMs: number };
 /** Run now (and say when the attempt is over, and how it went), or not now: the worker defers the job. */
-export type Admission = { release(result?: AttemptResult): void } | null;
+type Admission = { release(result?: AttemptResult): void } | null;
 
 export type AttemptDeps = {
   client: CallbackClient;
