@@ -11,7 +11,17 @@ const keyAndAccount = precompiled((keyHash: string) =>
   kysely()
     .selectFrom("ApiKey as k")
     .innerJoin("Account as a", "a.id", "k.accountId")
-    .select(["k.id as keyId", "k.lastUsedAt", "k.scope", "k.expiresAt", "a.id", "a.email", "a.status"])
+    .select([
+      "k.id as keyId",
+      "k.keyPrefix",
+      "k.role",
+      "k.lastUsedAt",
+      "k.scope",
+      "k.expiresAt",
+      "a.id",
+      "a.email",
+      "a.status",
+    ])
     .where("k.keyHash", "=", keyHash)
     .where("k.revokedAt", "is", null)
     .where("a.deletedAt", "is", null),
@@ -24,6 +34,8 @@ const keyAndAccountRead = precompiled((keyHash: string) =>
     .innerJoin("Account as a", "a.id", "k.accountId")
     .select((eb) => [
       "k.id as keyId",
+      "k.keyPrefix",
+      "k.role",
       "k.lastUsedAt",
       "k.scope",
       "k.expiresAt",
@@ -65,7 +77,7 @@ type RowOf<F> = F extends (...args: never[]) => CompiledQuery<infer O> ? O : nev
 export type KeyedAccount = RowOf<typeof keyAndAccount>;
 export type AccountRead = Omit<
   RowOf<typeof keyAndAccountRead>,
-  "keyId" | "lastUsedAt" | "scope" | "expiresAt" | "phoneNumbers" | "apiKeys"
+  "keyId" | "keyPrefix" | "role" | "lastUsedAt" | "scope" | "expiresAt" | "phoneNumbers" | "apiKeys"
 > & {
   phoneNumbers: number;
   apiKeys: number;
@@ -83,4 +95,37 @@ export async function findActiveKeyWithAccountRead(keyHash: string): Promise<(Ke
 
 export async function touchKey(keyId: string, now: Date, resolutionMs: number): Promise<void> {
   await executeCompiled(touch(keyId, now, new Date(now.getTime() - resolutionMs)));
+}
+
+/**
+ * A login token's look-up: the user's session version and their membership of the token's account, with the
+ * account, in one statement; a removed member has no membership, so the token is refused on its next request.
+ * `ended` is whether this session was ended on its own (its `jti`).
+ */
+const sessionMember = precompiled((userId: string, accountId: string, jti: string) =>
+  kysely()
+    .selectFrom("User as u")
+    .innerJoin("Membership as m", (j) => j.onRef("m.userId", "=", "u.id").on("m.accountId", "=", accountId))
+    .innerJoin("Account as a", "a.id", "m.accountId")
+    .select((eb) => [
+      "u.id as userId",
+      "u.email as userEmail",
+      "u.sessionVersion",
+      "u.twoFactorEnabledAt",
+      "m.role",
+      "a.id",
+      "a.email",
+      "a.status",
+      "a.deletedAt",
+      "a.requireTwoFactor",
+      eb.exists(eb.selectFrom("EndedSession as e").select("e.jti").where("e.jti", "=", jti)).as("ended"),
+    ])
+    .where("u.id", "=", userId),
+);
+
+export type SessionMember = RowOf<typeof sessionMember>;
+
+export async function findSessionMember(userId: string, accountId: string, jti: string): Promise<SessionMember | null> {
+  const [row] = await executeCompiled(sessionMember(userId, accountId, jti));
+  return row ?? null;
 }

@@ -7,9 +7,12 @@ import { env } from "../env";
  * checkout link can never be presented as a login token or the reverse.
  *
  * Every token carries `iat`, `exp` and a `jti`; a token without them is refused,
- * so no token lives forever. Login tokens also carry `sv`, the account's session
- * version when they were issued: sign-out bumps the version and every older
- * token stops working (docs/decisions.md §5). Billing links are used once by `jti`.
+ * so no token lives forever. Billing links name their account as subject and are
+ * used once by `jti`. A login token names its user as subject and the account it
+ * signed in to as `acc` (docs/decisions.md §18), and carries `sv`, the user's
+ * session version when it was issued: sign-out bumps the version and every older
+ * token stops working (docs/decisions.md §5). A login token from before users
+ * existed has no `acc`: its subject is the account, whose owner kept its id.
  */
 export type TokenPurpose = "login" | "checkout" | "portal";
 
@@ -21,25 +24,41 @@ const LIFETIME_SECONDS: Record<TokenPurpose, number> = {
 
 const ISSUER = "routekit";
 
-export type TokenClaims = { accountId: string; jti: string; sessionVersion: number; expiresAt: Date };
+/** `userId` is the subject: for a billing link, the account's id. */
+export type TokenClaims = { accountId: string; userId: string; jti: string; sessionVersion: number; expiresAt: Date };
 
 function key(): Uint8Array {
   return new TextEncoder().encode(env().authSecret);
 }
 
-/** `sessionVersion` matters only for login tokens; a new account's is 0. */
+/** A billing link for an account. */
 export async function signToken(
-  purpose: TokenPurpose,
+  purpose: Exclude<TokenPurpose, "login">,
   accountId: string,
-  opts: { sessionVersion?: number } = {},
+): Promise<{ token: string; expiresAt: Date; jti: string }> {
+  return sign(purpose, accountId, {});
+}
+
+/** A login token: the user, signed in to one of their accounts; a new user's session version is 0. */
+export async function signLoginToken(opts: {
+  userId: string;
+  accountId: string;
+  sessionVersion: number;
+}): Promise<{ token: string; expiresAt: Date; jti: string }> {
+  return sign("login", opts.userId, { sv: opts.sessionVersion, acc: opts.accountId });
+}
+
+async function sign(
+  purpose: TokenPurpose,
+  subject: string,
+  claims: Record<string, string | number>,
 ): Promise<{ token: string; expiresAt: Date; jti: string }> {
   const now = Math.floor(Date.now() / 1000);
   const exp = now + LIFETIME_SECONDS[purpose];
   const jti = randomUUID();
-  const claims = purpose === "login" ? { sv: opts.sessionVersion ?? 0 } : {};
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject(accountId)
+    .setSubject(subject)
     .setIssuer(ISSUER)
     .setAudience(`${ISSUER}:${purpose}`)
     .setIssuedAt(now)
@@ -66,11 +85,22 @@ export async function verifyToken(purpose: TokenPurpose, token: string): Promise
     )
       return null;
     let sessionVersion = 0;
+    let accountId = payload.sub;
     if (purpose === "login") {
       if (typeof payload.sv !== "number" || !Number.isInteger(payload.sv) || payload.sv < 0) return null;
       sessionVersion = payload.sv;
+      if (payload.acc !== undefined) {
+        if (typeof payload.acc !== "string" || !payload.acc) return null;
+        accountId = payload.acc;
+      }
     }
-    return { accountId: payload.sub, jti: payload.jti, sessionVersion, expiresAt: new Date(payload.exp * 1000) };
+    return {
+      accountId,
+      userId: payload.sub,
+      jti: payload.jti,
+      sessionVersion,
+      expiresAt: new Date(payload.exp * 1000),
+    };
   } catch {
     return null;
   }

@@ -28,13 +28,14 @@ export function traitsOf(builder: object): BuilderTraits | undefined {
  * The error statuses a builder's traits imply on every route built on it, so
  * no route lists them: 401 for a bad credential and 429 for an empty bucket
  * (`bearer`), 429 for the sign-in limits, 402 and 403 from the standing, and
- * 403 for a read-only API key on any route but a GET (docs/decisions.md §18).
+ * 403 for the permission check on every authenticated route (a role that may not, a read-only API key on
+ * any route but a GET, two-factor sign-in not yet enabled where the account requires it: docs/decisions.md §18).
  */
-export function impliedErrors({ access, standing, method }: BuilderTraits & { method?: string }): number[] {
+export function impliedErrors({ access, standing }: BuilderTraits): number[] {
   const statuses: number[] = [];
   if (access === "bearer") statuses.push(401);
   if (standing === "paid") statuses.push(402);
-  if (standing !== "any" || (access === "bearer" && method !== undefined && method !== "GET")) statuses.push(403);
+  if (standing !== "any" || access === "bearer") statuses.push(403);
   if (access !== "public") statuses.push(429);
   return statuses;
 }

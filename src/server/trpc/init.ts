@@ -1,6 +1,7 @@
 import { metrics } from "../metrics/metrics";
 import { initTRPC } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import { roleAllows, type Need } from "../../shared/roles";
 import { declareTraits } from "./builder-traits";
 import { authenticate, type Auth } from "../auth/authenticate";
 import { AppError } from "../errors/app-error";
@@ -40,9 +41,10 @@ export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 /**
  * What a procedure says about itself to the middlewares: `rest` is the route
  * contract restProcedure records (rest-procedure.ts), of which they read
- * `readsOwnAccount`.
+ * `readsOwnAccount`, `method` and `needs`; a procedure without a route (the
+ * dashboard's own) declares `needs` with `.meta()`.
  */
-type ProcedureMeta = { rest?: { readsOwnAccount?: boolean; method?: string } };
+type ProcedureMeta = { rest?: { readsOwnAccount?: boolean; method?: string; needs?: Need }; needs?: Need };
 
 const t = initTRPC
   .context<Context>()
@@ -157,20 +159,34 @@ export const credentialProcedure = declareTraits(
 );
 
 /**
+ * docs/decisions.md §18, the one permission check, on every authenticated procedure of both transports:
+ * the caller's role must allow what the procedure needs (a procedure that declares nothing is refused, so
+ * a new one cannot be open by omission); a read-only key may use the GET routes only; and a member of an
+ * account that requires two-factor sign-in may, until they enable it, act only on themselves.
+ */
+function authorize(auth: Auth, meta: ProcedureMeta | undefined): void {
+  const needs = meta?.rest?.needs ?? meta?.needs;
+  if (needs === undefined || !roleAllows(auth.role, needs))
+    throw new AppError("FORBIDDEN", `Your role (${auth.role}) does not allow this.`);
+  if (auth.scope === "read-only" && meta?.rest?.method !== "GET")
+    throw new AppError("FORBIDDEN", "This API key is read-only: it may only read (GET). Use a full key to make changes.");
+  if (auth.user && auth.account.requireTwoFactor && !auth.user.twoFactorEnabled && needs !== "self")
+    throw new AppError(
+      "FORBIDDEN",
+      "This account requires two-factor sign-in: turn it on under Security (POST /api/auth/two-factor) first.",
+    );
+}
+
+/**
  * API key or login JWT; narrows ctx with the account and applies the per-account rate limit. A route
  * whose answer is the account itself (`readsOwnAccount` on its contract) has it read in the same statement.
- * A read-only key is refused (403) on any route but a GET.
+ * `authorize` decides whether the caller may run it at all.
  */
 export const apiProcedure = declareTraits(
   t.procedure.use(async (opts) => {
     const { ctx, meta, next } = opts;
     const auth = await authenticate(ctx.authorization, { readAccount: meta?.rest?.readsOwnAccount === true });
-    // docs/decisions.md §18: a read-only key may use the GET routes only (a procedure without a route included).
-    if (auth.scope === "read-only" && meta?.rest?.method !== "GET")
-      throw new AppError(
-        "FORBIDDEN",
-        "This API key is read-only: it may only read (GET). Use a full key to make changes.",
-      );
+    authorize(auth, meta);
     await enforceRateLimit([`api:account:${auth.account.id}`], POLICIES.api, (r) => {
       if (ctx.responseMeta) ctx.responseMeta.rateLimit = rateLimitFields("account", POLICIES.api, r.remaining);
     });

@@ -1,5 +1,6 @@
 import type { AnyTRPCProcedure, TRPCProcedureBuilder, TRPCUnsetMarker } from "@trpc/server";
 import type { z } from "zod";
+import type { Need } from "../../shared/roles";
 import { impliedErrors, traitsOf, type Access, type Standing } from "./builder-traits";
 
 /**
@@ -10,13 +11,6 @@ import { impliedErrors, traitsOf, type Access, type Standing } from "./builder-t
  */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/**
- * What a caller must be allowed to do (docs/decisions.md §18, enforced once
- * teams exist): `read` (a viewer), `write` (a developer: numbers, keys,
- * calls, deliveries), `billing` and `members` (an owner or admin); `none`
- * for routes that take no credentials.
- */
-export type Need = "read" | "write" | "billing" | "members" | "none";
 
 type RestMeta = {
   method: HttpMethod;
@@ -24,7 +18,7 @@ type RestMeta = {
   path: `/api/${string}`;
   /** Default 200. */
   status?: 200 | 201;
-  /** Declared on every route, read by the docs and (with teams) by the role check. */
+  /** What the caller's role must allow (src/shared/roles.ts, docs/decisions.md §18): declared on every route, enforced by apiProcedure. */
   needs: Need;
   summary: string;
   /**
@@ -151,7 +145,7 @@ export function restProcedure<
   if (auth !== (meta.needs !== "none")) {
     throw new Error(`${route}: a route with credentials needs read, write, billing or members; one without, none`);
   }
-  const implied = impliedErrors({ ...traits, method: spec.method });
+  const implied = impliedErrors(traits);
   for (const status of meta.errors ?? []) {
     if (implied.includes(status))
       throw new Error(

@@ -38,17 +38,21 @@ export const ZRegisterOutput = z.object({
 
 export const ZLoginInput = z.object({
   email: ZEmail,
-  password: z.string().min(1).max(256).describe("The account's password"),
+  password: z.string().min(1).max(256).describe("The user's password"),
+  accountId: ZId.optional().describe(
+    "The account to sign in to, for a user who belongs to several; default: the one they used last",
+  ),
 });
 export type TLoginInput = z.infer<typeof ZLoginInput>;
 
 export const ZLoginOutput = z.object({
-  token: z.string().describe("JWT (HS256), accepted as `Authorization: Bearer <token>`"),
+  token: z.string().describe("JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account"),
   expiresAt: ZTimestamp.describe("When the token stops working (24 hours from now)"),
+  accountId: ZId.describe("The account the token is signed in to"),
 });
 
 export const ZLogoutOutput = z.object({
   loggedOut: z
     .literal(true)
-    .describe("Every dashboard session and login token of the account has ended; API keys keep working"),
+    .describe("Every dashboard session and login token of the signed-in user has ended; API keys keep working"),
 });

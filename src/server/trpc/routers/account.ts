@@ -45,7 +45,7 @@ export const account = {
   rotateWebhookSecret: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/webhook-secret",
-    needs: "write",
+    needs: "admin",
     summary: "Rotate the webhook signing secret (the old one keeps signing for 24 hours)",
     input: ZRotateSecretInput,
     output: ZRotateSecretOutput,
@@ -61,7 +61,7 @@ export const account = {
   rotateEngineUrl: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/engine-url",
-    needs: "write",
+    needs: "admin",
     summary:
       "Issue a new engine URL (the old one keeps working for 24 hours); numbers set up through the Twilio connection are repointed",
     output: ZRotateEngineUrlOutput,
@@ -86,7 +86,7 @@ export const account = {
   putLimits: restProcedure(apiProcedure, {
     method: "PUT",
     path: "/api/account/limits",
-    needs: "billing",
+    needs: "admin",
     summary:
       "Replace the guardrails: monthly budget, alert thresholds, hard cap, concurrent calls (omitted fields take their defaults)",
     input: ZPutLimitsInput,

@@ -31,6 +31,7 @@ export const alerts = {
   }).query(({ ctx, input }) => listAlerts({ accountId: ctx.auth.account.id, ...input })),
   // The dashboard's nav badge only (no REST route): alerts of the last 24 hours.
   recentCount: apiProcedure
+    .meta({ needs: "read" })
     .output(z.object({ count: z.number().int() }))
     .query(({ ctx }) => recentAlertCount({ accountId: ctx.auth.account.id })),
   settings: restProcedure(apiProcedure, {
@@ -44,7 +45,7 @@ export const alerts = {
   putSettings: restProcedure(apiProcedure, {
     method: "PUT",
     path: "/api/account/alert-settings",
-    needs: "write",
+    needs: "admin",
     summary: "Switch alert emails per type (an omitted type is switched on); webhooks are not affected",
     input: ZPutAlertSettingsInput,
     output: ZAlertSettingsOutput,

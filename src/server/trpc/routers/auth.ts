@@ -8,6 +8,7 @@ import {
 import { registerAccount } from "../../services/accounts/register-account";
 import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";
+import { signedInUser } from "../../auth/authenticate";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure, credentialProcedure } from "../init";
 import { exampleAccount, exampleApiKey, exampleEngineVoiceUrl, exampleTime } from "./example-values";
@@ -45,16 +46,16 @@ export const auth = {
     output: ZLoginOutput,
     examples: {
       request: { email: "you@example.com", password: "correct horse" },
-      response: { token: exampleJwt, expiresAt: exampleTime },
+      response: { token: exampleJwt, expiresAt: exampleTime, accountId: exampleAccount.id },
     },
   }).mutation(({ input }) => logIn(input)),
   /** Sign-out everywhere: the dashboard's log-out button and POST /api/auth/logout. */
   logout: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/auth/logout",
-    needs: "read",
-    summary: "Sign out everywhere: every dashboard session and login token of the account ends (API keys keep working)",
+    needs: "self",
+    summary: "Sign out everywhere: every dashboard session and login token of the user ends (API keys keep working)",
     output: ZLogoutOutput,
     examples: { response: { loggedOut: true } },
-  }).mutation(({ ctx }) => endAllSessions({ accountId: ctx.auth.account.id })),
+  }).mutation(({ ctx }) => endAllSessions({ userId: signedInUser(ctx.auth).id })),
 };

@@ -21,6 +21,7 @@ import { confirmEmailChange, requestEmailChange } from "../../services/accounts/
 import { deleteAccount } from "../../services/accounts/delete-account";
 import { resendVerificationEmail, verifyEmail } from "../../services/accounts/email-verification";
 import { requestPasswordReset, resetPassword } from "../../services/accounts/password-reset";
+import { signedInUser } from "../../auth/authenticate";
 import { apiProcedure, publicProcedure } from "../init";
 
 /**
@@ -30,11 +31,15 @@ import { apiProcedure, publicProcedure } from "../init";
  */
 export const settings = {
   get: apiProcedure
+    .meta({ needs: "self" })
     .output(ZAccountSettingsOutput)
-    .query(({ ctx }) => getAccountSettings({ accountId: ctx.auth.account.id })),
+    .query(({ ctx }) => getAccountSettings({ userId: signedInUser(ctx.auth).id, accountId: ctx.auth.account.id })),
   resendVerification: apiProcedure
+    .meta({ needs: "self" })
     .output(ZResendVerificationOutput)
-    .mutation(({ ctx }) => resendVerificationEmail({ accountId: ctx.auth.account.id, ip: ctx.ip })),
+    .mutation(({ ctx }) =>
+      resendVerificationEmail({ userId: signedInUser(ctx.auth).id, accountId: ctx.auth.account.id, ip: ctx.ip }),
+    ),
   verifyEmail: publicProcedure
     .input(ZTokenInput)
     .output(ZVerifyEmailOutput)
@@ -48,19 +53,26 @@ export const settings = {
     .output(ZResetPasswordOutput)
     .mutation(({ input }) => resetPassword(input)),
   changePassword: apiProcedure
+    .meta({ needs: "self" })
     .input(ZChangePasswordInput)
     .output(ZChangePasswordOutput)
-    .mutation(({ ctx, input }) => changePassword({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
+    .mutation(({ ctx, input }) => changePassword({ userId: signedInUser(ctx.auth).id, ip: ctx.ip, ...input })),
   requestEmailChange: apiProcedure
+    .meta({ needs: "self" })
     .input(ZRequestEmailChangeInput)
     .output(ZRequestEmailChangeOutput)
-    .mutation(({ ctx, input }) => requestEmailChange({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
+    .mutation(({ ctx, input }) =>
+      requestEmailChange({ userId: signedInUser(ctx.auth).id, accountId: ctx.auth.account.id, ip: ctx.ip, ...input }),
+    ),
   confirmEmailChange: publicProcedure
     .input(ZTokenInput)
     .output(ZConfirmEmailChangeOutput)
     .mutation(({ input }) => confirmEmailChange(input)),
   delete: apiProcedure
+    .meta({ needs: "owner" })
     .input(ZDeleteAccountInput)
     .output(ZDeleteAccountOutput)
-    .mutation(({ ctx, input }) => deleteAccount({ accountId: ctx.auth.account.id, ip: ctx.ip, ...input })),
+    .mutation(({ ctx, input }) =>
+      deleteAccount({ accountId: ctx.auth.account.id, userId: signedInUser(ctx.auth).id, ip: ctx.ip, ...input }),
+    ),
 };

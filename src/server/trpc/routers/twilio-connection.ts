@@ -24,7 +24,7 @@ export const twilioConnection = {
   connect: restProcedure(apiProcedure, {
     method: "PUT",
     path: "/api/twilio-connection",
-    needs: "write",
+    needs: "admin",
     summary: "Connect your Twilio account (credentials checked at Twilio; the auth token is stored encrypted)",
     errors: [502],
     input: ZConnectTwilioInput,
@@ -46,7 +46,7 @@ export const twilioConnection = {
   disconnect: restProcedure(apiProcedure, {
     method: "DELETE",
     path: "/api/twilio-connection",
-    needs: "write",
+    needs: "admin",
     summary: "Disconnect Twilio (numbers stay registered, no longer verified)",
     output: ZDisconnectTwilioOutput,
     examples: { response: { disconnected: true } },
