@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   PROVIDER_REJECTED: 400,
   UNAUTHORIZED: 401,
+  TWO_FACTOR_REQUIRED: 401,
   PAYMENT_REQUIRED: 402,
   SPEND_LIMIT_REACHED: 402,
   ACCOUNT_SUSPENDED: 403,
@@ -19,6 +20,7 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_IN_PROGRESS: 409,
   CALL_NOT_LIVE: 409,
   CALL_NOT_CONTROLLABLE: 409,
+  LAST_OWNER: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
@@ -57,6 +59,8 @@ export const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   VALIDATION_FAILED: "The request is invalid.",
   PROVIDER_REJECTED: "The telephony provider rejected the request.",
   UNAUTHORIZED: "Missing or invalid API key or credentials.",
+  TWO_FACTOR_REQUIRED:
+    "This user signs in with two-factor: send `code` (the 6 digits from the authenticator app) or a `recoveryCode`.",
   PAYMENT_REQUIRED: "Complete checkout to activate your account.",
   SPEND_LIMIT_REACHED:
     "This month's usage cost has reached the monthly budget and the hard cap is on; raise the budget or turn the hard cap off (PUT /api/account/limits).",
@@ -73,6 +77,7 @@ export const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   CALL_NOT_LIVE: "The call is not live: it has ended, or it has not been answered yet.",
   CALL_NOT_CONTROLLABLE:
     "Routekit holds no Twilio credentials for this call; connect your Twilio account (PUT /api/twilio-connection) to make every call controllable.",
+  LAST_OWNER: "An account keeps at least one owner: make another member an owner first.",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with another request body; use a new key for a new request.",
   PAYLOAD_TOO_LARGE: "The request body is larger than 64 KiB.",
   RATE_LIMITED: "Too many requests; retry later.",
