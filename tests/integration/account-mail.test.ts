@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { call, newAccount, randomIp, sql, uniqueEmail, seed, type TestAccount } from "../support/api";
-import { ago } from "../support/seed";
+import { ago, build } from "../support/seed";
 import { mailTo, tokenIn, waitForMail } from "../support/mailbox";
 import { sessionCookie, trpc } from "../support/trpc";
 
@@ -198,10 +198,7 @@ describe("password reset", () => {
   it("the link is the person's: it names the account they used last, and ends their sessions in every account", async () => {
     const [a, b] = [await newAccount(), await newAccount()];
     const person = await userIdOf(b);
-    await sql().query(`INSERT INTO "Membership" ("accountId", "userId", role) VALUES ($1, $2, 'viewer')`, [
-      a.id,
-      person,
-    ]);
+    await seed().membership({ accountId: a.id, userId: person, role: "viewer" });
     const inA = (
       await call("POST", "/api/auth/login", { body: { email: b.email, password: b.password, accountId: a.id } })
     ).body.token as string;
@@ -226,7 +223,7 @@ describe("password reset", () => {
   it("a person who belongs to no open account gets no link, and the same answer", async () => {
     const [acct, witness] = [await newAccount(), await newAccount()];
     const person = await userIdOf(acct);
-    await sql().query(`DELETE FROM "Membership" WHERE "accountId" = $1`, [acct.id]);
+    await seed().run(build.deleteFrom("Membership").where("accountId", "=", acct.id));
     const res = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
     expect(res.data).toEqual({ requested: true });
     // A request after it, which does more work (a link, a mail), has arrived: the first one's work is over.

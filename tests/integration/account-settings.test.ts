@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   baseUrlOf,
@@ -11,6 +12,7 @@ import {
   seed,
   type TestAccount,
 } from "../support/api";
+import { build, fromNow } from "../support/seed";
 import { tokenIn, waitForMail } from "../support/mailbox";
 import { sessionCookie, trpc } from "../support/trpc";
 
@@ -37,16 +39,12 @@ async function userIdOf(acct: TestAccount): Promise<string> {
 
 /** Makes the person who registered `member` a member of `account` too, as an accepted invitation would. */
 async function addMember(account: TestAccount, member: TestAccount, role: "owner" | "admin" | "developer" | "viewer") {
-  await sql().query(`INSERT INTO "Membership" ("accountId", "userId", role) VALUES ($1, $2, $3)`, [
-    account.id,
-    await userIdOf(member),
-    role,
-  ]);
+  await seed().membership({ accountId: account.id, userId: await userIdOf(member), role });
 }
 
 /** A dashboard session of `person` in `account`: log-in lands in the account they used last. */
 async function sessionIn(account: TestAccount, person: TestAccount): Promise<string> {
-  await sql().query(`UPDATE "User" SET "lastAccountId" = $1 WHERE id = $2`, [account.id, await userIdOf(person)]);
+  await seed().update("User", { id: await userIdOf(person) }, { lastAccountId: account.id });
   return session(person);
 }
 
@@ -400,7 +398,7 @@ describe("a person in several accounts (docs/decisions.md §18: credentials are 
   it("refuses an address another person signs in with, even one that is no account's contact address", async () => {
     const acct = await newAccount();
     const taken = uniqueEmail("person");
-    await sql().query(`INSERT INTO "User" (email, "passwordHash") VALUES ($1, '!none')`, [taken]);
+    await seed().run(build.insertInto("User").values({ email: taken, passwordHash: "!none" }));
     const res = await trpc(
       "mutation",
       "settings.requestEmailChange",
@@ -429,10 +427,14 @@ describe("a person in several accounts (docs/decisions.md §18: credentials are 
     const [a, b] = [await newAccount(), await newAccount()];
     await addMember(a, b, "owner");
     const [ownerA, ownerB] = [await userIdOf(a), await userIdOf(b)];
-    await sql().query(
-      `INSERT INTO "Invitation" ("accountId", email, role, "tokenHash", "expiresAt")
-        VALUES ($1, $2, 'viewer', md5(random()::text), now() + interval '7 days')`,
-      [a.id, uniqueEmail("invited")],
+    await seed().run(
+      build.insertInto("Invitation").values({
+        accountId: a.id,
+        email: uniqueEmail("invited"),
+        role: "viewer",
+        tokenHash: randomBytes(16).toString("hex"),
+        expiresAt: fromNow("7 days"),
+      }),
     );
     const bInA = await login(b.email, b.password, a.id);
     const cookie = await sessionIn(a, b);

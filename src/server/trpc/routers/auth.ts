@@ -9,7 +9,8 @@ import { registerAccount } from "../../services/accounts/register-account";
 import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";
 import { z } from "zod";
-import { signedInUser } from "../../auth/authenticate";
+import { signedInUser, type Auth } from "../../auth/authenticate";
+import { AppError } from "../../errors/app-error";
 import { ZId } from "../../../shared/schemas/common";
 import { ZLoginOutput as ZSwitchOutput, ZWhoAmIOutput } from "../../../shared/schemas/auth";
 import { switchAccount, whoAmI } from "../../services/accounts/session-accounts";
@@ -18,6 +19,16 @@ import { apiProcedure, credentialProcedure } from "../init";
 import { exampleAccount, exampleApiKey, exampleEngineVoiceUrl, exampleTime } from "./example-values";
 
 const exampleJwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl";
+
+/**
+ * Whose sessions "sign out everywhere" ends: the signed-in person's; with an API key, its maker's, which for an
+ * account from before teams is the owner, its one login then (so existing clients sign out as they did).
+ */
+function sessionOwner(auth: Auth): string {
+  const userId = auth.user?.id ?? auth.apiKeyMadeBy;
+  if (!userId) throw new AppError("FORBIDDEN", "This key's maker is no longer known: sign in as a person to sign out.");
+  return userId;
+}
 
 export const auth = {
   register: restProcedure(credentialProcedure, {
@@ -45,7 +56,7 @@ export const auth = {
     path: "/api/auth/login",
     needs: "none",
     summary: "Exchange email and password for a JWT",
-    errors: [401],
+    errors: [401, 403],
     input: ZLoginInput,
     output: ZLoginOutput,
     examples: {
@@ -58,10 +69,11 @@ export const auth = {
     method: "POST",
     path: "/api/auth/logout",
     needs: "self",
-    summary: "Sign out everywhere: every dashboard session and login token of the user ends (API keys keep working)",
+    summary:
+      "Sign out everywhere: every dashboard session and login token of the signed-in person ends (with an API key: of the key's maker); API keys keep working",
     output: ZLogoutOutput,
     examples: { response: { loggedOut: true } },
-  }).mutation(({ ctx }) => endAllSessions({ userId: signedInUser(ctx.auth).id })),
+  }).mutation(({ ctx }) => endAllSessions({ userId: sessionOwner(ctx.auth) })),
   /** The dashboard's header and account switcher: who is signed in, their role here, and their accounts. */
   me: apiProcedure
     .meta({ needs: "self" })
