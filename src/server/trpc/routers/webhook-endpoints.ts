@@ -22,6 +22,7 @@ import {
 import { eventTypes as eventCatalogue } from "../../webhooks/event-types";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import { originOf } from "../../services/audit/record-audit";
+import { seesSecrets } from "../../../shared/roles";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleTime } from "./example-values";
@@ -84,11 +85,13 @@ export const webhookEndpoints = {
     method: "GET",
     path: "/api/webhook-endpoints/:id",
     needs: "read",
-    summary: "One webhook endpoint, with its signing secret",
+    summary: "One webhook endpoint, with its signing secret (not for a viewer)",
     input: ZWebhookEndpointIdInput,
-    output: ZWebhookEndpointWithSecretOutput,
+    output: ZWebhookEndpointOutput,
     examples: { response: { webhookEndpoint: { ...exampleEndpoint, secret: exampleEndpointSecret } } },
-  }).query(({ ctx, input }) => getWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id })),
+  }).query(({ ctx, input }) =>
+    getWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id, showSecret: seesSecrets(ctx.auth.role) }),
+  ),
   update: restProcedure(apiProcedure, {
     method: "PATCH",
     path: "/api/webhook-endpoints/:id",
