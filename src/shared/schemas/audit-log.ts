@@ -49,6 +49,11 @@ export const AUDIT_ACTION_DESCRIPTIONS = {
 export type AuditAction = keyof typeof AUDIT_ACTION_DESCRIPTIONS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_DESCRIPTIONS) as [AuditAction, ...AuditAction[]];
 
+/** The reference's text for the action, every value with its meaning. */
+const ACTION_LIST = Object.entries(AUDIT_ACTION_DESCRIPTIONS)
+  .map(([action, meaning]) => `- \`${action}\`: ${meaning}`)
+  .join("\n");
+
 export const AUDIT_ACTOR_TYPES = ["member", "api_key", "system"] as const;
 
 /** What an entry is about (its `target.type`), so a filter can ask for every change to one kind of thing. */
@@ -102,7 +107,7 @@ const ZAuditActor = z
 export const ZAuditLogEntry = z
   .object({
     id: z.string().describe("The entry's id"),
-    action: z.enum(AUDIT_ACTIONS).describe("What was done, `resource.verb`"),
+    action: z.enum(AUDIT_ACTIONS).describe(`What was done, \`resource.verb\`:\n\n${ACTION_LIST}`),
     actor: ZAuditActor,
     target: z
       .object({
