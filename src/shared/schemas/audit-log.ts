@@ -37,7 +37,8 @@ export const AUDIT_ACTION_DESCRIPTIONS = {
   "billing.portal_link_issued": "A billing portal link was issued",
   "call.hung_up": "A live call was hung up through the API",
   "call.redirected": "A live call was given new TwiML or actions",
-  "call.transferred": "A live call was transferred to another number",
+  "call.transfer_started":
+    "A live call was sent to another number or SIP address (call.transferred or call.transfer_failed follows)",
   "call.recording_started": "Recording of a live call was started",
   "call.recording_paused": "Recording of a live call was paused",
   "call.recording_resumed": "Recording of a live call was resumed",
@@ -54,7 +55,7 @@ const ACTION_LIST = Object.entries(AUDIT_ACTION_DESCRIPTIONS)
   .map(([action, meaning]) => `- \`${action}\`: ${meaning}`)
   .join("\n");
 
-export const AUDIT_ACTOR_TYPES = ["member", "api_key", "system"] as const;
+const AUDIT_ACTOR_TYPES = ["member", "api_key", "system"] as const;
 
 /** What an entry is about (its `target.type`), so a filter can ask for every change to one kind of thing. */
 export const AUDIT_TARGET_TYPES = [
@@ -104,7 +105,7 @@ const ZAuditActor = z
   })
   .describe("Who made the change");
 
-export const ZAuditLogEntry = z
+const ZAuditLogEntry = z
   .object({
     id: z.string().describe("The entry's id"),
     action: z.enum(AUDIT_ACTIONS).describe(`What was done, \`resource.verb\`:\n\n${ACTION_LIST}`),

@@ -5,7 +5,7 @@ import { AUDIT_LOG_KEPT_MONTHS } from "../../../shared/schemas/audit-log";
 const PRUNE_BATCH = 5_000;
 
 /** The oldest instant still kept: the same time of day, 13 calendar months back (docs/decisions.md §18). */
-export function auditLogCutoff(now: Date): Date {
+function auditLogCutoff(now: Date): Date {
   const cutoff = new Date(now);
   cutoff.setUTCMonth(cutoff.getUTCMonth() - AUDIT_LOG_KEPT_MONTHS);
   return cutoff;

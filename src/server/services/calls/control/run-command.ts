@@ -31,7 +31,7 @@ export function actorOf(auth: { via: "apiKey" | "jwt" }, authorization: string |
 const AUDIT_ACTION_OF: Record<Command, AuditAction> = {
   hangup: "call.hung_up",
   redirect: "call.redirected",
-  transfer: "call.transferred",
+  transfer: "call.transfer_started",
   "recording.start": "call.recording_started",
   "recording.pause": "call.recording_paused",
   "recording.resume": "call.recording_resumed",
