@@ -185,6 +185,22 @@ describe("the changes recorded, with who, what, the target, the address and the 
       type: "webhook_delivery",
       id: deliveryId,
     });
+
+    const endpointId: string = endpoint.body.webhookEndpoint.id;
+    const failed = await account.as("POST", "/api/webhook-deliveries/test", {
+      body: { endpointId, type: "call.ended" },
+    });
+    expect(failed.body.delivery.status).toBe("FAILED");
+    const since = new Date(Date.now() - 5 * 60_000).toISOString();
+    const replay = await account.as("POST", "/api/webhook-deliveries/replay", {
+      body: { since, status: "FAILED", endpointId },
+    });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.body.queued).toBeGreaterThanOrEqual(1);
+    expect(await only(account, "webhook_delivery.replayed")).toMatchObject({
+      target: { type: "webhook_endpoint", id: endpointId },
+      details: { status: "FAILED", since, queued: replay.body.queued, more: false },
+    });
   });
 
   it("a member is named by user id and address at the time", async () => {
