@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { api, createAccount, signedIn } from "../tests/support/accounts";
 import { expectNoOverflow } from "../tests/support/page-checks";
@@ -13,7 +14,7 @@ test("changes are listed with who made them, filtered by what and who, at phone 
   const number = await api(account.apiKey, "/api/phone-numbers", {
     method: "POST",
     body: {
-      phoneNumber: `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`,
+      phoneNumber: `+1${randomInt(200, 1000)}${randomInt(200, 1000)}${String(randomInt(0, 10_000)).padStart(4, "0")}`,
       onCallStartUrl: "https://api.example.com/start",
       onCallEndUrl: "https://api.example.com/end",
     },
