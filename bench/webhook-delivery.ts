@@ -86,6 +86,7 @@ for (const account of accounts)
         url: `http://127.0.0.1:${port}/${d <= hanging ? "hang" : "endpoint"}-${d}`,
         eventTypes: ["call.ended"],
       },
+      origin: { actor: { type: "system" }, ip: null },
     });
 
 async function enqueue(i: number): Promise<void> {

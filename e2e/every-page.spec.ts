@@ -59,6 +59,7 @@ const DASHBOARD: Visit[] = [
   { route: "/dashboard/endpoints", url: "/dashboard/endpoints" },
   { route: "/dashboard/alerts", url: "/dashboard/alerts" },
   { route: "/dashboard/keys", url: "/dashboard/keys" },
+  { route: "/dashboard/audit", url: "/dashboard/audit" },
   { route: "/dashboard/billing", url: "/dashboard/billing" },
   { route: "/dashboard/setup", url: "/dashboard/setup" },
   { route: "/dashboard/settings", url: "/dashboard/settings" },

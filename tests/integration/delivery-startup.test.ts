@@ -58,6 +58,7 @@ async function startTogether(count: number): Promise<void> {
     await client.end();
     expect(rows.map((r) => r.name)).toEqual([
       "alert-scan",
+      "audit-log-prune",
       "close-unfinished-calls",
       "mail",
       "number-config-check",

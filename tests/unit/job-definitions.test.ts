@@ -16,6 +16,7 @@ describe("job definitions", () => {
       "mail",
       "alert-scan",
       "number-config-check",
+      "audit-log-prune",
     ]);
   });
 

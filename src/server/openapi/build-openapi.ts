@@ -105,6 +105,11 @@ const TAGS: Record<string, { name: string; description: string }> = {
     name: "event-types",
     description: "The event catalogue: every event type Routekit sends, with the JSON Schema of its body.",
   },
+  "audit-log": {
+    name: "audit-log",
+    description:
+      "Every change to the account (members, keys, numbers, endpoints, limits, Twilio, secrets, billing links, live calls): who, what, the target, the address and the time, kept 13 months. Owners and admins only.",
+  },
   alerts: {
     name: "alerts",
     description:

@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init";
 import { account } from "./routers/account";
 import { alerts } from "./routers/alerts";
 import { apiKeys } from "./routers/api-keys";
+import { auditLog } from "./routers/audit-log";
 import { auth } from "./routers/auth";
 import { billing } from "./routers/billing";
 import { calls } from "./routers/calls";
@@ -34,6 +35,7 @@ export const procedures = {
   webhookEndpoints,
   eventTypes,
   alerts,
+  auditLog,
   settings,
   lookup,
 };

@@ -1,6 +1,7 @@
 import type { JobWorker } from "../jobs/job-definition";
 import type { JOB_DEFINITIONS } from "../jobs/definitions";
 import { alertScanWorker } from "./alert-scan.handler";
+import { auditLogPruneWorker } from "./audit-log-prune.handler";
 import { closeUnfinishedCallsWorker } from "./close-unfinished-calls.handler";
 import { mailWorker } from "./mail.handler";
 import { numberConfigCheckWorker } from "./number-config-check.handler";
@@ -25,4 +26,5 @@ export const JOB_WORKERS: Record<JobName, JobWorker<never>> = {
   mail: mailWorker,
   "alert-scan": alertScanWorker,
   "number-config-check": numberConfigCheckWorker,
+  "audit-log-prune": auditLogPruneWorker,
 } as Record<JobName, JobWorker<never>>;

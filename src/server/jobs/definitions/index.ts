@@ -1,5 +1,6 @@
 import type { JobDefinition } from "../job-definition";
 import { alertScanJob } from "./alert-scan";
+import { auditLogPruneJob } from "./audit-log-prune";
 import { closeUnfinishedCallsJob } from "./close-unfinished-calls";
 import { mailJob } from "./mail";
 import { numberConfigCheckJob } from "./number-config-check";
@@ -18,4 +19,5 @@ export const JOB_DEFINITIONS: readonly JobDefinition<object>[] = [
   mailJob,
   alertScanJob,
   numberConfigCheckJob,
+  auditLogPruneJob,
 ] as JobDefinition<object>[];

@@ -5,6 +5,7 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
 import { accountClosedNotice } from "../../email/account-mails";
 import { queueMail } from "../../email/queue-mail";
+import { SYSTEM_ORIGIN } from "../audit/record-audit";
 import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
 import { billing } from "../billing/billing-strategy";
 import { recordAudit } from "../audit/record-audit";
@@ -59,7 +60,7 @@ export async function deleteAccount(opts: {
 
   const numbers = await db().phoneNumber.findMany({ where: { accountId: opts.accountId }, select: { id: true } });
   // One by one, through the same release as DELETE /api/phone-numbers/:id (Twilio included).
-  for (const n of numbers) await deletePhoneNumber({ accountId: opts.accountId, id: n.id });
+  for (const n of numbers) await deletePhoneNumber({ accountId: opts.accountId, id: n.id, origin: SYSTEM_ORIGIN });
 
   const now = new Date();
   await sqlTransaction(async (trx) => {

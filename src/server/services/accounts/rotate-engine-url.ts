@@ -3,6 +3,7 @@ import { now as sqlNow } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { pointNumberAtEngine } from "../phone-numbers/twilio-number-setup";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
 import { engineVoiceUrl, generateRoutingToken, sealRoutingToken } from "./engine-voice-url";
@@ -18,7 +19,7 @@ const ENGINE_URL_OVERLAP_MS = 24 * 3600_000;
  * is reported in the answer (and marked not configured, so the dashboard
  * offers to set it up again) while the old URL still carries its calls.
  */
-export async function rotateEngineUrl(opts: { accountId: string; now?: Date }) {
+export async function rotateEngineUrl(opts: { accountId: string; now?: Date; origin: AuditOrigin }) {
   const now = opts.now ?? new Date();
   const token = generateRoutingToken();
   const previousExpiresAt = new Date(now.getTime() + ENGINE_URL_OVERLAP_MS);
@@ -40,6 +41,14 @@ export async function rotateEngineUrl(opts: { accountId: string; now?: Date }) {
       })
       .where("id", "=", opts.accountId)
       .execute();
+    // The URL carries the routing token, a secret: the entry says when the old one stops working, not either URL.
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "account.engine_url_rotated",
+      target: { type: "account", id: opts.accountId },
+      details: { previousExpiresAt: previousExpiresAt.toISOString() },
+    });
   });
   const url = engineVoiceUrl(token);
   return {

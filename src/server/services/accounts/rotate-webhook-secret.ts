@@ -2,6 +2,7 @@ import { now as sqlNow } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { decryptSecret, encryptSecret, generateWebhookSecret } from "../../crypto/secret-box";
 import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 
 /**
  * POST /api/account/webhook-secret (docs/decisions.md §8). Rotations of one account are
@@ -13,7 +14,12 @@ import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
  * (after receivers have the new one) and answers the current secret with
  * `previousSecretExpiresAt: null`, meaning only the current secret signs.
  */
-export async function rotateWebhookSecret(opts: { accountId: string; expirePrevious?: boolean; now?: Date }) {
+export async function rotateWebhookSecret(opts: {
+  accountId: string;
+  expirePrevious?: boolean;
+  now?: Date;
+  origin: AuditOrigin;
+}) {
   return sqlTransaction(async (trx) => {
     const now = opts.now ?? new Date();
     const current = await trx
@@ -29,6 +35,12 @@ export async function rotateWebhookSecret(opts: { accountId: string; expirePrevi
         .set({ previousWebhookSecretEnc: null, previousWebhookSecretExpiresAt: null, updatedAt: sqlNow() })
         .where("id", "=", opts.accountId)
         .execute();
+      await recordAudit(trx, {
+        accountId: opts.accountId,
+        origin: opts.origin,
+        action: "account.webhook_secret_previous_expired",
+        target: { type: "account", id: opts.accountId },
+      });
       return { webhookSecret: decryptSecret(current.webhookSecretEnc), previousSecretExpiresAt: null };
     }
     const secret = generateWebhookSecret();
@@ -43,6 +55,13 @@ export async function rotateWebhookSecret(opts: { accountId: string; expirePrevi
       })
       .where("id", "=", opts.accountId)
       .execute();
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "account.webhook_secret_rotated",
+      target: { type: "account", id: opts.accountId },
+      details: { previousSecretExpiresAt: expiresAt.toISOString() },
+    });
     return { webhookSecret: secret, previousSecretExpiresAt: expiresAt.toISOString() };
   });
 }

@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
 import { kysely, type DB } from "../../db/kysely";
 import { ALERT_TYPES, type AlertType } from "../../../shared/schemas/alerts";
+import { sqlTransaction } from "../../db/sql-transaction";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 
 /**
  * GET/PUT /api/account/alert-settings (docs/decisions.md §16, §22): which alert types are also emailed. Every
@@ -26,13 +28,23 @@ export async function getAlertSettings(accountId: string): Promise<AlertEmailSet
 export async function putAlertSettings(
   accountId: string,
   input: { email: Partial<Record<AlertType, boolean | undefined>> },
+  origin: AuditOrigin,
 ): Promise<AlertEmailSettings> {
   const off = ALERT_TYPES.filter((t) => input.email[t] === false);
-  await kysely()
-    .insertInto("AlertSetting")
-    .values({ accountId, emailOff: off })
-    .onConflict((oc) => oc.column("accountId").doUpdateSet({ emailOff: off, updatedAt: new Date() }))
-    .execute();
+  await sqlTransaction(async (trx) => {
+    await trx
+      .insertInto("AlertSetting")
+      .values({ accountId, emailOff: off })
+      .onConflict((oc) => oc.column("accountId").doUpdateSet({ emailOff: off, updatedAt: new Date() }))
+      .execute();
+    await recordAudit(trx, {
+      accountId,
+      origin,
+      action: "account.alert_settings_changed",
+      target: { type: "account", id: accountId },
+      details: { emailOff: off },
+    });
+  });
   return settingsOf(off);
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { sqlTransaction } from "../../db/sql-transaction";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { issueApiKey, type KeyMaker } from "./issue-api-key";
 import type { API_KEY_SCOPES } from "../../../shared/schemas/api-keys";
 
@@ -14,6 +15,7 @@ const MAX_ACTIVE_KEYS = 100;
 export async function createApiKey(opts: {
   accountId: string;
   maker: KeyMaker;
+  origin: AuditOrigin;
   label?: string | null;
   scope?: ApiKeyScope;
   expiresAt?: string | null;
@@ -43,6 +45,20 @@ export async function createApiKey(opts: {
     const created = await issueApiKey(trx, opts.accountId, opts.label ?? null, opts.maker, {
       scope: opts.scope ?? "full",
       expiresAt,
+    });
+    // The prefix names the key, as it names a key's own changes; the key itself never leaves this answer.
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "api_key.created",
+      target: { type: "api_key", id: created.id },
+      details: {
+        keyPrefix: created.keyPrefix,
+        label: created.label,
+        scope: scopeOf(created.scope),
+        role: created.role,
+        expiresAt: created.expiresAt?.toISOString() ?? null,
+      },
     });
     return {
       id: created.id,
@@ -89,11 +105,24 @@ export async function listApiKeys(opts: { accountId: string }) {
 }
 
 /** Another account's key, an unknown id and an already revoked key all look the same: 404. */
-export async function revokeApiKey(opts: { accountId: string; id: string }) {
-  const result = await db().apiKey.updateMany({
-    where: { id: opts.id, accountId: opts.accountId, revokedAt: null },
-    data: { revokedAt: new Date() },
+export async function revokeApiKey(opts: { accountId: string; id: string; origin: AuditOrigin }) {
+  await sqlTransaction(async (trx) => {
+    const revoked = await trx
+      .updateTable("ApiKey")
+      .set({ revokedAt: new Date() })
+      .where("id", "=", opts.id)
+      .where("accountId", "=", opts.accountId)
+      .where("revokedAt", "is", null)
+      .returning(["id", "keyPrefix", "label"])
+      .executeTakeFirst();
+    if (!revoked) throw new AppError("NOT_FOUND", "No such API key.");
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "api_key.revoked",
+      target: { type: "api_key", id: revoked.id },
+      details: { keyPrefix: revoked.keyPrefix, label: revoked.label },
+    });
   });
-  if (result.count === 0) throw new AppError("NOT_FOUND", "No such API key.");
   return { revoked: true as const };
 }

@@ -1,5 +1,6 @@
 import type { Auth } from "../../auth/authenticate";
 import type { SqlTransaction } from "../../db/sql-transaction";
+import type { AuditAction, AuditTargetType } from "../../../shared/schemas/audit-log";
 
 /**
  * docs/decisions.md §18: who made a change. A signed-in member (by user, with the address they had then),
@@ -23,9 +24,9 @@ export const SYSTEM_ORIGIN: AuditOrigin = { actor: { type: "system" }, ip: null 
 export type AuditEntry = {
   accountId: string;
   origin: AuditOrigin;
-  /** `resource.verb`: `api_key.created`, `member.role_changed`, … (see AUDIT_ACTIONS). */
-  action: string;
-  target: { type: string; id?: string | null };
+  /** `resource.verb`: `api_key.created`, `member.role_changed`, … (one of AUDIT_ACTIONS, so a new one is named once). */
+  action: AuditAction;
+  target: { type: AuditTargetType; id?: string | null };
   /** What changed, never a secret. */
   details?: Record<string, unknown>;
 };

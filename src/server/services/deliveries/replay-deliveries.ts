@@ -4,6 +4,7 @@ import { wakeDeliveryWorker } from "../../webhooks/enqueue-event";
 import { enforceRateLimits, POLICIES } from "../../rate-limit/rate-limiter";
 import { replayMatching } from "./webhook-deliveries";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 
 /** docs/decisions.md §8: replay reaches back at most this far. */
 const REPLAY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
@@ -22,6 +23,7 @@ export async function replayDeliveries(opts: {
   /** Only this webhook endpoint's deliveries (docs/decisions.md §15). */
   endpointId?: string;
   now?: Date;
+  origin: AuditOrigin;
 }) {
   const now = opts.now ?? new Date();
   if (opts.since.getTime() < now.getTime() - REPLAY_WINDOW_MS) {
@@ -35,14 +37,31 @@ export async function replayDeliveries(opts: {
     });
   }
   await enforceRateLimits([{ key: `webhook-replay:${opts.accountId}`, policy: POLICIES.webhookReplay }]);
-  const result = await sqlTransaction((trx) =>
-    replayMatching(trx, {
+  const result = await sqlTransaction(async (trx) => {
+    const replayed = await replayMatching(trx, {
       accountId: opts.accountId,
       status: opts.status,
       since: opts.since,
       endpointId: opts.endpointId,
-    }),
-  );
+    });
+    // A replay that matched nothing changed nothing: no entry.
+    if (replayed.queued > 0)
+      await recordAudit(trx, {
+        accountId: opts.accountId,
+        origin: opts.origin,
+        action: "webhook_delivery.replayed",
+        target: opts.endpointId
+          ? { type: "webhook_endpoint", id: opts.endpointId }
+          : { type: "account", id: opts.accountId },
+        details: {
+          status: opts.status,
+          since: opts.since.toISOString(),
+          queued: replayed.queued,
+          more: replayed.more,
+        },
+      });
+    return replayed;
+  });
   if (result.queued) wakeDeliveryWorker();
   return result;
 }

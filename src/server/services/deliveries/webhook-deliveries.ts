@@ -10,6 +10,7 @@ import { requeuedValues } from "../../jobs/delivery-queue/postgres-delivery-queu
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../../shared/schemas/events";
 import type { DeliveryDestination } from "../../../shared/schemas/webhook-deliveries";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 
 type EventTypeName = EventType;
 
@@ -220,8 +221,19 @@ export async function replayMatching(
  * redeliver, another click schedules nothing and answers the delivery as it
  * is, so two clicks send once whether they arrive together or apart.
  */
-export async function retryDelivery(opts: { accountId: string; id: string }) {
-  const restarted = await sqlTransaction((trx) => redeliverOne(trx, opts));
+export async function retryDelivery(opts: { accountId: string; id: string; origin: AuditOrigin }) {
+  const restarted = await sqlTransaction(async (trx) => {
+    const moved = await redeliverOne(trx, opts);
+    // A click that scheduled nothing (already queued, or a double click) changed nothing: no entry.
+    if (moved)
+      await recordAudit(trx, {
+        accountId: opts.accountId,
+        origin: opts.origin,
+        action: "webhook_delivery.retried",
+        target: { type: "webhook_delivery", id: opts.id },
+      });
+    return moved;
+  });
   if (restarted) wakeDeliveryWorker();
   else {
     const d = await db().webhookDelivery.findFirst({

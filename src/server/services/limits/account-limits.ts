@@ -3,6 +3,7 @@ import { kysely, now } from "../../db/kysely";
 import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import { DEFAULT_ALERT_THRESHOLDS, type TLimits, type TPutLimitsInput } from "../../../shared/schemas/limits";
 import { usagePeriod } from "../usage/usage-periods";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 
 /** The limits an account without a row has (docs/decisions.md §17, §22). */
 const DEFAULT_LIMITS: TLimits = {
@@ -76,7 +77,7 @@ export async function getAccountLimits(opts: { accountId: string; now?: Date }) 
  * PUT /api/account/limits replaces all four; an omitted field takes its default (docs/decisions.md §22).
  * The live-call count in the same row is the engine's and is never written here.
  */
-export async function putAccountLimits(opts: { accountId: string; input: TPutLimitsInput }) {
+export async function putAccountLimits(opts: { accountId: string; input: TPutLimitsInput; origin: AuditOrigin }) {
   const limits: TLimits = {
     monthlyBudget: opts.input.monthlyBudget ?? null,
     // Kept in ascending order: the dashboard and the crossing check read them so.
@@ -91,6 +92,11 @@ export async function putAccountLimits(opts: { accountId: string; input: TPutLim
     maxConcurrentCalls: limits.maxConcurrentCalls,
   };
   await sqlTransaction(async (trx) => {
+    const before = await trx
+      .selectFrom("AccountLimit")
+      .select(["monthlyBudget", "alertThresholds", "hardCap", "maxConcurrentCalls"])
+      .where("accountId", "=", opts.accountId)
+      .executeTakeFirst();
     // The row first: its lock holds the engine's admissions of this account until the count below is in.
     await trx
       .insertInto("AccountLimit")
@@ -98,6 +104,13 @@ export async function putAccountLimits(opts: { accountId: string; input: TPutLim
       .onConflict((oc) => oc.column("accountId").doUpdateSet({ ...values, updatedAt: now() }))
       .execute();
     await recountLiveCalls(trx, opts.accountId, limits.maxConcurrentCalls !== null);
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "account.limits_changed",
+      target: { type: "account", id: opts.accountId },
+      details: { before: limitsOf(before), after: limits },
+    });
   });
   return getAccountLimits({ accountId: opts.accountId });
 }

@@ -1,9 +1,12 @@
 import { db } from "../../db/client";
-import { Prisma } from "@/generated/prisma/client";
+import { now as sqlNow } from "../../db/kysely";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { type AnswerPolicy, applyAnswerPolicy } from "../../../shared/schemas/answer-policy";
 import type { TUpdatePhoneNumberInput } from "../../../shared/schemas/phone-numbers";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { configurePhoneNumberAtTwilio } from "./configure-phone-number";
 import { notOwnedOrMissing, numberMinutesToday, toPhoneNumberDto } from "./phone-number-dto";
+import { storedJson } from "./register-phone-number";
 
 export async function listPhoneNumbers(opts: { accountId: string }) {
   const numbers = await db().phoneNumber.findMany({
@@ -24,7 +27,11 @@ export async function getPhoneNumber(opts: { accountId: string; id: string }) {
   return { phoneNumber: toPhoneNumberDto(n, today.get(n.id)) };
 }
 
-export async function updatePhoneNumber(opts: { accountId: string; input: TUpdatePhoneNumberInput }) {
+export async function updatePhoneNumber(opts: {
+  accountId: string;
+  input: TUpdatePhoneNumberInput;
+  origin: AuditOrigin;
+}) {
   const {
     id,
     onCallStartUrl,
@@ -55,16 +62,42 @@ export async function updatePhoneNumber(opts: { accountId: string; input: TUpdat
     ...(onCallEndUrl !== undefined && { onCallEndUrl }),
     ...(onErrorUrl !== undefined && { onErrorUrl }),
     ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
-    ...(answerPolicy !== undefined && {
-      answerPolicy: (answerPolicy as Prisma.InputJsonObject | null) ?? Prisma.DbNull,
-    }),
+    ...(answerPolicy !== undefined && { answerPolicy: storedJson(answerPolicy) }),
   };
   // Twilio first: when it refuses or cannot be reached, nothing of the request has been applied.
-  const configured = configureTwilio ? await configurePhoneNumberAtTwilio({ accountId: opts.accountId, id }) : null;
+  const configured = configureTwilio
+    ? await configurePhoneNumberAtTwilio({ accountId: opts.accountId, id, origin: opts.origin })
+    : null;
   if (Object.keys(data).length === 0) return configured ?? getPhoneNumber({ accountId: opts.accountId, id });
-  // Ownership is part of the write's WHERE, so no check-then-act gap.
-  const updated = await db().phoneNumber.updateManyAndReturn({ where: { id, accountId: opts.accountId }, data });
-  const n = updated[0];
+  const n = await sqlTransaction(async (trx) => {
+    // Ownership is part of the write's WHERE, so no check-then-act gap.
+    const row = await trx
+      .updateTable("PhoneNumber")
+      .set({ ...data, updatedAt: sqlNow() })
+      .where("id", "=", id)
+      .where("accountId", "=", opts.accountId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return null;
+    // The names of the fields changed and the cap, never the URLs: a URL may carry a token of the customer's.
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "phone_number.updated",
+      target: { type: "phone_number", id: row.id },
+      details: {
+        phoneNumber: row.phoneNumber,
+        changed: Object.keys(data).filter((k) => k !== "answerPolicy"),
+        ...(answerPolicy !== undefined && {
+          answerPolicyChanged: (["answerTimeoutMs", "fallback", "lastResort"] as const).filter(
+            (k) => opts.input[k] !== undefined,
+          ),
+        }),
+        ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
+      },
+    });
+    return row;
+  });
   if (!n) return notOwnedOrMissing(id);
   const today = await numberMinutesToday(opts.accountId, [n.id]);
   return { phoneNumber: toPhoneNumberDto(n, today.get(n.id)) };

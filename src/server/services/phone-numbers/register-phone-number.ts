@@ -1,6 +1,7 @@
 import { AppError } from "../../errors/app-error";
 import { db, isUniqueViolation } from "../../db/client";
 import { sqlTransaction } from "../../db/sql-transaction";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { findTwilioNumber, type TwilioIncomingNumber } from "../../integrations/twilio/twilio-account-api";
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
@@ -20,7 +21,11 @@ const UNVERIFIED_NUMBER_LIMIT = 25;
  * number over from another account's unverified registration, and (unless
  * `configureTwilio: false`) is pointed at the engine URL at Twilio.
  */
-export async function registerPhoneNumber(opts: { accountId: string; input: TCreatePhoneNumberInput }) {
+export async function registerPhoneNumber(opts: {
+  accountId: string;
+  input: TCreatePhoneNumberInput;
+  origin: AuditOrigin;
+}) {
   const { accountId, input } = opts;
   const creds = await twilioCredentialsOf(accountId);
   let owned: TwilioIncomingNumber | null = null;
@@ -37,21 +42,35 @@ export async function registerPhoneNumber(opts: { accountId: string; input: TCre
       );
   }
 
-  const created = await insertNumber({ accountId, input, twilioSid: owned?.sid ?? null });
+  const created = await insertNumber({ accountId, input, twilioSid: owned?.sid ?? null, origin: opts.origin });
   if (!creds || !owned || input.configureTwilio === false) return { phoneNumber: toPhoneNumberDto(created) };
 
   try {
     await pointNumberAtEngine(creds, owned.sid, await accountEngineVoiceUrl(accountId));
   } catch (err) {
-    // Undone, so a retry starts clean: a 201 always means the number is set up as asked.
-    await db().phoneNumber.deleteMany({ where: { id: created.id, accountId } });
+    // Undone, so a retry starts clean: a 201 always means the number is set up as asked. Its audit entry
+    // goes with it, as though the registration had rolled back (docs/decisions.md §18).
+    await sqlTransaction(async (trx) => {
+      await trx.deleteFrom("PhoneNumber").where("id", "=", created.id).where("accountId", "=", accountId).execute();
+      await trx
+        .deleteFrom("AuditLogEntry")
+        .where("accountId", "=", accountId)
+        .where("action", "=", "phone_number.created")
+        .where("targetId", "=", created.id)
+        .execute();
+    });
     throw toProviderError(err, "set the number up");
   }
   const configured = await db().phoneNumber.update({ where: { id: created.id }, data: { twilioConfigured: true } });
   return { phoneNumber: toPhoneNumberDto(configured) };
 }
 
-async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumberInput; twilioSid: string | null }) {
+async function insertNumber(opts: {
+  accountId: string;
+  input: TCreatePhoneNumberInput;
+  twilioSid: string | null;
+  origin: AuditOrigin;
+}) {
   const { accountId, input, twilioSid } = opts;
   const verified = twilioSid !== null;
   try {
@@ -96,7 +115,7 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
           );
         }
       }
-      return trx
+      const row = await trx
         .insertInto("PhoneNumber")
         .values({
           accountId,
@@ -111,6 +130,14 @@ async function insertNumber(opts: { accountId: string; input: TCreatePhoneNumber
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await recordAudit(trx, {
+        accountId,
+        origin: opts.origin,
+        action: "phone_number.created",
+        target: { type: "phone_number", id: row.id },
+        details: { phoneNumber: row.phoneNumber, verified },
+      });
+      return row;
     });
   } catch (err) {
     // The unique index decides a race: of two concurrent registrations exactly one wins.

@@ -1,4 +1,5 @@
 import { sqlTransaction } from "../../db/sql-transaction";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
 import { notOwnedOrMissing } from "./phone-number-dto";
 import { clearNumberIfStillOurs } from "./twilio-number-setup";
@@ -8,11 +9,11 @@ import { clearNumberIfStillOurs } from "./twilio-number-setup";
  * keep their own copy of the numbers. A number set up at Twilio through the
  * connection stops pointing at us there, unless the customer changed it since.
  */
-export async function deletePhoneNumber(opts: { accountId: string; id: string }) {
+export async function deletePhoneNumber(opts: { accountId: string; id: string; origin: AuditOrigin }) {
   const released = await sqlTransaction(async (trx) => {
     const n = await trx
       .selectFrom("PhoneNumber")
-      .select(["id", "twilioSid"])
+      .select(["id", "twilioSid", "phoneNumber"])
       .where("id", "=", opts.id)
       .where("accountId", "=", opts.accountId)
       .executeTakeFirst();
@@ -32,6 +33,13 @@ export async function deletePhoneNumber(opts: { accountId: string; id: string })
       .where("accountId", "=", opts.accountId)
       .where("phoneNumberId", "=", n.id)
       .execute();
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "phone_number.deleted",
+      target: { type: "phone_number", id: n.id },
+      details: { phoneNumber: n.phoneNumber },
+    });
     return n;
   });
   if (!released) return notOwnedOrMissing(opts.id);

@@ -7,6 +7,7 @@ import { fetchTwilioAccount, listTwilioNumbers } from "../../integrations/twilio
 import { toProviderError } from "../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../logger";
 import type { TConnectTwilioInput } from "../../../shared/schemas/twilio-connection";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { toTwilioConnectionDto } from "./twilio-connection-dto";
 
@@ -14,7 +15,7 @@ import { toTwilioConnectionDto } from "./twilio-connection-dto";
  * docs/decisions.md §10: the credentials are proven by fetching the account at Twilio
  * before anything is stored; the auth token is kept only encrypted.
  */
-export async function connectTwilio(opts: { accountId: string; input: TConnectTwilioInput }) {
+export async function connectTwilio(opts: { accountId: string; input: TConnectTwilioInput; origin: AuditOrigin }) {
   const { accountSid, authToken } = opts.input;
   let twilioAccount;
   try {
@@ -49,12 +50,21 @@ export async function connectTwilio(opts: { accountId: string; input: TConnectTw
       connectedAt: new Date(),
       reconciledThrough: null,
     };
-    return trx
+    const saved = await trx
       .insertInto("TwilioConnection")
       .values({ accountId: opts.accountId, ...data })
       .onConflict((oc) => oc.column("accountId").doUpdateSet(data))
       .returning(["accountSid", "friendlyName", "connectedAt"])
       .executeTakeFirstOrThrow();
+    // The account SID names the connection; the auth token never leaves its sealed column.
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "twilio_connection.set",
+      target: { type: "twilio_connection", id: accountSid },
+      details: { accountSid, previousAccountSid: previous?.accountSid ?? null },
+    });
+    return saved;
   });
 
   await verifyExistingNumbers({ accountId: opts.accountId, accountSid, authToken }).catch((err: unknown) => {

@@ -10,6 +10,8 @@ import {
   type TUpdateWebhookEndpointInput,
 } from "../../../shared/schemas/webhook-endpoints";
 import { ROTATION_OVERLAP_MS } from "../../webhooks/webhook-secrets";
+import { auditUrl } from "../audit/audit-url";
+import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 
 type EndpointRow = Selectable<DB["WebhookEndpoint"]>;
 
@@ -45,7 +47,11 @@ async function findOwned(accountId: string, id: string): Promise<EndpointRow> {
  * transaction-scoped advisory lock of the account, so of concurrent creates at the limit exactly one wins
  * (a plain count-then-insert lets both through).
  */
-export async function createWebhookEndpoint(opts: { accountId: string; input: TCreateWebhookEndpointInput }) {
+export async function createWebhookEndpoint(opts: {
+  accountId: string;
+  input: TCreateWebhookEndpointInput;
+  origin: AuditOrigin;
+}) {
   const secret = generateWebhookSecret();
   const row = await sqlTransaction(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${opts.accountId}`}, 0))`.execute(trx);
@@ -55,7 +61,7 @@ export async function createWebhookEndpoint(opts: { accountId: string; input: TC
       .where("accountId", "=", opts.accountId)
       .executeTakeFirstOrThrow();
     if (Number(count) >= MAX_ENDPOINTS_PER_ACCOUNT) throw new AppError("ENDPOINT_LIMIT_REACHED");
-    return trx
+    const created = await trx
       .insertInto("WebhookEndpoint")
       .values({
         accountId: opts.accountId,
@@ -66,6 +72,14 @@ export async function createWebhookEndpoint(opts: { accountId: string; input: TC
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "webhook_endpoint.created",
+      target: { type: "webhook_endpoint", id: created.id },
+      details: { url: auditUrl(created.url), eventTypes: opts.input.eventTypes },
+    });
+    return created;
   });
   return { webhookEndpoint: { ...endpointDto(row), secret } };
 }
@@ -88,27 +102,56 @@ export async function getWebhookEndpoint(opts: { accountId: string; id: string; 
   return { webhookEndpoint: { ...endpointDto(row), secret: decryptSecret(row.secretEnc) } };
 }
 
-export async function updateWebhookEndpoint(opts: { accountId: string; input: TUpdateWebhookEndpointInput }) {
+export async function updateWebhookEndpoint(opts: {
+  accountId: string;
+  input: TUpdateWebhookEndpointInput;
+  origin: AuditOrigin;
+}) {
   const { id, ...changes } = opts.input;
   const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-  const row = await kysely()
-    .updateTable("WebhookEndpoint")
-    .set({ ...set, updatedAt: sqlNow() })
-    .where("id", "=", id)
-    .where("accountId", "=", opts.accountId)
-    .returningAll()
-    .executeTakeFirst();
-  return { webhookEndpoint: endpointDto(row ?? notFound()) };
+  const row = await sqlTransaction(async (trx) => {
+    const updated = await trx
+      .updateTable("WebhookEndpoint")
+      .set({ ...set, updatedAt: sqlNow() })
+      .where("id", "=", id)
+      .where("accountId", "=", opts.accountId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) return notFound();
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "webhook_endpoint.updated",
+      target: { type: "webhook_endpoint", id },
+      details: {
+        changed: Object.keys(set),
+        ...(changes.url !== undefined && { url: auditUrl(updated.url) }),
+        ...(changes.eventTypes !== undefined && { eventTypes: changes.eventTypes }),
+        ...(changes.enabled !== undefined && { enabled: changes.enabled }),
+      },
+    });
+    return updated;
+  });
+  return { webhookEndpoint: endpointDto(row) };
 }
 
-export async function deleteWebhookEndpoint(opts: { accountId: string; id: string }) {
-  const row = await kysely()
-    .deleteFrom("WebhookEndpoint")
-    .where("id", "=", opts.id)
-    .where("accountId", "=", opts.accountId)
-    .returning("id")
-    .executeTakeFirst();
-  if (!row) notFound();
+export async function deleteWebhookEndpoint(opts: { accountId: string; id: string; origin: AuditOrigin }) {
+  await sqlTransaction(async (trx) => {
+    const row = await trx
+      .deleteFrom("WebhookEndpoint")
+      .where("id", "=", opts.id)
+      .where("accountId", "=", opts.accountId)
+      .returning(["id", "url"])
+      .executeTakeFirst();
+    if (!row) notFound();
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "webhook_endpoint.deleted",
+      target: { type: "webhook_endpoint", id: row.id },
+      details: { url: auditUrl(row.url) },
+    });
+  });
   return { deleted: true as const };
 }
 
@@ -122,6 +165,7 @@ export async function rotateWebhookEndpointSecret(opts: {
   id: string;
   expirePrevious?: boolean;
   now?: Date;
+  origin: AuditOrigin;
 }) {
   return sqlTransaction(async (trx) => {
     const now = opts.now ?? new Date();
@@ -139,6 +183,12 @@ export async function rotateWebhookEndpointSecret(opts: {
         .set({ previousSecretEnc: null, previousSecretExpiresAt: null, updatedAt: sqlNow() })
         .where("id", "=", opts.id)
         .execute();
+      await recordAudit(trx, {
+        accountId: opts.accountId,
+        origin: opts.origin,
+        action: "webhook_endpoint.secret_previous_expired",
+        target: { type: "webhook_endpoint", id: opts.id },
+      });
       return { secret: decryptSecret(current.secretEnc), previousSecretExpiresAt: null };
     }
     const secret = generateWebhookSecret();
@@ -153,6 +203,13 @@ export async function rotateWebhookEndpointSecret(opts: {
       })
       .where("id", "=", opts.id)
       .execute();
+    await recordAudit(trx, {
+      accountId: opts.accountId,
+      origin: opts.origin,
+      action: "webhook_endpoint.secret_rotated",
+      target: { type: "webhook_endpoint", id: opts.id },
+      details: { previousSecretExpiresAt: expiresAt.toISOString() },
+    });
     return { secret, previousSecretExpiresAt: expiresAt.toISOString() };
   });
 }

@@ -6,6 +6,7 @@ import { rotateEngineUrl } from "../../services/accounts/rotate-engine-url";
 import type { z } from "zod";
 import { type TLimits, ZLimitsOutput, ZPutLimitsInput } from "../../../shared/schemas/limits";
 import { getAccountLimits, putAccountLimits } from "../../services/limits/account-limits";
+import { originOf } from "../../services/audit/record-audit";
 import { seesSecrets } from "../../../shared/roles";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
@@ -59,7 +60,11 @@ export const account = {
       },
     },
   }).mutation(({ ctx, input }) =>
-    rotateWebhookSecret({ accountId: ctx.auth.account.id, expirePrevious: input?.expirePrevious }),
+    rotateWebhookSecret({
+      accountId: ctx.auth.account.id,
+      expirePrevious: input?.expirePrevious,
+      origin: originOf(ctx.auth, ctx.ip),
+    }),
   ),
   rotateEngineUrl: restProcedure(apiProcedure, {
     method: "POST",
@@ -75,7 +80,7 @@ export const account = {
         twilioNumbers: { repointed: ["+14155550123"], failed: [] },
       },
     },
-  }).mutation(({ ctx }) => rotateEngineUrl({ accountId: ctx.auth.account.id })),
+  }).mutation(({ ctx }) => rotateEngineUrl({ accountId: ctx.auth.account.id, origin: originOf(ctx.auth, ctx.ip) })),
   limits: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/account/limits",
@@ -95,5 +100,7 @@ export const account = {
     input: ZPutLimitsInput,
     output: ZLimitsOutput,
     examples: { request: exampleLimits, response: exampleLimitsOutput },
-  }).mutation(({ ctx, input }) => putAccountLimits({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) =>
+    putAccountLimits({ accountId: ctx.auth.account.id, input, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
 };

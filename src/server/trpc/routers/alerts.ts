@@ -9,6 +9,7 @@ import {
 } from "../../../shared/schemas/alerts";
 import { getAlertSettings, putAlertSettings } from "../../services/alerts/alert-settings";
 import { listAlerts, recentAlertCount } from "../../services/alerts/list-alerts";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleAlert } from "./example-values";
@@ -53,5 +54,5 @@ export const alerts = {
       request: { email: { "alert.delivery_exhausted": false } },
       response: { email: exampleEmailSwitches },
     },
-  }).mutation(({ ctx, input }) => putAlertSettings(ctx.auth.account.id, input)),
+  }).mutation(({ ctx, input }) => putAlertSettings(ctx.auth.account.id, input, originOf(ctx.auth, ctx.ip))),
 };

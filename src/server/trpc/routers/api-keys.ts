@@ -7,6 +7,7 @@ import {
 } from "../../../shared/schemas/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys/api-keys";
 import { keyMakerOf } from "../../auth/authenticate";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleApiKey, exampleTime } from "./example-values";
@@ -37,6 +38,7 @@ export const apiKeys = {
     createApiKey({
       accountId: ctx.auth.account.id,
       maker: keyMakerOf(ctx.auth),
+      origin: originOf(ctx.auth, ctx.ip),
       label: input.label,
       scope: input.scope,
       expiresAt: input.expiresAt,
@@ -74,5 +76,7 @@ export const apiKeys = {
     input: ZRevokeApiKeyInput,
     output: ZRevokeApiKeyOutput,
     examples: { response: { revoked: true } },
-  }).mutation(({ ctx, input }) => revokeApiKey({ accountId: ctx.auth.account.id, id: input.id })),
+  }).mutation(({ ctx, input }) =>
+    revokeApiKey({ accountId: ctx.auth.account.id, id: input.id, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
 };

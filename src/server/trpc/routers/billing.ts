@@ -1,6 +1,7 @@
 import { ZBillingSubscriptionOutput, ZUrlOutput } from "../../../shared/schemas/billing";
 import { freshCheckoutUrl, portalUrl } from "../../services/billing/billing-provider";
 import { billingSubscription } from "../../services/billing/billing-subscription";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 
@@ -35,7 +36,7 @@ export const billing = {
     errors: [502],
     output: ZUrlOutput,
     examples: { response: { url: "https://checkout.stripe.com/c/pay/cs_test_a1b2c3" } },
-  }).mutation(({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id })),
+  }).mutation(({ ctx }) => freshCheckoutUrl({ accountId: ctx.auth.account.id, origin: originOf(ctx.auth, ctx.ip) })),
   portal: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/billing/portal",
@@ -44,5 +45,5 @@ export const billing = {
     errors: [502],
     output: ZUrlOutput,
     examples: { response: { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" } },
-  }).mutation(({ ctx }) => portalUrl({ accountId: ctx.auth.account.id })),
+  }).mutation(({ ctx }) => portalUrl({ accountId: ctx.auth.account.id, origin: originOf(ctx.auth, ctx.ip) })),
 };

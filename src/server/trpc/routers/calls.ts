@@ -16,15 +16,17 @@ import {
 import { getCall, listCalls } from "../../services/calls/calls";
 import { controlRecording, hangupCall, redirectCall, transferCall } from "../../services/calls/control/call-control";
 import { actorOf } from "../../services/calls/control/run-command";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import type { Auth } from "../../auth/authenticate";
 import { apiProcedure, unsuspendedProcedure } from "../init";
 import { exampleCall, exampleCostBreakdown, exampleDelivery, exampleTime } from "./example-values";
 
 /** Who sends a live command and when it reached us (docs/decisions.md §13: the timeline shows both). */
-const who = (ctx: { auth: Auth; authorization: string | null }) => ({
+const who = (ctx: { auth: Auth; authorization: string | null; ip: string }) => ({
   accountId: ctx.auth.account.id,
   actor: actorOf(ctx.auth, ctx.authorization),
+  origin: originOf(ctx.auth, ctx.ip),
   startedAt: performance.now(),
 });
 

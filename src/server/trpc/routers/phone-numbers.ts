@@ -15,6 +15,7 @@ import { previewFallback } from "../../services/phone-numbers/fallback-preview";
 import { registerPhoneNumber } from "../../services/phone-numbers/register-phone-number";
 import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
 import { simulateCall } from "../../engine/simulate-call-request";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure, paidProcedure, unsuspendedProcedure } from "../init";
 import { exampleCall, exampleDelivery, exampleNumber, exampleTime } from "./example-values";
@@ -43,7 +44,9 @@ export const phoneNumbers = {
       },
       response: { phoneNumber: exampleNumber },
     },
-  }).mutation(({ ctx, input }) => registerPhoneNumber({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) =>
+    registerPhoneNumber({ accountId: ctx.auth.account.id, input, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/phone-numbers",
@@ -154,7 +157,9 @@ export const phoneNumbers = {
         },
       },
     },
-  }).mutation(({ ctx, input }) => updatePhoneNumber({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) =>
+    updatePhoneNumber({ accountId: ctx.auth.account.id, input, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
   delete: restProcedure(unsuspendedProcedure, {
     method: "DELETE",
     path: "/api/phone-numbers/:id",
@@ -163,5 +168,7 @@ export const phoneNumbers = {
     input: ZPhoneNumberIdInput,
     output: ZDeletePhoneNumberOutput,
     examples: { response: { deleted: true } },
-  }).mutation(({ ctx, input }) => deletePhoneNumber({ accountId: ctx.auth.account.id, id: input.id })),
+  }).mutation(({ ctx, input }) =>
+    deletePhoneNumber({ accountId: ctx.auth.account.id, id: input.id, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
 };

@@ -10,6 +10,7 @@ import { connectTwilio } from "../../services/twilio-connection/connect-twilio";
 import { disconnectTwilio } from "../../services/twilio-connection/disconnect-twilio";
 import { getTwilioConnection } from "../../services/twilio-connection/get-twilio-connection";
 import { listConnectedTwilioNumbers } from "../../services/twilio-connection/list-twilio-numbers";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleEngineVoiceUrl, exampleTime } from "./example-values";
@@ -33,7 +34,9 @@ export const twilioConnection = {
       request: { accountSid: exampleConnection.accountSid, authToken: "your_auth_token" },
       response: { twilioConnection: exampleConnection },
     },
-  }).mutation(({ ctx, input }) => connectTwilio({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) =>
+    connectTwilio({ accountId: ctx.auth.account.id, input, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
   get: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/twilio-connection",
@@ -50,7 +53,7 @@ export const twilioConnection = {
     summary: "Disconnect Twilio (numbers stay registered, no longer verified)",
     output: ZDisconnectTwilioOutput,
     examples: { response: { disconnected: true } },
-  }).mutation(({ ctx }) => disconnectTwilio({ accountId: ctx.auth.account.id })),
+  }).mutation(({ ctx }) => disconnectTwilio({ accountId: ctx.auth.account.id, origin: originOf(ctx.auth, ctx.ip) })),
   numbers: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/twilio-connection/numbers",

@@ -12,6 +12,7 @@ import {
 import { replayDeliveries } from "../../services/deliveries/replay-deliveries";
 import { sendTestEvent } from "../../services/deliveries/send-test-event";
 import { getDelivery, listDeliveries, retryDelivery } from "../../services/deliveries/webhook-deliveries";
+import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import {
@@ -118,6 +119,7 @@ export const webhookDeliveries = {
       since: new Date(input.since),
       status: input.status,
       endpointId: input.endpointId,
+      origin: originOf(ctx.auth, ctx.ip),
     }),
   ),
   get: restProcedure(apiProcedure, {
@@ -175,5 +177,7 @@ export const webhookDeliveries = {
         },
       },
     },
-  }).mutation(({ ctx, input }) => retryDelivery({ accountId: ctx.auth.account.id, id: input.id })),
+  }).mutation(({ ctx, input }) =>
+    retryDelivery({ accountId: ctx.auth.account.id, id: input.id, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
 };

@@ -21,6 +21,7 @@ import {
 } from "../../services/webhook-endpoints/webhook-endpoints";
 import { eventTypes as eventCatalogue } from "../../webhooks/event-types";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
+import { originOf } from "../../services/audit/record-audit";
 import { seesSecrets } from "../../../shared/roles";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
@@ -56,7 +57,9 @@ export const webhookEndpoints = {
       },
       response: { webhookEndpoint: { ...exampleEndpoint, secret: exampleEndpointSecret } },
     },
-  }).mutation(({ ctx, input }) => createWebhookEndpoint({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) =>
+    createWebhookEndpoint({ accountId: ctx.auth.account.id, input, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/webhook-endpoints",
@@ -97,7 +100,9 @@ export const webhookEndpoints = {
     input: inputs.update,
     output: ZWebhookEndpointOutput,
     examples: { request: { enabled: false }, response: { webhookEndpoint: { ...exampleEndpoint, enabled: false } } },
-  }).mutation(({ ctx, input }) => updateWebhookEndpoint({ accountId: ctx.auth.account.id, input })),
+  }).mutation(({ ctx, input }) =>
+    updateWebhookEndpoint({ accountId: ctx.auth.account.id, input, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
   delete: restProcedure(apiProcedure, {
     method: "DELETE",
     path: "/api/webhook-endpoints/:id",
@@ -106,7 +111,9 @@ export const webhookEndpoints = {
     input: ZWebhookEndpointIdInput,
     output: ZDeleteWebhookEndpointOutput,
     examples: { response: { deleted: true } },
-  }).mutation(({ ctx, input }) => deleteWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id })),
+  }).mutation(({ ctx, input }) =>
+    deleteWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id, origin: originOf(ctx.auth, ctx.ip) }),
+  ),
   rotateSecret: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/webhook-endpoints/:id/secret",
@@ -121,7 +128,12 @@ export const webhookEndpoints = {
       },
     },
   }).mutation(({ ctx, input }) =>
-    rotateWebhookEndpointSecret({ accountId: ctx.auth.account.id, id: input.id, expirePrevious: input.expirePrevious }),
+    rotateWebhookEndpointSecret({
+      accountId: ctx.auth.account.id,
+      id: input.id,
+      expirePrevious: input.expirePrevious,
+      origin: originOf(ctx.auth, ctx.ip),
+    }),
   ),
 };
 

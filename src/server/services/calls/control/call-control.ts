@@ -5,13 +5,14 @@ import { kysely, now } from "../../../db/kysely";
 import { twimlFromActions } from "../../answers/actions-to-twiml";
 import { checkResponseDocument } from "../../answers/check-twiml";
 import type { TRecordingInput, TRedirectInput, TTransferInput } from "../../../../shared/schemas/call-control";
+import type { AuditOrigin } from "../../audit/record-audit";
 import { getCall } from "../calls";
 import { controlTarget } from "./control-target";
 import { newCommandId, runCommand } from "./run-command";
 
 const { VoiceResponse } = twilio.twiml;
 
-type Who = { accountId: string; actor: string; startedAt: number };
+type Who = { accountId: string; actor: string; origin: AuditOrigin; startedAt: number };
 
 /** The engine URL Twilio calls back about a command (engine/control/control-request.ts). */
 function controlUrl(engineUrl: string, kind: "dial" | "whisper" | "recording", commandId: string): string {
@@ -38,6 +39,7 @@ export async function hangupCall(who: Who, callSid: string) {
     const done = await runCommand({
       target,
       actor: who.actor,
+      origin: who.origin,
       command: "hangup",
       startedAt: who.startedAt,
       details: { status },
@@ -83,6 +85,7 @@ export async function redirectCall(who: Who, input: TRedirectInput) {
   const done = await runCommand({
     target,
     actor: who.actor,
+    origin: who.origin,
     command: "redirect",
     startedAt: who.startedAt,
     details: { twiml },
@@ -144,7 +147,9 @@ export async function transferCall(who: Who, input: TTransferInput) {
   const done = await runCommand({
     target,
     actor: who.actor,
+    origin: who.origin,
     command: "transfer",
+    auditDetails: { to: input.to, callerId },
     id,
     recordFirst: true,
     startedAt: who.startedAt,
@@ -187,7 +192,9 @@ export async function controlRecording(who: Who, input: TRecordingInput) {
     const { alongside } = await runCommand({
       target,
       actor: who.actor,
+      origin: who.origin,
       command: "recording.start",
+      auditDetails: { channels: input.channels },
       id,
       recordFirst: true,
       startedAt: who.startedAt,
@@ -239,7 +246,9 @@ export async function controlRecording(who: Who, input: TRecordingInput) {
   const { alongside } = await runCommand({
     target,
     actor: who.actor,
+    origin: who.origin,
     command: `recording.${input.action}`,
+    auditDetails: { recordingSid: current.recordingSid },
     startedAt: who.startedAt,
     details: { recordingSid: current.recordingSid, status },
     send: (client, sid) => client.calls(sid).recordings(current.recordingSid).update({ status }),

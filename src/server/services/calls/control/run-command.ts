@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { CallCommand, Prisma } from "@/generated/prisma/client";
-import { kysely } from "../../../db/kysely";
+import type { Kysely } from "kysely";
+import { type DB, kysely } from "../../../db/kysely";
+import { sqlTransaction } from "../../../db/sql-transaction";
+import type { AuditAction } from "../../../../shared/schemas/audit-log";
+import { type AuditOrigin, recordAudit } from "../../audit/record-audit";
 import { twilioRestClient } from "../../../integrations/twilio/twilio-rest-client";
 import { toProviderError } from "../../../integrations/twilio/twilio-provider-error";
 import { logger } from "../../../logger";
@@ -22,6 +26,17 @@ export function actorOf(auth: { via: "apiKey" | "jwt" }, authorization: string |
   // docs/decisions.md §5: keyPrefix is the key's first 12 characters.
   return key.slice(0, 12) || "api-key";
 }
+
+/** docs/decisions.md §18: each command as the audit log names it. */
+const AUDIT_ACTION_OF: Record<Command, AuditAction> = {
+  hangup: "call.hung_up",
+  redirect: "call.redirected",
+  transfer: "call.transfer_started",
+  "recording.start": "call.recording_started",
+  "recording.pause": "call.recording_paused",
+  "recording.resume": "call.recording_resumed",
+  "recording.stop": "call.recording_stopped",
+};
 
 export function newCommandId(): string {
   return `cmd_${randomBytes(12).toString("hex")}`;
@@ -64,8 +79,12 @@ export type CommandEntry = Omit<CallCommand, "result" | "resultAt" | "details"> 
 export async function runCommand<T, A = undefined>(opts: {
   target: ControlTarget;
   actor: string;
+  /** Who, for the audit log: a command Twilio carried out is a change to the account (docs/decisions.md §18). */
+  origin: AuditOrigin;
   command: Command;
   startedAt: number;
+  /** What the audit entry says of the command beyond its call (never TwiML: it may carry the customer's data). */
+  auditDetails?: Record<string, unknown>;
   id?: string;
   details?: Record<string, unknown>;
   /**
@@ -126,14 +145,28 @@ export async function runCommand<T, A = undefined>(opts: {
     ...outcome,
     details,
   };
-  // One statement: the row made before Twilio was asked gets its outcome, or the whole row is written now.
-  const written = (
+  // The row made before Twilio was asked gets its outcome, or the whole row is written now; a command
+  // Twilio carried out gets its audit entry in the same transaction.
+  const writeTimeline = (q: Kysely<DB>) =>
     opts.recordFirst
-      ? kysely().updateTable("CallCommand").set(outcome).where("id", "=", id).execute()
-      : kysely()
+      ? q.updateTable("CallCommand").set(outcome).where("id", "=", id).execute()
+      : q
           .insertInto("CallCommand")
           .values({ ...entry, details: details === null ? null : JSON.stringify(details) })
-          .execute()
+          .execute();
+  const written = (
+    failure !== null
+      ? writeTimeline(kysely())
+      : sqlTransaction(async (trx) => {
+          await writeTimeline(trx);
+          await recordAudit(trx, {
+            accountId: target.call.accountId,
+            origin: opts.origin,
+            action: AUDIT_ACTION_OF[opts.command],
+            target: { type: "call", id: target.call.callSid },
+            details: { commandId: id, ...opts.auditDetails },
+          });
+        })
   ).catch((err: unknown) => {
     // The command happened at Twilio whatever became of its timeline row; the answer says what Twilio did.
     logger().error({ err, callSid: target.call.callSid, command: opts.command }, "could not record a call command");
