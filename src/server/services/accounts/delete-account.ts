@@ -5,10 +5,9 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
 import { accountClosedNotice } from "../../email/account-mails";
 import { queueMail } from "../../email/queue-mail";
-import { SYSTEM_ORIGIN } from "../audit/record-audit";
 import { deletePhoneNumber } from "../phone-numbers/release-phone-number";
 import { billing } from "../billing/billing-strategy";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit, type AuditOrigin } from "../audit/record-audit";
 import { requireCurrentPassword } from "./change-password";
 
 /** Not an argon2 hash at all: no password verifies against it (verifyPassword answers false). */
@@ -44,6 +43,8 @@ export async function deleteAccount(opts: {
   confirmEmail: string;
   password: string;
   ip: string;
+  /** The closing member, as the audit log names them (the numbers released and the closing itself). */
+  origin: AuditOrigin;
 }): Promise<{ deleted: true }> {
   const account = await db().account.findUniqueOrThrow({
     where: { id: opts.accountId },
@@ -60,7 +61,7 @@ export async function deleteAccount(opts: {
 
   const numbers = await db().phoneNumber.findMany({ where: { accountId: opts.accountId }, select: { id: true } });
   // One by one, through the same release as DELETE /api/phone-numbers/:id (Twilio included).
-  for (const n of numbers) await deletePhoneNumber({ accountId: opts.accountId, id: n.id, origin: SYSTEM_ORIGIN });
+  for (const n of numbers) await deletePhoneNumber({ accountId: opts.accountId, id: n.id, origin: opts.origin });
 
   const now = new Date();
   await sqlTransaction(async (trx) => {
@@ -152,7 +153,7 @@ export async function deleteAccount(opts: {
     if (closed.numUpdatedRows !== 1n) throw new AppError("NOT_FOUND");
     await recordAudit(trx, {
       accountId: opts.accountId,
-      origin: { actor: { type: "member", userId: opts.userId, email: closer.email }, ip: opts.ip },
+      origin: opts.origin,
       action: "account.closed",
       target: { type: "account", id: opts.accountId },
       details: { membersRemoved: memberIds.length, usersClosed: leavingIds.length },

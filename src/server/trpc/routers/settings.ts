@@ -22,6 +22,7 @@ import { deleteAccount } from "../../services/accounts/delete-account";
 import { resendVerificationEmail, verifyEmail } from "../../services/accounts/email-verification";
 import { requestPasswordReset, resetPassword } from "../../services/accounts/password-reset";
 import { signedInUser } from "../../auth/authenticate";
+import { originOf } from "../../services/audit/record-audit";
 import { apiProcedure, publicProcedure } from "../init";
 
 /**
@@ -77,6 +78,12 @@ export const settings = {
     .input(ZDeleteAccountInput)
     .output(ZDeleteAccountOutput)
     .mutation(({ ctx, input }) =>
-      deleteAccount({ accountId: ctx.auth.account.id, userId: signedInUser(ctx.auth).id, ip: ctx.ip, ...input }),
+      deleteAccount({
+        accountId: ctx.auth.account.id,
+        userId: signedInUser(ctx.auth).id,
+        ip: ctx.ip,
+        origin: originOf(ctx.auth, ctx.ip),
+        ...input,
+      }),
     ),
 };
