@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
+import { ZRecoveryCode, ZTotpCode } from "./two-factor";
 
 export const ZEmail = z
   .string()
@@ -42,11 +43,19 @@ export const ZLoginInput = z.object({
   accountId: ZId.optional().describe(
     "The account to sign in to, for a user who belongs to several; default: the one they used last",
   ),
+  code: ZTotpCode.optional().describe(
+    "For a user with two-factor sign-in: the 6-digit code from their authenticator app (each code signs in once)",
+  ),
+  recoveryCode: ZRecoveryCode.optional().describe(
+    "For a user with two-factor sign-in, instead of `code`: one of their recovery codes (each works once)",
+  ),
 });
 export type TLoginInput = z.infer<typeof ZLoginInput>;
 
 export const ZLoginOutput = z.object({
-  token: z.string().describe("JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account"),
+  token: z
+    .string()
+    .describe("JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account"),
   expiresAt: ZTimestamp.describe("When the token stops working (24 hours from now)"),
   accountId: ZId.describe("The account the token is signed in to"),
 });
