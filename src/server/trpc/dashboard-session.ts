@@ -53,7 +53,7 @@ export function authOptions(): NextAuthOptions {
             });
             const claims = await verifyToken("login", token);
             if (!claims) throw new Error("Login produced an unusable token.");
-            return { id: claims.accountId, loginToken: token, loginTokenExpiresAt: expiresAt };
+            return { id: claims.userId, loginToken: token, loginTokenExpiresAt: expiresAt };
           } catch (err) {
             // next-auth hands the message to the login page as `error`; keep it the API's sentence, but for
             // TWO_FACTOR_REQUIRED its code, on which the page asks for the code and keeps what was typed.
@@ -86,7 +86,7 @@ export function authOptions(): NextAuthOptions {
         }
         return token;
       },
-      // The browser learns its account id, never the login JWT (the cookie is httpOnly).
+      // The browser learns its user id, never the login JWT (the cookie is httpOnly).
       session({ session, token }) {
         return { expires: session.expires, user: { id: token.sub } } as typeof session;
       },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROLES } from "../roles";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 import { ZRecoveryCode, ZTotpCode } from "./two-factor";
 
@@ -64,4 +65,17 @@ export const ZLogoutOutput = z.object({
   loggedOut: z
     .literal(true)
     .describe("Every dashboard session and login token of the signed-in user has ended; API keys keep working"),
+});
+
+const ZRole = z.enum(ROLES);
+export const ZWhoAmIOutput = z.object({
+  user: z.object({ id: ZId, email: z.string(), twoFactorEnabled: z.boolean() }).nullable(),
+  role: ZRole,
+  account: z.object({
+    id: ZId,
+    email: z.string(),
+    companyName: z.string().nullable(),
+    requireTwoFactor: z.boolean(),
+  }),
+  accounts: z.array(z.object({ id: ZId, email: z.string(), companyName: z.string().nullable(), role: ZRole })),
 });
