@@ -17,7 +17,7 @@ export const ZRecoveryCode = z
   .describe("One of your ten recovery codes, e.g. `7k2m9q-x4p8td`; each works once");
 
 /** Where either is taken (turning two-factor off, new recovery codes): the app's code or a recovery code. */
-export const ZSecondFactorCode = z
+const ZSecondFactorCode = z
   .string({ message: "is required" })
   .trim()
   .min(6, { message: "must be the 6-digit code from your authenticator app or a recovery code" })

@@ -5,14 +5,14 @@ import { createHash, randomInt, timingSafeEqual } from "node:crypto";
  * SHA-256 of each is stored. A plain hash is enough (no argon2): each code carries 60 random bits, far beyond
  * what a stolen table could be searched for, and unlike a password it is never reused elsewhere.
  */
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 
 /** Crockford's base32 alphabet: no i, l, o or u, so nothing on paper reads as something else. */
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const GROUP = 6;
 
 /** One code: two groups of six from a 32-letter alphabet, `7k2m9q-x4p8td` (12 × 5 = 60 bits). */
-export function newRecoveryCode(): string {
+function newRecoveryCode(): string {
   let out = "";
   for (let i = 0; i < GROUP * 2; i++) {
     if (i === GROUP) out += "-";

@@ -5,12 +5,12 @@ import { generateSecret, generateSync, generateURI, verifySync } from "otplib";
  * the clock, which every function takes as `at` (milliseconds since the epoch, default now) so that tests can
  * pin time to the RFC's test vectors and to the edges of the window.
  */
-export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
+const TOTP_PERIOD_SECONDS = 30;
+const TOTP_DIGITS = 6;
 /** Steps either side of the current one a code is accepted in: a phone's clock a little off, or a code typed as it turned. */
-export const TOTP_WINDOW_STEPS = 1;
+const TOTP_WINDOW_STEPS = 1;
 /** The issuer the authenticator app shows beside the code. */
-export const TOTP_ISSUER = "Routekit";
+const TOTP_ISSUER = "Routekit";
 
 export type TotpOptions = { at?: number };
 
