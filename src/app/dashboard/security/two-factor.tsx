@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -47,14 +48,21 @@ export function TwoFactor() {
   );
 }
 
+/**
+ * After a change: the status again, and the server-rendered shell too (router.refresh keeps this page's state,
+ * the recovery codes on screen included), whose banner says whether an account's requirement still holds.
+ */
 function useRefreshStatus() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
+  const router = useRouter();
+  return async () => {
+    await Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.twoFactor.status.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() }),
     ]);
+    router.refresh();
+  };
 }
 
 function TurnOn({ onCodes }: { onCodes: (codes: string[]) => void }) {
