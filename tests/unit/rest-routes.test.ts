@@ -23,6 +23,8 @@ describe("REST route table", () => {
     // Account settings and the mailed links are the dashboard's (and the no-JavaScript forms'):
     // people change passwords and confirm addresses, integrations do not.
     const dashboardOnly: string[] = [
+      // The Security page's view of the person's two-factor and the account's requirement.
+      "twoFactor.status",
       // The nav's alert badge (a count of the last 24 hours); integrations read GET /api/alerts.
       "alerts.recentCount",
       "settings.get",
