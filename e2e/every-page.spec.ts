@@ -63,6 +63,7 @@ const DASHBOARD: Visit[] = [
   { route: "/dashboard/billing", url: "/dashboard/billing" },
   { route: "/dashboard/setup", url: "/dashboard/setup" },
   { route: "/dashboard/settings", url: "/dashboard/settings" },
+  { route: "/dashboard/security", url: "/dashboard/security" },
   { route: "/dashboard/find", url: "/dashboard/find?q=nothing-by-this-name" },
   { route: "/dashboard/[...missing]", url: "/dashboard/no-such-page" },
 ];

@@ -8,9 +8,11 @@ import {
   newMember,
   numberBody,
   randomUsNumber,
+  seed,
   sql,
   type TestAccount,
 } from "../support/api";
+import { ago, build } from "../support/seed";
 import { startInProcess } from "../support/in-process";
 import {
   type SimulatedCustomer,
@@ -404,10 +406,16 @@ describe("retention: 13 months", () => {
     const a = await newAccount({ server: "permissive" });
     const db = sql("permissive");
     const insert = (interval: string, n: number) =>
-      db.query(
-        `INSERT INTO "AuditLogEntry" ("accountId", "actorType", action, "targetType", "createdAt")
-         SELECT $1, 'system', 'account.limits_changed', 'account', now() - $2::interval FROM generate_series(1, $3)`,
-        [a.id, interval, n],
+      seed("permissive").run(
+        build.insertInto("AuditLogEntry").values(
+          Array.from({ length: n }, () => ({
+            accountId: a.id,
+            actorType: "system",
+            action: "account.limits_changed",
+            targetType: "account",
+            createdAt: ago(interval),
+          })),
+        ),
       );
     await insert("13 months 1 day", 5);
     await insert("12 months 28 days", 2);

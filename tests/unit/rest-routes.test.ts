@@ -26,6 +26,8 @@ describe("REST route table", () => {
       // Who is signed in and the account switcher (docs/decisions.md §18): a person's, not an integration's.
       "auth.me",
       "auth.switchAccount",
+      // The Security page's view of the person's two-factor and the account's requirement.
+      "twoFactor.status",
       // The nav's alert badge (a count of the last 24 hours); integrations read GET /api/alerts.
       "alerts.recentCount",
       "settings.get",
@@ -123,7 +125,7 @@ describe("route contracts derive what their builder knows", () => {
       ).map(Number);
       expect(documented.includes(402), name).toBe(route.standing === "paid");
       // The permission check (a role, a read-only key, two-factor not yet on) may refuse any route with credentials.
-      expect(documented.includes(403), name).toBe(route.auth);
+      expect(documented.includes(403), name).toBe(route.auth || (route.errors ?? []).includes(403));
       expect(documented.includes(401), name).toBe(route.auth || (route.errors ?? []).includes(401));
       // No route restates what its builder implies.
       for (const status of impliedErrors(route)) expect(route.errors ?? [], name).not.toContain(status);

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
 import { DashboardShell } from "@/components/dashboard/shell";
+import { TwoFactorRequiredBanner } from "@/components/dashboard/two-factor-required-banner";
 import { UnverifiedBanner } from "@/components/dashboard/unverified-banner";
 import { Providers } from "@/client/trpc/client";
 import { serverCaller } from "@/app/_trpc/rsc";
@@ -14,7 +15,18 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   try {
     const caller = await serverCaller();
     // The settings come with the page so the email banner is in the HTML on arrival, not after a fetch.
-    [account, settings] = await Promise.all([caller.account.get().then((r) => r.account), caller.settings.get()]);
+    [account, settings] = await Promise.all([
+      // docs/decisions.md §18: in an account that requires two-factor, a member without it may act only on
+      // themselves (403 elsewhere), so the shell still renders, pointing them to Security.
+      caller.account
+        .get()
+        .then((r) => r.account)
+        .catch((err: unknown) => {
+          if (toErrorResponse(err).status === 403) return null;
+          throw err;
+        }),
+      caller.settings.get(),
+    ]);
   } catch (err) {
     // A session whose account is gone, or whose token no longer verifies.
     if (toErrorResponse(err).status === 401) redirect("/login");
@@ -22,7 +34,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   }
   return (
     <Providers>
-      <DashboardShell email={account.email} status={account.status}>
+      <DashboardShell email={account?.email ?? settings.email} status={account?.status ?? "TWO_FACTOR_REQUIRED"}>
+        {account ? null : <TwoFactorRequiredBanner />}
         <UnverifiedBanner initial={settings} />
         {children}
       </DashboardShell>

@@ -20,6 +20,7 @@ const NAV = [
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/setup", label: "Setup guide" },
   { href: "/dashboard/settings", label: "Settings" },
+  { href: "/dashboard/security", label: "Security" },
 ];
 
 export function DashboardShell({ email, status, children }: { email: string; status: string; children: ReactNode }) {

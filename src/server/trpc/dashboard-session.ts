@@ -2,6 +2,7 @@ import type { NextAuthOptions, User } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken, type JWT } from "next-auth/jwt";
 import { safeRedirectPath } from "@/shared/safe-redirect";
+import { TWO_FACTOR_REQUIRED, secondFactorFields } from "@/shared/second-factor";
 import { env } from "../env";
 import { toErrorResponse } from "../errors/to-error-response";
 import { requestContextOf } from "../http/request-context";
@@ -33,7 +34,12 @@ export function authOptions(): NextAuthOptions {
     providers: [
       CredentialsProvider({
         name: "Email and password",
-        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        credentials: {
+          email: { label: "Email", type: "email" },
+          password: { label: "Password", type: "password" },
+          // The authenticator app's code or a recovery code, for a user with two-factor sign-in (§22).
+          code: { label: "Two-factor code", type: "text" },
+        },
         async authorize(credentials, req): Promise<LoginUser> {
           const caller = createCaller({
             ...requestContextOf((req.headers ?? {}) as Record<string, string | undefined>),
@@ -43,13 +49,16 @@ export function authOptions(): NextAuthOptions {
             const { token, expiresAt } = await caller.auth.login({
               email: credentials?.email ?? "",
               password: credentials?.password ?? "",
+              ...secondFactorFields(credentials?.code),
             });
             const claims = await verifyToken("login", token);
             if (!claims) throw new Error("Login produced an unusable token.");
             return { id: claims.userId, loginToken: token, loginTokenExpiresAt: expiresAt };
           } catch (err) {
-            // next-auth hands the message to the login page as `error`; keep it the API's sentence.
-            throw new Error(toErrorResponse(err).body.error.message);
+            // next-auth hands the message to the login page as `error`; keep it the API's sentence, but for
+            // TWO_FACTOR_REQUIRED its code, on which the page asks for the code and keeps what was typed.
+            const { error } = toErrorResponse(err).body;
+            throw new Error(error.code === TWO_FACTOR_REQUIRED ? TWO_FACTOR_REQUIRED : error.message);
           }
         },
       }),

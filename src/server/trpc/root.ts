@@ -12,6 +12,7 @@ import { phoneNumbers } from "./routers/phone-numbers";
 import { settings } from "./routers/settings";
 import { system } from "./routers/system";
 import { twilioConnection } from "./routers/twilio-connection";
+import { twoFactor } from "./routers/two-factor";
 import { webhookDeliveries } from "./routers/webhook-deliveries";
 import { eventTypes, webhookEndpoints } from "./routers/webhook-endpoints";
 import { lookup } from "./routers/lookup";
@@ -23,6 +24,7 @@ import { lookup } from "./routers/lookup";
 export const procedures = {
   system,
   auth,
+  twoFactor,
   account,
   twilioConnection,
   apiKeys,

@@ -23,6 +23,7 @@ export const AUDIT_ACTION_DESCRIPTIONS = {
   "invitation.revoked": "An invitation was withdrawn before it was accepted",
   "user.two_factor_enabled": "A member turned two-factor sign-in on",
   "user.two_factor_disabled": "A member turned two-factor sign-in off",
+  "user.recovery_codes_regenerated": "A member replaced their two-factor recovery codes",
   "phone_number.created": "A phone number was registered",
   "phone_number.updated": "A phone number's URLs, answer policy, cap or Twilio set-up were changed",
   "phone_number.deleted": "A phone number was released",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZMemberRole } from "./enums";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
+import { ZRecoveryCode, ZTotpCode } from "./two-factor";
 
 export const ZEmail = z
   .string()
@@ -42,6 +43,12 @@ export const ZLoginInput = z.object({
   password: z.string().min(1).max(256).describe("The user's password"),
   accountId: ZId.optional().describe(
     "The account to sign in to, for a user who belongs to several; default: the one they used last",
+  ),
+  code: ZTotpCode.optional().describe(
+    "For a user with two-factor sign-in: the 6-digit code from their authenticator app (each code signs in once)",
+  ),
+  recoveryCode: ZRecoveryCode.optional().describe(
+    "For a user with two-factor sign-in, instead of `code`: one of their recovery codes (each works once)",
   ),
 });
 export type TLoginInput = z.infer<typeof ZLoginInput>;

@@ -1,7 +1,9 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
 import { useRouter } from "next/navigation";
+import { z } from "zod";
 import { signIn } from "next-auth/react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -10,8 +12,14 @@ import { TextField } from "@/components/ui/field";
 import { safeRedirectPath } from "@/shared/safe-redirect";
 import { useApiForm } from "@/client/use-api-form";
 import { ZLoginInput } from "@/shared/schemas/auth";
+import { TWO_FACTOR_PROMPT, TWO_FACTOR_REQUIRED } from "@/shared/second-factor";
 
 const NEXT_AUTH_ERRORS: Record<string, string> = { CredentialsSignin: "Invalid email or password." };
+
+/** The API's schema, with its two second-factor fields as the one box the form shows (split on the server). */
+const ZLoginForm = ZLoginInput.pick({ email: true, password: true }).extend({
+  code: z.string().trim().max(40, { message: "is not a two-factor code" }).optional(),
+});
 
 /**
  * Without JavaScript the form posts to /login/submit, which signs in and
@@ -23,13 +31,16 @@ export function LoginForm(props: {
   email: string;
   error: string | null;
   notice: string | null;
+  /** The password was right and the user has two-factor on: ask for the code too. */
+  twoFactor: boolean;
 }) {
   const router = useRouter();
+  const [twoFactor, setTwoFactor] = useState(props.twoFactor);
   const returnTo = safeRedirectPath(props.callbackUrl);
   const { form, field, formError, setFormError, onSubmit } = useApiForm({
-    schema: ZLoginInput,
-    names: { email: "Email", password: "Password" },
-    defaultValues: { email: props.email, password: "" },
+    schema: ZLoginForm,
+    names: { email: "Email", password: "Password", code: "Two-factor code" },
+    defaultValues: { email: props.email, password: "", code: "" },
     alert: true,
     initialError: props.error,
   });
@@ -37,10 +48,21 @@ export function LoginForm(props: {
 
   // next-auth's client answers with its own error names, not the API's errors, so they are mapped here.
   const submit = onSubmit(async (values) => {
-    const result = await signIn("credentials", { redirect: false, email: values.email, password: values.password });
+    const result = await signIn("credentials", {
+      redirect: false,
+      email: values.email,
+      password: values.password,
+      code: values.code ?? "",
+    });
     if (result?.ok && !result.error) {
       router.replace(returnTo);
       router.refresh();
+      return;
+    }
+    // The password was right; the form keeps it (in memory only) and asks for the code beside it.
+    if (result?.error === TWO_FACTOR_REQUIRED) {
+      setTwoFactor(true);
+      setFormError(TWO_FACTOR_PROMPT);
       return;
     }
     setFormError(result?.error ? (NEXT_AUTH_ERRORS[result.error] ?? result.error) : "Log-in failed; try again.");
@@ -72,6 +94,19 @@ export function LoginForm(props: {
           {...field("password")}
           error={errors.password && "Enter your password"}
         />
+        {twoFactor ? (
+          <TextField
+            label="Two-factor code"
+            inputMode="text"
+            autoComplete="one-time-code"
+            autoCapitalize="none"
+            spellCheck={false}
+            hint="The 6-digit code from your authenticator app, or one of your recovery codes."
+            // The one thing left to type once the password was right.
+            autoFocus
+            {...field("code")}
+          />
+        ) : null}
         {formError ? (
           <Alert tone="error" data-testid="login-error">
             {formError}

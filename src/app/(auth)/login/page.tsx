@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { TWO_FACTOR_PROMPT, TWO_FACTOR_REQUIRED } from "@/shared/second-factor";
 import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Log in · Routekit" };
@@ -6,6 +7,7 @@ export const metadata: Metadata = { title: "Log in · Routekit" };
 /** next-auth's own error codes, for when it fails before our procedure answers. */
 const NEXT_AUTH_ERRORS: Record<string, string> = {
   CredentialsSignin: "Invalid email or password.",
+  [TWO_FACTOR_REQUIRED]: TWO_FACTOR_PROMPT,
   SessionRequired: "Log in to continue.",
 };
 
@@ -36,6 +38,7 @@ export default async function LoginPage({
       email={one(params.email) ?? ""}
       error={error ? (NEXT_AUTH_ERRORS[error] ?? error.slice(0, 300)) : null}
       notice={NOTICES[one(params.notice) ?? ""] ?? null}
+      twoFactor={one(params.twoFactor) === "1" || error === TWO_FACTOR_REQUIRED}
     />
   );
 }

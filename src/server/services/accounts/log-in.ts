@@ -3,21 +3,26 @@ import { AppError } from "../../errors/app-error";
 import { kysely } from "../../db/kysely";
 import { decoyPasswordHash, verifyPassword } from "../../auth/password";
 import { signLoginToken } from "../../auth/tokens";
+import { checkSecondFactorForLogin } from "../two-factor/two-factor";
 
 /**
  * One message, and the same work, for "no such email" and "wrong password"
  * (docs/decisions.md §20: a closed account's alias never logs in). The user
  * signs in to `accountId` when given (one of their accounts), else to the
- * account they used last, else to their oldest membership (docs/decisions.md §18).
+ * account they used last, else to their oldest membership (docs/decisions.md §18). A user with
+ * two-factor sign-in also gives a code or a recovery code (§22).
  */
 export async function logIn(input: TLoginInput) {
   const user = await kysely()
     .selectFrom("User")
-    .select(["id", "passwordHash", "sessionVersion", "lastAccountId"])
+    .select(["id", "passwordHash", "sessionVersion", "lastAccountId", "twoFactorEnabledAt"])
     .where("email", "=", input.email)
     .executeTakeFirst();
   const ok = await verifyPassword(user?.passwordHash ?? (await decoyPasswordHash()), input.password);
   if (!user || !ok) throw new AppError("UNAUTHORIZED", "Invalid email or password.");
+  // The second factor only once the password is right, so a code is never checked for a stranger.
+  if (user.twoFactorEnabledAt)
+    await checkSecondFactorForLogin({ userId: user.id, code: input.code, recoveryCode: input.recoveryCode });
   const accountId = await chooseAccount(user.id, input.accountId ?? user.lastAccountId, input.accountId !== undefined);
   return signIn({ userId: user.id, accountId, sessionVersion: user.sessionVersion, previous: user.lastAccountId });
 }

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { ZTimestamp } from "./common";
+
+/** The six digits an authenticator app shows (RFC 6238). */
+export const ZTotpCode = z
+  .string({ message: "is required" })
+  .trim()
+  .regex(/^\d{6}$/, { message: "must be the 6-digit code from your authenticator app" })
+  .describe("The 6-digit code your authenticator app shows now");
+
+/** One of the ten recovery codes, as written down (case, spaces and dashes do not matter). */
+export const ZRecoveryCode = z
+  .string({ message: "is required" })
+  .trim()
+  .min(10, { message: "is not a recovery code" })
+  .max(40, { message: "is not a recovery code" })
+  .describe("One of your ten recovery codes, e.g. `7k2m9q-x4p8td`; each works once");
+
+/** Where either is taken (turning two-factor off, new recovery codes): the app's code or a recovery code. */
+const ZSecondFactorCode = z
+  .string({ message: "is required" })
+  .trim()
+  .min(6, { message: "must be the 6-digit code from your authenticator app or a recovery code" })
+  .max(40, { message: "must be the 6-digit code from your authenticator app or a recovery code" })
+  .describe("The 6-digit code from your authenticator app, or one of your recovery codes (which is then used up)");
+
+export const ZBeginTwoFactorOutput = z.object({
+  secret: z.string().describe("The TOTP secret (base32), to type into an authenticator app"),
+  otpauthUrl: z
+    .string()
+    .describe("The same secret as an `otpauth://totp/…` URL, for a QR code; two-factor is on once confirmed"),
+});
+
+export const ZConfirmTwoFactorInput = z.object({ code: ZTotpCode });
+export const ZRecoveryCodesOutput = z.object({
+  recoveryCodes: z
+    .array(z.string())
+    .length(10)
+    .describe("Ten single-use recovery codes. Shown only this once: only their hashes are stored"),
+});
+
+export const ZDisableTwoFactorInput = z.object({ code: ZSecondFactorCode });
+export const ZDisableTwoFactorOutput = z.object({ twoFactorEnabled: z.literal(false) });
+
+export const ZRegenerateRecoveryCodesInput = z.object({ code: ZSecondFactorCode });
+
+export const ZTwoFactorStatusOutput = z.object({
+  enabled: z.boolean().describe("Signing in asks for a code"),
+  enabledAt: ZTimestamp.nullable(),
+  recoveryCodesLeft: z.number().int().describe("Unused recovery codes (0 to 10)"),
+  accountRequires: z.boolean().describe("The signed-in account requires two-factor of every member"),
+  isOwner: z.boolean().describe("The signed-in person may change the account's requirement"),
+});
+
+export const ZTwoFactorPolicyInput = z.object({
+  required: z.boolean({ message: "must be true or false" }).describe("Require two-factor sign-in of every member"),
+});
+export const ZTwoFactorPolicyOutput = z.object({
+  required: z.boolean().describe("Whether the account requires two-factor sign-in of every member"),
+});
