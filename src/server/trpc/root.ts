@@ -14,6 +14,7 @@ import { twilioConnection } from "./routers/twilio-connection";
 import { webhookDeliveries } from "./routers/webhook-deliveries";
 import { eventTypes, webhookEndpoints } from "./routers/webhook-endpoints";
 import { lookup } from "./routers/lookup";
+import { members } from "./routers/members";
 
 /**
  * Every procedure, as plain records: the REST table walks this (in this order,
@@ -25,6 +26,7 @@ export const procedures = {
   account,
   twilioConnection,
   apiKeys,
+  members,
   phoneNumbers,
   outbound,
   calls,
