@@ -12,8 +12,11 @@ import {
   suspend,
   type ApiResponse,
   type TestAccount,
+  type TestMember,
+  newMember,
   seed,
 } from "../support/api";
+import { ROLES, roleAllows } from "../../src/shared/roles";
 import { rawRequest } from "../support/raw-http";
 import { sessionCookie, trpc } from "../support/trpc";
 
@@ -401,6 +404,69 @@ describe("read-only API keys (docs/decisions.md §18)", () => {
       } else expectEnvelope(res, 403, "FORBIDDEN", name);
     },
   );
+});
+
+describe("roles (docs/decisions.md §18): every role against every route, from the route's `needs`", () => {
+  // Sign-out ends every session of the person: it runs last, so the member's token serves every other route first.
+  const lastly = (r: RestRoute) => (key(r) === "POST /api/auth/logout" ? 1 : 0);
+  const ordered = [...authenticated].sort((a, b) => lastly(a) - lastly(b));
+
+  describe.each(ROLES.map((role) => [role] as const))("a %s", (role) => {
+    let member: TestMember;
+    beforeAll(async () => {
+      member = await newMember(await newActiveAccount(), role);
+    });
+
+    it.each(ordered.map((r) => [key(r), r] as const))("%s", async (name, route) => {
+      const res = await member.as(route.method, pathWith(route, "cmdoesnotexist000000000000"), { body: noBody(route) });
+      const seen = `${name} as ${role} (needs ${route.needs}): answered ${res.status} ${res.text.slice(0, 200)}`;
+      if (roleAllows(role, route.needs)) {
+        expect(res.body?.error?.message ?? "", seen).not.toMatch(/Your role/);
+        expect(res.status, seen).toBeLessThan(500);
+      } else {
+        expectEnvelope(res, 403, "FORBIDDEN", seen);
+        expect(res.body.error.message, seen).toContain(`Your role (${role})`);
+      }
+    });
+  });
+
+  it("a viewer never receives a secret: not the account's webhook secret, not an endpoint's", async () => {
+    const acct = await newActiveAccount();
+    const viewer = await newMember(acct, "viewer");
+    const developer = await newMember(acct, "developer");
+    const made = await acct.as("POST", "/api/webhook-endpoints", {
+      body: { url: "https://hooks.example.com/rk", eventTypes: ["call.ended"] },
+    });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.webhookEndpoint.id;
+
+    const asViewer = await viewer.as("GET", "/api/account");
+    expect(asViewer.status).toBe(200);
+    expect(asViewer.body.account).not.toHaveProperty("webhookSecret");
+    const endpoint = await viewer.as("GET", `/api/webhook-endpoints/${id}`);
+    expect(endpoint.status).toBe(200);
+    expect(endpoint.body.webhookEndpoint).not.toHaveProperty("secret");
+    for (const res of [asViewer, endpoint]) expect(res.text).not.toMatch(/whsec_/);
+
+    // A role that sees secrets gets them on the same routes.
+    expect((await developer.as("GET", "/api/account")).body.account.webhookSecret).toMatch(/^whsec_/);
+    expect((await developer.as("GET", `/api/webhook-endpoints/${id}`)).body.webhookEndpoint.secret).toMatch(/^whsec_/);
+  });
+
+  it("a key acts with its maker's role: a developer's key cannot manage the Twilio connection or billing", async () => {
+    const acct = await newActiveAccount();
+    const developer = await newMember(acct, "developer");
+    const made = await developer.as("POST", "/api/api-keys", { body: { label: "dev" } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.role).toBe("developer");
+    const devKey = made.body.key as string;
+    expectEnvelope(await call("GET", "/api/billing/subscription", { token: devKey }), 403, "FORBIDDEN", "billing");
+    expectEnvelope(await call("DELETE", "/api/twilio-connection", { token: devKey }), 403, "FORBIDDEN", "twilio");
+    expect((await call("GET", "/api/phone-numbers", { token: devKey })).status).toBe(200);
+    const listed = await acct.as("GET", "/api/api-keys");
+    const row = listed.body.apiKeys.find((k: { id: string }) => k.id === made.body.id);
+    expect(row).toMatchObject({ role: "developer", createdBy: { userId: developer.userId, email: developer.email } });
+  });
 });
 
 /** The non-REST surfaces of issue #22 (docs/decisions.md §20); the full cases are in closed-account, redirects, account-settings, dev-outbox and account-mail. */

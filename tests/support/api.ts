@@ -1,3 +1,4 @@
+import type { Role } from "../../src/shared/roles";
 import { randomBytes, randomInt } from "node:crypto";
 import { inject } from "vitest";
 import pg from "pg";
@@ -122,6 +123,46 @@ export function sql(server: Server = "strict"): pg.Pool {
 /** Typed rows and changes on a server's database (support/seed.ts), for what the API cannot set up. */
 export function seed(server: Server = "strict"): Seeds {
   return seeds(sql(server));
+}
+
+export type TestMember = {
+  userId: string;
+  email: string;
+  password: string;
+  role: Role;
+  /** A login token for the member in the account they were added to. */
+  token: string;
+  /** Calls the API as this member with that token. */
+  as<T = any>(method: string, path: string, opts?: Omit<CallOptions, "token">): Promise<ApiResponse<T>>;
+};
+
+/**
+ * Another person in `account` at `role`: a user of their own (registered with an account of their own, as an
+ * invited user who already had a login is) added as a member, signed in to `account`. Invitations are
+ * members.test.ts's subject; everything else that needs a role starts here.
+ */
+export async function newMember(account: TestAccount, role: Role): Promise<TestMember> {
+  const person = await newAccount({ server: account.server });
+  const {
+    rows: [user],
+  } = await sql(account.server).query(`SELECT id FROM "User" WHERE email = $1`, [person.email]);
+  await seed(account.server).membership({ accountId: account.id, userId: user.id, role });
+  const res = await call("POST", "/api/auth/login", {
+    body: { email: person.email, password: person.password, accountId: account.id },
+    ip: person.ip,
+    server: account.server,
+  });
+  if (res.status !== 200) throw new Error(`member login failed: ${res.status} ${res.text}`);
+  const token: string = res.body.token;
+  return {
+    userId: user.id,
+    email: person.email,
+    password: person.password,
+    role,
+    token,
+    as: (method, path, callOpts = {}) =>
+      call(method, path, { ip: person.ip, server: account.server, ...callOpts, token }),
+  };
 }
 
 /** An account that has paid (local billing mode: the checkout page's Pay button, a POST to the link, pays). */

@@ -174,6 +174,8 @@ export function seeds(db: Queryable) {
     /** An API key row (the key itself is not recoverable from it: tests use it for what the database does). */
     apiKey: (row: Seedable<"ApiKey", "keyPrefix" | "keyHash">) =>
       one("ApiKey", { keyPrefix: `rtk_${hex(4)}`, keyHash: hex(32), ...row }),
+    /** A user's membership of an account at a role (the invitation flow is the members suite's subject). */
+    membership: (row: New<"Membership">) => one("Membership", row),
     /** A recorded delivery of a call.ended event, pending, with no attempt made; the row names where it goes. */
     webhookDelivery: (row: Seedable<"WebhookDelivery", "eventId" | "eventType" | "payload">) =>
       one("WebhookDelivery", { eventId: `evt_${hex(12)}`, eventType: "call.ended", payload: "{}", ...row }),

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { matchRoute } from "../../src/server/rest/match-route";
 import { listProcedures, restRoutes } from "../../src/server/rest/routes";
 import { createCaller } from "../../src/server/trpc/root";
-import { restContractOf, restProcedure, type Need } from "../../src/server/trpc/rest-procedure";
+import type { Need } from "../../src/shared/roles";
+import { restContractOf, restProcedure } from "../../src/server/trpc/rest-procedure";
 import { impliedErrors } from "../../src/server/trpc/builder-traits";
 import {
   apiProcedure,

@@ -15,6 +15,7 @@ const keyAndAccount = precompiled((keyHash: string) =>
       "k.id as keyId",
       "k.keyPrefix",
       "k.role",
+      "k.createdByUserId",
       "k.lastUsedAt",
       "k.scope",
       "k.expiresAt",
@@ -36,6 +37,7 @@ const keyAndAccountRead = precompiled((keyHash: string) =>
       "k.id as keyId",
       "k.keyPrefix",
       "k.role",
+      "k.createdByUserId",
       "k.lastUsedAt",
       "k.scope",
       "k.expiresAt",
@@ -77,7 +79,7 @@ type RowOf<F> = F extends (...args: never[]) => CompiledQuery<infer O> ? O : nev
 export type KeyedAccount = RowOf<typeof keyAndAccount>;
 export type AccountRead = Omit<
   RowOf<typeof keyAndAccountRead>,
-  "keyId" | "keyPrefix" | "role" | "lastUsedAt" | "scope" | "expiresAt" | "phoneNumbers" | "apiKeys"
+  "keyId" | "keyPrefix" | "role" | "createdByUserId" | "lastUsedAt" | "scope" | "expiresAt" | "phoneNumbers" | "apiKeys"
 > & {
   phoneNumbers: number;
   apiKeys: number;

@@ -21,6 +21,8 @@ export type Auth = {
   apiKeyId: string | null;
   /** The key's public prefix (`rtk_live_ab12…`): how the audit log names a key. */
   apiKeyPrefix: string | null;
+  /** The member who made the key, if still known. */
+  apiKeyMadeBy?: string | null;
   user: AuthenticatedUser | null;
   /** What the caller may do (src/shared/roles.ts): a member's role in the account, or the role a key was made with. */
   role: Role;
@@ -64,11 +66,12 @@ export async function authenticate(authorization: string | null, opts: { readAcc
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
       await touchKey(key.keyId, now, LAST_USED_RESOLUTION_MS);
     const account = { id: key.id, email: key.email, status: key.status };
-    const base = {
+    const base: Auth = {
       account,
-      via: "apiKey" as const,
+      via: "apiKey",
       apiKeyId: key.keyId,
       apiKeyPrefix: key.keyPrefix,
+      apiKeyMadeBy: key.createdByUserId,
       user: null,
       role: key.role,
       scope,
@@ -78,6 +81,7 @@ export async function authenticate(authorization: string | null, opts: { readAcc
       keyId,
       keyPrefix,
       role,
+      createdByUserId,
       lastUsedAt,
       expiresAt,
       scope: _scope,
@@ -111,4 +115,9 @@ export async function authenticate(authorization: string | null, opts: { readAcc
 export function signedInUser(auth: Auth): AuthenticatedUser {
   if (!auth.user) throw new AppError("FORBIDDEN", "Only a signed-in person can do this, not an API key.");
   return auth.user;
+}
+
+/** Who makes a key with these credentials: the member, or for a key made with a key, that key's maker and role. */
+export function keyMakerOf(auth: Auth): { userId: string | null; role: Role } {
+  return { userId: auth.user?.id ?? auth.apiKeyMadeBy ?? null, role: auth.role };
 }

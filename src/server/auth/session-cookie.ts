@@ -24,7 +24,7 @@ export async function sessionSetCookie(loginToken: string): Promise<string | nul
   const claims = await verifyToken("login", loginToken);
   if (!claims) return null;
   const value = await encode({
-    token: { sub: claims.accountId, loginToken, loginTokenExpiresAt: claims.expiresAt.toISOString() },
+    token: { sub: claims.userId, loginToken, loginTokenExpiresAt: claims.expiresAt.toISOString() },
     secret: env().authSecret,
     maxAge: MAX_AGE_SECONDS,
   });

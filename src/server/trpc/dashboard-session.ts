@@ -46,7 +46,7 @@ export function authOptions(): NextAuthOptions {
             });
             const claims = await verifyToken("login", token);
             if (!claims) throw new Error("Login produced an unusable token.");
-            return { id: claims.accountId, loginToken: token, loginTokenExpiresAt: expiresAt };
+            return { id: claims.userId, loginToken: token, loginTokenExpiresAt: expiresAt };
           } catch (err) {
             // next-auth hands the message to the login page as `error`; keep it the API's sentence.
             throw new Error(toErrorResponse(err).body.error.message);
@@ -77,7 +77,7 @@ export function authOptions(): NextAuthOptions {
         }
         return token;
       },
-      // The browser learns its account id, never the login JWT (the cookie is httpOnly).
+      // The browser learns its user id, never the login JWT (the cookie is httpOnly).
       session({ session, token }) {
         return { expires: session.expires, user: { id: token.sub } } as typeof session;
       },

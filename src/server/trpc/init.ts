@@ -169,7 +169,10 @@ function authorize(auth: Auth, meta: ProcedureMeta | undefined): void {
   if (needs === undefined || !roleAllows(auth.role, needs))
     throw new AppError("FORBIDDEN", `Your role (${auth.role}) does not allow this.`);
   if (auth.scope === "read-only" && meta?.rest?.method !== "GET")
-    throw new AppError("FORBIDDEN", "This API key is read-only: it may only read (GET). Use a full key to make changes.");
+    throw new AppError(
+      "FORBIDDEN",
+      "This API key is read-only: it may only read (GET). Use a full key to make changes.",
+    );
   if (auth.user && auth.account.requireTwoFactor && !auth.user.twoFactorEnabled && needs !== "self")
     throw new AppError(
       "FORBIDDEN",

@@ -11,7 +11,6 @@ import { impliedErrors, traitsOf, type Access, type Standing } from "./builder-t
  */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-
 type RestMeta = {
   method: HttpMethod;
   /** `:name` segments are path parameters, merged into the input. */

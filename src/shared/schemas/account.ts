@@ -7,7 +7,12 @@ const ZAccount = z.object({
   companyName: z.string().nullable().describe("As given at registration; null when none was"),
   status: ZAccountStatus,
   createdAt: ZTimestamp,
-  webhookSecret: z.string().describe("Signs the events we send you (Standard Webhooks, `whsec_…`)"),
+  webhookSecret: z
+    .string()
+    .optional()
+    .describe(
+      "Signs the events we send you (Standard Webhooks, `whsec_…`). Absent for a viewer, who never sees a secret",
+    ),
   engineVoiceUrl: z
     .string()
     .describe(

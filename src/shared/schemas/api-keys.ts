@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROLES } from "../roles";
 import { ZId, ZTimestamp } from "./common";
 
 const ZKeyPrefix = z.string().describe("The key's first 12 characters (`rtk_` + 8): tells keys apart in listings");
@@ -8,6 +9,15 @@ const ZScope = z
   .enum(API_KEY_SCOPES)
   .describe("`full`: every route the account may use; `read-only`: GET routes only (anything else is 403 FORBIDDEN)");
 const ZExpiresAt = ZTimestamp.nullable().describe("After this the key is refused (401); null: it does not expire");
+const ZKeyRole = z
+  .enum(ROLES)
+  .describe(
+    "The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`",
+  );
+const ZCreatedBy = z
+  .object({ userId: ZId, email: z.string().describe("The maker's sign-in address") })
+  .nullable()
+  .describe("The member who made the key; null when that person's login no longer exists");
 
 export const ZCreateApiKeyInput = z.object({
   label: z
@@ -30,6 +40,7 @@ export const ZCreatedApiKey = z.object({
   label: ZLabel,
   scope: ZScope,
   expiresAt: ZExpiresAt,
+  role: ZKeyRole,
   createdAt: ZTimestamp,
 });
 const ZApiKeyListItem = z.object({
@@ -41,6 +52,8 @@ const ZApiKeyListItem = z.object({
   ),
   scope: ZScope,
   expiresAt: ZExpiresAt,
+  role: ZKeyRole,
+  createdBy: ZCreatedBy,
   createdAt: ZTimestamp,
 });
 export const ZListApiKeysOutput = z.object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROLES } from "../roles";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 
 export const ZEmail = z
@@ -46,7 +47,9 @@ export const ZLoginInput = z.object({
 export type TLoginInput = z.infer<typeof ZLoginInput>;
 
 export const ZLoginOutput = z.object({
-  token: z.string().describe("JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account"),
+  token: z
+    .string()
+    .describe("JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account"),
   expiresAt: ZTimestamp.describe("When the token stops working (24 hours from now)"),
   accountId: ZId.describe("The account the token is signed in to"),
 });
@@ -55,4 +58,17 @@ export const ZLogoutOutput = z.object({
   loggedOut: z
     .literal(true)
     .describe("Every dashboard session and login token of the signed-in user has ended; API keys keep working"),
+});
+
+const ZRole = z.enum(ROLES);
+export const ZWhoAmIOutput = z.object({
+  user: z.object({ id: ZId, email: z.string(), twoFactorEnabled: z.boolean() }).nullable(),
+  role: ZRole,
+  account: z.object({
+    id: ZId,
+    email: z.string(),
+    companyName: z.string().nullable(),
+    requireTwoFactor: z.boolean(),
+  }),
+  accounts: z.array(z.object({ id: ZId, email: z.string(), companyName: z.string().nullable(), role: ZRole })),
 });

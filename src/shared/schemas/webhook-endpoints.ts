@@ -39,7 +39,7 @@ export const ZWebhookEndpoint = z.object({
 const ZSecret = z
   .string()
   .describe(
-    "whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id}",
+    "whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer)",
   );
 
 export const ZWebhookEndpointOutput = z.object({

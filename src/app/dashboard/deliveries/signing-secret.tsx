@@ -37,36 +37,42 @@ export function SigningSecret() {
 
   const body = (
     <QueryState query={account} loadingLabel="Loading secret…">
-      {({ account: { webhookSecret: secret } }) => (
-        <div className="space-y-4">
-          <p className="text-sm text-slate-600 dark:text-slate-400">
-            Every event carries <code className="font-mono text-xs">webhook-id</code>,{" "}
-            <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
-            <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them with
-            any Standard Webhooks library before trusting an event.
+      {({ account: { webhookSecret: secret } }) =>
+        secret === undefined ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="secret-hidden">
+            Your role does not show secrets. Ask an owner, admin or developer for the signing secret.
           </p>
-          <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-            <code
-              data-testid="webhook-secret"
-              className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100"
-            >
-              {revealed ? secret : MASKED}
-            </code>
-            <div className="flex gap-2">
-              <Button variant="secondary" size="sm" onClick={() => setRevealed((r) => !r)}>
-                {revealed ? "Hide" : "Reveal"}
-              </Button>
-              {revealed ? <CopyButton value={secret} label="Copy secret" /> : null}
+        ) : (
+          <div className="space-y-4">
+            <p className="text-sm text-slate-600 dark:text-slate-400">
+              Every event carries <code className="font-mono text-xs">webhook-id</code>,{" "}
+              <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
+              <code className="font-mono text-xs">webhook-signature</code> headers made with this secret. Verify them
+              with any Standard Webhooks library before trusting an event.
+            </p>
+            <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+              <code
+                data-testid="webhook-secret"
+                className="min-w-0 flex-1 break-all rounded-md bg-slate-100 dark:bg-slate-800 px-3 py-2 font-mono text-sm text-slate-900 dark:text-slate-100"
+              >
+                {revealed ? secret : MASKED}
+              </code>
+              <div className="flex gap-2">
+                <Button variant="secondary" size="sm" onClick={() => setRevealed((r) => !r)}>
+                  {revealed ? "Hide" : "Reveal"}
+                </Button>
+                {revealed ? <CopyButton value={secret} label="Copy secret" /> : null}
+              </div>
             </div>
+            {overlapUntil ? (
+              <Alert tone="success" title="New secret in use" data-testid="rotation-notice">
+                Events are now signed with the new secret and, until <LocalTime iso={overlapUntil} />, with the previous
+                one too. Update your receivers before then.
+              </Alert>
+            ) : null}
           </div>
-          {overlapUntil ? (
-            <Alert tone="success" title="New secret in use" data-testid="rotation-notice">
-              Events are now signed with the new secret and, until <LocalTime iso={overlapUntil} />, with the previous
-              one too. Update your receivers before then.
-            </Alert>
-          ) : null}
-        </div>
-      )}
+        )
+      }
     </QueryState>
   );
 

@@ -287,7 +287,11 @@ function EndpointItem({ endpoint: e }: { endpoint: Endpoint }) {
   );
   const reveal = useMutation({
     mutationFn: () => queryClient.fetchQuery(trpc.webhookEndpoints.get.queryOptions({ id: e.id }, { staleTime: 0 })),
-    onSuccess: ({ webhookEndpoint }) => setSecret({ value: webhookEndpoint.secret, rotated: false }),
+    onSuccess: ({ webhookEndpoint }) => {
+      // A viewer's answer carries no secret (docs/decisions.md §18).
+      if (webhookEndpoint.secret === undefined) toast.error("Your role does not show secrets.");
+      else setSecret({ value: webhookEndpoint.secret, rotated: false });
+    },
     onError: (err) => toast.error(messageOf(err)),
   });
   const rotate = useConfirmedMutation(trpc.webhookEndpoints.rotateSecret.mutationOptions(), {

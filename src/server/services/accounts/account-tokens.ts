@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AccountTokenPurpose } from "@/generated/prisma/enums";
 import { db } from "../../db/client";
+import { kysely } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { AppError } from "../../errors/app-error";
 import type { MailMessage } from "../../email/mail-message";
@@ -8,8 +9,10 @@ import { queueMail } from "../../email/queue-mail";
 
 /**
  * The one-time links sent by mail. The token is 256 random bits; only its
- * SHA-256 is stored, so a database read cannot be turned into a link. A new
- * link of a purpose retires the account's earlier unused ones.
+ * SHA-256 is stored, so a database read cannot be turned into a link. A link
+ * is the person's (`userId`: their password, their address) and names the
+ * account it is about; a new link of a purpose retires the user's earlier
+ * unused ones, whichever account they were issued in.
  */
 const LIFETIME_MS: Record<AccountTokenPurpose, number> = {
   VERIFY_EMAIL: 48 * 3600_000,
@@ -25,6 +28,7 @@ function hashAccountToken(token: string): string {
 export type TokenMail = (token: string) => { kind: string; messages: MailMessage[] };
 
 export async function issueAccountToken(opts: {
+  userId: string;
   accountId: string;
   purpose: AccountTokenPurpose;
   email: string;
@@ -36,13 +40,14 @@ export async function issueAccountToken(opts: {
     await trx
       .updateTable("AccountToken")
       .set({ usedAt: now })
-      .where("accountId", "=", opts.accountId)
+      .where("userId", "=", opts.userId)
       .where("purpose", "=", opts.purpose)
       .where("usedAt", "is", null)
       .execute();
     await trx
       .insertInto("AccountToken")
       .values({
+        userId: opts.userId,
         accountId: opts.accountId,
         purpose: opts.purpose,
         email: opts.email,
@@ -58,12 +63,32 @@ export async function issueAccountToken(opts: {
   return token;
 }
 
-/** Retires unused links (a password change retires a pending email change). */
-export async function retireAccountTokens(accountId: string, purposes: AccountTokenPurpose[]): Promise<void> {
+/** Retires the user's unused links (a password change retires a pending email change). */
+export async function retireAccountTokens(userId: string, purposes: AccountTokenPurpose[]): Promise<void> {
   await db().accountToken.updateMany({
-    where: { accountId, purpose: { in: purposes }, usedAt: null },
+    where: { userId, purpose: { in: purposes }, usedAt: null },
     data: { usedAt: new Date() },
   });
+}
+
+/**
+ * The account a link about the person (a password reset) names: the one they
+ * signed in to last if it is still theirs and open, else their oldest open
+ * membership, as log-in picks (log-in.ts); null when they belong to no open account.
+ */
+export async function accountForLinks(userId: string, preferred: string | null): Promise<string | null> {
+  const row = await kysely()
+    .selectFrom("Membership as m")
+    .innerJoin("Account as a", "a.id", "m.accountId")
+    .select("m.accountId")
+    .where("m.userId", "=", userId)
+    .where("a.deletedAt", "is", null)
+    .orderBy((eb) => eb("m.accountId", "=", preferred ?? ""), "desc")
+    .orderBy("m.createdAt")
+    .orderBy("m.id")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.accountId ?? null;
 }
 
 const INVALID_LINK_MESSAGE = "This link is invalid, already used or expired. Ask for a new one.";
@@ -71,12 +96,12 @@ const INVALID_LINK_MESSAGE = "This link is invalid, already used or expired. Ask
 /**
  * Uses the link once: the conditional update is the claim, so two clicks at
  * once cannot both succeed. Unknown, used and expired links are one answer;
- * a link of a closed account is 404 and acts on nothing (docs/decisions.md §20).
+ * a link about a closed account is 404 and acts on nothing (docs/decisions.md §20).
  */
 export async function consumeAccountToken(
   purpose: AccountTokenPurpose,
   token: string,
-): Promise<{ accountId: string; email: string }> {
+): Promise<{ userId: string; accountId: string; email: string }> {
   const tokenHash = hashAccountToken(token);
   const now = new Date();
   const claimed = await db().accountToken.updateMany({
@@ -96,7 +121,7 @@ export async function consumeAccountToken(
   }
   const row = await db().accountToken.findUniqueOrThrow({
     where: { tokenHash },
-    select: { accountId: true, email: true },
+    select: { userId: true, accountId: true, email: true },
   });
   return row;
 }

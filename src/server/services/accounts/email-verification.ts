@@ -5,11 +5,13 @@ import { consumeAccountToken, issueAccountToken } from "./account-tokens";
 import { enforceMailLimits } from "./mail-rate-limits";
 
 /**
- * Mails a verification link for the account's current address, through the durable mail job: a mail server
+ * Mails a verification link for the user's current address, through the durable mail job: a mail server
  * that is down delays the mail (retried with backoff) and never fails the request or loses the link.
+ * The address is the person's (docs/decisions.md §18); `accountId` is the account they are signed in to.
  */
-async function sendVerificationEmail(opts: { accountId: string; email: string }): Promise<void> {
+async function sendVerificationEmail(opts: { userId: string; accountId: string; email: string }): Promise<void> {
   await issueAccountToken({
+    userId: opts.userId,
     accountId: opts.accountId,
     purpose: "VERIFY_EMAIL",
     email: opts.email,
@@ -18,31 +20,36 @@ async function sendVerificationEmail(opts: { accountId: string; email: string })
 }
 
 /** At sign-up: the same durable mail, so a mail server that is down never stops the account being made. */
-export async function startEmailVerification(opts: { accountId: string; email: string }): Promise<void> {
+export async function startEmailVerification(opts: {
+  userId: string;
+  accountId: string;
+  email: string;
+}): Promise<void> {
   await sendVerificationEmail(opts);
 }
 
 /** The dashboard's "resend" button: limited per address and per client address. */
 export async function resendVerificationEmail(opts: {
+  userId: string;
   accountId: string;
   ip: string;
 }): Promise<{ sent: boolean; alreadyVerified: boolean }> {
-  const account = await db().account.findUniqueOrThrow({
-    where: { id: opts.accountId },
+  const user = await db().user.findUniqueOrThrow({
+    where: { id: opts.userId },
     select: { email: true, emailVerifiedAt: true },
   });
-  if (account.emailVerifiedAt) return { sent: false, alreadyVerified: true };
-  await enforceMailLimits({ kind: "verify", email: account.email, ip: opts.ip });
-  await sendVerificationEmail({ accountId: opts.accountId, email: account.email });
+  if (user.emailVerifiedAt) return { sent: false, alreadyVerified: true };
+  await enforceMailLimits({ kind: "verify", email: user.email, ip: opts.ip });
+  await sendVerificationEmail({ userId: opts.userId, accountId: opts.accountId, email: user.email });
   return { sent: true, alreadyVerified: false };
 }
 
-/** Opening the link and confirming: proves the account's owner holds the address the link went to. */
+/** Opening the link and confirming: proves the person holds the address the link went to. */
 export async function verifyEmail(opts: { token: string }): Promise<{ verified: true; email: string }> {
-  const { accountId, email } = await consumeAccountToken("VERIFY_EMAIL", opts.token);
-  // A link for an address the account no longer has proves nothing about the current one.
-  const updated = await db().account.updateMany({
-    where: { id: accountId, email, deletedAt: null },
+  const { userId, email } = await consumeAccountToken("VERIFY_EMAIL", opts.token);
+  // A link for an address the user no longer has proves nothing about the current one.
+  const updated = await db().user.updateMany({
+    where: { id: userId, email },
     data: { emailVerifiedAt: new Date() },
   });
   if (updated.count !== 1)

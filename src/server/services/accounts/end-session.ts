@@ -14,7 +14,7 @@ export async function endSession(loginToken: string): Promise<{ ended: boolean }
   const now = new Date();
   await db().endedSession.upsert({
     where: { jti: claims.jti },
-    create: { jti: claims.jti, accountId: claims.accountId, expiresAt: claims.expiresAt },
+    create: { jti: claims.jti, userId: claims.userId, expiresAt: claims.expiresAt },
     update: {},
   });
   await db().endedSession.deleteMany({ where: { expiresAt: { lt: now } } });

@@ -7,9 +7,10 @@ import { engineVoiceUrlOf } from "./engine-voice-url";
 /**
  * The account as GET /api/account shows it. `read` is that row when the
  * request's authentication already read it (an API key: one statement for
- * both); otherwise (a login token, the dashboard) it is read here.
+ * both); otherwise (a login token, the dashboard) it is read here. The webhook
+ * secret only for a role that sees secrets (not a viewer: docs/decisions.md §18).
  */
-export async function getAccount(opts: { accountId: string; read?: AccountRead }) {
+export async function getAccount(opts: { accountId: string; read?: AccountRead; showSecret: boolean }) {
   const account = opts.read ?? (await readAccount(opts.accountId));
   return {
     account: {
@@ -18,7 +19,7 @@ export async function getAccount(opts: { accountId: string; read?: AccountRead }
       companyName: account.companyName,
       status: account.status,
       createdAt: account.createdAt.toISOString(),
-      webhookSecret: decryptSecret(account.webhookSecretEnc),
+      ...(opts.showSecret && { webhookSecret: decryptSecret(account.webhookSecretEnc) }),
       engineVoiceUrl: engineVoiceUrlOf(account),
       _count: { phoneNumbers: account.phoneNumbers, apiKeys: account.apiKeys },
     },

@@ -3,7 +3,7 @@ import { hashPassword } from "../../auth/password";
 import { passwordChangedNotice, passwordResetMail } from "../../email/account-mails";
 import { queueMail } from "../../email/queue-mail";
 import { logger } from "../../logger";
-import { consumeAccountToken, issueAccountToken, retireAccountTokens } from "./account-tokens";
+import { accountForLinks, consumeAccountToken, issueAccountToken, retireAccountTokens } from "./account-tokens";
 import { enforceMailLimits } from "./mail-rate-limits";
 
 /**
@@ -27,10 +27,15 @@ export async function requestPasswordReset(opts: { email: string; ip: string }):
 }
 
 async function mailResetLink(email: string): Promise<void> {
-  const account = await db().account.findUnique({ where: { email }, select: { id: true, deletedAt: true } });
-  if (!account || account.deletedAt) return;
+  // The person with that address (a closed account's last user keeps only an alias, so is never found here).
+  const user = await db().user.findUnique({ where: { email }, select: { id: true, lastAccountId: true } });
+  if (!user) return;
+  // The link names the account they would sign in to; one who belongs to no open account cannot sign in at all.
+  const accountId = await accountForLinks(user.id, user.lastAccountId);
+  if (!accountId) return;
   await issueAccountToken({
-    accountId: account.id,
+    userId: user.id,
+    accountId,
     purpose: "RESET_PASSWORD",
     email,
     mail: (token) => ({ kind: "password-reset", messages: [passwordResetMail(email, token)] }),
@@ -38,23 +43,25 @@ async function mailResetLink(email: string): Promise<void> {
 }
 
 /**
- * A new password from the mailed link: every session and login token ends
- * (the session version moves), a pending change of address is dropped, and the
- * address counts as verified, since the link reached it.
+ * A new password from the mailed link: every session and login token of the
+ * person ends, in every account (the user's session version moves), a pending
+ * change of address is dropped, and the address counts as verified, since the
+ * link reached it.
  */
 export async function resetPassword(opts: { token: string; password: string }): Promise<{ reset: true }> {
   // The link first: a made-up token costs one indexed update, never a password hash.
-  const { accountId, email } = await consumeAccountToken("RESET_PASSWORD", opts.token);
+  const { userId, email } = await consumeAccountToken("RESET_PASSWORD", opts.token);
   const passwordHash = await hashPassword(opts.password);
-  await db().account.updateMany({
-    where: { id: accountId, deletedAt: null },
+  await db().user.update({
+    where: { id: userId },
     data: { passwordHash, sessionVersion: { increment: 1 } },
   });
-  await db().account.updateMany({
-    where: { id: accountId, email, emailVerifiedAt: null },
+  // Only if the address is still the one the link went to: a link proves nothing about a newer one.
+  await db().user.updateMany({
+    where: { id: userId, email, emailVerifiedAt: null },
     data: { emailVerifiedAt: new Date() },
   });
-  await retireAccountTokens(accountId, ["RESET_PASSWORD", "CHANGE_EMAIL"]);
+  await retireAccountTokens(userId, ["RESET_PASSWORD", "CHANGE_EMAIL"]);
   await queueMail(passwordChangedNotice(email), { kind: "password-changed" });
   return { reset: true };
 }

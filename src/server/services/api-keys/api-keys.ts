@@ -1,7 +1,7 @@
 import { AppError } from "../../errors/app-error";
 import { db } from "../../db/client";
 import { sqlTransaction } from "../../db/sql-transaction";
-import { issueApiKey } from "./issue-api-key";
+import { issueApiKey, type KeyMaker } from "./issue-api-key";
 import type { API_KEY_SCOPES } from "../../../shared/schemas/api-keys";
 
 type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -13,6 +13,7 @@ const MAX_ACTIVE_KEYS = 100;
 
 export async function createApiKey(opts: {
   accountId: string;
+  maker: KeyMaker;
   label?: string | null;
   scope?: ApiKeyScope;
   expiresAt?: string | null;
@@ -39,7 +40,7 @@ export async function createApiKey(opts: {
         `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
       );
     }
-    const created = await issueApiKey(trx, opts.accountId, opts.label ?? null, {
+    const created = await issueApiKey(trx, opts.accountId, opts.label ?? null, opts.maker, {
       scope: opts.scope ?? "full",
       expiresAt,
     });
@@ -50,6 +51,7 @@ export async function createApiKey(opts: {
       label: created.label,
       scope: scopeOf(created.scope),
       expiresAt: created.expiresAt?.toISOString() ?? null,
+      role: created.role,
       createdAt: created.createdAt.toISOString(),
     };
   });
@@ -59,7 +61,17 @@ export async function listApiKeys(opts: { accountId: string }) {
   const keys = await db().apiKey.findMany({
     where: { accountId: opts.accountId, revokedAt: null },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: { id: true, keyPrefix: true, label: true, lastUsedAt: true, scope: true, expiresAt: true, createdAt: true },
+    select: {
+      id: true,
+      keyPrefix: true,
+      label: true,
+      lastUsedAt: true,
+      scope: true,
+      expiresAt: true,
+      role: true,
+      createdBy: { select: { id: true, email: true } },
+      createdAt: true,
+    },
   });
   return {
     apiKeys: keys.map((k) => ({
@@ -69,6 +81,8 @@ export async function listApiKeys(opts: { accountId: string }) {
       lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
       scope: scopeOf(k.scope),
       expiresAt: k.expiresAt?.toISOString() ?? null,
+      role: k.role,
+      createdBy: k.createdBy ? { userId: k.createdBy.id, email: k.createdBy.email } : null,
       createdAt: k.createdAt.toISOString(),
     })),
   };

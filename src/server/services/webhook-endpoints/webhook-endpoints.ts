@@ -81,8 +81,10 @@ export async function listWebhookEndpoints(opts: { accountId: string }) {
   return { webhookEndpoints: rows.map((r) => endpointDto(r)) };
 }
 
-export async function getWebhookEndpoint(opts: { accountId: string; id: string }) {
+/** With its signing secret, unless the caller may not see secrets (a viewer: docs/decisions.md §18). */
+export async function getWebhookEndpoint(opts: { accountId: string; id: string; showSecret: boolean }) {
   const row = await findOwned(opts.accountId, opts.id);
+  if (!opts.showSecret) return { webhookEndpoint: endpointDto(row) };
   return { webhookEndpoint: { ...endpointDto(row), secret: decryptSecret(row.secretEnc) } };
 }
 

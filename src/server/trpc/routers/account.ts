@@ -6,6 +6,7 @@ import { rotateEngineUrl } from "../../services/accounts/rotate-engine-url";
 import type { z } from "zod";
 import { type TLimits, ZLimitsOutput, ZPutLimitsInput } from "../../../shared/schemas/limits";
 import { getAccountLimits, putAccountLimits } from "../../services/limits/account-limits";
+import { seesSecrets } from "../../../shared/roles";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleAccount, exampleEngineVoiceUrl, exampleTime } from "./example-values";
@@ -41,7 +42,9 @@ export const account = {
         },
       },
     },
-  }).query(({ ctx }) => getAccount({ accountId: ctx.auth.account.id, read: ctx.auth.accountRead })),
+  }).query(({ ctx }) =>
+    getAccount({ accountId: ctx.auth.account.id, read: ctx.auth.accountRead, showSecret: seesSecrets(ctx.auth.role) }),
+  ),
   rotateWebhookSecret: restProcedure(apiProcedure, {
     method: "POST",
     path: "/api/account/webhook-secret",

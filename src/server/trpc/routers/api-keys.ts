@@ -6,6 +6,7 @@ import {
   ZRevokeApiKeyOutput,
 } from "../../../shared/schemas/api-keys";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys/api-keys";
+import { keyMakerOf } from "../../auth/authenticate";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleApiKey, exampleTime } from "./example-values";
@@ -28,12 +29,14 @@ export const apiKeys = {
         label: "Dashboard reports",
         scope: "read-only",
         expiresAt: "2027-06-30T00:00:00.000Z",
+        role: "developer",
         createdAt: exampleTime,
       },
     },
   }).mutation(({ ctx, input }) =>
     createApiKey({
       accountId: ctx.auth.account.id,
+      maker: keyMakerOf(ctx.auth),
       label: input.label,
       scope: input.scope,
       expiresAt: input.expiresAt,
@@ -55,6 +58,8 @@ export const apiKeys = {
             lastUsedAt: exampleTime,
             scope: "full",
             expiresAt: null,
+            role: "owner",
+            createdBy: { userId: "cmwra2uwb00002c7d4k9s1f0a", email: "you@example.com" },
             createdAt: exampleTime,
           },
         ],

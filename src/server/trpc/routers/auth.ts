@@ -8,7 +8,11 @@ import {
 import { registerAccount } from "../../services/accounts/register-account";
 import { logIn } from "../../services/accounts/log-in";
 import { endAllSessions } from "../../services/accounts/end-all-sessions";
+import { z } from "zod";
 import { signedInUser } from "../../auth/authenticate";
+import { ZId } from "../../../shared/schemas/common";
+import { ZLoginOutput as ZSwitchOutput, ZWhoAmIOutput } from "../../../shared/schemas/auth";
+import { switchAccount, whoAmI } from "../../services/accounts/session-accounts";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure, credentialProcedure } from "../init";
 import { exampleAccount, exampleApiKey, exampleEngineVoiceUrl, exampleTime } from "./example-values";
@@ -58,4 +62,15 @@ export const auth = {
     output: ZLogoutOutput,
     examples: { response: { loggedOut: true } },
   }).mutation(({ ctx }) => endAllSessions({ userId: signedInUser(ctx.auth).id })),
+  /** The dashboard's header and account switcher: who is signed in, their role here, and their accounts. */
+  me: apiProcedure
+    .meta({ needs: "self" })
+    .output(ZWhoAmIOutput)
+    .query(({ ctx }) => whoAmI(ctx.auth)),
+  /** A login token for another of the person's accounts; the dashboard's switch route swaps the session to it. */
+  switchAccount: apiProcedure
+    .meta({ needs: "self" })
+    .input(z.object({ accountId: ZId }))
+    .output(ZSwitchOutput)
+    .mutation(({ ctx, input }) => switchAccount({ userId: signedInUser(ctx.auth).id, accountId: input.accountId })),
 };

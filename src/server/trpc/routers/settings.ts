@@ -41,14 +41,17 @@ export const settings = {
       resendVerificationEmail({ userId: signedInUser(ctx.auth).id, accountId: ctx.auth.account.id, ip: ctx.ip }),
     ),
   verifyEmail: publicProcedure
+    .meta({ needs: "none" })
     .input(ZTokenInput)
     .output(ZVerifyEmailOutput)
     .mutation(({ input }) => verifyEmail(input)),
   requestPasswordReset: publicProcedure
+    .meta({ needs: "none" })
     .input(ZRequestPasswordResetInput)
     .output(ZRequestPasswordResetOutput)
     .mutation(({ ctx, input }) => requestPasswordReset({ email: input.email, ip: ctx.ip })),
   resetPassword: publicProcedure
+    .meta({ needs: "none" })
     .input(ZResetPasswordInput)
     .output(ZResetPasswordOutput)
     .mutation(({ input }) => resetPassword(input)),
@@ -65,6 +68,7 @@ export const settings = {
       requestEmailChange({ userId: signedInUser(ctx.auth).id, accountId: ctx.auth.account.id, ip: ctx.ip, ...input }),
     ),
   confirmEmailChange: publicProcedure
+    .meta({ needs: "none" })
     .input(ZTokenInput)
     .output(ZConfirmEmailChangeOutput)
     .mutation(({ input }) => confirmEmailChange(input)),

@@ -21,6 +21,7 @@ import {
 } from "../../services/webhook-endpoints/webhook-endpoints";
 import { eventTypes as eventCatalogue } from "../../webhooks/event-types";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
+import { seesSecrets } from "../../../shared/roles";
 import { restProcedure } from "../rest-procedure";
 import { apiProcedure } from "../init";
 import { exampleTime } from "./example-values";
@@ -81,11 +82,13 @@ export const webhookEndpoints = {
     method: "GET",
     path: "/api/webhook-endpoints/:id",
     needs: "read",
-    summary: "One webhook endpoint, with its signing secret",
+    summary: "One webhook endpoint, with its signing secret (not for a viewer)",
     input: ZWebhookEndpointIdInput,
-    output: ZWebhookEndpointWithSecretOutput,
+    output: ZWebhookEndpointOutput,
     examples: { response: { webhookEndpoint: { ...exampleEndpoint, secret: exampleEndpointSecret } } },
-  }).query(({ ctx, input }) => getWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id })),
+  }).query(({ ctx, input }) =>
+    getWebhookEndpoint({ accountId: ctx.auth.account.id, id: input.id, showSecret: seesSecrets(ctx.auth.role) }),
+  ),
   update: restProcedure(apiProcedure, {
     method: "PATCH",
     path: "/api/webhook-endpoints/:id",
