@@ -4,7 +4,7 @@ import { ZEmail, ZPassword } from "./auth";
 import { ZId, ZTimestamp } from "./common";
 
 /** docs/decisions.md §18: a member's role in one account. */
-export const ZRole = z
+const ZRole = z
   .enum(ROLES)
   .describe(
     "`owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret",
