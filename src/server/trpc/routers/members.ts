@@ -171,6 +171,7 @@ export const members = {
   }).mutation(({ ctx, input }) => acceptInvitationSignIn({ ...input, ip: ctx.ip })),
   /** The link's page (`/invitations/{token}`): the dashboard's only; opening it changes nothing. */
   invitationPreview: publicProcedure
+    .meta({ needs: "none" })
     .input(ZInvitationPreviewInput)
     .output(ZInvitationPreviewOutput)
     .query(({ input }) => previewInvitation(input)),
