@@ -114,7 +114,7 @@ describe("invitations", () => {
     expect(accepted.status).toBe(200);
     expect(accepted.body.accountId).toBe(owner.id);
     const joined = as(accepted.body.token);
-    expect((await joined("GET", "/api/account")).body.id).toBe(owner.id);
+    expect((await joined("GET", "/api/account")).body.account.id).toBe(owner.id);
 
     const intoOwn = await call("POST", "/api/auth/login", {
       body: { email: other.email, password: other.password, accountId: other.id },
