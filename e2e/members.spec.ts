@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createAccount, signedIn } from "../tests/support/accounts";
 import { randomIp, screenshots, uniqueEmail } from "../tests/support/helpers";
+import { expectNoOverflow, seriousAxeFindings, watchViolations } from "../tests/support/page-checks";
 
 const BASE = process.env.E2E_BASE_URL!;
 test.use({ baseURL: BASE });
@@ -45,8 +46,15 @@ test("an owner invites a viewer; the mailed link signs them up and in, as a view
   const invitee = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": randomIp() } });
   try {
     const joining = await invitee.newPage();
+    const violations = await watchViolations(joining);
     await joining.goto(link);
     await expect(joining.getByTestId("invitation-summary")).toContainText("Viewer");
+    // The sweep (every-page.spec.ts) sees only a refused link; the pending form is checked here, at both widths.
+    for (const width of [390, 1280]) {
+      await joining.setViewportSize({ width, height: 844 });
+      await expectNoOverflow(joining, `the invitation page at ${width} px`);
+      expect(await seriousAxeFindings(joining)).toEqual([]);
+    }
     await joining.getByLabel("Choose a password").fill("a viewer's password");
     await screenshots(joining, "invitation");
     await joining.getByRole("button", { name: "Create my sign-in and join" }).click();
@@ -60,6 +68,7 @@ test("an owner invites a viewer; the mailed link signs them up and in, as a view
     // The link worked once.
     await joining.goto(link);
     await expect(joining.getByTestId("invitation-unusable")).toContainText("already used");
+    expect(violations).toEqual([]);
   } finally {
     await invitee.close();
   }
