@@ -216,7 +216,33 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
       expect(res.body.phoneNumber).toEqual(phone);
     },
   };
+  // docs/decisions.md §18: another account's member or invitation is 404; nobody's role or link changes.
+  const [ownerMember] = (await owner.as("GET", "/api/members")).body.members;
+  const invitedEmail = `invited-${randomBytes(6).toString("hex")}@example.com`;
+  const invited = await owner.as("POST", "/api/members/invitations", { body: { email: invitedEmail, role: "viewer" } });
+  expect(invited.status).toBe(201);
+  const memberResource = (body?: unknown): Foreign => ({
+    id: ownerMember.id,
+    leak: owner.email,
+    expect: NOT_FOUND,
+    body,
+    stillThere: async () =>
+      expect((await owner.as("GET", "/api/members")).body.members).toEqual([
+        expect.objectContaining({ id: ownerMember.id, role: "owner" }),
+      ]),
+  });
   return {
+    "PATCH /api/members/:id": memberResource({ role: "viewer" }),
+    "DELETE /api/members/:id": memberResource(),
+    "DELETE /api/members/invitations/:id": {
+      id: invited.body.invitation.id,
+      leak: invitedEmail,
+      expect: NOT_FOUND,
+      stillThere: async () =>
+        expect((await owner.as("GET", "/api/members/invitations")).body.invitations).toEqual([
+          expect.objectContaining({ id: invited.body.invitation.id }),
+        ]),
+    },
     "DELETE /api/api-keys/:id": {
       id: apiKey.id,
       leak: apiKey.keyPrefix,

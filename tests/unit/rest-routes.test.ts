@@ -28,6 +28,8 @@ describe("REST route table", () => {
       "auth.switchAccount",
       // The Security page's view of the person's two-factor and the account's requirement.
       "twoFactor.status",
+      // What the mailed invitation link's page shows before anyone signs in (opening it changes nothing).
+      "members.invitationPreview",
       // The nav's alert badge (a count of the last 24 hours); integrations read GET /api/alerts.
       "alerts.recentCount",
       "settings.get",
@@ -55,13 +57,23 @@ describe("REST route table", () => {
     for (const route of restRoutes) expect(route.path).toMatch(/^\/api\/[a-z0-9/:_-]+$/i);
   });
 
-  it("keeps the public routes to the four that need no credential", () => {
+  it("keeps the public routes to the six that need no credential", () => {
     expect(
       restRoutes
         .filter((r) => !r.auth)
         .map((r) => `${r.method} ${r.path}`)
         .sort(),
-    ).toEqual(["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"].sort());
+    ).toEqual(
+      [
+        "GET /api/health",
+        "GET /api/ready",
+        "POST /api/auth/login",
+        "POST /api/auth/register",
+        // The mailed link's token is the credential (docs/decisions.md §22).
+        "POST /api/invitations/accept/sign-in",
+        "POST /api/invitations/accept/sign-up",
+      ].sort(),
+    );
   });
 
   it("matches path parameters, decodes them, and tells 404 from 405", () => {

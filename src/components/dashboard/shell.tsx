@@ -16,6 +16,7 @@ const NAV = [
   { href: "/dashboard/endpoints", label: "Endpoints" },
   { href: "/dashboard/alerts", label: "Alerts" },
   { href: "/dashboard/keys", label: "API keys" },
+  { href: "/dashboard/members", label: "Members" },
   { href: "/dashboard/audit", label: "Audit log" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/setup", label: "Setup guide" },

@@ -40,8 +40,9 @@ function mediaTypeOf(contentType: string | string[] | undefined): string {
 }
 
 const FORM = "application/x-www-form-urlencoded";
+// The invitation's form posts under its link, whose token (base64url) is a path segment.
 const ACCOUNT_FORM_POSTS =
-  /^\/(login\/submit|signup\/submit|forgot-password\/send|reset-password\/submit|verify-email\/confirm)\/?$/;
+  /^\/(login\/submit|signup\/submit|forgot-password\/send|reset-password\/submit|verify-email\/confirm|invitations\/[A-Za-z0-9_-]{1,200}\/submit|dashboard\/switch-account)\/?$/;
 const MULTIPART = "multipart/form-data";
 
 /** What a POST to these paths must declare; everything else parses (or refuses) its own body. */

@@ -78,11 +78,20 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 
 /** Every operation is grouped under one of these, by its path's first segment after /api. */
 // In reading order; the reference opens the first group, so the probes (the shortest operations) come first.
+const MEMBERS_TAG = {
+  name: "members",
+  description:
+    "The people in your account and their roles: invitations by email (the mailed link is the only way to accept), role changes, removal.",
+};
+
 const TAGS: Record<string, { name: string; description: string }> = {
   health: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
   ready: { name: "system", description: "Liveness and readiness, for load balancers and orchestrators." },
   auth: { name: "auth", description: "Register an account and log in: the login JWT works wherever an API key does." },
   account: { name: "account", description: "Your account: status, webhook secret, engine URL, and rotating them." },
+  members: MEMBERS_TAG,
+  // Accepting an invitation (/api/invitations/accept/…) belongs with the members who sent it.
+  invitations: MEMBERS_TAG,
   "api-keys": { name: "api-keys", description: "API keys (`rtk_…`): created (shown once), listed by prefix, revoked." },
   "phone-numbers": {
     name: "phone-numbers",

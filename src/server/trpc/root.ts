@@ -16,6 +16,7 @@ import { twoFactor } from "./routers/two-factor";
 import { webhookDeliveries } from "./routers/webhook-deliveries";
 import { eventTypes, webhookEndpoints } from "./routers/webhook-endpoints";
 import { lookup } from "./routers/lookup";
+import { members } from "./routers/members";
 
 /**
  * Every procedure, as plain records: the REST table walks this (in this order,
@@ -28,6 +29,7 @@ export const procedures = {
   account,
   twilioConnection,
   apiKeys,
+  members,
   phoneNumbers,
   outbound,
   calls,

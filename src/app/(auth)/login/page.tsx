@@ -17,6 +17,7 @@ const NOTICES: Record<string, string> = {
   "email-changed": "Your email address is changed and every session has ended. Log in with the new address.",
   "password-changed": "Your password is changed and every session has ended. Log in with the new password.",
   deleted: "Your account is closed.",
+  "joined-two-factor": "You joined the account. Log in with your second factor to open it.",
   "signed-out": "You are logged out of this browser. Other browsers stay signed in until they log out.",
   "signed-out-everywhere":
     "You are signed out everywhere: every browser and every login token of this account has ended. API keys keep working.",
