@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, newAccount, randomIp, sql, uniqueEmail, type TestAccount } from "../support/api";
+import { call, newAccount, randomIp, seed, sql, uniqueEmail, type TestAccount } from "../support/api";
+import { ago } from "../support/seed";
 import { waitForMail } from "../support/mailbox";
 
 /**
@@ -148,9 +149,7 @@ describe("invitations", () => {
     expect(replaced.body.error.message).toMatch(/replaced/);
     expect(first.body.invitation.id).not.toBe(second.body.invitation.id);
 
-    await sql().query(`UPDATE "Invitation" SET "expiresAt" = now() - interval '1 second' WHERE id = $1`, [
-      second.body.invitation.id,
-    ]);
+    await seed().update("Invitation", { id: second.body.invitation.id }, { expiresAt: ago("1 second") });
     const expired = await call("POST", "/api/invitations/accept/sign-up", {
       body: { token: secondToken, password: "password123" },
     });
