@@ -15,6 +15,8 @@ describe("POST /api/api-keys", () => {
         label: "CI pipeline",
         scope: "full",
         expiresAt: null,
+        // Made with the owner's Default key: it acts as the owner (docs/decisions.md §18).
+        role: "owner",
         createdAt: expect.any(String),
       });
       const me = await call("GET", "/api/account", { token: res.body.key });
@@ -87,13 +89,18 @@ describe("GET /api/api-keys", () => {
       for (const k of res.body.apiKeys) {
         expect(Object.keys(k).sort()).toEqual([
           "createdAt",
+          "createdBy",
           "expiresAt",
           "id",
           "keyPrefix",
           "label",
           "lastUsedAt",
+          "role",
           "scope",
         ]);
+        // Both were made by the person who registered: the Default key at registration, the second with it.
+        expect(k.createdBy).toEqual({ userId: expect.any(String), email: acct.email });
+        expect(k.role).toBe("owner");
       }
       expect(res.text).not.toContain(acct.apiKey);
       expect(res.text).not.toContain(second.body.key);

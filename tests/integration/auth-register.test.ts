@@ -98,8 +98,11 @@ describe("POST /api/auth/register", () => {
       const acct = await newAccount();
       const { rows } = await sql().query(`SELECT * FROM "Account" WHERE id = $1`, [acct.id]);
       const row = rows[0];
-      expect(row.passwordHash).toMatch(/^\$argon2id\$/);
-      expect(JSON.stringify(row)).not.toContain(acct.password);
+      // The password is the user's (docs/decisions.md §18): the account holds none.
+      const { rows: users } = await sql().query(`SELECT * FROM "User" WHERE email = $1`, [acct.email]);
+      expect(users[0].passwordHash).toMatch(/^\$argon2id\$/);
+      expect(row).not.toHaveProperty("passwordHash");
+      expect(JSON.stringify([row, users[0]])).not.toContain(acct.password);
       const secret = (await acct.as("GET", "/api/account")).body.account.webhookSecret;
       expect(JSON.stringify(row)).not.toContain(secret.slice(6));
       const keys = await sql().query(`SELECT * FROM "ApiKey" WHERE "accountId" = $1`, [acct.id]);

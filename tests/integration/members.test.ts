@@ -217,7 +217,7 @@ describe("members", () => {
     await as(owner.token)("PATCH", `/api/members/${dev.member.id}`, { role: "viewer" });
     expect((await asDev("GET", "/api/members")).status).toBe(403);
     const audit = await sql().query(
-      `SELECT action FROM "AuditLogEntry" WHERE "accountId" = $1 AND "action" LIKE 'member.%' ORDER BY "createdAt"`,
+      `SELECT action FROM "AuditLogEntry" WHERE "accountId" = $1 AND ("action" LIKE 'member.%' OR "action" LIKE 'invitation.%') ORDER BY "createdAt"`,
       [owner.id],
     );
     expect(audit.rows.map((r) => r.action)).toEqual([

@@ -51,13 +51,21 @@ function pathWith(route: RestRoute, value: string): string {
 const noBody = (route: RestRoute) => (route.method === "GET" || route.method === "DELETE" ? undefined : {});
 
 describe("route security, for every route of the table", () => {
-  it("needs a credential everywhere but register, login, health and readiness", () => {
+  it("needs a credential everywhere but register, login, accepting an invitation, health and readiness", () => {
     expect(
       restRoutes
         .filter((r) => !r.auth)
         .map(key)
         .sort(),
-    ).toEqual(["GET /api/health", "GET /api/ready", "POST /api/auth/login", "POST /api/auth/register"]);
+    ).toEqual([
+      "GET /api/health",
+      "GET /api/ready",
+      "POST /api/auth/login",
+      "POST /api/auth/register",
+      // The mailed invitation's link is the credential (docs/decisions.md §18).
+      "POST /api/invitations/accept/sign-in",
+      "POST /api/invitations/accept/sign-up",
+    ]);
     expect(authenticated.length).toBeGreaterThan(25);
   });
 

@@ -58,7 +58,9 @@ export const ZChangeMemberRoleInput = z.object({
     "The new role: at most your own; only an owner makes, demotes or changes an owner; the last owner cannot be demoted (409 LAST_OWNER). Applies from the member's next request",
   ),
 });
-export const ZChangeMemberRoleOutput = z.object({ member: ZMember });
+export const ZChangeMemberRoleOutput = z.object({
+  member: ZMember.describe("The member with their new role, in force from their next request"),
+});
 
 export const ZRemoveMemberInput = z.object({
   id: ZId.describe("The membership's id (`members[].id`); your own is leaving the account"),

@@ -40,7 +40,9 @@ export const ZRecoveryCodesOutput = z.object({
 });
 
 export const ZDisableTwoFactorInput = z.object({ code: ZSecondFactorCode });
-export const ZDisableTwoFactorOutput = z.object({ twoFactorEnabled: z.literal(false) });
+export const ZDisableTwoFactorOutput = z.object({
+  twoFactorEnabled: z.literal(false).describe("Two-factor sign-in is off: the password alone signs in again"),
+});
 
 export const ZRegenerateRecoveryCodesInput = z.object({ code: ZSecondFactorCode });
 
