@@ -3,10 +3,23 @@
 import { useQuery } from "@tanstack/react-query";
 import { forbiddenReason, type StandingAction } from "@/shared/account-standing";
 import { useTRPC } from "@/client/trpc/client";
+import { useRole } from "@/client/use-role";
 
-/** The reason the signed-in account may not do `action` now (null: it may), from the account query the dashboard already makes. */
+// Every standing-limited action is a write (docs/decisions.md §18): what a role that may not write reads.
+const DOING: Record<StandingAction, string> = {
+  registerNumber: "add numbers",
+  changeNumber: "change numbers",
+  outboundCall: "place calls",
+  simulateCall: "simulate calls",
+};
+
+/**
+ * The reason the signed-in member may not do `action` now (null: they may): their role first (it does not
+ * change by paying), then the account's standing, from the queries the dashboard already makes.
+ */
 export function useForbiddenReason(action: StandingAction): string | null {
   const trpc = useTRPC();
   const account = useQuery(trpc.account.get.queryOptions());
-  return forbiddenReason(account.data?.account.status, action);
+  const { reasonFor } = useRole();
+  return reasonFor("write", DOING[action]) ?? forbiddenReason(account.data?.account.status, action);
 }
