@@ -5,12 +5,13 @@ import { forbiddenReason, type StandingAction } from "@/shared/account-standing"
 import { useTRPC } from "@/client/trpc/client";
 import { useRole } from "@/client/use-role";
 
-// Every standing-limited action is a write (docs/decisions.md §18): what a role that may not write reads.
+// Every standing-limited action is a write (docs/decisions.md §18): what a role that may not write reads. The
+// number actions share one sentence so a page that disables several says it once.
 const DOING: Record<StandingAction, string> = {
-  registerNumber: "add numbers",
+  registerNumber: "change numbers",
   changeNumber: "change numbers",
   outboundCall: "place calls",
-  simulateCall: "simulate calls",
+  simulateCall: "change numbers",
 };
 
 /**
