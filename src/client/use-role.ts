@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { useTRPC } from "@/client/trpc/client";
 import { roleReason } from "@/shared/role-reason";
-import { type Need, seesSecrets } from "@/shared/roles";
+import { type Need, roleAllows, seesSecrets } from "@/shared/roles";
 
 /**
  * The signed-in member's role in this account (docs/decisions.md §18), from `auth.me`: the dashboard's
@@ -22,6 +22,8 @@ export function useRole() {
     role,
     me: me.data,
     reasonFor,
+    /** Whether to ask for what only some roles may read (billing): false until the role is known. */
+    allows: (need: Need) => role !== undefined && roleAllows(role, need),
     /** False for a viewer (and until the role is known, so a secret never flashes before it). */
     seesSecrets: role !== undefined && seesSecrets(role),
   };
