@@ -100,12 +100,12 @@ test("close the account: confirmed by address and password, then the address is 
   await signedIn(page, account);
   await page.goto("/dashboard/settings");
   const danger = page.getByTestId("settings-delete");
-  await danger.getByLabel("Type your email address to confirm").fill("someone-else@example.com");
+  await danger.getByLabel("Type the account's email address to confirm").fill("someone-else@example.com");
   await danger.getByLabel("Password").fill("correct horse battery");
   await danger.getByRole("button", { name: "Close my account for good" }).click();
   await expect(danger.getByText("Email does not match the account's email address")).toBeVisible();
 
-  await danger.getByLabel("Type your email address to confirm").fill(email);
+  await danger.getByLabel("Type the account's email address to confirm").fill(email);
   await danger.getByRole("button", { name: "Close my account for good" }).click();
   await expect(page).toHaveURL(/\/login\?notice=deleted/);
   await expect(page.getByTestId("login-notice")).toContainText("Your account is closed.");

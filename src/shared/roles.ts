@@ -13,8 +13,11 @@
  * - `billing`, `members`: billing, and the members and invitations (an admin or owner);
  * - `owner`: closing the account (an owner); making or unmaking owners is the members service's rule (`canManageOwners`).
  */
-export const ROLES = ["owner", "admin", "developer", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+import { MemberRole } from "../generated/prisma/enums";
+
+/** Most powerful first: the schema's order (the database enum is the one spelling). */
+export type Role = MemberRole;
+export const ROLES: readonly Role[] = Object.values(MemberRole);
 
 export const NEEDS = ["none", "self", "read", "write", "admin", "billing", "members", "owner"] as const;
 export type Need = (typeof NEEDS)[number];

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { call, newAccount, randomIp, sql, uniqueEmail, seed } from "../support/api";
+import { call, newAccount, randomIp, sql, uniqueEmail, seed, type TestAccount } from "../support/api";
 import { ago } from "../support/seed";
 import { mailTo, tokenIn, waitForMail } from "../support/mailbox";
 import { sessionCookie, trpc } from "../support/trpc";
@@ -10,6 +10,11 @@ import { sessionCookie, trpc } from "../support/trpc";
  */
 const VERIFY = /Confirm your email address/;
 const RESET = /Reset your Routekit password/;
+
+/** The person who registered the account (docs/decisions.md §18: its first owner). */
+const userIdOf = async (acct: TestAccount): Promise<string> =>
+  (await sql().query(`SELECT "userId" FROM "Membership" WHERE "accountId" = $1 AND role = 'owner'`, [acct.id])).rows[0]
+    .userId;
 
 describe("email verification", () => {
   it("sign-up mails a verification link with a plain-text part; confirming it marks the address verified, once", async () => {
@@ -188,6 +193,51 @@ describe("password reset", () => {
     expect(
       (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
     ).toBe(200);
+  });
+
+  it("the link is the person's: it names the account they used last, and ends their sessions in every account", async () => {
+    const [a, b] = [await newAccount(), await newAccount()];
+    const person = await userIdOf(b);
+    await sql().query(`INSERT INTO "Membership" ("accountId", "userId", role) VALUES ($1, $2, 'viewer')`, [
+      a.id,
+      person,
+    ]);
+    const inA = (
+      await call("POST", "/api/auth/login", { body: { email: b.email, password: b.password, accountId: a.id } })
+    ).body.token as string;
+    await trpc("mutation", "settings.requestPasswordReset", { email: b.email });
+    const token = tokenIn((await waitForMail(b.email, RESET))[0]!, "/reset-password");
+    const link = await sql().query(
+      `SELECT "userId", "accountId" FROM "AccountToken" WHERE "userId" = $1 AND purpose = 'RESET_PASSWORD'`,
+      [person],
+    );
+    expect(link.rows).toEqual([{ userId: person, accountId: a.id }]);
+
+    expect(
+      (await trpc("mutation", "settings.resetPassword", { token, password: "a brand new password" })).data,
+    ).toEqual({ reset: true });
+    for (const t of [inA, b.token]) expect((await call("GET", "/api/account", { token: t })).status).toBe(401);
+    // Another person of the account keeps their password and sessions.
+    expect((await call("GET", "/api/account", { token: a.token })).status).toBe(200);
+    const fresh = await call("POST", "/api/auth/login", { body: { email: b.email, password: "a brand new password" } });
+    expect(fresh.body.accountId).toBe(a.id);
+  });
+
+  it("a person who belongs to no open account gets no link, and the same answer", async () => {
+    const [acct, witness] = [await newAccount(), await newAccount()];
+    const person = await userIdOf(acct);
+    await sql().query(`DELETE FROM "Membership" WHERE "accountId" = $1`, [acct.id]);
+    const res = await trpc("mutation", "settings.requestPasswordReset", { email: acct.email });
+    expect(res.data).toEqual({ requested: true });
+    // A request after it, which does more work (a link, a mail), has arrived: the first one's work is over.
+    await trpc("mutation", "settings.requestPasswordReset", { email: witness.email });
+    await waitForMail(witness.email, RESET);
+    const links = await sql().query(
+      `SELECT count(*)::int AS n FROM "AccountToken" WHERE "userId" = $1 AND purpose = 'RESET_PASSWORD'`,
+      [person],
+    );
+    expect(links.rows[0].n).toBe(0);
+    expect((await mailTo(acct.email)).filter((m) => RESET.test(m.subject))).toHaveLength(0);
   });
 
   it("a made-up token is refused, and requests are rate limited per address", async () => {

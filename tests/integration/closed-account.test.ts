@@ -30,19 +30,26 @@ async function close(acct: TestAccount): Promise<void> {
 
 const aliasOf = (acct: TestAccount) => `deleted-${acct.id}@deleted.invalid`;
 const accountRow = async (acct: TestAccount) =>
+  (await sql().query(`SELECT status, "deletedAt", email, "deletedEmail" FROM "Account" WHERE id = $1`, [acct.id]))
+    .rows[0];
+/** The person who registered the account; asked before the closing, which removes every membership. */
+const userIdOf = async (acct: TestAccount): Promise<string> =>
+  (await sql().query(`SELECT "userId" FROM "Membership" WHERE "accountId" = $1 AND role = 'owner'`, [acct.id])).rows[0]
+    .userId;
+/** That person's credentials (docs/decisions.md §18: the user's, not the account's). */
+const userRow = async (userId: string) =>
   (
-    await sql().query(
-      `SELECT status, "deletedAt", "passwordHash", "sessionVersion", "emailVerifiedAt" FROM "Account" WHERE id = $1`,
-      [acct.id],
-    )
+    await sql().query(`SELECT email, "passwordHash", "sessionVersion", "emailVerifiedAt" FROM "User" WHERE id = $1`, [
+      userId,
+    ])
   ).rows[0];
 
-/** A login JWT as the service signs them (the test servers share AUTH_SECRET), carrying the account's current session version. */
-async function currentVersionToken(accountId: string, sessionVersion: number): Promise<string> {
+/** A login JWT as the service signs them (the test servers share AUTH_SECRET), carrying the user's current session version. */
+async function currentVersionToken(userId: string, accountId: string, sessionVersion: number): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ sv: sessionVersion })
+  return new SignJWT({ sv: sessionVersion, acc: accountId })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject(accountId)
+    .setSubject(userId)
     .setIssuer("routekit")
     .setAudience("routekit:login")
     .setIssuedAt(now)
@@ -54,11 +61,13 @@ async function currentVersionToken(accountId: string, sessionVersion: number): P
 describe("a closed account's credentials", () => {
   it("the alias and the old password answer 401 exactly as wrong credentials, and create nothing", async () => {
     const acct = await newAccount();
+    const userId = await userIdOf(acct);
     await close(acct);
     const wrong = await call("POST", "/api/auth/login", {
       body: { email: `nobody-${randomUUID()}@example.com`, password: "whatever it is" },
     });
-    for (const email of [aliasOf(acct), acct.email]) {
+    // The account's alias, its address, and the alias its only person now has.
+    for (const email of [aliasOf(acct), acct.email, `deleted-${userId}@deleted.invalid`]) {
       const res = await call("POST", "/api/auth/login", { body: { email, password: acct.password } });
       expect(res.status, email).toBe(401);
       expect(res.body, email).toEqual(wrong.body);
@@ -74,11 +83,14 @@ describe("a closed account's credentials", () => {
     expect(form.headers.get("location")).toMatch(/^\/login\?error=/);
     expect(form.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token="))).toBe(false);
     // The hash itself is gone: nothing at rest verifies the old password.
-    expect((await accountRow(acct)).passwordHash).not.toMatch(/^\$argon2/);
+    const person = await userRow(userId);
+    expect(person.passwordHash).not.toMatch(/^\$argon2/);
+    expect(person.email).toBe(`deleted-${userId}@deleted.invalid`);
   });
 
   it("tokens and sessions from before the closing are refused on REST, tRPC and the dashboard; a token of the current version too", async () => {
     const acct = await newAccount();
+    const userId = await userIdOf(acct);
     const token = await login(acct.email, acct.password);
     const cookie = await sessionCookie(acct.email, acct.password);
     await close(acct);
@@ -95,9 +107,9 @@ describe("a closed account's credentials", () => {
     expect(html).not.toContain(acct.email);
     if (dashboard.status !== 200) expect(dashboard.headers.get("location") ?? "").toMatch(/\/login/);
 
-    // Structural, not only the session version: a well-signed token of the version the account has now is refused.
-    const { sessionVersion } = await accountRow(acct);
-    const forged = await currentVersionToken(acct.id, sessionVersion);
+    // Structural, not only the session version: a well-signed token of the version the user has now is refused.
+    const { sessionVersion } = await userRow(userId);
+    const forged = await currentVersionToken(userId, acct.id, sessionVersion);
     expect((await call("GET", "/api/account", { token: forged })).status).toBe(401);
     // A key that somehow escaped revocation is still dead: the look-up refuses a closed account's keys.
     const unrevoked = await seed().update("ApiKey", { accountId: acct.id }, { revokedAt: null });
@@ -139,6 +151,7 @@ describe("links issued before the closing (docs/decisions.md §20: 404, and noth
 
   it("mailed links (verification, password reset, change of address) are 404 and change nothing", async () => {
     const acct = await newAccount();
+    const userId = await userIdOf(acct);
     const [verify] = await waitForMail(acct.email, /Confirm your email address/);
     expect(
       (await call("POST", "/api/auth/login", { body: { email: acct.email, password: acct.password } })).status,
@@ -156,7 +169,7 @@ describe("links issued before the closing (docs/decisions.md §20: 404, and noth
     expect(change.status, change.text).toBe(200);
     const [changeMail] = await waitForMail(newEmail, /Confirm your new email address/);
     await close(acct);
-    const before = await accountRow(acct);
+    const before = { account: await accountRow(acct), user: await userRow(userId) };
 
     const verified = await trpc("mutation", "settings.verifyEmail", { token: tokenIn(verify!, "/verify-email") });
     expect(verified.status, verified.text).toBe(404);
@@ -171,7 +184,7 @@ describe("links issued before the closing (docs/decisions.md §20: 404, and noth
     });
     expect(moved.status, moved.text).toBe(404);
 
-    expect(await accountRow(acct)).toEqual(before);
+    expect({ account: await accountRow(acct), user: await userRow(userId) }).toEqual(before);
     for (const email of [aliasOf(acct), acct.email, newEmail]) {
       for (const password of [acct.password, "the attacker's new password"]) {
         expect(

@@ -1,6 +1,6 @@
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, newAccount, randomIp } from "../support/api";
+import { baseUrlOf, newAccount, randomIp, sql } from "../support/api";
 
 /**
  * The dashboard's two HTTP surfaces: next-auth's log-in (/api/session) and the
@@ -47,11 +47,13 @@ describe("dashboard sessions", () => {
     const me = await trpcQuery("account.get", { cookie: cookie! });
     expect(me.status).toBe(200);
     expect(me.body.result.data.account).toMatchObject({ id: acct.id, email: acct.email, status: "INACTIVE" });
-    // The session endpoint tells the browser its account id, never the login token inside.
+    // The session endpoint tells the browser its user id, never the login token inside.
     const session = await fetch(`${base()}/api/session/session`, { headers: { cookie: cookie! } }).then((r) =>
       r.json(),
     );
-    expect(session.user).toEqual({ id: acct.id });
+    // The session names the person (docs/decisions.md §18); the account comes with the login token inside.
+    const person = await sql().query(`SELECT id FROM "User" WHERE email = $1`, [acct.email]);
+    expect(session.user).toEqual({ id: person.rows[0].id });
     expect(JSON.stringify(session)).not.toMatch(/eyJ/);
   });
 
@@ -126,6 +128,12 @@ describe("dashboard sessions", () => {
     const copy = await trpcQuery("account.get", { cookie: leaving });
     expect(copy.status).toBe(401);
     expect(copy.body.error.data.appError.code).toBe("UNAUTHORIZED");
+    // Ended by its jti, as the person's (docs/decisions.md §18): the row names the user.
+    const ended = await sql().query(
+      `SELECT count(*)::int AS n FROM "EndedSession" e JOIN "User" u ON u.id = e."userId" WHERE u.email = $1`,
+      [acct.email],
+    );
+    expect(ended.rows[0].n).toBe(1);
     // Another browser of the same account stays signed in; so does the API key.
     expect((await trpcQuery("account.get", { cookie: staying })).status).toBe(200);
     expect((await acct.as("GET", "/api/account")).status).toBe(200);

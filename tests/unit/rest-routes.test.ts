@@ -23,6 +23,9 @@ describe("REST route table", () => {
     // Account settings and the mailed links are the dashboard's (and the no-JavaScript forms'):
     // people change passwords and confirm addresses, integrations do not.
     const dashboardOnly: string[] = [
+      // Who is signed in and the account switcher (docs/decisions.md §18): a person's, not an integration's.
+      "auth.me",
+      "auth.switchAccount",
       // The nav's alert badge (a count of the last 24 hours); integrations read GET /api/alerts.
       "alerts.recentCount",
       "settings.get",
@@ -111,13 +114,7 @@ describe("route contracts derive what their builder knows", () => {
     expect(() => contractOn(paidProcedure, { errors: [409, 502] })).not.toThrow();
   });
 
-  it("documents 402 exactly on paid routes, 403 on every route a standing or a read-only key refuses, and a 403 of its own by code", () => {
-    // A 403 on a reading route of standing `any` is the route's own refusal, never the standing's nor a read-only
-    // key's: each is named here.
-    const ownForbidden: Record<string, ErrorCode> = {
-      "phoneNumbers.get": "NUMBER_NOT_OWNED",
-      "phoneNumbers.fallbackPreview": "NUMBER_NOT_OWNED",
-    };
+  it("documents 402 exactly on paid routes and 403 on every route with credentials (the permission check)", () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses: object }>> };
     for (const route of restRoutes) {
       const name = `${route.method} ${route.path} (${route.procedure})`;
@@ -125,18 +122,11 @@ describe("route contracts derive what their builder knows", () => {
         doc.paths[route.path.replace(/:(\w+)/g, "{$1}")]![route.method.toLowerCase()]!.responses,
       ).map(Number);
       expect(documented.includes(402), name).toBe(route.standing === "paid");
-      const readOnlyKeyRefuses = route.auth && route.method !== "GET";
-      expect(documented.includes(403), name).toBe(
-        route.standing !== "any" || readOnlyKeyRefuses || route.procedure in ownForbidden,
-      );
+      // The permission check (a role, a read-only key, two-factor not yet on) may refuse any route with credentials.
+      expect(documented.includes(403), name).toBe(route.auth);
       expect(documented.includes(401), name).toBe(route.auth || (route.errors ?? []).includes(401));
       // No route restates what its builder implies.
       for (const status of impliedErrors(route)) expect(route.errors ?? [], name).not.toContain(status);
-    }
-    for (const [procedure, code] of Object.entries(ownForbidden)) {
-      const route = restRoutes.find((r) => r.procedure === procedure);
-      expect(route?.standing, procedure).toBe("any");
-      expect(route?.errors, procedure).toContain(ERROR_STATUS[code]);
     }
   });
 
@@ -147,17 +137,15 @@ describe("route contracts derive what their builder knows", () => {
     );
   });
 
-  it("a read-only key's refusal is documented on every route with credentials but a GET (decisions §18)", () => {
-    for (const route of restRoutes.filter((r) => r.auth))
-      expect(impliedErrors(route).includes(403), `${route.method} ${route.path}`).toBe(
-        route.method !== "GET" || route.standing !== "any",
-      );
+  it("the permission check's refusal is documented on every route with credentials (decisions §18)", () => {
+    for (const route of restRoutes)
+      expect(impliedErrors(route).includes(403), `${route.method} ${route.path}`).toBe(route.auth);
   });
 
   it("credentials go with a permission, and no credentials with none", () => {
-    expect(() => contractOn(apiProcedure, { needs: "none" })).toThrow(/needs read, write, billing or members/);
+    expect(() => contractOn(apiProcedure, { needs: "none" })).toThrow(/needs self, read, write, admin/);
     expect(() => contractOn(publicProcedure, { needs: "read" })).toThrow(
-      /needs read, write, billing or members; one without, none/,
+      /billing, members or owner; one without, none/,
     );
     for (const route of restRoutes) expect(route.needs === "none", `${route.method} ${route.path}`).toBe(!route.auth);
   });

@@ -2,6 +2,7 @@ import { ZAlertEventEnvelope } from "../../shared/schemas/alerts";
 import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
+import { rolesAllowed } from "../../shared/roles";
 import { impliedErrors } from "../trpc/builder-traits";
 import {
   EVENT_CATALOGUE,
@@ -55,7 +56,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request",
   401: "Missing or invalid API key or token",
   402: "Payment required: complete checkout",
-  403: "Forbidden: account suspended, number not owned, unverified number limit reached, or invalid signature",
+  403: "Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature",
   404: "Not found",
   409: "Conflict",
   413: "Body over 64 KiB",
@@ -143,7 +144,8 @@ function operationDescription(route: RestRoute): string {
   );
   if (route.standing === "paid") lines.push("Needs a paid account: INACTIVE answers 402, SUSPENDED 403.");
   else if (route.standing === "unsuspended") lines.push("A SUSPENDED account answers 403 ACCOUNT_SUSPENDED.");
-  if (route.needs !== "none") lines.push(`Permission: ${route.needs}.`);
+  if (route.needs !== "none")
+    lines.push(`Permission: ${route.needs} (roles: ${rolesAllowed(route.needs).join(", ")}; docs/decisions.md §18).`);
   if (route.method === "POST") lines.push("Retry safely with an `Idempotency-Key`.");
   if (route.database !== false) lines.push("While the database is unreachable: 503 with `Retry-After`.");
   return lines.join(" ");

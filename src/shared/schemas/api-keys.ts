@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ROLES } from "../roles";
+import { ZMemberRole } from "./enums";
 import { ZId, ZTimestamp } from "./common";
 
 const ZKeyPrefix = z.string().describe("The key's first 12 characters (`rtk_` + 8): tells keys apart in listings");
@@ -9,11 +9,9 @@ const ZScope = z
   .enum(API_KEY_SCOPES)
   .describe("`full`: every route the account may use; `read-only`: GET routes only (anything else is 403 FORBIDDEN)");
 const ZExpiresAt = ZTimestamp.nullable().describe("After this the key is refused (401); null: it does not expire");
-const ZKeyRole = z
-  .enum(ROLES)
-  .describe(
-    "The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`",
-  );
+const ZKeyRole = ZMemberRole.describe(
+  "The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`",
+);
 const ZCreatedBy = z
   .object({ userId: ZId, email: z.string().describe("The maker's sign-in address") })
   .nullable()

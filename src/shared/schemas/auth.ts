@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ROLES } from "../roles";
+import { ZMemberRole } from "./enums";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 
 export const ZEmail = z
@@ -60,7 +60,7 @@ export const ZLogoutOutput = z.object({
     .describe("Every dashboard session and login token of the signed-in user has ended; API keys keep working"),
 });
 
-const ZRole = z.enum(ROLES);
+const ZRole = ZMemberRole;
 export const ZWhoAmIOutput = z.object({
   user: z.object({ id: ZId, email: z.string(), twoFactorEnabled: z.boolean() }).nullable(),
   role: ZRole,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AccountStatus, DeliveryStatus } from "../../generated/prisma/enums";
+import { AccountStatus, DeliveryStatus, MemberRole } from "../../generated/prisma/enums";
 
 /**
  * The one spelling of each enum the API shows. Database enums come from the
@@ -14,6 +14,12 @@ export const ZAccountStatus = z
 export const ZDeliveryStatus = z
   .enum(DeliveryStatus)
   .describe("PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted");
+
+export const ZMemberRole = z
+  .enum(MemberRole)
+  .describe(
+    "owner: everything; admin: everything but closing the account and changing owners; developer: numbers, keys, calls, deliveries, endpoints; viewer: read only, no secrets (docs/decisions.md §18)",
+  );
 
 /** Stored as text: who placed the call. */
 export const CALL_DIRECTIONS = ["inbound", "outbound"] as const;

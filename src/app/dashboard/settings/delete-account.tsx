@@ -11,10 +11,13 @@ import { useRole } from "@/client/use-role";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { ZDeleteAccountInput } from "@/shared/schemas/account-settings";
 
-/** Closing the account, confirmed by typing its address and the password; says exactly what happens first. */
+/**
+ * Closing the account (an owner), confirmed by typing the account's address and one's own password; says
+ * exactly what happens first. The account's address, not the person's: with several members they can differ.
+ */
 export function DeleteAccount() {
   const trpc = useTRPC();
-  const settings = useQuery(trpc.settings.get.queryOptions());
+  const account = useQuery(trpc.account.get.queryOptions());
   const { form, field, fail, onSubmit } = useApiForm({
     schema: ZDeleteAccountInput,
     names: { confirmEmail: "Email", password: "Password" },
@@ -25,7 +28,7 @@ export function DeleteAccount() {
   const forbidden = useRole().reasonFor("owner", "close the account");
 
   const submit = onSubmit(async (values) => {
-    if (settings.data && values.confirmEmail !== settings.data.email) {
+    if (account.data && values.confirmEmail !== account.data.account.email) {
       form.setError("confirmEmail", { message: "Email does not match the account's email address" });
       return;
     }
@@ -45,16 +48,19 @@ export function DeleteAccount() {
           Your numbers are released (and cleared at Twilio where they still point at Routekit); inbound calls to them
           are no longer answered.
         </li>
-        <li>Every API key stops working and every session ends. Your subscription is cancelled.</li>
         <li>
-          Your calls and usage records are kept for billing and audit; your email address is freed for a new sign-up.
+          Every API key stops working and every member loses access to it at once. Your subscription is cancelled.
+        </li>
+        <li>
+          Your calls and usage records are kept for billing and audit; the account's email address is freed for a new
+          sign-up, and so is each member's who belongs to no other account.
         </li>
       </ul>
       <ForbiddenReason reason={forbidden} id="delete-account-forbidden" />
       <form onSubmit={(e) => void submit(e)} className="mt-4" noValidate>
         <fieldset disabled={forbidden !== null} className="grid gap-4 sm:grid-cols-2">
           <TextField
-            label="Type your email address to confirm"
+            label="Type the account's email address to confirm"
             type="email"
             autoComplete="off"
             {...field("confirmEmail")}

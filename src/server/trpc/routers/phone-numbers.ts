@@ -57,7 +57,6 @@ export const phoneNumbers = {
     path: "/api/phone-numbers/:id",
     needs: "read",
     summary: "One phone number",
-    errors: [403],
     input: ZPhoneNumberIdInput,
     output: ZPhoneNumberOutput,
     examples: { response: { phoneNumber: exampleNumber } },
@@ -68,7 +67,6 @@ export const phoneNumbers = {
     needs: "read",
     summary:
       "The TwiML a caller would get when onCallStartUrl fails: the stored fallback and lastResort, rendered without calling anything",
-    errors: [403],
     input: ZPhoneNumberIdInput,
     output: ZFallbackPreviewOutput,
     examples: {
