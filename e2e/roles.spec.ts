@@ -119,7 +119,7 @@ test("a viewer switches to the account they were added to, sees no secret and no
   await page.goto("/dashboard/keys");
   const keyRow = page.getByTestId("api-key-row").first();
   await expect(keyRow).toBeVisible();
-  await expect(keyRow.getByTestId("api-key-role-cell")).toHaveText("Owner");
+  await expect(keyRow.getByTestId("api-key-role-cell")).toHaveText("as Owner");
   await expect(keyRow.getByTestId("api-key-created-by")).toHaveText(owner.email);
   await expect(page.getByRole("button", { name: "Create key" })).toBeDisabled();
   await expect(keyRow.getByRole("button", { name: "Revoke" })).toBeDisabled();

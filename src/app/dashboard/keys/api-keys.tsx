@@ -209,7 +209,7 @@ function KeyList({ forbidden }: { forbidden: string | null }) {
             </EmptyState>
           ) : (
             <Table
-              head={["Key", "Label", "Access", "Role", "Made by", "Expires", "Created", "Last used", ""]}
+              head={["Key", "Label", "Access", "Made by", "Expires", "Created", "Last used", ""]}
               data-testid="api-keys-table"
             >
               {keys.map((k) => (
@@ -229,16 +229,17 @@ function KeyList({ forbidden }: { forbidden: string | null }) {
                       <span className="text-slate-400 dark:text-slate-500">—</span>
                     )}
                   </Td>
+                  {/* What the key may do: its scope, and the role it acts with (its maker's when made, §18). */}
                   <Td label="Access">
                     <span data-testid="api-key-scope-cell">{k.scope === "read-only" ? "Read-only" : "Full"}</span>
-                  </Td>
-                  <Td label="Role">
-                    <span data-testid="api-key-role-cell">{ROLE_LABELS[k.role]}</span>
+                    <span className="block text-xs text-slate-500 dark:text-slate-400" data-testid="api-key-role-cell">
+                      {`as ${ROLE_LABELS[k.role]}`}
+                    </span>
                   </Td>
                   <Td label="Made by">
                     {k.createdBy ? (
                       <span
-                        className="block max-w-[14rem] truncate max-sm:max-w-full"
+                        className="block max-w-[12rem] truncate max-sm:max-w-full"
                         title={k.createdBy.email}
                         data-testid="api-key-created-by"
                       >
