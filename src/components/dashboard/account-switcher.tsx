@@ -44,7 +44,12 @@ export function AccountSwitcher({ me }: { me: WhoAmI }) {
         </Badge>
       </div>
       {me.accounts.length > 1 ? (
-        <form method="post" action="/dashboard/switch-account" className="mt-2 flex items-end gap-2">
+        // In the sidebar's 240 px the select takes the whole width, the button under it; beside it on a phone.
+        <form
+          method="post"
+          action="/dashboard/switch-account"
+          className="mt-2 flex items-end gap-2 lg:flex-col lg:items-stretch"
+        >
           <SelectField
             label="Switch account"
             name="accountId"

@@ -260,10 +260,17 @@ function KeyList({ forbidden }: { forbidden: string | null }) {
                       "never"
                     )}
                   </Td>
+                  {/* Times wrap to two lines: with the maker's column the table still fits a laptop's width. */}
                   <Td label="Created">
-                    <LocalTime iso={k.createdAt} />
+                    <span className="block max-w-[8rem] whitespace-normal max-sm:max-w-full">
+                      <LocalTime iso={k.createdAt} />
+                    </span>
                   </Td>
-                  <Td label="Last used">{k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : "never"}</Td>
+                  <Td label="Last used">
+                    <span className="block max-w-[8rem] whitespace-normal max-sm:max-w-full">
+                      {k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : "never"}
+                    </span>
+                  </Td>
                   <Td className="text-right">
                     <Button
                       variant="secondary"
