@@ -1,6 +1,7 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { forbiddenReason } from "@/shared/account-standing";
+import { roleReason } from "@/shared/role-reason";
 import { apiSchemaResolver } from "@/client/api-schema-resolver";
 import { errorDisplay } from "@/client/error-display";
 import { createNumberFormSchema, editNumberFormSchema } from "@/app/dashboard/numbers/number-form-schemas";
@@ -163,5 +164,20 @@ describe("the delivery log's view from its URL", () => {
     expect(deliveryListInput(view("status=PENDING&page=2"))).toEqual({ limit: 20, offset: 20, status: "PENDING" });
     expect(deliveryListInput(view(""))).toEqual({ limit: 20, offset: 0 });
     expect(deliveryListInput(view("endpoint=ep1"))).toEqual({ limit: 20, offset: 0, endpointId: "ep1" });
+  });
+});
+
+describe("why a role's control is closed (shared/role-reason.ts)", () => {
+  it("says who cannot, what, and whom to ask; nothing when the role may, or before it is known", () => {
+    expect(roleReason("viewer", "write", "change numbers")).toBe(
+      "Viewers can't change numbers: ask an owner or admin.",
+    );
+    expect(roleReason("developer", "admin", "change limits")).toBe(
+      "Developers can't change limits: ask an owner or admin.",
+    );
+    expect(roleReason("admin", "owner", "close the account")).toBe("Admins can't close the account: ask an owner.");
+    expect(roleReason("developer", "write", "change numbers")).toBeNull();
+    expect(roleReason("owner", "owner", "close the account")).toBeNull();
+    expect(roleReason(undefined, "owner", "close the account")).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import { DashboardShell } from "@/components/dashboard/shell";
 import { TwoFactorRequiredBanner } from "@/components/dashboard/two-factor-required-banner";
 import { UnverifiedBanner } from "@/components/dashboard/unverified-banner";
 import { Providers } from "@/client/trpc/client";
-import { serverCaller } from "@/app/_trpc/rsc";
+import { HydrateClient, getQueryClient, serverCaller, trpc } from "@/app/_trpc/rsc";
 import { toErrorResponse } from "@/server/errors/to-error-response";
 
 export const dynamic = "force-dynamic";
@@ -12,10 +12,13 @@ export const dynamic = "force-dynamic";
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   let account;
   let settings;
+  let me;
   try {
     const caller = await serverCaller();
     // The settings come with the page so the email banner is in the HTML on arrival, not after a fetch.
-    [account, settings] = await Promise.all([
+    // `auth.me` goes into the query cache every page hydrates from: the role decides which controls a page
+    // shows (src/client/use-role.ts), so it is there on arrival too, with no flash of a control then its removal.
+    [account, settings, me] = await Promise.all([
       // docs/decisions.md §18: in an account that requires two-factor, a member without it may act only on
       // themselves (403 elsewhere), so the shell still renders, pointing them to Security.
       caller.account
@@ -26,6 +29,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           throw err;
         }),
       caller.settings.get(),
+      getQueryClient().fetchQuery(trpc.auth.me.queryOptions()),
     ]);
   } catch (err) {
     // A session whose account is gone, or whose token no longer verifies.
@@ -34,11 +38,17 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   }
   return (
     <Providers>
-      <DashboardShell email={account?.email ?? settings.email} status={account?.status ?? "TWO_FACTOR_REQUIRED"}>
-        {account ? null : <TwoFactorRequiredBanner />}
-        <UnverifiedBanner initial={settings} />
-        {children}
-      </DashboardShell>
+      <HydrateClient>
+        <DashboardShell
+          email={me.user?.email ?? account?.email ?? settings.email}
+          status={account?.status ?? "TWO_FACTOR_REQUIRED"}
+          me={me}
+        >
+          {account ? null : <TwoFactorRequiredBanner />}
+          <UnverifiedBanner initial={settings} />
+          {children}
+        </DashboardShell>
+      </HydrateClient>
     </Providers>
   );
 }

@@ -12,6 +12,7 @@ import { CallLogTable } from "@/components/dashboard/calls-table";
 import { useRouter } from "next/navigation";
 import { messageOf, useTRPC } from "@/client/trpc/client";
 import { useShowError } from "@/client/show-error";
+import { useRole } from "@/client/use-role";
 import { monthName, usd } from "@/shared/format";
 import { SetupChecklist } from "./setup/setup-checklist";
 
@@ -25,6 +26,8 @@ export function StatusCallToAction({
 }) {
   const trpc = useTRPC();
   const showError = useShowError();
+  // Checkout is billing's (docs/decisions.md §18): a member who may not pay is told who can.
+  const billingReason = useRole().reasonFor("billing", "complete checkout");
   const checkout = useMutation(
     trpc.billing.checkout.mutationOptions({
       onSuccess: ({ url }) => window.location.assign(url),
@@ -38,12 +41,15 @@ export function StatusCallToAction({
         title="Your account is not active yet"
         data-testid="status-cta"
         actions={
-          <Button onClick={() => checkout.mutate()} loading={checkout.isPending || checkout.isSuccess}>
-            Go to checkout
-          </Button>
+          billingReason ? null : (
+            <Button onClick={() => checkout.mutate()} loading={checkout.isPending || checkout.isSuccess}>
+              Go to checkout
+            </Button>
+          )
         }
       >
         Complete checkout to register numbers and take calls. Until then inbound calls are rejected.
+        {billingReason ? <span className="mt-1 block font-medium">{billingReason}</span> : null}
       </Alert>
     );
   }
@@ -108,7 +114,9 @@ function BudgetWarning() {
 export function Overview() {
   const trpc = useTRPC();
   const account = useQuery(trpc.account.get.queryOptions());
-  const subscription = useQuery(trpc.billing.subscription.queryOptions());
+  const { allows } = useRole();
+  // The subscription is billing's to read: a developer or viewer is not asked a question answered with 403.
+  const subscription = useQuery({ ...trpc.billing.subscription.queryOptions(), enabled: allows("billing") });
   const current = useQuery(trpc.usage.current.queryOptions());
   const daily = useQuery(trpc.usage.daily.queryOptions({ days: 30 }));
   // Every call, whatever its end: the usage list holds only the billed ones.

@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState, type ReactNode } from "react";
 import { StatusBadge } from "@/components/ui/badge";
+import { AccountSwitcher, type WhoAmI } from "./account-switcher";
 import { AlertCount } from "./alert-count";
 
 const NAV = [
@@ -24,7 +25,21 @@ const NAV = [
   { href: "/dashboard/security", label: "Security" },
 ];
 
-export function DashboardShell({ email, status, children }: { email: string; status: string; children: ReactNode }) {
+/**
+ * `email` is the signed-in person's (beside Log out: who leaves); `me` names the account they act in, their
+ * role there and their other accounts (docs/decisions.md §18).
+ */
+export function DashboardShell({
+  email,
+  status,
+  me,
+  children,
+}: {
+  email: string;
+  status: string;
+  me: WhoAmI;
+  children: ReactNode;
+}) {
   const pathname = usePathname();
   const [menuOpen, setMenuOpen] = useState(false);
   // Log out ends this browser's session (a copy of its cookie too); other browsers stay signed in.
@@ -88,6 +103,8 @@ export function DashboardShell({ email, status, children }: { email: string; sta
               Menu
             </button>
           </div>
+          {/* Outside the collapsible menu: which account and role a page acts with is always in view. */}
+          <AccountSwitcher me={me} />
           <nav
             id="dashboard-nav"
             aria-label="Dashboard"

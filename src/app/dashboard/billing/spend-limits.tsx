@@ -11,6 +11,8 @@ import { useToast } from "@/client/toast";
 import { monthName, usd } from "@/shared/format";
 import { useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { LIMITS_FIELD_NAMES, limitsFormSchema, limitsFormValues, type LimitsFormValues } from "./limits-form-schema";
 
 type Current = { month: string; spent: number; liveCalls: number; thresholdsReached: number[] };
@@ -89,6 +91,8 @@ export function SpendLimits() {
   const queryClient = useQueryClient();
   const toast = useToast();
   const limits = useQuery(trpc.account.limits.queryOptions());
+  // Limits are read by everyone, changed by an owner or admin (docs/decisions.md §18).
+  const forbidden = useRole().reasonFor("admin", "change limits");
   const { form, field, formError, fail, onSubmit } = useApiForm({
     schema: limitsFormSchema,
     names: LIMITS_FIELD_NAMES,
@@ -130,42 +134,51 @@ export function SpendLimits() {
             {formError}
           </Alert>
         ) : null}
-        <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
-          <TextField
-            label="Monthly budget (USD)"
-            hint="Usage cost per UTC month, base excluded. Empty: none."
-            inputMode="decimal"
-            placeholder="250.00"
-            {...field("monthlyBudget")}
-          />
-          <TextField
-            label="Alert thresholds (%)"
-            hint="Up to 10, from 1 to 100: an email and usage.threshold_reached at each, once a month."
-            placeholder="50, 80, 100"
-            {...field("alertThresholds")}
-          />
-          <TextField
-            label="Concurrent calls"
-            hint="Calls live at once; more are refused (busy). Empty: no cap."
-            inputMode="numeric"
-            placeholder="20"
-            {...field("maxConcurrentCalls")}
-          />
-        </div>
-        <label className="flex items-start gap-2 text-sm text-slate-800 dark:text-slate-200">
-          <input type="checkbox" className="mt-0.5 h-4 w-4" data-testid="hard-cap" {...form.register("hardCap")} />
-          <span>
-            <span className="font-medium">Hard cap</span>
-            <span className="block text-xs text-slate-500 dark:text-slate-400">
-              Refuse new calls once the month reaches the budget (inbound busy, outbound 402). Calls already live go on.
+        <ForbiddenReason reason={forbidden} id="limits-forbidden" />
+        <fieldset disabled={forbidden !== null} className="space-y-4">
+          <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
+            <TextField
+              label="Monthly budget (USD)"
+              hint="Usage cost per UTC month, base excluded. Empty: none."
+              inputMode="decimal"
+              placeholder="250.00"
+              {...field("monthlyBudget")}
+            />
+            <TextField
+              label="Alert thresholds (%)"
+              hint="Up to 10, from 1 to 100: an email and usage.threshold_reached at each, once a month."
+              placeholder="50, 80, 100"
+              {...field("alertThresholds")}
+            />
+            <TextField
+              label="Concurrent calls"
+              hint="Calls live at once; more are refused (busy). Empty: no cap."
+              inputMode="numeric"
+              placeholder="20"
+              {...field("maxConcurrentCalls")}
+            />
+          </div>
+          <label className="flex items-start gap-2 text-sm text-slate-800 dark:text-slate-200">
+            <input type="checkbox" className="mt-0.5 h-4 w-4" data-testid="hard-cap" {...form.register("hardCap")} />
+            <span>
+              <span className="font-medium">Hard cap</span>
+              <span className="block text-xs text-slate-500 dark:text-slate-400">
+                Refuse new calls once the month reaches the budget (inbound busy, outbound 402). Calls already live go
+                on.
+              </span>
             </span>
-          </span>
-        </label>
-        <div className="flex justify-end">
-          <Button type="submit" loading={save.isPending} className="w-full sm:w-auto">
-            Save limits
-          </Button>
-        </div>
+          </label>
+          <div className="flex justify-end">
+            <Button
+              type="submit"
+              loading={save.isPending}
+              aria-describedby={forbidden ? "limits-forbidden" : undefined}
+              className="w-full sm:w-auto"
+            >
+              Save limits
+            </Button>
+          </div>
+        </fieldset>
       </form>
     </Panel>
   );

@@ -6,10 +6,12 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 import { useShowError } from "@/client/show-error";
+import { useRole } from "@/client/use-role";
 import type { TCall } from "@/shared/schemas/calls";
 import { E164 } from "@/shared/schemas/e164";
 
@@ -24,6 +26,8 @@ const SIP = /^sips?:\S+$/i;
  */
 export function LiveCalls({ onOpen }: { onOpen: (callSid: string) => void }) {
   const trpc = useTRPC();
+  // Call control is a write (docs/decisions.md §18): said once above the calls, each button points at it.
+  const forbidden = useRole().reasonFor("write", "control calls");
   // Inbound calls report only their end, so a live one still reads `ringing`; outbound ones `in-progress`.
   const inProgress = useQuery({
     ...trpc.calls.list.queryOptions({ status: "in-progress", limit: 25 }),
@@ -39,16 +43,26 @@ export function LiveCalls({ onOpen }: { onOpen: (callSid: string) => void }) {
   if (calls.length === 0) return null;
   return (
     <Panel title={`Live calls (${calls.length})`} data-testid="live-calls">
+      <ForbiddenReason reason={forbidden} id="call-control-forbidden" />
       <ul className="divide-y divide-slate-200 dark:divide-slate-700">
         {calls.map((c) => (
-          <LiveCall key={c.callSid} call={c} onOpen={onOpen} />
+          <LiveCall key={c.callSid} call={c} onOpen={onOpen} forbidden={forbidden} />
         ))}
       </ul>
     </Panel>
   );
 }
 
-function LiveCall({ call, onOpen }: { call: TCall; onOpen: (callSid: string) => void }) {
+function LiveCall({
+  call,
+  onOpen,
+  forbidden,
+}: {
+  call: TCall;
+  onOpen: (callSid: string) => void;
+  forbidden: string | null;
+}) {
+  const closed = { disabled: forbidden !== null, "aria-describedby": forbidden ? "call-control-forbidden" : undefined };
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
@@ -104,12 +118,13 @@ function LiveCall({ call, onOpen }: { call: TCall; onOpen: (callSid: string) => 
           <span className="block break-all font-mono text-xs text-slate-500 dark:text-slate-400">{`${call.direction} · ${call.callSid}`}</span>
         </button>
         <div className="flex flex-wrap gap-2">
-          <Button variant="danger" size="sm" onClick={() => hangup.ask()} data-testid="live-hangup">
+          <Button variant="danger" size="sm" {...closed} onClick={() => hangup.ask()} data-testid="live-hangup">
             Hang up
           </Button>
           <Button
             variant="secondary"
             size="sm"
+            {...closed}
             onClick={() => setTransferOpen((o) => !o)}
             aria-expanded={transferOpen}
             data-testid="live-transfer"
@@ -120,6 +135,7 @@ function LiveCall({ call, onOpen }: { call: TCall; onOpen: (callSid: string) => 
             variant="secondary"
             size="sm"
             loading={record.isPending}
+            {...closed}
             onClick={() => record.mutate({ callSid: call.callSid, action: "start", channels: "dual" })}
             data-testid="live-record"
           >
@@ -128,6 +144,7 @@ function LiveCall({ call, onOpen }: { call: TCall; onOpen: (callSid: string) => 
           <Button
             variant="secondary"
             size="sm"
+            {...closed}
             onClick={() => record.mutate({ callSid: call.callSid, action: "stop", channels: "dual" })}
             data-testid="live-record-stop"
           >
@@ -135,7 +152,7 @@ function LiveCall({ call, onOpen }: { call: TCall; onOpen: (callSid: string) => 
           </Button>
         </div>
       </div>
-      {transferOpen ? (
+      {transferOpen && !forbidden ? (
         <form
           className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-[1fr_2fr_auto] sm:items-start"
           noValidate

@@ -12,6 +12,8 @@ import { useToast } from "@/client/toast";
 import { LocalTime } from "@/components/ui/local-time";
 import { EndpointBackoffNotice } from "./endpoint-backoff";
 import { useTRPC } from "@/client/trpc/client";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useShowError } from "@/client/show-error";
 import { POLL_MS, attemptOutcome, destinationOf, dueSoon } from "./delivery-status";
 
@@ -36,6 +38,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
     previous.current = status;
   }, [status, queryClient, trpc]);
 
+  const forbidden = useRole().reasonFor("write", "redeliver events");
   const retry = useMutation(
     trpc.webhookDeliveries.retry.mutationOptions({
       onSuccess: async (data) => {
@@ -55,13 +58,20 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose: () => voi
       actions={
         // call.started was answered while Twilio waited; the call it decided is over, so it cannot be sent again.
         detail.data?.delivery.synchronous ? null : (
-          <Button size="sm" loading={retry.isPending} disabled={!detail.data} onClick={() => retry.mutate({ id })}>
+          <Button
+            size="sm"
+            loading={retry.isPending}
+            disabled={!detail.data || forbidden !== null}
+            aria-describedby={forbidden ? "redeliver-forbidden" : undefined}
+            onClick={() => retry.mutate({ id })}
+          >
             Redeliver
           </Button>
         )
       }
     >
       <div id="delivery-detail">
+        {detail.data?.delivery.synchronous ? null : <ForbiddenReason reason={forbidden} id="redeliver-forbidden" />}
         <QueryState query={detail} loadingLabel="Loading delivery…">
           {({ delivery }) => <DetailBody delivery={delivery} />}
         </QueryState>

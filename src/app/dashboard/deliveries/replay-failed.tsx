@@ -8,6 +8,8 @@ import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { SelectField } from "@/components/ui/field";
 import { useTRPC } from "@/client/trpc/client";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 
 const HOUR = 3600_000;
@@ -27,6 +29,7 @@ export function ReplayFailed() {
   const [windowIndex, setWindowIndex] = useState(1);
   const [failure, setFailure] = useState<string | null>(null);
   const chosen = WINDOWS[windowIndex]!;
+  const forbidden = useRole().reasonFor("write", "replay deliveries");
   const replay = useConfirmedMutation(trpc.webhookDeliveries.replay.mutationOptions(), {
     variablesOf: () => ({ since: new Date(Date.now() - chosen.ms).toISOString(), status: "FAILED" as const }),
     onSuccess: () => void queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter()),
@@ -56,6 +59,8 @@ export function ReplayFailed() {
           </SelectField>
           <Button
             variant="secondary"
+            disabled={forbidden !== null}
+            aria-describedby={forbidden ? "replay-forbidden" : undefined}
             onClick={() => {
               setFailure(null);
               replay.ask();
@@ -64,6 +69,7 @@ export function ReplayFailed() {
             Replay failed…
           </Button>
         </div>
+        <ForbiddenReason reason={forbidden} id="replay-forbidden" />
         <div aria-live="polite">
           {replay.mutation.data ? (
             <Alert tone="success" data-testid="replay-result">

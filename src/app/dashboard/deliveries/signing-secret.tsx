@@ -12,6 +12,8 @@ import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 
 const MASKED = "whsec_••••";
 
@@ -24,6 +26,8 @@ export function SigningSecret() {
   const [revealed, setRevealed] = useState(false);
   const [overlapUntil, setOverlapUntil] = useState<string | null>(null);
 
+  // Rotating is the account's setting (needs admin): a developer sees the secret but may not replace it.
+  const forbidden = useRole().reasonFor("admin", "rotate the signing secret");
   const rotate = useConfirmedMutation(trpc.account.rotateWebhookSecret.mutationOptions(), {
     onSuccess: async ({ webhookSecret, previousSecretExpiresAt }) => {
       setOverlapUntil(previousSecretExpiresAt);
@@ -81,11 +85,18 @@ export function SigningSecret() {
       title="Signing secret"
       data-testid="signing-secret"
       actions={
-        <Button variant="secondary" size="sm" disabled={!account.data} onClick={() => rotate.ask()}>
+        <Button
+          variant="secondary"
+          size="sm"
+          disabled={!account.data || forbidden !== null}
+          aria-describedby={forbidden ? "rotate-secret-forbidden" : undefined}
+          onClick={() => rotate.ask()}
+        >
           Rotate secret
         </Button>
       }
     >
+      <ForbiddenReason reason={forbidden} id="rotate-secret-forbidden" />
       {body}
       <ConfirmDialog {...rotate.dialog} title="Rotate the signing secret?" confirmLabel="Rotate now" tone="primary">
         A new secret starts signing events at once. The old secret keeps signing for 24 hours as well, so your receivers

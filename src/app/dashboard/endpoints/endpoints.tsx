@@ -12,12 +12,14 @@ import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { TextField } from "@/components/ui/field";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/client/toast";
 import { messageOf, useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
+import { useRole } from "@/client/use-role";
 import { MAX_ENDPOINTS_PER_ACCOUNT, webhookEndpointInputSchemas } from "@/shared/schemas/webhook-endpoints";
 import type { EndpointEventType } from "@/shared/schemas/events";
 import type { AppRouter } from "@/server/trpc/root";
@@ -88,6 +90,7 @@ function AddEndpointForm({
   const all = chosen.includes(ALL_EVENTS);
   const typesError = form.formState.errors.eventTypes;
   const typesErrorId = useId();
+  const forbidden = useRole().reasonFor("write", "change endpoints");
 
   const create = useMutation(
     trpc.webhookEndpoints.create.mutationOptions({
@@ -113,53 +116,61 @@ function AddEndpointForm({
           {formError}
         </Alert>
       ) : null}
-      <TextField
-        label="URL"
-        hint={allowPrivate ? "An http or https URL." : "A public HTTPS URL."}
-        autoComplete="off"
-        inputMode="url"
-        placeholder="https://api.example.com/routekit/events"
-        {...field("url")}
-      />
-      <TextField
-        label="Description (optional)"
-        hint="What this endpoint is for, like “data pipeline”."
-        autoComplete="off"
-        maxLength={200}
-        {...field("description")}
-      />
-      <fieldset aria-describedby={typesError ? typesErrorId : undefined} data-testid="endpoint-types">
-        <legend className="text-sm font-medium text-slate-800 dark:text-slate-200">Event types</legend>
-        <div className="mt-2 space-y-2">
-          <Checkbox
-            value={ALL_EVENTS}
-            label="All events"
-            hint="Every type below, and new ones as they come"
-            {...form.register("eventTypes")}
-          />
-          <div className="grid gap-2 sm:grid-cols-2">
-            {TYPE_CHOICES.map((c) => (
-              <Checkbox
-                key={c.type}
-                value={c.type}
-                label={c.type}
-                hint={c.description}
-                disabled={all}
-                mono
-                {...form.register("eventTypes")}
-              />
-            ))}
+      <ForbiddenReason reason={forbidden} id="endpoint-form-forbidden" />
+      {/* Not the form's own attribute: the inner fieldset's aria-describedby names its error. */}
+      <fieldset disabled={forbidden !== null} className="space-y-4">
+        <TextField
+          label="URL"
+          hint={allowPrivate ? "An http or https URL." : "A public HTTPS URL."}
+          autoComplete="off"
+          inputMode="url"
+          placeholder="https://api.example.com/routekit/events"
+          {...field("url")}
+        />
+        <TextField
+          label="Description (optional)"
+          hint="What this endpoint is for, like “data pipeline”."
+          autoComplete="off"
+          maxLength={200}
+          {...field("description")}
+        />
+        <fieldset aria-describedby={typesError ? typesErrorId : undefined} data-testid="endpoint-types">
+          <legend className="text-sm font-medium text-slate-800 dark:text-slate-200">Event types</legend>
+          <div className="mt-2 space-y-2">
+            <Checkbox
+              value={ALL_EVENTS}
+              label="All events"
+              hint="Every type below, and new ones as they come"
+              {...form.register("eventTypes")}
+            />
+            <div className="grid gap-2 sm:grid-cols-2">
+              {TYPE_CHOICES.map((c) => (
+                <Checkbox
+                  key={c.type}
+                  value={c.type}
+                  label={c.type}
+                  hint={c.description}
+                  disabled={all}
+                  mono
+                  {...form.register("eventTypes")}
+                />
+              ))}
+            </div>
           </div>
-        </div>
-        {typesError?.message ? (
-          <p id={typesErrorId} role="alert" className="mt-1 text-xs font-medium text-red-600 dark:text-red-400">
-            {typesError.message}
-          </p>
-        ) : null}
+          {typesError?.message ? (
+            <p id={typesErrorId} role="alert" className="mt-1 text-xs font-medium text-red-600 dark:text-red-400">
+              {typesError.message}
+            </p>
+          ) : null}
+        </fieldset>
+        <Button
+          type="submit"
+          loading={create.isPending}
+          aria-describedby={forbidden ? "endpoint-form-forbidden" : undefined}
+        >
+          Add endpoint
+        </Button>
       </fieldset>
-      <Button type="submit" loading={create.isPending}>
-        Add endpoint
-      </Button>
     </form>
   );
 }
@@ -245,6 +256,8 @@ function SecretReveal({
 function EndpointList() {
   const trpc = useTRPC();
   const list = useQuery(trpc.webhookEndpoints.list.queryOptions());
+  const { reasonFor, seesSecrets } = useRole();
+  const forbidden = reasonFor("write", "change endpoints");
   return (
     <QueryState
       query={list}
@@ -258,17 +271,38 @@ function EndpointList() {
       }
     >
       {({ webhookEndpoints }) => (
-        <ul className="divide-y divide-slate-100 dark:divide-slate-800" data-testid="endpoint-list">
-          {webhookEndpoints.map((e) => (
-            <EndpointItem key={e.id} endpoint={e} />
-          ))}
-        </ul>
+        <div className="space-y-3">
+          <ForbiddenReason reason={forbidden} id="endpoint-list-forbidden" />
+          {seesSecrets ? null : (
+            // A viewer never sees a secret (docs/decisions.md §18): no Show or Rotate, and this says why.
+            <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="endpoint-secrets-hidden">
+              Your role does not show signing secrets. Ask an owner, admin or developer for them.
+            </p>
+          )}
+          <ul className="divide-y divide-slate-100 dark:divide-slate-800" data-testid="endpoint-list">
+            {webhookEndpoints.map((e) => (
+              <EndpointItem key={e.id} endpoint={e} forbidden={forbidden} seesSecrets={seesSecrets} />
+            ))}
+          </ul>
+        </div>
       )}
     </QueryState>
   );
 }
 
-function EndpointItem({ endpoint: e }: { endpoint: Endpoint }) {
+function EndpointItem({
+  endpoint: e,
+  forbidden,
+  seesSecrets,
+}: {
+  endpoint: Endpoint;
+  forbidden: string | null;
+  seesSecrets: boolean;
+}) {
+  const closed = {
+    disabled: forbidden !== null,
+    "aria-describedby": forbidden ? "endpoint-list-forbidden" : undefined,
+  };
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
@@ -336,27 +370,32 @@ function EndpointItem({ endpoint: e }: { endpoint: Endpoint }) {
           </p>
         </div>
         <div className="flex flex-wrap gap-2 sm:max-w-[22rem] sm:justify-end">
-          <Button size="sm" variant="secondary" onClick={() => setPanel(panel === "test" ? null : "test")}>
+          <Button size="sm" variant="secondary" {...closed} onClick={() => setPanel(panel === "test" ? null : "test")}>
             Send test event
           </Button>
           <Link href={`/dashboard/deliveries?endpoint=${e.id}`} className={buttonClasses("secondary", "sm")}>
             Deliveries
           </Link>
-          <Button size="sm" variant="secondary" loading={reveal.isPending} onClick={() => reveal.mutate()}>
-            Show secret
-          </Button>
-          <Button size="sm" variant="secondary" onClick={() => rotate.ask()}>
-            Rotate secret
-          </Button>
+          {seesSecrets ? (
+            <>
+              <Button size="sm" variant="secondary" loading={reveal.isPending} onClick={() => reveal.mutate()}>
+                Show secret
+              </Button>
+              <Button size="sm" variant="secondary" {...closed} onClick={() => rotate.ask()}>
+                Rotate secret
+              </Button>
+            </>
+          ) : null}
           <Button
             size="sm"
             variant="secondary"
             loading={toggle.isPending}
+            {...closed}
             onClick={() => toggle.mutate({ id: e.id, enabled: !e.enabled })}
           >
             {e.enabled ? "Disable" : "Enable"}
           </Button>
-          <Button size="sm" variant="secondary" onClick={() => remove.ask()}>
+          <Button size="sm" variant="secondary" {...closed} onClick={() => remove.ask()}>
             Delete
           </Button>
         </div>

@@ -11,6 +11,7 @@ import { PageHeader, Panel } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { SelectField, TextField } from "@/components/ui/field";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { QueryState } from "@/components/ui/query-state";
 import { EmptyState } from "@/components/ui/states";
 import { Table, Td } from "@/components/ui/table";
@@ -18,6 +19,8 @@ import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 import { useApiForm } from "@/client/use-api-form";
+import { useRole } from "@/client/use-role";
+import { ROLE_LABELS } from "@/shared/roles";
 import { ZCreateApiKeyInput } from "@/shared/schemas/api-keys";
 import type { AppRouter } from "@/server/trpc/root";
 
@@ -48,6 +51,7 @@ export function ApiKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const forbidden = useRole().reasonFor("write", "create or revoke API keys");
   const { form, field, fail, onSubmit } = useApiForm({
     schema: ZCreateKeyForm,
     names: FIELD_NAMES,
@@ -76,8 +80,8 @@ export function ApiKeys() {
         description={
           <>
             Keys authenticate your server to the REST API: send one as{" "}
-            <code className="font-mono text-xs">Authorization: Bearer rtk_…</code>. Revoking a key stops it on the next
-            request.
+            <code className="font-mono text-xs">Authorization: Bearer rtk_…</code>. A key acts with the role its maker
+            had when making it. Revoking a key stops it on the next request.
           </>
         }
       />
@@ -87,36 +91,47 @@ export function ApiKeys() {
             onSubmit={onSubmit((input) => create.mutate(input))}
             noValidate
             data-testid="api-key-form"
-            className="flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-start"
+            className="space-y-3"
           >
-            <TextField
-              label="Label (optional)"
-              hint="A name to tell keys apart, like “production server”."
-              autoComplete="off"
-              maxLength={100}
-              {...field("label")}
-              className="sm:max-w-md sm:flex-1"
-            />
-            <SelectField label="Access" {...form.register("scope")} data-testid="api-key-scope" className="sm:w-44">
-              <option value="full">Full</option>
-              <option value="read-only">Read-only (GET)</option>
-            </SelectField>
-            <TextField
-              label="Expires (optional)"
-              hint="The key stops working at the end of that day."
-              type="date"
-              {...field("expiresAt")}
-              data-testid="api-key-expires"
-              className="sm:w-48"
-            />
-            <Button type="submit" loading={create.isPending} className="sm:mt-6">
-              Create key
-            </Button>
+            <ForbiddenReason reason={forbidden} id="api-key-forbidden" />
+            <fieldset
+              disabled={forbidden !== null}
+              className="flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-start"
+            >
+              <TextField
+                label="Label (optional)"
+                hint="A name to tell keys apart, like “production server”."
+                autoComplete="off"
+                maxLength={100}
+                {...field("label")}
+                className="sm:max-w-md sm:flex-1"
+              />
+              <SelectField label="Access" {...form.register("scope")} data-testid="api-key-scope" className="sm:w-44">
+                <option value="full">Full</option>
+                <option value="read-only">Read-only (GET)</option>
+              </SelectField>
+              <TextField
+                label="Expires (optional)"
+                hint="The key stops working at the end of that day."
+                type="date"
+                {...field("expiresAt")}
+                data-testid="api-key-expires"
+                className="sm:w-48"
+              />
+              <Button
+                type="submit"
+                loading={create.isPending}
+                aria-describedby={forbidden ? "api-key-forbidden" : undefined}
+                className="sm:mt-6"
+              >
+                Create key
+              </Button>
+            </fieldset>
           </form>
         </Panel>
         {create.data ? <NewKeyReveal created={create.data} onDone={() => create.reset()} /> : null}
         <Panel title="Your keys">
-          <KeyList />
+          <KeyList forbidden={forbidden} />
         </Panel>
       </div>
     </>
@@ -166,7 +181,8 @@ function NewKeyReveal({ created, onDone }: { created: CreatedKey; onDone: () => 
   );
 }
 
-function KeyList() {
+/** `forbidden`: why this member may not revoke (their role), said once above the create form. */
+function KeyList({ forbidden }: { forbidden: string | null }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
@@ -193,7 +209,7 @@ function KeyList() {
             </EmptyState>
           ) : (
             <Table
-              head={["Key", "Label", "Access", "Expires", "Created", "Last used", ""]}
+              head={["Key", "Label", "Access", "Made by", "Expires", "Created", "Last used", ""]}
               data-testid="api-keys-table"
             >
               {keys.map((k) => (
@@ -213,8 +229,26 @@ function KeyList() {
                       <span className="text-slate-400 dark:text-slate-500">—</span>
                     )}
                   </Td>
+                  {/* What the key may do: its scope, and the role it acts with (its maker's when made, §18). */}
                   <Td label="Access">
                     <span data-testid="api-key-scope-cell">{k.scope === "read-only" ? "Read-only" : "Full"}</span>
+                    <span className="block text-xs text-slate-500 dark:text-slate-400" data-testid="api-key-role-cell">
+                      {`as ${ROLE_LABELS[k.role]}`}
+                    </span>
+                  </Td>
+                  <Td label="Made by">
+                    {k.createdBy ? (
+                      <span
+                        className="block max-w-[12rem] truncate max-sm:max-w-full"
+                        title={k.createdBy.email}
+                        data-testid="api-key-created-by"
+                      >
+                        {k.createdBy.email}
+                      </span>
+                    ) : (
+                      // The maker's login is gone (decisions §18 keeps the key, the account's).
+                      <span className="text-slate-400 dark:text-slate-500">—</span>
+                    )}
                   </Td>
                   <Td label="Expires">
                     {k.expiresAt ? (
@@ -226,12 +260,25 @@ function KeyList() {
                       "never"
                     )}
                   </Td>
+                  {/* Times wrap to two lines: with the maker's column the table still fits a laptop's width. */}
                   <Td label="Created">
-                    <LocalTime iso={k.createdAt} />
+                    <span className="block max-w-[8rem] whitespace-normal max-sm:max-w-full">
+                      <LocalTime iso={k.createdAt} />
+                    </span>
                   </Td>
-                  <Td label="Last used">{k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : "never"}</Td>
+                  <Td label="Last used">
+                    <span className="block max-w-[8rem] whitespace-normal max-sm:max-w-full">
+                      {k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : "never"}
+                    </span>
+                  </Td>
                   <Td className="text-right">
-                    <Button variant="secondary" size="sm" onClick={() => revoke.ask(k)}>
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      disabled={forbidden !== null}
+                      aria-describedby={forbidden ? "api-key-forbidden" : undefined}
+                      onClick={() => revoke.ask(k)}
+                    >
                       Revoke
                     </Button>
                   </Td>

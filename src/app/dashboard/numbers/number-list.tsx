@@ -14,6 +14,7 @@ import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
 import { useForbiddenReason } from "@/client/use-forbidden-reason";
+import { useRole } from "@/client/use-role";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
@@ -43,6 +44,9 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const toast = useToast();
   const forbidden = useForbiddenReason("changeNumber");
   const simulateForbidden = useForbiddenReason("simulateCall");
+  // A test event is a write too (docs/decisions.md §18), whatever the account's standing: the same sentence as
+  // `forbidden` when the role is the reason, so it is said once.
+  const testForbidden = useRole().reasonFor("write", "change numbers");
   // Said once: beside the change reason when it is the same sentence, on its own otherwise.
   const simulateReasonId = simulateForbidden === forbidden ? "number-change-forbidden" : "number-simulate-forbidden";
   const list = useQuery(trpc.phoneNumbers.list.queryOptions());
@@ -134,6 +138,8 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                         variant="secondary"
                         size="sm"
                         aria-expanded={testing === n.id}
+                        disabled={testForbidden !== null}
+                        aria-describedby={testForbidden ? "number-change-forbidden" : undefined}
                         onClick={() => setTesting(testing === n.id ? null : n.id)}
                       >
                         Send test event

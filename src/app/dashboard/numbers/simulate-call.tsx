@@ -6,6 +6,8 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { endReasonOutcome, errorCodeOutcome } from "@/shared/call-outcomes";
 import { messageOf, useTRPC } from "@/client/trpc/client";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 
 /** How the call was decided (docs/decisions.md §11, §12), in words; the code is shown beside it. */
 const ANSWER_LABELS: Record<string, string> = {
@@ -54,6 +56,10 @@ export function SimulateCall({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const headingId = useId();
+  const reasonId = useId();
+  // The setup guide shows this panel outright, so the role is checked here too (the standing stays the server's
+  // answer, shown below as before).
+  const forbidden = useRole().reasonFor("write", "simulate calls");
   const simulate = useMutation(
     trpc.phoneNumbers.simulateCall.mutationOptions({
       onSuccess: () =>
@@ -94,6 +100,8 @@ export function SimulateCall({
         <Button
           size="sm"
           loading={simulate.isPending}
+          disabled={forbidden !== null}
+          aria-describedby={forbidden ? reasonId : undefined}
           data-testid="simulate-call-run"
           onClick={() => simulate.mutate({ id: number.id })}
         >
@@ -105,6 +113,7 @@ export function SimulateCall({
           </Button>
         ) : null}
       </div>
+      <ForbiddenReason reason={forbidden} id={reasonId} />
       <div aria-live="polite" ref={resultRef}>
         {simulate.error ? (
           <Alert tone="error" title="The call was not simulated" data-testid="simulate-call-error">

@@ -6,6 +6,8 @@ import { QueryState } from "@/components/ui/query-state";
 import { useToast } from "@/client/toast";
 import { messageOf, useTRPC } from "@/client/trpc/client";
 import { useHydrated } from "@/client/use-hydrated";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { ALERT_DESCRIPTIONS, ALERT_TYPES, type AlertType } from "@/shared/schemas/alerts";
 
 /** GET/PUT /api/account/alert-settings: which alert kinds are also emailed (all by default). */
@@ -16,6 +18,7 @@ export function AlertEmails() {
   const settings = useQuery(trpc.alerts.settings.queryOptions());
   // Server-rendered with the page: a box clicked before the scripts own it would spring back (use-hydrated.ts).
   const hydrated = useHydrated();
+  const forbidden = useRole().reasonFor("admin", "change alert emails");
   const save = useMutation(
     trpc.alerts.putSettings.mutationOptions({
       onSuccess: (data) => {
@@ -39,6 +42,7 @@ export function AlertEmails() {
         Alerts go to this account's address as well as to endpoints subscribed to them. Switching a kind off here stops
         its email only.
       </p>
+      <ForbiddenReason reason={forbidden} id="alert-emails-forbidden" />
       <QueryState query={settings} loadingLabel="Loading alert settings…">
         {(data) => (
           <ul className="mt-4 space-y-2">
@@ -49,7 +53,8 @@ export function AlertEmails() {
                     type="checkbox"
                     className="mt-0.5"
                     checked={data.email[type]}
-                    disabled={!hydrated}
+                    disabled={!hydrated || forbidden !== null}
+                    aria-describedby={forbidden ? "alert-emails-forbidden" : undefined}
                     onChange={(e) => change({ ...data.email, [type]: e.target.checked })}
                   />
                   <span>

@@ -7,6 +7,8 @@ import { Panel } from "@/components/ui/card";
 import { TextField } from "@/components/ui/field";
 import { useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
+import { useRole } from "@/client/use-role";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { ZDeleteAccountInput } from "@/shared/schemas/account-settings";
 
 /**
@@ -22,6 +24,8 @@ export function DeleteAccount() {
     defaultValues: { confirmEmail: "", password: "" },
   });
   const remove = useMutation(trpc.settings.delete.mutationOptions());
+  // Only an owner closes the account (docs/decisions.md §18); everyone else reads what it would do, and why not.
+  const forbidden = useRole().reasonFor("owner", "close the account");
 
   const submit = onSubmit(async (values) => {
     if (account.data && values.confirmEmail !== account.data.account.email) {
@@ -52,19 +56,27 @@ export function DeleteAccount() {
           sign-up, and so is each member's who belongs to no other account.
         </li>
       </ul>
-      <form onSubmit={(e) => void submit(e)} className="mt-4 grid gap-4 sm:grid-cols-2" noValidate>
-        <TextField
-          label="Type the account's email address to confirm"
-          type="email"
-          autoComplete="off"
-          {...field("confirmEmail")}
-        />
-        <TextField label="Password" type="password" autoComplete="current-password" {...field("password")} />
-        <div className="sm:col-span-2">
-          <Button type="submit" variant="danger" loading={remove.isPending || form.formState.isSubmitting}>
-            Close my account for good
-          </Button>
-        </div>
+      <ForbiddenReason reason={forbidden} id="delete-account-forbidden" />
+      <form onSubmit={(e) => void submit(e)} className="mt-4" noValidate>
+        <fieldset disabled={forbidden !== null} className="grid gap-4 sm:grid-cols-2">
+          <TextField
+            label="Type the account's email address to confirm"
+            type="email"
+            autoComplete="off"
+            {...field("confirmEmail")}
+          />
+          <TextField label="Password" type="password" autoComplete="current-password" {...field("password")} />
+          <div className="sm:col-span-2">
+            <Button
+              type="submit"
+              variant="danger"
+              loading={remove.isPending || form.formState.isSubmitting}
+              aria-describedby={forbidden ? "delete-account-forbidden" : undefined}
+            >
+              Close my account for good
+            </Button>
+          </div>
+        </fieldset>
       </form>
     </Panel>
   );

@@ -1,4 +1,6 @@
-import { errorSentence, formContext, formFields, sameOrigin, seeOther } from "@/server/rest/auth-form-post";
+import { formContext, formFields, sameOrigin, seeOther } from "@/server/rest/auth-form-post";
+import { toErrorResponse } from "@/server/errors/to-error-response";
+import { logger } from "@/server/logger";
 import { sessionSetCookie } from "@/server/auth/session-cookie";
 import { AppError } from "@/server/errors/app-error";
 import { createCaller } from "@/server/trpc/root";
@@ -28,6 +30,8 @@ export async function POST(req: Request): Promise<Response> {
     await endSession(authorization.replace(/^Bearer /, ""));
     return seeOther("/dashboard", cookie);
   } catch (err) {
-    return seeOther(`/dashboard?${new URLSearchParams({ error: errorSentence(err, ctx.requestId) })}`);
+    // The switcher shows a fixed sentence for this, never text carried in the address; an unexpected failure is logged.
+    if (toErrorResponse(err).unexpected) logger().error({ err, requestId: ctx.requestId }, "account switch failed");
+    return seeOther("/dashboard?switch=refused");
   }
 }

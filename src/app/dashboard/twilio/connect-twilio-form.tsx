@@ -4,9 +4,11 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
+import { useRole } from "@/client/use-role";
 import { ZConnectTwilioInput } from "@/shared/schemas/twilio-connection";
 
 type Field = "accountSid" | "authToken";
@@ -18,6 +20,7 @@ export function ConnectTwilioForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const forbidden = useRole().reasonFor("admin", "connect Twilio");
   const { form, field, formError, fail, onSubmit } = useApiForm({
     schema: ZConnectTwilioInput,
     names: FIELD_NAMES,
@@ -52,7 +55,7 @@ export function ConnectTwilioForm() {
         never shown again. Numbers in a Twilio subaccount are signed with that subaccount&apos;s own token: connect the
         subaccount that holds your numbers.
       </p>
-      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+      <fieldset disabled={forbidden !== null} className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <TextField
           label="Account SID"
           placeholder="AC…"
@@ -69,9 +72,16 @@ export function ConnectTwilioForm() {
           hint="Checked with Twilio before it is saved"
           {...field("authToken")}
         />
-      </div>
-      <div className="flex justify-end">
-        <Button type="submit" loading={connect.isPending} className="w-full sm:w-auto">
+      </fieldset>
+      <div className="flex flex-col items-stretch gap-2 sm:flex-row sm:items-center sm:justify-end">
+        <ForbiddenReason reason={forbidden} id="twilio-connect-forbidden" />
+        <Button
+          type="submit"
+          loading={connect.isPending}
+          disabled={forbidden !== null}
+          aria-describedby={forbidden ? "twilio-connect-forbidden" : undefined}
+          className="w-full sm:w-auto"
+        >
           Connect Twilio
         </Button>
       </div>

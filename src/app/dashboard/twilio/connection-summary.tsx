@@ -6,9 +6,11 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
+import { useRole } from "@/client/use-role";
 
 type Connection = { accountSid: string; friendlyName: string | null; connectedAt: string };
 
@@ -16,6 +18,7 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const forbidden = useRole().reasonFor("admin", "change the Twilio connection");
   const disconnect = useConfirmedMutation(trpc.twilioConnection.disconnect.mutationOptions(), {
     onSuccess: async () => {
       toast.success("Twilio disconnected");
@@ -32,12 +35,19 @@ export function ConnectionSummary({ connection }: { connection: Connection }) {
       title="Connected Twilio account"
       data-testid="twilio-connection"
       actions={
-        <Button variant="secondary" size="sm" onClick={() => disconnect.ask()}>
+        <Button
+          variant="secondary"
+          size="sm"
+          disabled={forbidden !== null}
+          aria-describedby={forbidden ? "twilio-disconnect-forbidden" : undefined}
+          onClick={() => disconnect.ask()}
+        >
           Disconnect
         </Button>
       }
     >
-      <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+      <ForbiddenReason reason={forbidden} id="twilio-disconnect-forbidden" />
+      <dl className="mt-1 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="text-slate-500 dark:text-slate-400">Account</dt>
         <dd className="font-medium text-slate-900 dark:text-slate-100" data-testid="twilio-friendly-name">
           {connection.friendlyName ?? "—"} <Badge tone="green">connected</Badge>

@@ -9,9 +9,11 @@ import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
+import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useToast } from "@/client/toast";
 import { useTRPC } from "@/client/trpc/client";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
+import { useRole } from "@/client/use-role";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Rotation = inferRouterOutputs<AppRouter>["account"]["rotateEngineUrl"];
@@ -21,6 +23,7 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const forbidden = useRole().reasonFor("admin", "rotate the engine URL");
   const account = useQuery(trpc.account.get.queryOptions());
   const [result, setResult] = useState<Rotation | null>(null);
   const rotate = useConfirmedMutation(trpc.account.rotateEngineUrl.mutationOptions(), {
@@ -40,12 +43,19 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
       title="Engine URL"
       data-testid="engine-url-panel"
       actions={
-        <Button variant="secondary" size="sm" onClick={() => rotate.ask()}>
+        <Button
+          variant="secondary"
+          size="sm"
+          disabled={forbidden !== null}
+          aria-describedby={forbidden ? "engine-url-forbidden" : undefined}
+          onClick={() => rotate.ask()}
+        >
           Rotate engine URL
         </Button>
       }
     >
       <div className="space-y-3 text-sm text-slate-700 dark:text-slate-300">
+        <ForbiddenReason reason={forbidden} id="engine-url-forbidden" />
         <p>
           {connected
             ? "Twilio sends your numbers' calls here. Numbers you set up through the connection are repointed automatically when you rotate it."

@@ -12,6 +12,7 @@ import { Table, Td } from "@/components/ui/table";
 import { useToast } from "@/client/toast";
 import { ForbiddenReason } from "@/components/ui/forbidden-reason";
 import { useForbiddenReason } from "@/client/use-forbidden-reason";
+import { useRole } from "@/client/use-role";
 import { useTRPC } from "@/client/trpc/client";
 import { useApiForm } from "@/client/use-api-form";
 import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
@@ -39,6 +40,7 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
   const { allowPrivate } = policy;
   const registerForbidden = useForbiddenReason("registerNumber");
   const changeForbidden = useForbiddenReason("changeNumber");
+  const roleForbidden = useRole().reasonFor("write", "change numbers");
   const schema = useMemo(() => callbackUrlsFormSchema({ allowPrivate }), [allowPrivate]);
 
   const newest = registered.data?.phoneNumbers.at(-1);
@@ -110,7 +112,8 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
   return (
     <Panel title="Your Twilio numbers" data-testid="twilio-numbers">
       <div className="space-y-4">
-        <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
+        {/* The URLs only serve registering: closed to a role that may not (not to an account that must pay first). */}
+        <fieldset disabled={roleForbidden !== null} className="grid grid-cols-1 gap-4 md:grid-cols-3">
           <CallbackUrlFields
             field={field}
             policy={policy}
@@ -120,7 +123,7 @@ export function TwilioNumbers({ policy }: { policy: CallbackUrlPolicyOptions }) 
               onErrorUrl: "Receives call.error.",
             }}
           />
-        </div>
+        </fieldset>
         {numbers.data && numbers.data.subaccounts.length > 0 ? (
           <Alert tone="info" title="This Twilio account has subaccounts" data-testid="twilio-subaccounts">
             {`Numbers held in a subaccount (${numbers.data.subaccounts.map((a) => a.friendlyName).join(", ")}) are not listed here: Twilio signs their calls with the subaccount's own auth token. To use them, connect that subaccount instead (one Twilio connection per Routekit account).`}
