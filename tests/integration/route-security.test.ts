@@ -464,7 +464,7 @@ describe("roles (docs/decisions.md §18): every role against every route, from t
     });
   });
 
-  it("a viewer never receives a secret: not the account's webhook secret, not an endpoint's", async () => {
+  it("a viewer never receives a secret: not the account's webhook secret or engine URL, not an endpoint's", async () => {
     const acct = await newActiveAccount();
     const viewer = await newMember(acct, "viewer");
     const developer = await newMember(acct, "developer");
@@ -477,13 +477,17 @@ describe("roles (docs/decisions.md §18): every role against every route, from t
     const asViewer = await viewer.as("GET", "/api/account");
     expect(asViewer.status).toBe(200);
     expect(asViewer.body.account).not.toHaveProperty("webhookSecret");
+    expect(asViewer.body.account).not.toHaveProperty("engineVoiceUrl");
     const endpoint = await viewer.as("GET", `/api/webhook-endpoints/${id}`);
     expect(endpoint.status).toBe(200);
     expect(endpoint.body.webhookEndpoint).not.toHaveProperty("secret");
     for (const res of [asViewer, endpoint]) expect(res.text).not.toMatch(/whsec_/);
 
     // A role that sees secrets gets them on the same routes.
-    expect((await developer.as("GET", "/api/account")).body.account.webhookSecret).toMatch(/^whsec_/);
+    expect((await developer.as("GET", "/api/account")).body.account).toMatchObject({
+      webhookSecret: expect.stringMatching(/^whsec_/),
+      engineVoiceUrl: expect.stringContaining("/api/engine/voice/"),
+    });
     expect((await developer.as("GET", `/api/webhook-endpoints/${id}`)).body.webhookEndpoint.secret).toMatch(/^whsec_/);
   });
 

@@ -15,8 +15,9 @@ const ZAccount = z.object({
     ),
   engineVoiceUrl: z
     .string()
+    .optional()
     .describe(
-      "Where Twilio sends your numbers' calls and status callbacks: set it as both the voice URL and the status callback (POST). Without a Twilio connection it is a bearer secret",
+      "Where Twilio sends your numbers' calls and status callbacks: set it as both the voice URL and the status callback (POST). Without a Twilio connection it is a bearer secret, so a viewer does not get it",
     ),
   _count: z
     .object({

@@ -52,7 +52,8 @@ export default async function SetupPage() {
       () => null,
     ),
   ]);
-  const engineUrl = account.engineVoiceUrl;
+  // A viewer is not given the engine URL (a bearer secret without a Twilio connection): the steps name it instead.
+  const engineUrl = account.engineVoiceUrl ?? "<engine voice URL: ask an owner, admin or developer>";
   const first = phoneNumbers.find((n) => n.isActive) ?? null;
   const simulatorCommand = simulatorCommandFor({
     engineUrl,

@@ -61,12 +61,14 @@ export function EngineUrlPanel({ connected }: { connected: boolean }) {
             ? "Twilio sends your numbers' calls here. Numbers you set up through the connection are repointed automatically when you rotate it."
             : "Twilio sends your numbers' calls here. Without a Twilio connection it is a bearer secret, as sensitive as an API key: rotate it if it may have leaked."}
         </p>
-        {account.data ? (
+        {account.data?.account.engineVoiceUrl !== undefined ? (
           <CopyField
             label="Engine voice URL"
             value={account.data.account.engineVoiceUrl}
             data-testid="twilio-engine-url"
           />
+        ) : account.data ? (
+          <p data-testid="engine-url-hidden">Your role does not show the engine URL: it is a credential.</p>
         ) : null}
         {result ? (
           <Alert

@@ -8,7 +8,7 @@ import { engineVoiceUrlOf } from "./engine-voice-url";
  * The account as GET /api/account shows it. `read` is that row when the
  * request's authentication already read it (an API key: one statement for
  * both); otherwise (a login token, the dashboard) it is read here. The webhook
- * secret only for a role that sees secrets (not a viewer: docs/decisions.md §18).
+ * secret and the engine URL only for a role that sees secrets (not a viewer: docs/decisions.md §18).
  */
 export async function getAccount(opts: { accountId: string; read?: AccountRead; showSecret: boolean }) {
   const account = opts.read ?? (await readAccount(opts.accountId));
@@ -19,8 +19,11 @@ export async function getAccount(opts: { accountId: string; read?: AccountRead; 
       companyName: account.companyName,
       status: account.status,
       createdAt: account.createdAt.toISOString(),
-      ...(opts.showSecret && { webhookSecret: decryptSecret(account.webhookSecretEnc) }),
-      engineVoiceUrl: engineVoiceUrlOf(account),
+      // Both are credentials: the secret signs events, and without a Twilio connection the URL is a bearer secret.
+      ...(opts.showSecret && {
+        webhookSecret: decryptSecret(account.webhookSecretEnc),
+        engineVoiceUrl: engineVoiceUrlOf(account),
+      }),
       _count: { phoneNumbers: account.phoneNumbers, apiKeys: account.apiKeys },
     },
   };
