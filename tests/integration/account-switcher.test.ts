@@ -65,8 +65,9 @@ describe("the account switcher", () => {
     const forged = await switchTo(cookie, other.id, "https://evil.example");
     expect(forged.cookie).toBeUndefined();
     expect((await trpc("query", "auth.me", undefined, { cookie })).data.account.id).toBe(me.data.account.id);
+    // Without a session the dashboard's guard sends the browser to log in before the route runs.
     const anonymous = await switchTo("", a.id);
-    expect(anonymous.status).toBe(303);
+    expect([303, 307]).toContain(anonymous.status);
     expect(anonymous.cookie).toBeUndefined();
     expect(anonymous.location).toMatch(/\/login/);
   });
