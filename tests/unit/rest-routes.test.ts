@@ -13,7 +13,6 @@ import {
   unsuspendedProcedure,
 } from "../../src/server/trpc/init";
 import { buildOpenApiDocument } from "../../src/server/openapi/build-openapi";
-import { ERROR_STATUS, type ErrorCode } from "../../src/server/errors/error-codes";
 import { z } from "zod";
 
 describe("REST route table", () => {

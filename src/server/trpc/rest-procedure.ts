@@ -142,7 +142,9 @@ export function restProcedure<
     throw new Error(`${route}: build it on a procedure builder from trpc/init.ts, which declares its traits`);
   const auth = traits.access === "bearer";
   if (auth !== (meta.needs !== "none")) {
-    throw new Error(`${route}: a route with credentials needs self, read, write, admin, billing, members or owner; one without, none`);
+    throw new Error(
+      `${route}: a route with credentials needs self, read, write, admin, billing, members or owner; one without, none`,
+    );
   }
   const implied = impliedErrors(traits);
   for (const status of meta.errors ?? []) {

@@ -6,7 +6,7 @@ import type { AuditAction, AuditTargetType } from "../../../shared/schemas/audit
  * docs/decisions.md §18: who made a change. A signed-in member (by user, with the address they had then),
  * an API key (by its public prefix, never the key), or Routekit itself.
  */
-export type AuditActor =
+type AuditActor =
   | { type: "member"; userId: string; email: string }
   | { type: "api_key"; keyPrefix: string }
   | { type: "system" };
@@ -18,8 +18,6 @@ export function originOf(auth: Auth, ip: string | null): AuditOrigin {
   if (auth.user) return { actor: { type: "member", userId: auth.user.id, email: auth.user.email }, ip };
   return { actor: { type: "api_key", keyPrefix: auth.apiKeyPrefix ?? "unknown" }, ip };
 }
-
-export const SYSTEM_ORIGIN: AuditOrigin = { actor: { type: "system" }, ip: null };
 
 export type AuditEntry = {
   accountId: string;
