@@ -8,8 +8,8 @@ import { useTRPC } from "@/client/trpc/client";
 import { useConfirmedMutation } from "@/client/use-confirmed-mutation";
 
 /**
- * POST /api/auth/logout from the dashboard: every browser and login token of the account ends,
- * this one too. It cannot be undone, so it asks first; the log-in page then says what it did.
+ * POST /api/auth/logout from the dashboard: every browser and login token of the signed-in person ends,
+ * in every account they belong to, this one too. It cannot be undone, so it asks first; the log-in page then says what it did.
  * (The menu's Log out ends this browser's session only.)
  */
 export function SignOutEverywhere() {
@@ -20,8 +20,9 @@ export function SignOutEverywhere() {
   return (
     <Panel title="Sessions" data-testid="settings-sessions">
       <p className="text-sm text-slate-600">
-        Signs out every browser and every login token of this account, this one included. API keys keep working; revoke
-        them on the API keys page. To sign out of this browser only, use Log out in the menu.
+        Signs you out of every browser and ends every login token of yours, in every account you belong to, this one
+        included. API keys keep working; revoke them on the API keys page. To sign out of this browser only, use Log out
+        in the menu.
       </p>
       <div className="mt-4">
         <Button variant="secondary" onClick={() => everywhere.ask()}>
@@ -29,8 +30,8 @@ export function SignOutEverywhere() {
         </Button>
       </div>
       <ConfirmDialog {...everywhere.dialog} title="Sign out everywhere?" confirmLabel="Sign out everywhere">
-        Every browser signed in to this account, and every login token issued by POST /api/auth/login, stops working
-        now. You will log in again here. API keys keep working.
+        Every browser you are signed in on, and every login token issued to you by POST /api/auth/login, stops working
+        now, in every account. You will log in again here. API keys keep working.
       </ConfirmDialog>
     </Panel>
   );
