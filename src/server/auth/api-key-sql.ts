@@ -1,6 +1,20 @@
 import type { CompiledQuery } from "kysely";
 import { executeCompiled, kysely, precompiled } from "../db/kysely";
 
+/** What every key look-up reads: the key's own columns (authentication's) and the account's identity. */
+const KEY_AND_ACCOUNT = [
+  "k.id as keyId",
+  "k.keyPrefix",
+  "k.role",
+  "k.createdByUserId",
+  "k.lastUsedAt",
+  "k.scope",
+  "k.expiresAt",
+  "a.id",
+  "a.email",
+  "a.status",
+] as const;
+
 /**
  * An API key's look-up: the REST path's one round trip. Only active keys
  * match, so a revoked key (or any key of a closed account) is refused by the
@@ -11,18 +25,7 @@ const keyAndAccount = precompiled((keyHash: string) =>
   kysely()
     .selectFrom("ApiKey as k")
     .innerJoin("Account as a", "a.id", "k.accountId")
-    .select([
-      "k.id as keyId",
-      "k.keyPrefix",
-      "k.role",
-      "k.createdByUserId",
-      "k.lastUsedAt",
-      "k.scope",
-      "k.expiresAt",
-      "a.id",
-      "a.email",
-      "a.status",
-    ])
+    .select([...KEY_AND_ACCOUNT])
     .where("k.keyHash", "=", keyHash)
     .where("k.revokedAt", "is", null)
     .where("a.deletedAt", "is", null),
@@ -34,16 +37,7 @@ const keyAndAccountRead = precompiled((keyHash: string) =>
     .selectFrom("ApiKey as k")
     .innerJoin("Account as a", "a.id", "k.accountId")
     .select((eb) => [
-      "k.id as keyId",
-      "k.keyPrefix",
-      "k.role",
-      "k.createdByUserId",
-      "k.lastUsedAt",
-      "k.scope",
-      "k.expiresAt",
-      "a.id",
-      "a.email",
-      "a.status",
+      ...KEY_AND_ACCOUNT,
       "a.companyName",
       "a.createdAt",
       "a.webhookSecretEnc",
@@ -77,10 +71,9 @@ const touch = precompiled((keyId: string, now: Date, before: Date) =>
 
 type RowOf<F> = F extends (...args: never[]) => CompiledQuery<infer O> ? O : never;
 export type KeyedAccount = RowOf<typeof keyAndAccount>;
-export type AccountRead = Omit<
-  RowOf<typeof keyAndAccountRead>,
-  "keyId" | "keyPrefix" | "role" | "createdByUserId" | "lastUsedAt" | "scope" | "expiresAt" | "phoneNumbers" | "apiKeys"
-> & {
+/** The key's own columns of the look-up: everything it reads but the account's identity. */
+type KeyColumns = Exclude<keyof KeyedAccount, "id" | "email" | "status">;
+export type AccountRead = Omit<RowOf<typeof keyAndAccountRead>, KeyColumns | "phoneNumbers" | "apiKeys"> & {
   phoneNumbers: number;
   apiKeys: number;
 };
