@@ -14,6 +14,7 @@ import {
   TIMEOUT_CHECK_INTERVAL_MS,
   answerClientError,
   refuseConnect,
+  refuseUpgrade,
 } from "./http/client-error";
 import { ENGINE_PATH_PREFIX, serveEngine } from "./engine/engine-route";
 import { startFinalStatusReplay } from "./engine/final-status-journal";
@@ -28,6 +29,8 @@ import { metrics } from "./metrics/metrics";
 import { isMetricsRequest, serveMetrics } from "./health/metrics-route";
 import { routeLabel } from "./http/route-label";
 import { traceRequests } from "./http/http-spans";
+import { isListenUpgrade, serveListenUpgrade } from "./listen/listen-route";
+import { listenHub } from "./webhooks/listen/listen-hub";
 
 /**
  * Why a custom server around Next.js: the engine answers Twilio straight from
@@ -60,6 +63,8 @@ async function main(): Promise<void> {
   // The job workers and the journal's replay need the database: at once when it is there, else when it comes back (a degraded start).
   const startDatabaseWork = async () => {
     await startJobWorkers();
+    // The relay of `routekit listen` (docs/decisions.md §19): this instance's inbox from the others.
+    listenHub().start();
     // Final statuses an outage left in this instance's journal (docs/decisions.md §7).
     startFinalStatusReplay();
   };
@@ -148,6 +153,24 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   server.on("clientError", (err: Error, socket) => answerClientError(err, socket, headersForEveryAnswer));
   server.on("connect", (req, socket) => refuseConnect(req, socket, headersForEveryAnswer));
+  // `GET /api/listen` (docs/api.md) is the one WebSocket of the API; any other upgrade is Next.js's (its dev reload).
+  const nextUpgrade = app.getUpgradeHandler();
+  server.on("upgrade", (req, socket, head) => {
+    if (!isListenUpgrade(req)) return void nextUpgrade(req, socket, head);
+    if (stopping || !database.up)
+      return refuseUpgrade(
+        socket,
+        {
+          status: 503,
+          headers: { "retry-after": "5" },
+          body: {
+            error: { code: "SERVICE_UNAVAILABLE", message: "This instance is not taking listeners now; retry." },
+          },
+        },
+        headersForEveryAnswer,
+      );
+    void serveListenUpgrade(req, socket, head, headersForEveryAnswer);
+  });
 
   // Idle buckets are full again and carry nothing; every instance may prune, it is idempotent.
   const store = rateLimitStore();
@@ -204,7 +227,9 @@ async function main(): Promise<void> {
     }, e.shutdownGraceMs).unref();
     // No job is taken from now on; the attempts in flight finish meanwhile.
     const jobsStopped = stopTakingJobs();
-    setTimeout(() => finish(startedAt, jobsStopped), drainMs);
+    // Listeners are told at once (1001) and reconnect to another instance; their rows go with them.
+    const listenersClosed = listenHub().stop();
+    setTimeout(() => finish(startedAt, Promise.all([jobsStopped, listenersClosed])), drainMs);
   };
   const finish = (startedAt: number, jobsStopped: Promise<unknown>) => {
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -109,6 +109,7 @@ export const FOLDER_ORDER = [
   "server/boot.ts",
   "server/openapi",
   "server/rest",
+  "server/listen",
   "server/trpc",
   "server/health",
   "server/engine",

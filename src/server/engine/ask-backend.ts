@@ -8,6 +8,7 @@ import { transactionWithEvents } from "../webhooks/enqueue-event";
 import { buildEvent, type EventEnvelope } from "../webhooks/event-envelope";
 import { postCallStarted } from "../webhooks/post-call-started";
 import { signingSecrets } from "../webhooks/webhook-secrets";
+import { listenedCallStarted } from "../webhooks/listen/listen-hub";
 import type { EngineParams } from "./engine-params";
 import type { EngineAccount, EngineCall } from "../services/calls/call-row";
 import { eventData } from "../services/calls/finish-call";
@@ -69,6 +70,8 @@ export async function decideCall(
     test?: boolean;
     /** The voice request's gate (answer-voice-request.ts): an abandoned request asks nobody. */
     gate?: VoiceGate;
+    /** The number is `listen` (docs/decisions.md §19): its primary is the account's listeners while one is connected. */
+    listen?: boolean;
   } = {},
 ): Promise<CallDecision> {
   // Checked and set in one turn of the event loop: the outage path's timer cannot slip in between.
@@ -84,6 +87,8 @@ export async function decideCall(
   const payload = JSON.stringify(event);
   const secrets = signingSecrets(account);
   const attempts: StartAttempt[] = [];
+  // The primary's transport, chosen once: only a listen number pays for the look for listeners.
+  const primaryTransport = (opts.listen && (await listenedCallStarted(account.id))) || postCallStarted;
 
   const ask = async (role: StartAttemptRole, url: string, body: string, timeoutMs: number): Promise<Try> => {
     const attempt: StartAttempt = {
@@ -100,7 +105,8 @@ export async function decideCall(
     const t0 = performance.now();
     const what = role === "fallback-url" ? "fallback URL" : "onCallStartUrl";
     try {
-      const res = await postCallStarted({ url, event, body, secrets, timeoutMs: Math.max(1, Math.floor(timeoutMs)) });
+      const post = role === "fallback-url" ? postCallStarted : primaryTransport;
+      const res = await post({ url, event, body, secrets, timeoutMs: Math.max(1, Math.floor(timeoutMs)) });
       attempt.latencyMs = performance.now() - t0;
       attempt.statusCode = res.status;
       attempt.responseBody = res.body;
@@ -195,7 +201,7 @@ export async function askBackend(
   call: EngineCall,
   params: EngineParams,
   receivedAt: Date,
-  opts: { test?: boolean; gate?: VoiceGate } = {},
+  opts: { test?: boolean; gate?: VoiceGate; listen?: boolean } = {},
 ): Promise<string> {
   const { twiml, record, callError } = await decideCall(account, call, params, receivedAt, opts);
   recordAnswerLater(record);

@@ -25,6 +25,7 @@ export async function simulateCall(opts: { accountId: string; id: string; from?:
       onCallEndUrl: true,
       onErrorUrl: true,
       answerPolicy: true,
+      listen: true,
     },
   });
   if (!number) throw new AppError("NOT_FOUND", "No such phone number.");

@@ -59,7 +59,7 @@ export async function runSimulatedCall(opts: {
   const call = recorded.call;
   if (!call) throw new AppError("INTERNAL", "The simulated call could not be recorded.");
   const logged = whenAnswerRecorded(call.id, SIMULATED_LOG_WAIT_MS);
-  const twiml = await askBackend(account, call, params, receivedAt, { test: true });
+  const twiml = await askBackend(account, call, params, receivedAt, { test: true, listen: number.listen });
   await logged;
   await finishCall({
     account,

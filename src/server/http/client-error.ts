@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { DEFAULT_MESSAGE } from "../errors/error-codes";
@@ -82,6 +83,28 @@ export function refuseConnect(_req: unknown, socket: Duplex, headers: Record<str
       "405 Method Not Allowed",
       { ...headers, allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" },
       { error: { code: "METHOD_NOT_ALLOWED", message: "CONNECT is not allowed; this is not a proxy." } },
+    ),
+  );
+}
+
+/**
+ * An upgrade refused before it happens (docs/api.md, `GET /api/listen`): an ordinary HTTP answer with the
+ * error envelope, written to the socket (an upgrade request never reaches the request handler).
+ */
+export function refuseUpgrade(
+  socket: Duplex,
+  refusal: { status: number; body: object; headers: Record<string, string> },
+  headers: Record<string, string> = {},
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    rawJsonAnswer(
+      `${refusal.status} ${STATUS_CODES[refusal.status] ?? ""}`,
+      { ...headers, ...refusal.headers },
+      refusal.body,
     ),
   );
 }

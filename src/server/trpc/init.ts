@@ -164,7 +164,7 @@ export const credentialProcedure = declareTraits(
  * a new one cannot be open by omission); a read-only key may use the GET routes only; and a member of an
  * account that requires two-factor sign-in may, until they enable it, act only on themselves.
  */
-function authorize(auth: Auth, meta: ProcedureMeta | undefined): void {
+export function authorize(auth: Auth, meta: ProcedureMeta | undefined): void {
   const needs = meta?.rest?.needs ?? meta?.needs;
   if (needs === undefined || !roleAllows(auth.role, needs))
     throw new AppError("FORBIDDEN", `Your role (${auth.role}) does not allow this.`);

@@ -8,6 +8,9 @@ import { E164, E164_RULE, US_E164, US_E164_RULE } from "./e164";
 import { ZGetCallOutput } from "./calls";
 import { ZDailyMinuteCap } from "./limits";
 
+const LISTEN_FIELD =
+  "While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs";
+
 export const ZUsPhoneNumber = z
   .string()
   .trim()
@@ -27,6 +30,7 @@ export const ZPhoneNumber = z.object({
     .boolean()
     .describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
   dailyMinuteCap: ZDailyMinuteCap,
+  listen: z.boolean().describe(LISTEN_FIELD),
   minutesToday: z
     .number()
     .int()
@@ -76,6 +80,7 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions, 
       onErrorUrl: url.nullish().describe(CALLBACK_FIELD.onErrorUrl),
       ...answerPolicy,
       dailyMinuteCap: ZDailyMinuteCap.optional().describe(`${ZDailyMinuteCap.description} Omitted: null.`),
+      listen: z.boolean().optional().describe(`${LISTEN_FIELD}. Omitted: false.`),
       configureTwilio: z
         .boolean()
         .optional()
@@ -96,6 +101,7 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions, 
       dailyMinuteCap: ZDailyMinuteCap.optional().describe(
         `${ZDailyMinuteCap.description} Omitted: unchanged; null clears it.`,
       ),
+      listen: z.boolean().optional().describe(`${LISTEN_FIELD}. Omitted: unchanged.`),
       configureTwilio: z
         .literal(true)
         .optional()

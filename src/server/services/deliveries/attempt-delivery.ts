@@ -12,6 +12,7 @@ import { signingSecrets } from "../../webhooks/webhook-secrets";
 import { webhookHeaders } from "../../webhooks/webhook-signature";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import { traceHeaders, withSpan } from "../../tracing/tracing";
+import { listenTransport } from "../../webhooks/listen/listen-hub";
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -35,6 +36,9 @@ function readDelivery(deliveryId: string) {
       )
       // A delivery to an account endpoint is signed with that endpoint's secrets (docs/decisions.md §15).
       .leftJoin("WebhookEndpoint as e", "e.id", "d.endpointId")
+      // docs/decisions.md §19: a number's `listen`, whose events go to the account's listeners while one is connected.
+      .leftJoin("Call as c", (j) => j.onRef("c.callSid", "=", "d.callSid").onRef("c.accountId", "=", "d.accountId"))
+      .leftJoin("PhoneNumber as n", "n.id", "c.phoneNumberId")
       .select([
         "d.id",
         "d.accountId",
@@ -55,6 +59,7 @@ function readDelivery(deliveryId: string) {
         "e.previousSecretExpiresAt as endpointPreviousSecretExpiresAt",
         "h.consecutiveFailures as endpointFailures",
         "h.backoffUntil as endpointBackoffUntil",
+        "n.listen as numberListen",
       ])
       .where("d.id", "=", deliveryId)
       .executeTakeFirst()
@@ -221,15 +226,22 @@ async function attempt(
   let latencyMs: number;
   let retryable = true;
   let errorKind: string | null = null;
+  // docs/decisions.md §19: a listen number's event (not an account endpoint's) goes to the account's listeners
+  // while one is connected, the same bytes and headers; their acknowledgement is the attempt's answer.
+  const relay =
+    delivery.endpointId === null && delivery.numberListen === true
+      ? await listenTransport(delivery.accountId).catch(() => null)
+      : null;
   const clock = performance.now();
   try {
-    const res = await deps.client.send({
+    const request = {
       url: delivery.url,
       headers,
       body: delivery.payload,
       timeoutMs: deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
       maxResponseBytes: EXCERPT_BYTES,
-    });
+    };
+    const res = relay ? await relay({ ...request, eventType: delivery.eventType }) : await deps.client.send(request);
     statusCode = res.status;
     excerpt = res.body;
     latencyMs = Math.round(res.durationMs);
@@ -250,7 +262,8 @@ async function attempt(
   // first statement after the answer, so an instance that dies (or a database
   // that stops) after a 2xx has as short a window as can be to send it again.
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  const endpointFailed = isEndpointFailure({ statusCode, errorKind });
+  // A listener's failure says nothing of the URL's health.
+  const endpointFailed = !relay && isEndpointFailure({ statusCode, errorKind });
   const cycleAttempts = delivery.cycleAttempts + 1;
   const decision = ok
     ? null
@@ -306,12 +319,13 @@ async function attempt(
   answered({ endpointFailed, latencyMs });
 
   // The endpoint's health is advice to the scheduler, written after the record: losing one update must not fail the attempt.
-  await recordEndpointResult({
-    accountId: delivery.accountId,
-    url: delivery.url,
-    failed: endpointFailed,
-    knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
-  }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
+  if (!relay)
+    await recordEndpointResult({
+      accountId: delivery.accountId,
+      url: delivery.url,
+      failed: endpointFailed,
+      knownHealthy: !delivery.endpointFailures && !delivery.endpointBackoffUntil,
+    }).catch((err: unknown) => logger().warn({ err }, "endpoint health could not be recorded"));
   return recorded;
 }
 

@@ -22,6 +22,7 @@ export function toPhoneNumberDto(
     verified: n.verified,
     twilioConfigured: n.twilioConfigured,
     dailyMinuteCap: n.dailyMinuteCap,
+    listen: n.listen,
     minutesToday,
     createdAt: n.createdAt.toISOString(),
   };

@@ -42,6 +42,7 @@ export async function updatePhoneNumber(opts: {
     fallback,
     lastResort,
     dailyMinuteCap,
+    listen,
   } = opts.input;
   // The answer policy's fields apply one by one over what is stored; read first, written by the update below.
   let answerPolicy: AnswerPolicy | null | undefined;
@@ -62,6 +63,7 @@ export async function updatePhoneNumber(opts: {
     ...(onCallEndUrl !== undefined && { onCallEndUrl }),
     ...(onErrorUrl !== undefined && { onErrorUrl }),
     ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
+    ...(listen !== undefined && { listen }),
     ...(answerPolicy !== undefined && { answerPolicy: storedJson(answerPolicy) }),
   };
   // Twilio first: when it refuses or cannot be reached, nothing of the request has been applied.
@@ -94,6 +96,7 @@ export async function updatePhoneNumber(opts: {
           ),
         }),
         ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
+        ...(listen !== undefined && { listen }),
       },
     });
     return row;

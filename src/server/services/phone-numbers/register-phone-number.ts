@@ -125,6 +125,7 @@ async function insertNumber(opts: {
           onErrorUrl: input.onErrorUrl ?? null,
           answerPolicy: storedJson(applyAnswerPolicy(null, input)),
           dailyMinuteCap: input.dailyMinuteCap ?? null,
+          listen: input.listen ?? false,
           verified,
           twilioSid,
         })

@@ -37,6 +37,7 @@ export const exampleNumber = {
   verified: true,
   twilioConfigured: true,
   dailyMinuteCap: 600,
+  listen: false,
   minutesToday: 42,
   createdAt: exampleTime,
 } satisfies z.output<typeof ZPhoneNumber>;

@@ -1,0 +1,117 @@
+/**
+ * Messages between instances about listeners (docs/decisions.md §19), through PostgreSQL only: a message is a
+ * row addressed to its instance (a NOTIFY payload stops at 8000 bytes; an event's body does not), and a NOTIFY
+ * on that instance's channel in the same statement wakes it. The instance takes its rows by deleting them, on
+ * each notification and on a slow poll that covers one lost while its connection was being re-made. On the
+ * embedded database (one instance, PGlite behind its wire server) nothing is addressed to another instance,
+ * and no LISTEN connection is opened: a poll alone serves, should anything ever arrive.
+ */
+import pg from "pg";
+import { sql } from "kysely";
+import { connectionUrl } from "../../db/client";
+import { kysely } from "../../db/kysely";
+import { env } from "../../env";
+import { logger } from "../../logger";
+
+/** With a LISTEN connection, a poll only catches what a reconnect missed; without one it is the transport. */
+const POLL_WITH_NOTIFY_MS = 1_000;
+const POLL_WITHOUT_NOTIFY_MS = 50;
+const RECONNECT_MS = 1_000;
+
+const channelOf = (instanceId: string) => `routekit_listen_${instanceId}`;
+
+/** One message to another instance: its row and the NOTIFY that wakes it, one statement. */
+export async function sendToInstance(instanceId: string, message: object): Promise<void> {
+  await sql`with m as (insert into "ListenMessage" ("instanceId", "payload") values (${instanceId}, ${JSON.stringify(message)}) returning id)
+    select pg_notify(${channelOf(instanceId)}, '') from m`.execute(kysely());
+}
+
+export type Bus = { stop(): Promise<void> };
+
+/**
+ * This instance's inbox: `receive` gets each message addressed to it, in order. `wanted` says whether anyone
+ * here could be waiting for one (a listener connected, a relay pending): otherwise no poll runs at all.
+ */
+export function openBus(instanceId: string, receive: (message: unknown) => void, wanted: () => boolean): Bus {
+  const log = logger();
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let taking = false;
+  let again = false;
+  const notify = !!env().databaseUrl;
+
+  const take = async () => {
+    if (taking) {
+      again = true;
+      return;
+    }
+    taking = true;
+    try {
+      do {
+        again = false;
+        const rows = await kysely()
+          .deleteFrom("ListenMessage")
+          .where("instanceId", "=", instanceId)
+          .returning(["id", "payload"])
+          .execute();
+        rows.sort((a, b) => Number(a.id) - Number(b.id));
+        for (const r of rows) {
+          try {
+            receive(JSON.parse(r.payload));
+          } catch (err) {
+            log.warn({ err }, "a listen message could not be handled");
+          }
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "listen messages could not be read; trying again");
+    } finally {
+      taking = false;
+    }
+  };
+
+  const reconnectLater = () => {
+    if (!stopped) setTimeout(() => void connect(), RECONNECT_MS).unref();
+  };
+  const connect = async () => {
+    if (stopped || !notify) return;
+    const c = new pg.Client({ connectionString: connectionUrl(), keepAlive: true });
+    c.on("error", (err) => log.debug({ err: err.message }, "the listen connection failed"));
+    c.on("notification", () => void take());
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channelOf(instanceId)}`);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "the listen connection could not be made; retrying");
+      c.end().catch(() => undefined);
+      reconnectLater();
+      return;
+    }
+    client = c;
+    c.once("end", () => {
+      if (client === c) client = null;
+      reconnectLater();
+    });
+    // What arrived while no connection listened.
+    void take();
+  };
+  void connect();
+
+  const poll = setInterval(
+    () => {
+      if (wanted()) void take();
+    },
+    notify ? POLL_WITH_NOTIFY_MS : POLL_WITHOUT_NOTIFY_MS,
+  );
+  poll.unref();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}
