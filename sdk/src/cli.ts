@@ -3,10 +3,11 @@ import { parseArgs } from "node:util";
 import { call } from "./commands/call.js";
 import { COMMON_OPTIONS, type Command, contextFor, UsageError } from "./commands/command.js";
 import { trigger } from "./commands/trigger.js";
+import { listenCommand } from "./listen/command.js";
 import { RoutekitConnectionError, RoutekitError } from "./errors.js";
 
 /** The `routekit` command's table: a new command is a file under src/ and a line here. */
-const COMMANDS: Record<string, Command> = { trigger, call };
+const COMMANDS: Record<string, Command> = { trigger, call, listen: listenCommand };
 
 const HELP = `routekit: Routekit from your terminal
 

@@ -1,4 +1,5 @@
-import { createServer } from "node:http";
+import { EventEmitter } from "node:events";
+import { createServer, type Server } from "node:http";
 import next from "next";
 import { boot } from "./boot";
 import { stopJobQueue, stopTakingJobs } from "./jobs/job-queue";
@@ -89,6 +90,9 @@ async function main(): Promise<void> {
   startJournalMonitor();
 
   const app = next({
+    // Next.js adds an 'upgrade' listener of its own to the server of its first request, which would also take (and
+    // close) `/api/listen`'s sockets: it attaches to this stand-in, and the server hands it only the upgrades that are its.
+    httpServer: new EventEmitter() as Server,
     dev: e.nodeEnv === "development",
     dir: process.cwd(),
     port: e.port,

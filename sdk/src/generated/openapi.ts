@@ -2397,6 +2397,8 @@ export interface components {
             } | null;
             /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap Omitted: null. */
             dailyMinuteCap?: number | null;
+            /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs. Omitted: false. */
+            listen?: boolean;
             /** @description With a Twilio connection: set the number's voice URL and status callback to engineVoiceUrl at Twilio (default true) */
             configureTwilio?: boolean;
         };
@@ -2439,6 +2441,8 @@ export interface components {
                 twilioConfigured: boolean;
                 /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
                 dailyMinuteCap: number | null;
+                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
+                listen: boolean;
                 /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
                 minutesToday: number;
                 /**
@@ -2487,6 +2491,8 @@ export interface components {
                 twilioConfigured: boolean;
                 /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
                 dailyMinuteCap: number | null;
+                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
+                listen: boolean;
                 /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
                 minutesToday: number;
                 /**
@@ -2535,6 +2541,8 @@ export interface components {
                 twilioConfigured: boolean;
                 /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
                 dailyMinuteCap: number | null;
+                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
+                listen: boolean;
                 /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
                 minutesToday: number;
                 /**
@@ -2951,6 +2959,8 @@ export interface components {
             } | null;
             /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap Omitted: unchanged; null clears it. */
             dailyMinuteCap?: number | null;
+            /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs. Omitted: unchanged. */
+            listen?: boolean;
             /**
              * @description With a Twilio connection: prove the number is yours there and point it at engineVoiceUrl (for numbers registered before connecting, or not repointed)
              * @constant
@@ -2996,6 +3006,8 @@ export interface components {
                 twilioConfigured: boolean;
                 /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
                 dailyMinuteCap: number | null;
+                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
+                listen: boolean;
                 /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
                 minutesToday: number;
                 /**
@@ -11226,6 +11238,7 @@ export interface operations {
                      *           "verified": true,
                      *           "twilioConfigured": true,
                      *           "dailyMinuteCap": 600,
+                     *           "listen": false,
                      *           "minutesToday": 42,
                      *           "createdAt": "2026-11-22T10:00:00.000Z"
                      *         }
@@ -11436,6 +11449,7 @@ export interface operations {
                      *         "verified": true,
                      *         "twilioConfigured": true,
                      *         "dailyMinuteCap": 600,
+                     *         "listen": false,
                      *         "minutesToday": 42,
                      *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
@@ -11717,6 +11731,7 @@ export interface operations {
                      *         "verified": true,
                      *         "twilioConfigured": true,
                      *         "dailyMinuteCap": 600,
+                     *         "listen": false,
                      *         "minutesToday": 42,
                      *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
@@ -12119,6 +12134,7 @@ export interface operations {
                      *         "verified": true,
                      *         "twilioConfigured": true,
                      *         "dailyMinuteCap": 600,
+                     *         "listen": false,
                      *         "minutesToday": 42,
                      *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
