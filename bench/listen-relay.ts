@@ -4,12 +4,13 @@
 // instance shares it), a local backend that answers call.started with TwiML at once, and the real CLI
 // (`node --import tsx sdk/src/cli.ts listen`, forwarding to that backend). Voice requests of new inbound
 // calls go open-loop, at the rate given, always to instance A. Phases:
-//   direct        a number without listen: the engine POSTs call.started to the backend's URL;
-//   relay-same    a listen number, the listener connected to A (the instance Twilio reached);
-//   relay-other   the same number, the listener connected to B: event and answer cross through PostgreSQL.
-// Each sample is the voice request's whole time at Twilio's side; the relay's added latency is a relay
-// phase's percentile minus the direct phase's. Without DATABASE_URL (the embedded database, one instance)
-// relay-other is skipped.
+//   direct only   a number without listen: the engine POSTs call.started to the backend's URL;
+//   relay-same    a listen number, the listener connected to A (the instance Twilio reached), interleaved
+//                 with the same rate of direct calls, so both see the same machine;
+//   relay-other   the same with the listener connected to B: event and answer cross through PostgreSQL.
+// Each sample is the voice request's whole time at Twilio's side; the relay's added latency is the relay
+// number's percentile minus the direct number's in the same phase. Without DATABASE_URL (the embedded
+// database, one instance) relay-other is skipped.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import http from "node:http";
@@ -97,27 +98,31 @@ function voice(engine: URL, to: string): Promise<{ ms: number; ok: boolean }> {
   });
 }
 
-async function phase(engine: URL, to: string, secs: number) {
-  const pending: Promise<{ ms: number; ok: boolean }>[] = [];
-  const every = 1000 / rate;
-  const t0 = performance.now();
-  for (let i = 0; i < rate * secs; i++) {
-    const due = t0 + i * every;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    pending.push(voice(engine, to));
-  }
-  const samples = await Promise.all(pending);
-  const ms = samples.map((s) => s.ms).sort((x, y) => x - y);
+type Stats = { n: number; failed: number; p50: number; p90: number; p99: number; max: number };
+function stats(samples: { ms: number; ok: boolean }[]): Stats {
+  const ms = samples.map((x) => x.ms).sort((x, y) => x - y);
   const at = (p: number) => round(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]!);
   return {
     n: ms.length,
-    failed: samples.filter((s) => !s.ok).length,
+    failed: samples.filter((x) => !x.ok).length,
     p50: at(0.5),
     p90: at(0.9),
     p99: at(0.99),
     max: at(1),
   };
+}
+
+/** `rate` calls a second to each number, interleaved (half a period apart), so both see the same machine. */
+async function phase(engine: URL, numbers: string[], secs: number): Promise<Stats[]> {
+  const pending: Promise<{ ms: number; ok: boolean }>[][] = numbers.map(() => []);
+  const every = 1000 / rate / numbers.length;
+  const t0 = performance.now();
+  for (let i = 0; i < rate * secs * numbers.length; i++) {
+    const wait = t0 + i * every - performance.now();
+    if (wait > 0) await sleep(wait);
+    pending[i % numbers.length]!.push(voice(engine, numbers[i % numbers.length]!));
+  }
+  return Promise.all(pending.map(async (p) => stats(await Promise.all(p))));
 }
 
 const listeners: ChildProcess[] = [];
@@ -140,28 +145,29 @@ try {
   };
   const direct = await number(false);
   const listened = await number(true);
-  const results: Record<string, Awaited<ReturnType<typeof phase>>> = {};
+  const rows: [string, Stats, Stats | null][] = [];
 
-  await phase(engine, direct, warmupSeconds);
-  results.direct = await phase(engine, direct, seconds);
+  await phase(engine, [direct], warmupSeconds);
+  rows.push(["direct only", (await phase(engine, [direct], seconds))[0]!, null]);
 
   listeners.push(await startListener(a.baseUrl, reg.apiKey as string));
-  await phase(engine, listened, warmupSeconds);
-  results["relay-same"] = await phase(engine, listened, seconds);
+  await phase(engine, [direct, listened], warmupSeconds);
+  const [d1, r1] = await phase(engine, [direct, listened], seconds);
+  rows.push(["direct", d1!, null], ["relay-same", r1!, d1!]);
   listeners.pop()!.kill("SIGTERM");
-  await sleep(500);
+  await sleep(1_500);
 
   if (b) {
     listeners.push(await startListener(b.baseUrl, reg.apiKey as string));
-    await phase(engine, listened, warmupSeconds);
-    results["relay-other"] = await phase(engine, listened, seconds);
+    await phase(engine, [direct, listened], warmupSeconds);
+    const [d2, r2] = await phase(engine, [direct, listened], seconds);
+    rows.push(["direct", d2!, null], ["relay-other", r2!, d2!]);
   }
 
-  const base = results.direct!;
-  console.log(`rate ${rate}/s, ${seconds} s per phase, load average ${loadavg().map(round).join(" ")}`);
+  console.log(`rate ${rate}/s per number, ${seconds} s per phase, load average ${loadavg().map(round).join(" ")}`);
   console.log("phase         n     failed  p50     p90     p99     max     added p50  added p99   (ms)");
-  for (const [name, r] of Object.entries(results)) {
-    const added = name === "direct" ? ["", ""] : [round(r.p50 - base.p50), round(r.p99 - base.p99)];
+  for (const [name, r, base] of rows) {
+    const added = base ? [round(r.p50 - base.p50), round(r.p99 - base.p99)] : ["", ""];
     console.log(
       [name.padEnd(12), String(r.n).padEnd(5), String(r.failed).padEnd(7), r.p50, r.p90, r.p99, r.max, ...added]
         .map((v) => String(v).padEnd(8))

@@ -26,6 +26,8 @@ describe("POST /api/phone-numbers", () => {
           twilioConfigured: false,
           // docs/decisions.md §17: no daily cap unless one is given; a new number has no minutes today.
           dailyMinuteCap: null,
+          // docs/decisions.md §19: events go to the URLs unless asked otherwise.
+          listen: false,
           minutesToday: 0,
           createdAt: expect.any(String),
         },
@@ -194,6 +196,21 @@ describe("PATCH /api/phone-numbers/:id", () => {
       });
       const noop = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: {} });
       expect(noop.body.phoneNumber).toEqual(cleared.body.phoneNumber);
+    });
+
+    it("listen: set on create, turned off and on by PATCH, omitted unchanged; not a boolean is 400 (decisions §19)", async () => {
+      const acct = await newActiveAccount();
+      const created = (await acct.as("POST", "/api/phone-numbers", { body: numberBody({ listen: true }) })).body
+        .phoneNumber;
+      expect(created.listen).toBe(true);
+      const off = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { listen: false } });
+      expect(off.body.phoneNumber).toEqual({ ...created, listen: false });
+      const kept = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { onErrorUrl: null } });
+      expect(kept.body.phoneNumber.listen).toBe(false);
+      const bad = await acct.as("PATCH", `/api/phone-numbers/${created.id}`, { body: { listen: "yes" } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details[0].path).toBe("listen");
+      expect((await acct.as("GET", `/api/phone-numbers/${created.id}`)).body.phoneNumber.listen).toBe(false);
     });
   });
 

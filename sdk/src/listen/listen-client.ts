@@ -6,7 +6,7 @@ import WebSocket from "ws";
  * secret), is POSTed as it is to `forwardTo`, and the local server's answer (status, content type, body) goes
  * back through the socket: for `call.started` it is the call's answer. Reconnects with backoff.
  */
-export type ListenOptions = {
+type ListenOptions = {
   baseUrl: string;
   apiKey: string;
   forwardTo: string;
@@ -33,7 +33,7 @@ const BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000, 30_000];
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** The socket's address: the service's, on ws(s). */
-export function listenUrl(baseUrl: string): string {
+function listenUrl(baseUrl: string): string {
   const url = new URL("/api/listen", baseUrl);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   return url.toString();

@@ -23,9 +23,9 @@ import {
   listenHub,
 } from "../webhooks/listen/listen-hub";
 
-export const LISTEN_PATH = "/api/listen";
+const LISTEN_PATH = "/api/listen";
 /** Listeners an account may have connected at once, over every instance. */
-export const LISTENERS_PER_ACCOUNT = 10;
+const LISTENERS_PER_ACCOUNT = 10;
 /** Events sent to one socket and not yet answered; one more closes it (4008). */
 const MAX_UNANSWERED = 100;
 /** Bytes queued on one socket's connection; past this it is closed (4008). */

@@ -1,8 +1,9 @@
 /**
- * Messages between instances about listeners (docs/decisions.md §19), through PostgreSQL only: a message is a
- * row addressed to its instance (a NOTIFY payload stops at 8000 bytes; an event's body does not), and a NOTIFY
- * on that instance's channel in the same statement wakes it. The instance takes its rows by deleting them, on
- * each notification and on a slow poll that covers one lost while its connection was being re-made. On the
+ * Messages between instances about listeners (docs/decisions.md §19), through PostgreSQL only. A message that
+ * fits a NOTIFY payload (which stops at 8000 bytes) is the payload of a NOTIFY on its instance's channel: one
+ * statement, and nothing to read back. A larger one is a row addressed to its instance, and an empty NOTIFY in
+ * the same statement wakes it; the instance takes its rows by deleting them, on each empty notification and on
+ * a slow poll that covers one lost while its connection was being re-made. On the
  * embedded database (one instance, PGlite behind its wire server) nothing is addressed to another instance,
  * and no LISTEN connection is opened: a poll alone serves, should anything ever arrive.
  */
@@ -20,9 +21,17 @@ const RECONNECT_MS = 1_000;
 
 const channelOf = (instanceId: string) => `routekit_listen_${instanceId}`;
 
-/** One message to another instance: its row and the NOTIFY that wakes it, one statement. */
+/** Below NOTIFY's 8000 bytes, with room for the channel's name. */
+const NOTIFY_MAX_BYTES = 7_800;
+
+/** One message to another instance: in its NOTIFY when it fits, else its row and the NOTIFY that wakes it. */
 export async function sendToInstance(instanceId: string, message: object): Promise<void> {
-  await sql`with m as (insert into "ListenMessage" ("instanceId", "payload") values (${instanceId}, ${JSON.stringify(message)}) returning id)
+  const payload = JSON.stringify(message);
+  if (Buffer.byteLength(payload) <= NOTIFY_MAX_BYTES) {
+    await sql`select pg_notify(${channelOf(instanceId)}, ${payload})`.execute(kysely());
+    return;
+  }
+  await sql`with m as (insert into "ListenMessage" ("instanceId", "payload") values (${instanceId}, ${payload}) returning id)
     select pg_notify(${channelOf(instanceId)}, '') from m`.execute(kysely());
 }
 
@@ -77,7 +86,14 @@ export function openBus(instanceId: string, receive: (message: unknown) => void,
     if (stopped || !notify) return;
     const c = new pg.Client({ connectionString: connectionUrl(), keepAlive: true });
     c.on("error", (err) => log.debug({ err: err.message }, "the listen connection failed"));
-    c.on("notification", () => void take());
+    c.on("notification", (n) => {
+      if (!n.payload) return void take();
+      try {
+        receive(JSON.parse(n.payload));
+      } catch (err) {
+        log.warn({ err }, "a listen message could not be handled");
+      }
+    });
     try {
       await c.connect();
       await c.query(`LISTEN ${channelOf(instanceId)}`);

@@ -45,6 +45,13 @@ export const CLOSE = {
 /** How often the keys of this instance's sockets are checked: a revoked or expired key closes its socket within this. */
 const KEY_CHECK_MS = 2_000;
 
+/**
+ * How long where an account's listeners are is kept: a listener connecting or leaving on another instance is
+ * seen within this (on this instance, at once).
+ */
+const PRESENCE_TTL_MS = 1_000;
+const PRESENCE_KEPT = 10_000;
+
 type Pending = { settle(answer: ListenAnswer | null): void };
 type BusMessage =
   | { t: "event"; origin: string; accountId: string; event: RelayedEvent }
@@ -55,6 +62,8 @@ class ListenHub {
   private readonly sinks = new Map<string, Set<ListenerSink>>();
   private readonly pending = new Map<string, Pending>();
   private bus: Bus | null = null;
+  /** Where each account's listeners were a moment ago: a listen number's calls do not each read it. */
+  private readonly whereListening = new Map<string, { instances: string[]; until: number }>();
   private timers: NodeJS.Timeout[] = [];
 
   start(): void {
@@ -77,12 +86,14 @@ class ListenHub {
 
   attach(sink: ListenerSink): void {
     this.start();
+    this.whereListening.delete(sink.accountId);
     let set = this.sinks.get(sink.accountId);
     if (!set) this.sinks.set(sink.accountId, (set = new Set()));
     set.add(sink);
   }
 
   detach(sink: ListenerSink): void {
+    this.whereListening.delete(sink.accountId);
     const set = this.sinks.get(sink.accountId);
     set?.delete(sink);
     if (set?.size === 0) this.sinks.delete(sink.accountId);
@@ -101,7 +112,13 @@ class ListenHub {
 
   /** The relay to the account's listeners, or null when none is connected on any instance. */
   async relayFor(accountId: string): Promise<((event: Omit<RelayedEvent, "id">) => Promise<ListenAnswer>) | null> {
-    const instances = await instancesListening(accountId);
+    const known = this.whereListening.get(accountId);
+    let instances = known && known.until > Date.now() ? known.instances : null;
+    if (!instances) {
+      instances = await instancesListening(accountId);
+      if (this.whereListening.size >= PRESENCE_KEPT) this.whereListening.clear();
+      this.whereListening.set(accountId, { instances, until: Date.now() + PRESENCE_TTL_MS });
+    }
     if (!instances.length) return null;
     return (event) => this.relay(accountId, instances, { ...event, id: randomUUID() });
   }
