@@ -113,7 +113,8 @@ export function errorFromResponse(response: Response, body: unknown): RoutekitEr
     requestId: response.headers.get("x-request-id"),
   };
   if (status === 429) {
-    const seconds = Number(response.headers.get("retry-after"));
+    const header = response.headers.get("retry-after");
+    const seconds = header === null || header.trim() === "" ? Number.NaN : Number(header);
     return new RateLimitError({ ...opts, retryAfter: Number.isFinite(seconds) && seconds >= 0 ? seconds : null });
   }
   if (status >= 500) return new ServerError(opts);
