@@ -92,14 +92,14 @@ describe("verifyEvent on real deliveries", () => {
   it("during a secret rotation either secret verifies; an account endpoint's own secret verifies its events", async () => {
     const { rk, secret: old, phoneNumber } = await customerWithNumber();
     const { webhookSecret: rotated } = await rk.account.rotateWebhookSecret();
-    const { delivery } = await rk.webhookDeliveries.sendTest({ phoneNumberId: phoneNumber.id, type: "call.error" });
+    const { delivery } = await rk.webhookDeliveries.sendTest({ phoneNumberId: phoneNumber.id, type: "call.ended" });
     const got = await until(
       () => receiver.received.find((r) => r.headers["webhook-id"] === delivery.eventId),
       "the event after the rotation",
     );
     expect(String(got.headers["webhook-signature"]).split(" ")).toHaveLength(2);
-    expect(verifyEvent(got.body, got.headers, old).type).toBe("call.error");
-    expect(verifyEvent(got.body, got.headers, rotated).type).toBe("call.error");
+    expect(verifyEvent(got.body, got.headers, old).type).toBe("call.ended");
+    expect(verifyEvent(got.body, got.headers, rotated).type).toBe("call.ended");
 
     const { webhookEndpoint } = await rk.webhookEndpoints.create({
       url: receiver.url("/endpoint"),
