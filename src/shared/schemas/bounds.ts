@@ -25,6 +25,8 @@ export const ISO_TIME_MAX_CHARS = 35;
 export const URL_MAX_CHARS = 2048;
 /** E.164: `+` and at most 15 digits. */
 export const E164_MAX_CHARS = 16;
+/** A name at Twilio (an account's or number's FriendlyName: Twilio keeps up to 64 characters; we show no more). */
+export const TWILIO_NAME_MAX_CHARS = 64;
 /** Twilio's SIDs: two letters and 32 hex digits. */
 export const TWILIO_SID_CHARS = 34;
 /** An email address (RFC 5321's path limit). */
@@ -43,8 +45,8 @@ export const STORED_TWIML_MAX_CHARS = 16 * 1024;
 export const TWIML_MAX_CHARS = 64 * 1024;
 /** The excerpt of a backend's answer kept on a call.started attempt (4 KiB; queued events keep 1 KiB). */
 export const RESPONSE_EXCERPT_MAX_CHARS = 4 * 1024;
-/** A webhook signing secret (`whsec_` + base64 of 24–64 random bytes). */
-export const SECRET_MAX_CHARS = 128;
+/** A webhook signing secret: `whsec_` + base64 of 32 random bytes (crypto/secret-box.ts). */
+export const SECRET_MAX_CHARS = 6 + 44;
 /** An outbound call's metadata, as JSON (POST /api/outbound), sent back in its events. */
 export const METADATA_MAX_BYTES = 4096;
 /** Keys of a free-form object the server shows (details, metadata, a delivery's payload). */
@@ -70,12 +72,25 @@ export const RATE_LIMIT_HEADER_MAX_CHARS = 128;
 /** One Standard Webhooks signature: `v1,` and the base64 of an HMAC-SHA256. */
 export const WEBHOOK_SIGNATURE_CHARS = 3 + 44;
 
+/** Actions in one answer, fallback or lastResort (docs/decisions.md §12). */
+export const ACTIONS_MAX_ITEMS = 50;
+
 /** Pages: a page holds at most this many rows (a larger `limit` is clamped or refused). */
 export const PAGE_MAX_ITEMS = 100;
+/** A delivery's detail shows its newest attempts, at most this many (retries and redeliveries). */
+export const DELIVERY_ATTEMPTS_MAX_ITEMS = 100;
+/** POST /api/webhook-deliveries/replay queues at most this many a call (docs/decisions.md §22). */
+export const REPLAY_MAX_DELIVERIES = 1000;
 /** GET /api/usage/daily: at most this many days. */
 export const DAILY_USAGE_MAX_DAYS = 90;
 /** What an account may hold: active API keys (services/api-keys). */
 export const API_KEYS_MAX_ITEMS = 100;
+/** Numbers (verified or not; 403 NUMBER_LIMIT_REACHED past it): GET /api/phone-numbers lists them all. */
+export const PHONE_NUMBERS_MAX_ITEMS = 1000;
+/** Members and pending invitations together (403 MEMBER_LIMIT_REACHED past it). */
+export const MEMBERS_MAX_ITEMS = 100;
+/** Twilio's numbers and subaccounts read for GET /api/twilio-connection/numbers: the first this many. */
+export const TWILIO_LIST_MAX_ITEMS = 1000;
 
 /** What GET /api/calls/{callSid} reads of a call (services/calls/calls.ts), and so what its timeline can hold. */
 export const CALL_READ = { requests: 200, commands: 200, recordings: 100, deliveries: 100, startTries: 3 } as const;

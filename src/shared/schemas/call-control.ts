@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ZTimestamp } from "./common";
 import { E164 } from "./e164";
 import {
+  ACTIONS_MAX_ITEMS,
   boundedString,
   callSecondsInt,
   CODE_MAX_CHARS,
@@ -20,7 +21,7 @@ const SIP_URI = /^sips?:[^\s<>"]{1,250}$/i;
 const ZActions = z
   .array(z.unknown())
   .min(1)
-  .max(50)
+  .max(ACTIONS_MAX_ITEMS)
   .describe(
     'Actions (docs/decisions.md §12): `{ "say": "…" }`, `{ "play": "https://…" }`, `{ "pause": 2 }`, `{ "dial": "+1…" }`, `{ "hangup": true }`',
   );
