@@ -1,6 +1,7 @@
-import type { components } from "./generated/openapi.js";
+import type { operations } from "./generated/openapi.js";
 
-type Envelope = components["schemas"]["ErrorEnvelope"];
+/** The one error envelope, read from a route's 401 answer so that it does not depend on the schema's name. */
+type Envelope = operations["account.get"]["responses"][401]["content"]["application/json"];
 /** Every code of the error envelope (docs/api.md#errors). */
 export type ErrorCode = Envelope["error"]["code"];
 export type ErrorDetail = NonNullable<Envelope["error"]["details"]>[number];

@@ -1481,327 +1481,23 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        ErrorEnvelope: {
+        Error: {
             /** @description The one error envelope of every /api answer; the x-request-id header finds it in our logs */
             error: {
                 /**
-                 * @description What went wrong, for programs: `VALIDATION_FAILED` (400), `PROVIDER_REJECTED` (400), `UNAUTHORIZED` (401), `TWO_FACTOR_REQUIRED` (401), `PAYMENT_REQUIRED` (402), `SPEND_LIMIT_REACHED` (402), `ACCOUNT_SUSPENDED` (403), `NUMBER_NOT_OWNED` (403), `NUMBER_LIMIT_REACHED` (403), `ENDPOINT_LIMIT_REACHED` (403), `FORBIDDEN` (403), `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NUMBER_TAKEN` (409), `EMAIL_TAKEN` (409), `IDEMPOTENCY_IN_PROGRESS` (409), `CALL_NOT_LIVE` (409), `CALL_NOT_CONTROLLABLE` (409), `LAST_OWNER` (409), `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `RATE_LIMITED` (429), `CONCURRENCY_LIMIT` (429), `INTERNAL` (500), `PROVIDER_UNAVAILABLE` (502), `SERVICE_UNAVAILABLE` (503). Each is explained in the API guide's error table (docs/api.md#errors).
+                 * @description What went wrong, for programs: `VALIDATION_FAILED` (400), `PROVIDER_REJECTED` (400), `UNAUTHORIZED` (401), `TWO_FACTOR_REQUIRED` (401), `PAYMENT_REQUIRED` (402), `SPEND_LIMIT_REACHED` (402), `ACCOUNT_SUSPENDED` (403), `NUMBER_NOT_OWNED` (403), `NUMBER_LIMIT_REACHED` (403), `ENDPOINT_LIMIT_REACHED` (403), `MEMBER_LIMIT_REACHED` (403), `FORBIDDEN` (403), `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NUMBER_TAKEN` (409), `EMAIL_TAKEN` (409), `IDEMPOTENCY_IN_PROGRESS` (409), `CALL_NOT_LIVE` (409), `CALL_NOT_CONTROLLABLE` (409), `LAST_OWNER` (409), `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `RATE_LIMITED` (429), `CONCURRENCY_LIMIT` (429), `INTERNAL` (500), `PROVIDER_UNAVAILABLE` (502), `SERVICE_UNAVAILABLE` (503). Each is explained in the API guide's error table (docs/api.md#errors).
                  * @enum {string}
                  */
-                code: "VALIDATION_FAILED" | "PROVIDER_REJECTED" | "UNAUTHORIZED" | "TWO_FACTOR_REQUIRED" | "PAYMENT_REQUIRED" | "SPEND_LIMIT_REACHED" | "ACCOUNT_SUSPENDED" | "NUMBER_NOT_OWNED" | "NUMBER_LIMIT_REACHED" | "ENDPOINT_LIMIT_REACHED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NUMBER_TAKEN" | "EMAIL_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "CALL_NOT_LIVE" | "CALL_NOT_CONTROLLABLE" | "LAST_OWNER" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "CONCURRENCY_LIMIT" | "INTERNAL" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "PROVIDER_REJECTED" | "UNAUTHORIZED" | "TWO_FACTOR_REQUIRED" | "PAYMENT_REQUIRED" | "SPEND_LIMIT_REACHED" | "ACCOUNT_SUSPENDED" | "NUMBER_NOT_OWNED" | "NUMBER_LIMIT_REACHED" | "ENDPOINT_LIMIT_REACHED" | "MEMBER_LIMIT_REACHED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NUMBER_TAKEN" | "EMAIL_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "CALL_NOT_LIVE" | "CALL_NOT_CONTROLLABLE" | "LAST_OWNER" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "CONCURRENCY_LIMIT" | "INTERNAL" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                 /** @description What went wrong, for people; never a stack trace or SQL */
                 message: string;
-                /** @description Validation errors only: one entry per field at fault */
+                /** @description Validation errors only: one entry per field at fault (the first 100) */
                 details?: {
                     /** @description The field, query parameter or header at fault, e.g. onCallStartUrl */
                     path: string;
                     /** @description What is wrong with it */
                     message: string;
                 }[];
-            };
-        };
-        Event: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back
-             * @enum {string}
-             */
-            type: "call.started" | "call.ended" | "call.error";
-            /** @description The call the event is about */
-            data: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Your number's id; null for a call to a number not registered here */
-                phoneNumberId: string | null;
-                /** @description Outbound calls: the metadata given to POST /api/outbound */
-                metadata?: {
-                    [key: string]: unknown;
-                };
-                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
-                status?: string;
-                /** @description call.ended of a completed call: Twilio's CallDuration in seconds */
-                durationSeconds?: number;
-                /** @description call.ended of a completed call: ceil(durationSeconds / 60) */
-                billedMinutes?: number;
-                /** @description call.ended of a completed call: as on the usage record */
-                costBreakdown?: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                };
-                /** @description With machine detection: human, machine_start, … */
-                answeredBy?: string;
-                /** @description call.error only: what went wrong */
-                error?: {
-                    /**
-                     * @description Why, as a code (docs/call-outcomes.md):
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description Why, in a sentence */
-                    message: string;
-                };
-                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
-                fallback?: {
-                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
-                    reason: string;
-                    /** @description The onCallStartUrl that failed */
-                    primaryUrl: string;
-                };
-                /**
-                 * @description call.error after onCallStartUrl failed: what decided the call instead
-                 * @enum {string}
-                 */
-                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
-                /**
-                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 * @enum {string}
-                 */
-                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
-                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
-                sipResponseCode?: number | null;
-                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
-                errorCode?: number | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        ProgressEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description call.ringing: Twilio reported the call ringing; call.answered: Twilio reported it answered (in progress)
-             * @enum {string}
-             */
-            type: "call.ringing" | "call.answered";
-            /** @description The call the event is about */
-            data: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Your number's id; null for a call to a number not registered here */
-                phoneNumberId: string | null;
-                /** @description Outbound calls: the metadata given to POST /api/outbound */
-                metadata?: {
-                    [key: string]: unknown;
-                };
-                /** @description Twilio's CallStatus as it was reported: ringing, or in-progress / answered */
-                status: string;
-                /** @description With machine detection: human, machine_start, … */
-                answeredBy?: string;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        TransferEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description call.transferred: the transfer connected; call.transfer_failed: it did not, and onFailure took over
-             * @enum {string}
-             */
-            type: "call.transferred" | "call.transfer_failed";
-            /** @description The transfer */
-            data: {
-                /** @description Twilio's SID of the transferred call (CA…) */
-                callSid: string;
-                /** @description Where the call was transferred: E.164 or a sip: URI */
-                to: string;
-                /** @description Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled */
-                dialCallStatus: string;
-                /** @description Twilio's SID of the dialled leg, when Twilio sent one */
-                dialCallSid?: string;
-                /** @description How long the transferred conversation lasted (Twilio's DialCallDuration) */
-                dialCallDurationSeconds?: number;
-                /** @description The call's number id */
-                phoneNumberId?: string | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        RecordingEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description recording.completed: the recording is ready; recording.failed: Twilio reported it absent or failed
-             * @enum {string}
-             */
-            type: "recording.completed" | "recording.failed";
-            /** @description The recording */
-            data: {
-                /** @description Twilio's SID of the recorded call (CA…) */
-                callSid: string;
-                /** @description Twilio's recording SID (RE…) */
-                recordingSid: string;
-                /** @description recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise */
-                url: string | null;
-                /** @description The recording's length in seconds; null when none */
-                durationSeconds: number | null;
-                /** @description 1 (mono) or 2 (dual: one channel per party) */
-                channels: 1 | 2;
-                /** @description recording.failed: Twilio's RecordingStatus (absent or failed) */
-                status?: string;
-                /** @description recording.failed: Twilio's ErrorCode, when it sent one */
-                errorCode?: string;
-                /** @description The call's number id */
-                phoneNumberId?: string | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        UsageThresholdEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description usage.threshold_reached: the month's usage cost reached a threshold of your monthlyBudget; sent once per threshold per month
-             * @enum {string}
-             */
-            type: "usage.threshold_reached";
-            /** @description The threshold crossed */
-            data: {
-                /** @description The percent of monthlyBudget reached (one of your alertThresholds) */
-                threshold: number;
-                /** @description The budget in USD when it was crossed */
-                monthlyBudget: number;
-                /** @description The month's usage cost in USD, base excluded, once the crossing call was counted */
-                spent: number;
-                /** @description The UTC month, "2026-11"; thresholds start again each month */
-                month: string;
-                /** @description The call whose cost crossed the threshold (CA…) */
-                callSid: string;
-                /** @description That call's number id */
-                phoneNumberId: string | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        AlertEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description An alert: sent within 60 s of its condition, at most once per kind and subject per hour
-             * @enum {string}
-             */
-            type: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-            /** @description An alert (docs/decisions.md §16) */
-            data: {
-                /**
-                 * @description The alert type again (the envelope's `type`)
-                 * @enum {string}
-                 */
-                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description What the alert is about */
-                subject: {
-                    /**
-                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
-                     * @enum {string}
-                     */
-                    type: "endpoint" | "number" | "account";
-                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
-                    id: string;
-                    /** @description The destination's URL, for an endpoint subject */
-                    url?: string;
-                };
-                /**
-                 * Format: date-time
-                 * @description When the condition began (for a recovery: when it cleared)
-                 */
-                since: string;
-                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
-                details: {
-                    [key: string]: unknown;
-                };
-                /** @description What to do about it, in a sentence or two */
-                howToFix: string;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
-                test?: boolean;
             };
         };
         SystemHealthResponse: {
@@ -2112,7 +1808,7 @@ export interface components {
             disconnected: true;
         };
         TwilioConnectionNumbersResponse: {
-            /** @description Every incoming number of the connected account, all of Twilio's pages */
+            /** @description The connected account's incoming numbers across Twilio's pages, the first 1000 */
             numbers: {
                 /** @description Twilio's `PN…` sid */
                 sid: string;
@@ -2400,149 +2096,64 @@ export interface components {
             /** @description With a Twilio connection: set the number's voice URL and status callback to engineVoiceUrl at Twilio (default true) */
             configureTwilio?: boolean;
         };
+        PhoneNumber: {
+            id: string;
+            /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
+            phoneNumber: string;
+            /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            onCallStartUrl: string;
+            /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            onCallEndUrl: string;
+            /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            onErrorUrl: string | null;
+            /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
+            answerTimeoutMs: number | null;
+            /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
+            fallback: ({
+                /** @description The fallback backend */
+                url: string;
+            } | {
+                /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
+                actions: unknown[];
+            } | {
+                /** @description A TwiML <Response> document */
+                twiml: string;
+            }) | null;
+            /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
+            lastResort: {
+                /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
+                actions: unknown[];
+            } | null;
+            /** @description true while registered; a released number is no longer listed */
+            isActive: boolean;
+            /** @description Proven an incoming number of the account's connected Twilio account */
+            verified: boolean;
+            /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
+            twilioConfigured: boolean;
+            /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
+            dailyMinuteCap: number | null;
+            /**
+             * Format: int64
+             * @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them
+             */
+            minutesToday: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+        };
         PhoneNumbersCreateResponse: {
             /** @description The number */
-            phoneNumber: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            };
+            phoneNumber: components["schemas"]["PhoneNumber"];
         };
         PhoneNumbersListResponse: {
-            /** @description The account's numbers, oldest first */
-            phoneNumbers: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            /** @description The account's numbers, oldest first (an account holds at most 1000) */
+            phoneNumbers: components["schemas"]["PhoneNumber"][];
         };
         PhoneNumbersGetResponse: {
             /** @description The number */
-            phoneNumber: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            };
+            phoneNumber: components["schemas"]["PhoneNumber"];
         };
         PhoneNumbersFallbackPreviewResponse: {
             /** @description Rendered from the stored fallback and lastResort; nothing is called */
@@ -2582,43 +2193,340 @@ export interface components {
              */
             direction?: "inbound";
         };
-        PhoneNumbersSimulateCallResponse: {
-            /** @description The simulated call (`test: true`) with its timeline, as GET /api/calls/{callSid} answers it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
+        CallDetail: {
+            /** @description Twilio's call SID (CA…) */
+            callSid: string;
+            /**
+             * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description The caller (Twilio's From), E.164 */
+            from: string;
+            /** @description The called number (Twilio's To), E.164 */
+            to: string;
+            /** @description Null for a call to a number not registered here, or once the number is released */
+            phoneNumberId: string | null;
+            /**
+             * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
+             * @enum {string}
+             */
+            status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
+            /**
+             * Format: date-time
+             * @description When Routekit first saw the call
+             */
+            startedAt: string;
+            /** @description When it reached a final status; null while it lasts */
+            endedAt: string | null;
+            /** @description Twilio's CallDuration in seconds; null until completed */
+            durationSeconds: number | null;
+            /** @description ceil(durationSeconds / 60); null until completed */
+            billedMinutes: number | null;
+            /** @description Completed calls: as on the usage record */
+            costBreakdown: {
                 /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
+                 * Format: int32
+                 * @description Twilio's CallDuration, in seconds
                  */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
+                durationSeconds: number;
                 /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
+                 * Format: int32
+                 * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
                  */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
+                billedMinutes: number;
+                /** @description USD per billed minute */
+                perMinuteRate: number;
+                /** @description billedMinutes × perMinuteRate, USD */
+                usageCost: number;
+                /** @description What this call adds to the bill, USD */
+                totalCost: number;
+                /**
+                 * @description Always usd
+                 * @constant
+                 */
+                currency: "usd";
+            } | null;
+            /** @description With machine detection: human, machine_start, …; null otherwise */
+            answeredBy: string | null;
+            /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
+            answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
+            /** @description Why the call fell back, was rejected or failed (the call.error code) */
+            error: {
+                /**
+                 * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
+                 *
+                 *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                 *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                 *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                 *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                 *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                 *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                 *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                 *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                 *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                 *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                 *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                 */
+                code: string;
+                /** @description What happened, in a sentence */
+                message: string;
+            } | null;
+            /**
+             * @description Why the call ended (docs/decisions.md §14); null while it lasts.
+             *
+             *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+             *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+             *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+             *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+             *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+             *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+             *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+             *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+             *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+             *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+             *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+             *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+             *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+             *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+             *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+             */
+            endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
+            /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
+            sipResponseCode: number | null;
+            /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
+            errorCode: number | null;
+            /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
+            test: boolean;
+            /** @description Oldest first */
+            timeline: ({
+                /**
+                 * @description A request from Twilio, or Routekit reading Twilio's record
+                 * @constant
+                 */
+                type: "request";
                 /**
                  * Format: date-time
-                 * @description When Routekit first saw the call
+                 * @description When it arrived
                  */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
+                at: string;
+                /**
+                 * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
+                 * @enum {string}
+                 */
+                kind: "voice" | "status" | "reconciliation" | "closed";
+                /** @description The CallStatus it carried */
+                callStatus: string;
+                /** @description Twilio's SequenceNumber of a status callback; null when absent */
+                sequenceNumber: number | null;
+            } | {
+                /**
+                 * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
+                 * @constant
+                 */
+                type: "call.started";
+                /**
+                 * Format: date-time
+                 * @description When it was sent
+                 */
+                at: string;
+                /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
+                deliveryId: string;
+                /**
+                 * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
+                 * @enum {string}
+                 */
+                attempt: "primary" | "retry" | "fallback-url";
+                /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
+                outcome: string | null;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up
+                 */
+                latencyMs: number;
+                /** @description At most 4 KiB of your answer */
+                responseExcerpt: string | null;
+                /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
+                error: string | null;
+                /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
+                answerUse: string | null;
+            } | {
+                /**
+                 * @description What Routekit answered Twilio
+                 * @constant
+                 */
+                type: "twiml";
+                /**
+                 * Format: date-time
+                 * @description When it answered
+                 */
+                at: string;
+                /** @description What Routekit answered Twilio (at most 16 KiB) */
+                twiml: string;
+            } | {
+                /**
+                 * @description An event queued for your backend
+                 * @constant
+                 */
+                type: "event";
+                /**
+                 * Format: date-time
+                 * @description When it was queued
+                 */
+                at: string;
+                /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
+                deliveryId: string;
+                /**
+                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
+                 * @enum {string}
+                 */
+                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description Where it is sent */
+                url: string;
+                /**
+                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
+                 * @enum {string}
+                 */
+                status: "PENDING" | "DELIVERED" | "FAILED";
+                /**
+                 * Format: int32
+                 * @description Attempts so far
+                 */
+                attemptCount: number;
+            } | {
+                /**
+                 * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
+                 * @constant
+                 */
+                type: "duration-clamped";
+                /**
+                 * Format: date-time
+                 * @description When the final status arrived
+                 */
+                at: string;
+                /**
+                 * Format: int32
+                 * @description The CallDuration the status reported
+                 */
+                reportedSeconds: number;
+                /**
+                 * Format: int32
+                 * @description The seconds billed: the time since Routekit first saw the call, plus 60
+                 */
+                billedSeconds: number;
+            } | {
+                /**
+                 * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
+                 * @constant
+                 */
+                type: "command";
+                /**
+                 * Format: date-time
+                 * @description When it was sent
+                 */
+                at: string;
+                /**
+                 * @description What was asked
+                 * @enum {string}
+                 */
+                command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
+                /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
+                actor: string;
+                /**
+                 * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
+                 * @enum {string}
+                 */
+                outcome: "ok" | "refused" | "unavailable" | "pending";
+                /** @description Twilio's HTTP status; null when Twilio could not be reached */
+                providerStatus: number | null;
+                /** @description Twilio's error code and message when it refused */
+                providerError: {
+                    /** @description Twilio's error code (e.g. 21220) */
+                    code: number | null;
+                    /** @description Twilio's message */
+                    message: string;
+                } | null;
+                /**
+                 * Format: int32
+                 * @description Twilio's time to answer, in milliseconds
+                 */
+                latencyMs: number;
+                /**
+                 * Format: int32
+                 * @description Routekit's own time around it, in milliseconds
+                 */
+                ownMs: number;
+                /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
+                details: {
+                    [key: string]: unknown;
+                } | null;
+            } | {
+                /**
+                 * @description How a transfer's dial ended, as Twilio reported it to the engine
+                 * @constant
+                 */
+                type: "transfer";
+                /**
+                 * Format: date-time
+                 * @description When Twilio reported it
+                 */
+                at: string;
+                /** @description Where the call was transferred */
+                to: string;
+                /** @description Twilio's DialCallStatus */
+                dialCallStatus: string;
+                /** @description The dialled leg's SID */
+                dialCallSid: string | null;
+                /** @description How long the transferred conversation lasted */
+                dialCallDurationSeconds: number | null;
+                /** @description true when the transfer connected; false when onFailure took over */
+                transferred: boolean;
+            } | {
+                /**
+                 * @description A recording's status, as last reported
+                 * @constant
+                 */
+                type: "recording";
+                /**
+                 * Format: date-time
+                 * @description When its status last changed
+                 */
+                at: string;
+                /** @description Twilio's recording SID (RE…) */
+                recordingSid: string;
+                /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
+                status: string;
+            } | {
+                /**
+                 * @description The usage record of a completed call
+                 * @constant
+                 */
+                type: "usage";
+                /**
+                 * Format: date-time
+                 * @description When it was recorded
+                 */
+                at: string;
+                /**
+                 * Format: int32
+                 * @description ceil(durationSeconds / 60)
+                 */
+                billedMinutes: number;
+                /** @description How the call's cost was reached */
                 costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
                     durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
                     billedMinutes: number;
                     /** @description USD per billed minute */
                     perMinuteRate: number;
@@ -2631,298 +2539,35 @@ export interface components {
                      * @constant
                      */
                     currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
+                };
+            })[];
+            /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
+            recordings: {
+                /** @description Twilio's recording SID (RE…) */
+                sid: string;
+                /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
+                status: string;
+                /** @description 1 (mono) or 2 (dual) */
+                channels: 1 | 2;
+                /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
+                url: string | null;
+                /** @description Length in seconds once completed */
+                durationSeconds: number | null;
                 /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * Format: date-time
+                 * @description When it was started
                  */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+                startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When its status last changed
+                 */
+                updatedAt: string;
+            }[];
+        };
+        PhoneNumbersSimulateCallResponse: {
+            /** @description The simulated call (`test: true`) with its timeline, as GET /api/calls/{callSid} answers it */
+            call: components["schemas"]["CallDetail"];
             /** @description The TwiML Twilio would have received for the call's voice request */
             twiml: string;
         };
@@ -2959,51 +2604,7 @@ export interface components {
         };
         PhoneNumbersUpdateResponse: {
             /** @description The number */
-            phoneNumber: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            };
+            phoneNumber: components["schemas"]["PhoneNumber"];
         };
         PhoneNumbersDeleteResponse: {
             /**
@@ -3064,794 +2665,125 @@ export interface components {
             /** @description Twilio's status, `queued` at first */
             status: string;
         };
+        Call: {
+            /** @description Twilio's call SID (CA…) */
+            callSid: string;
+            /**
+             * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description The caller (Twilio's From), E.164 */
+            from: string;
+            /** @description The called number (Twilio's To), E.164 */
+            to: string;
+            /** @description Null for a call to a number not registered here, or once the number is released */
+            phoneNumberId: string | null;
+            /**
+             * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
+             * @enum {string}
+             */
+            status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
+            /**
+             * Format: date-time
+             * @description When Routekit first saw the call
+             */
+            startedAt: string;
+            /** @description When it reached a final status; null while it lasts */
+            endedAt: string | null;
+            /** @description Twilio's CallDuration in seconds; null until completed */
+            durationSeconds: number | null;
+            /** @description ceil(durationSeconds / 60); null until completed */
+            billedMinutes: number | null;
+            /** @description Completed calls: as on the usage record */
+            costBreakdown: {
+                /**
+                 * Format: int32
+                 * @description Twilio's CallDuration, in seconds
+                 */
+                durationSeconds: number;
+                /**
+                 * Format: int32
+                 * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                 */
+                billedMinutes: number;
+                /** @description USD per billed minute */
+                perMinuteRate: number;
+                /** @description billedMinutes × perMinuteRate, USD */
+                usageCost: number;
+                /** @description What this call adds to the bill, USD */
+                totalCost: number;
+                /**
+                 * @description Always usd
+                 * @constant
+                 */
+                currency: "usd";
+            } | null;
+            /** @description With machine detection: human, machine_start, …; null otherwise */
+            answeredBy: string | null;
+            /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
+            answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
+            /** @description Why the call fell back, was rejected or failed (the call.error code) */
+            error: {
+                /**
+                 * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
+                 *
+                 *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                 *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                 *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                 *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                 *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                 *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                 *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                 *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                 *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                 *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                 *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                 */
+                code: string;
+                /** @description What happened, in a sentence */
+                message: string;
+            } | null;
+            /**
+             * @description Why the call ended (docs/decisions.md §14); null while it lasts.
+             *
+             *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+             *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+             *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+             *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+             *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+             *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+             *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+             *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+             *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+             *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+             *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+             *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+             *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+             *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+             *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+             */
+            endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
+            /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
+            sipResponseCode: number | null;
+            /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
+            errorCode: number | null;
+            /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
+            test: boolean;
+        };
         CallsListResponse: {
             /** @description Newest first */
-            calls: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-            }[];
+            calls: components["schemas"]["Call"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
         CallsGetResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsHangupResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsRedirectRequest: {
             /** @description A TwiML `<Response>` document the call continues with now */
@@ -3861,345 +2793,7 @@ export interface components {
         };
         CallsRedirectResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsTransferRequest: {
             /** @description Where to transfer the call: an E.164 number or a sip: URI */
@@ -4218,345 +2812,7 @@ export interface components {
         };
         CallsTransferResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsRecordingRequest: {
             /**
@@ -4580,69 +2836,99 @@ export interface components {
                 status: string;
             };
         };
+        UsageRecord: {
+            id: string;
+            /** @description Twilio's call SID (CA…); one usage record per call */
+            callSid: string;
+            /**
+             * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description Shape A name of callerNumber; same value */
+            callerPhone: string;
+            /** @description Who called (Twilio's From), E.164 */
+            callerNumber: string;
+            /** @description Who was called (Twilio's To), E.164 */
+            calledNumber: string;
+            /**
+             * Format: int32
+             * @description Twilio's CallDuration, in seconds
+             */
+            durationSeconds: number;
+            /**
+             * Format: int32
+             * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+             */
+            billedMinutes: number;
+            /** @description How the call's cost was reached */
+            costBreakdown: {
+                /**
+                 * Format: int32
+                 * @description Twilio's CallDuration, in seconds
+                 */
+                durationSeconds: number;
+                /**
+                 * Format: int32
+                 * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                 */
+                billedMinutes: number;
+                /** @description USD per billed minute */
+                perMinuteRate: number;
+                /** @description billedMinutes × perMinuteRate, USD */
+                usageCost: number;
+                /** @description What this call adds to the bill, USD */
+                totalCost: number;
+                /**
+                 * @description Always usd
+                 * @constant
+                 */
+                currency: "usd";
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+        };
         UsageListResponse: {
-            /** @description Matching rows in all pages */
+            /**
+             * Format: int64
+             * @description Matching rows in all pages
+             */
             total: number;
-            /** @description The page size applied (a limit above 100 is echoed as 100) */
+            /**
+             * Format: int32
+             * @description The page size applied (a limit above 100 is echoed as 100)
+             */
             limit: number;
-            /** @description Rows skipped */
+            /**
+             * Format: int64
+             * @description Rows skipped
+             */
             offset: number;
             /** @description Newest first */
-            records: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Twilio's call SID (CA…); one usage record per call */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description Shape A name of callerNumber; same value */
-                callerPhone: string;
-                /** @description Who called (Twilio's From), E.164 */
-                callerNumber: string;
-                /** @description Who was called (Twilio's To), E.164 */
-                calledNumber: string;
-                /** @description Twilio's CallDuration, in seconds */
-                durationSeconds: number;
-                /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                billedMinutes: number;
-                /** @description How the call's cost was reached */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            records: components["schemas"]["UsageRecord"][];
             /** @description Pass as cursor for the next page; null on the last page */
             nextCursor: string | null;
         };
         UsageCurrentResponse: {
             /** @description This UTC calendar month */
             currentMonth: {
-                /** @description Completed calls */
+                /**
+                 * Format: int64
+                 * @description Completed calls
+                 */
                 calls: number;
-                /** @description Shape A name of billedMinutes; same value */
+                /**
+                 * Format: int64
+                 * @description Shape A name of billedMinutes; same value
+                 */
                 minutes: number;
-                /** @description Billed minutes, summed per call */
+                /**
+                 * Format: int64
+                 * @description Billed minutes, summed per call
+                 */
                 billedMinutes: number;
                 /** @description monthlyBase + the month's usage */
                 estimatedCost: number;
@@ -4651,11 +2937,20 @@ export interface components {
             };
             /** @description Since the account was created */
             allTime: {
-                /** @description Completed calls */
+                /**
+                 * Format: int64
+                 * @description Completed calls
+                 */
                 calls: number;
-                /** @description Shape A name of billedMinutes; same value */
+                /**
+                 * Format: int64
+                 * @description Shape A name of billedMinutes; same value
+                 */
                 minutes: number;
-                /** @description Billed minutes, summed per call */
+                /**
+                 * Format: int64
+                 * @description Billed minutes, summed per call
+                 */
                 billedMinutes: number;
             };
             /** @description USD per billed minute */
@@ -4668,9 +2963,15 @@ export interface components {
             days: {
                 /** @description UTC day, YYYY-MM-DD */
                 date: string;
-                /** @description Completed calls that day */
+                /**
+                 * Format: int64
+                 * @description Completed calls that day
+                 */
                 calls: number;
-                /** @description Billed minutes that day */
+                /**
+                 * Format: int64
+                 * @description Billed minutes that day
+                 */
                 billedMinutes: number;
                 /** @description Usage cost that day, USD (without the monthly base) */
                 totalCost: number;
@@ -4686,11 +2987,20 @@ export interface components {
             monthlyBase: number;
             /** @description USD per billed minute */
             perMinuteRate: number;
-            /** @description Completed calls in the current period */
+            /**
+             * Format: int64
+             * @description Completed calls in the current period
+             */
             totalCalls: number;
-            /** @description Shape A name of totalBilledMinutes; same value */
+            /**
+             * Format: int64
+             * @description Shape A name of totalBilledMinutes; same value
+             */
             totalMinutes: number;
-            /** @description Billed minutes in the current period */
+            /**
+             * Format: int64
+             * @description Billed minutes in the current period
+             */
             totalBilledMinutes: number;
             /** @description Stripe mode: a payment method is on file; local billing mode: the account has paid */
             hasPaymentMethod: boolean;
@@ -4715,79 +3025,93 @@ export interface components {
             /** @description Open in a browser; short-lived in Stripe mode */
             url: string;
         };
-        WebhookDeliveriesListResponse: {
-            /** @description Matching rows in all pages */
-            total: number;
-            /** @description The page size applied (a limit above 100 is echoed as 100) */
-            limit: number;
-            /** @description Rows skipped */
-            offset: number;
-            /** @description Newest first */
-            deliveries: {
-                /** @description Opaque identifier */
+        WebhookDelivery: {
+            id: string;
+            /** @description Sent as webhook-id; stable across retries */
+            eventId: string;
+            /**
+             * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
+             * @enum {string}
+             */
+            eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+            /** @description The call the event is about; null for none */
+            callSid: string | null;
+            /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
+            url: string;
+            /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
+            endpointId: string | null;
+            /**
+             * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /**
+             * Format: int32
+             * @description Attempts so far
+             */
+            attemptCount: number;
+            /** @description When the next attempt is due; null when none is */
+            nextAttemptAt: string | null;
+            /** @description When the last attempt was made; null before the first */
+            lastAttemptAt: string | null;
+            /** @description When a 2xx was received; null until then */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description The latest attempt; null before the first */
+            lastAttempt: {
                 id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
                 /**
                  * Format: date-time
-                 * @description ISO 8601 timestamp
+                 * @description When the attempt was made
                  */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-            }[];
+                attemptedAt: string;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up (10 s at most)
+                 */
+                latencyMs: number;
+                /** @description At most 1 KiB of the response body (4 KiB for call.started) */
+                responseExcerpt: string | null;
+                /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
+                error: string | null;
+                /** @description call.started only: which try this was; null for queued events */
+                role: ("primary" | "retry" | "fallback-url") | null;
+                /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
+                outcome: string | null;
+            } | null;
+            /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
+            endpointBackoffUntil: string | null;
+            /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
+            synchronous: boolean;
+            /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
+            answerUse: string | null;
+        };
+        WebhookDeliveriesListResponse: {
+            /**
+             * Format: int64
+             * @description Matching rows in all pages
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size applied (a limit above 100 is echoed as 100)
+             */
+            limit: number;
+            /**
+             * Format: int64
+             * @description Rows skipped
+             */
+            offset: number;
+            /** @description Newest first */
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
         WebhookDeliveriesSendTestRequest: {
             /** @description One of your numbers: the sample goes to its URL for the type */
@@ -4800,101 +3124,108 @@ export interface components {
              */
             type: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
         };
-        WebhookDeliveriesSendTestResponse: {
-            /** @description The delivery with its payload and attempts */
-            delivery: {
-                /** @description Opaque identifier */
+        WebhookDeliveryDetail: {
+            id: string;
+            /** @description Sent as webhook-id; stable across retries */
+            eventId: string;
+            /**
+             * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
+             * @enum {string}
+             */
+            eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+            /** @description The call the event is about; null for none */
+            callSid: string | null;
+            /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
+            url: string;
+            /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
+            endpointId: string | null;
+            /**
+             * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /**
+             * Format: int32
+             * @description Attempts so far
+             */
+            attemptCount: number;
+            /** @description When the next attempt is due; null when none is */
+            nextAttemptAt: string | null;
+            /** @description When the last attempt was made; null before the first */
+            lastAttemptAt: string | null;
+            /** @description When a 2xx was received; null until then */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description The latest attempt; null before the first */
+            lastAttempt: {
                 id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
                 /**
                  * Format: date-time
-                 * @description ISO 8601 timestamp
+                 * @description When the attempt was made
                  */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-                /** @description The event exactly as sent */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /** @description Newest first; attempts older than 30 days are pruned */
-                attempts: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                }[];
+                attemptedAt: string;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up (10 s at most)
+                 */
+                latencyMs: number;
+                /** @description At most 1 KiB of the response body (4 KiB for call.started) */
+                responseExcerpt: string | null;
+                /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
+                error: string | null;
+                /** @description call.started only: which try this was; null for queued events */
+                role: ("primary" | "retry" | "fallback-url") | null;
+                /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
+                outcome: string | null;
+            } | null;
+            /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
+            endpointBackoffUntil: string | null;
+            /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
+            synchronous: boolean;
+            /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
+            answerUse: string | null;
+            /** @description The event exactly as sent */
+            payload: {
+                [key: string]: unknown;
             };
+            /** @description Newest first, at most 100; attempts older than 30 days are pruned */
+            attempts: {
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the attempt was made
+                 */
+                attemptedAt: string;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up (10 s at most)
+                 */
+                latencyMs: number;
+                /** @description At most 1 KiB of the response body (4 KiB for call.started) */
+                responseExcerpt: string | null;
+                /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
+                error: string | null;
+                /** @description call.started only: which try this was; null for queued events */
+                role: ("primary" | "retry" | "fallback-url") | null;
+                /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
+                outcome: string | null;
+            }[];
+        };
+        WebhookDeliveriesSendTestResponse: {
+            /** @description The delivery with its payload and attempts */
+            delivery: components["schemas"]["WebhookDeliveryDetail"];
         };
         WebhookDeliveriesReplayRequest: {
             /**
@@ -4912,202 +3243,21 @@ export interface components {
             status?: "PENDING" | "DELIVERED" | "FAILED";
         };
         WebhookDeliveriesReplayResponse: {
-            /** @description Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted */
+            /**
+             * Format: int32
+             * @description Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted
+             */
             queued: number;
             /** @description true when more than 1,000 deliveries matched: replay again (once a minute) to queue the rest */
             more: boolean;
         };
         WebhookDeliveriesGetResponse: {
             /** @description The delivery with its payload and attempts */
-            delivery: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-                /** @description The event exactly as sent */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /** @description Newest first; attempts older than 30 days are pruned */
-                attempts: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                }[];
-            };
+            delivery: components["schemas"]["WebhookDeliveryDetail"];
         };
         WebhookDeliveriesRetryResponse: {
             /** @description The delivery with its payload and attempts */
-            delivery: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-                /** @description The event exactly as sent */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /** @description Newest first; attempts older than 30 days are pruned */
-                attempts: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                }[];
-            };
+            delivery: components["schemas"]["WebhookDeliveryDetail"];
         };
         WebhookEndpointsCreateRequest: {
             /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
@@ -5472,6 +3622,1030 @@ export interface components {
                 phoneNumber: string;
             }) | null;
         };
+        CallStartedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A call was answered; your answer (TwiML, {twiml} or {actions}) decides it. Sent while Twilio waits, to the number's onCallStartUrl only
+             * @constant
+             */
+            type: "call.started";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
+                status?: string;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: Twilio's CallDuration in seconds
+                 */
+                durationSeconds?: number;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: ceil(durationSeconds / 60)
+                 */
+                billedMinutes?: number;
+                /** @description call.ended of a completed call: as on the usage record */
+                costBreakdown?: {
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
+                    durationSeconds: number;
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
+                    billedMinutes: number;
+                    /** @description USD per billed minute */
+                    perMinuteRate: number;
+                    /** @description billedMinutes × perMinuteRate, USD */
+                    usageCost: number;
+                    /** @description What this call adds to the bill, USD */
+                    totalCost: number;
+                    /**
+                     * @description Always usd
+                     * @constant
+                     */
+                    currency: "usd";
+                };
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description call.error only: what went wrong */
+                error?: {
+                    /**
+                     * @description Why, as a code (docs/call-outcomes.md):
+                     *
+                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                     */
+                    code: string;
+                    /** @description Why, in a sentence */
+                    message: string;
+                };
+                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
+                fallback?: {
+                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
+                    reason: string;
+                    /** @description The onCallStartUrl that failed */
+                    primaryUrl: string;
+                };
+                /**
+                 * @description call.error after onCallStartUrl failed: what decided the call instead
+                 * @enum {string}
+                 */
+                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
+                /**
+                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
+                 *
+                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * @enum {string}
+                 */
+                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
+                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
+                sipResponseCode?: number | null;
+                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
+                errorCode?: number | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallRingingEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description Twilio reported the call ringing (status callback). Account endpoints that subscribe to it only
+             * @constant
+             */
+            type: "call.ringing";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus as it was reported: ringing, or in-progress / answered */
+                status: string;
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallAnsweredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description Twilio reported the call answered (in progress; status callback). Account endpoints that subscribe to it only
+             * @constant
+             */
+            type: "call.answered";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus as it was reported: ringing, or in-progress / answered */
+                status: string;
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallEndedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A call ended; completed calls carry duration and cost
+             * @constant
+             */
+            type: "call.ended";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
+                status?: string;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: Twilio's CallDuration in seconds
+                 */
+                durationSeconds?: number;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: ceil(durationSeconds / 60)
+                 */
+                billedMinutes?: number;
+                /** @description call.ended of a completed call: as on the usage record */
+                costBreakdown?: {
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
+                    durationSeconds: number;
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
+                    billedMinutes: number;
+                    /** @description USD per billed minute */
+                    perMinuteRate: number;
+                    /** @description billedMinutes × perMinuteRate, USD */
+                    usageCost: number;
+                    /** @description What this call adds to the bill, USD */
+                    totalCost: number;
+                    /**
+                     * @description Always usd
+                     * @constant
+                     */
+                    currency: "usd";
+                };
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description call.error only: what went wrong */
+                error?: {
+                    /**
+                     * @description Why, as a code (docs/call-outcomes.md):
+                     *
+                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                     */
+                    code: string;
+                    /** @description Why, in a sentence */
+                    message: string;
+                };
+                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
+                fallback?: {
+                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
+                    reason: string;
+                    /** @description The onCallStartUrl that failed */
+                    primaryUrl: string;
+                };
+                /**
+                 * @description call.error after onCallStartUrl failed: what decided the call instead
+                 * @enum {string}
+                 */
+                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
+                /**
+                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
+                 *
+                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * @enum {string}
+                 */
+                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
+                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
+                sipResponseCode?: number | null;
+                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
+                errorCode?: number | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallErrorEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A call failed, was rejected, or your start answer was unusable
+             * @constant
+             */
+            type: "call.error";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
+                status?: string;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: Twilio's CallDuration in seconds
+                 */
+                durationSeconds?: number;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: ceil(durationSeconds / 60)
+                 */
+                billedMinutes?: number;
+                /** @description call.ended of a completed call: as on the usage record */
+                costBreakdown?: {
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
+                    durationSeconds: number;
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
+                    billedMinutes: number;
+                    /** @description USD per billed minute */
+                    perMinuteRate: number;
+                    /** @description billedMinutes × perMinuteRate, USD */
+                    usageCost: number;
+                    /** @description What this call adds to the bill, USD */
+                    totalCost: number;
+                    /**
+                     * @description Always usd
+                     * @constant
+                     */
+                    currency: "usd";
+                };
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description call.error only: what went wrong */
+                error?: {
+                    /**
+                     * @description Why, as a code (docs/call-outcomes.md):
+                     *
+                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                     */
+                    code: string;
+                    /** @description Why, in a sentence */
+                    message: string;
+                };
+                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
+                fallback?: {
+                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
+                    reason: string;
+                    /** @description The onCallStartUrl that failed */
+                    primaryUrl: string;
+                };
+                /**
+                 * @description call.error after onCallStartUrl failed: what decided the call instead
+                 * @enum {string}
+                 */
+                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
+                /**
+                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
+                 *
+                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * @enum {string}
+                 */
+                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
+                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
+                sipResponseCode?: number | null;
+                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
+                errorCode?: number | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallTransferredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A transfer (POST /api/calls/{callSid}/transfer) connected; sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "call.transferred";
+            /** @description The transfer */
+            data: {
+                /** @description Twilio's SID of the transferred call (CA…) */
+                callSid: string;
+                /** @description Where the call was transferred: E.164 or a sip: URI */
+                to: string;
+                /** @description Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled */
+                dialCallStatus: string;
+                /** @description Twilio's SID of the dialled leg, when Twilio sent one */
+                dialCallSid?: string;
+                /**
+                 * Format: int32
+                 * @description How long the transferred conversation lasted (Twilio's DialCallDuration)
+                 */
+                dialCallDurationSeconds?: number;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallTransferFailedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A transfer did not connect (busy, no answer, failed, canceled); the onFailure actions kept the caller on the line. Sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "call.transfer_failed";
+            /** @description The transfer */
+            data: {
+                /** @description Twilio's SID of the transferred call (CA…) */
+                callSid: string;
+                /** @description Where the call was transferred: E.164 or a sip: URI */
+                to: string;
+                /** @description Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled */
+                dialCallStatus: string;
+                /** @description Twilio's SID of the dialled leg, when Twilio sent one */
+                dialCallSid?: string;
+                /**
+                 * Format: int32
+                 * @description How long the transferred conversation lasted (Twilio's DialCallDuration)
+                 */
+                dialCallDurationSeconds?: number;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        RecordingCompletedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A recording (POST /api/calls/{callSid}/recording) is ready at Twilio; sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "recording.completed";
+            /** @description The recording */
+            data: {
+                /** @description Twilio's SID of the recorded call (CA…) */
+                callSid: string;
+                /** @description Twilio's recording SID (RE…) */
+                recordingSid: string;
+                /** @description recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise */
+                url: string | null;
+                /** @description The recording's length in seconds; null when none */
+                durationSeconds: number | null;
+                /** @description 1 (mono) or 2 (dual: one channel per party) */
+                channels: 1 | 2;
+                /** @description recording.failed: Twilio's RecordingStatus (absent or failed) */
+                status?: string;
+                /** @description recording.failed: Twilio's ErrorCode, when it sent one */
+                errorCode?: string;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        RecordingFailedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A recording came to nothing (Twilio's absent or failed); sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "recording.failed";
+            /** @description The recording */
+            data: {
+                /** @description Twilio's SID of the recorded call (CA…) */
+                callSid: string;
+                /** @description Twilio's recording SID (RE…) */
+                recordingSid: string;
+                /** @description recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise */
+                url: string | null;
+                /** @description The recording's length in seconds; null when none */
+                durationSeconds: number | null;
+                /** @description 1 (mono) or 2 (dual: one channel per party) */
+                channels: 1 | 2;
+                /** @description recording.failed: Twilio's RecordingStatus (absent or failed) */
+                status?: string;
+                /** @description recording.failed: Twilio's ErrorCode, when it sent one */
+                errorCode?: string;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        UsageThresholdReachedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description The month's usage cost reached one of your alertThresholds of monthlyBudget (docs/decisions.md §17); once per threshold per month, with an email. Sent to the onCallEndUrl of the call that crossed it and to subscribed endpoints
+             * @constant
+             */
+            type: "usage.threshold_reached";
+            /** @description The threshold crossed */
+            data: {
+                /**
+                 * Format: int32
+                 * @description The percent of monthlyBudget reached (one of your alertThresholds)
+                 */
+                threshold: number;
+                /** @description The budget in USD when it was crossed */
+                monthlyBudget: number;
+                /** @description The month's usage cost in USD, base excluded, once the crossing call was counted */
+                spent: number;
+                /** @description The UTC month, "2026-11"; thresholds start again each month */
+                month: string;
+                /** @description The call whose cost crossed the threshold (CA…) */
+                callSid: string;
+                /** @description That call's number id */
+                phoneNumberId: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        AlertEndpointFailingEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A destination's deliveries have failed 3 times in a row (it is backed off) or for 5 minutes. Never sent to that destination. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.endpoint_failing";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertEndpointRecoveredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A destination of an endpoint_failing alert answered with a 2xx again. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.endpoint_recovered";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertDeliveryExhaustedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A delivery gave up after its last attempt; it can be redelivered from the delivery log. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.delivery_exhausted";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertFallbackRateEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description 3 or more calls on one number were decided by its fallback or the last resort within 5 minutes. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.fallback_rate";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertFallbackRateRecoveredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A number of a fallback_rate alert had no call decided by a fallback for 5 minutes. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.fallback_rate_recovered";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertTwilioCredentialsRejectedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description Twilio answered 20003 (authentication failed) to the account's connection. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.twilio_credentials_rejected";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertNumberUnconfiguredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A verified number's voice URL at Twilio no longer points at Routekit (checked at most hourly). Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.number_unconfigured";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertPaymentFailedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A payment of the subscription failed. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.payment_failed";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -5527,7 +4701,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -5545,7 +4719,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5600,7 +4774,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -5618,7 +4792,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -5638,7 +4812,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5711,7 +4885,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -5731,7 +4905,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -5751,7 +4925,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -5771,7 +4945,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -5793,7 +4967,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -5813,7 +4987,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -5835,7 +5009,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5900,7 +5074,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -5920,7 +5094,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -5940,7 +5114,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -5960,7 +5134,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -5980,7 +5154,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6000,7 +5174,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6022,7 +5196,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6042,7 +5216,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6064,7 +5238,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6117,7 +5291,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6137,7 +5311,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6157,7 +5331,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -6177,7 +5351,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -6197,7 +5371,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6217,7 +5391,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6239,7 +5413,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6259,7 +5433,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6281,7 +5455,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6335,7 +5509,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6355,7 +5529,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6375,7 +5549,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -6395,7 +5569,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -6415,7 +5589,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6435,7 +5609,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6457,7 +5631,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6477,7 +5651,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6499,7 +5673,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6556,7 +5730,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6576,7 +5750,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6596,7 +5770,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6618,7 +5792,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6638,7 +5812,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6660,7 +5834,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6733,7 +5907,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6753,7 +5927,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6773,7 +5947,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -6793,7 +5967,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -6813,7 +5987,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6833,7 +6007,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6855,7 +6029,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6875,7 +6049,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6897,7 +6071,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6970,7 +6144,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6990,7 +6164,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7010,7 +6184,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -7030,7 +6204,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7050,7 +6224,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -7070,7 +6244,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7092,7 +6266,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7112,7 +6286,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7134,7 +6308,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7191,7 +6365,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7211,7 +6385,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7231,7 +6405,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7251,7 +6425,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7273,7 +6447,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7293,7 +6467,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7315,7 +6489,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7375,7 +6549,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7395,7 +6569,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7415,7 +6589,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7437,7 +6611,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7457,7 +6631,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7479,7 +6653,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7537,7 +6711,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7557,7 +6731,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7577,7 +6751,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -7597,7 +6771,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7617,7 +6791,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -7637,7 +6811,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7659,7 +6833,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7679,7 +6853,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7701,7 +6875,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7761,7 +6935,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7781,7 +6955,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7801,7 +6975,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -7821,7 +6995,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7841,7 +7015,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -7861,7 +7035,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7883,7 +7057,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7903,7 +7077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7925,7 +7099,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7991,7 +7165,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8011,7 +7185,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8031,7 +7205,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8053,7 +7227,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8073,7 +7247,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8095,7 +7269,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8177,7 +7351,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8197,7 +7371,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8217,7 +7391,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -8237,7 +7411,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8259,7 +7433,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8279,7 +7453,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8301,7 +7475,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8353,7 +7527,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8373,7 +7547,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8393,7 +7567,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -8413,7 +7587,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8435,7 +7609,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8455,7 +7629,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8477,7 +7651,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8539,7 +7713,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8559,7 +7733,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8579,7 +7753,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -8599,7 +7773,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8621,7 +7795,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8641,7 +7815,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -8661,7 +7835,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8683,7 +7857,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8731,7 +7905,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8751,7 +7925,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8771,7 +7945,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8793,7 +7967,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8813,7 +7987,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8835,7 +8009,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8903,7 +8077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8923,7 +8097,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8943,7 +8117,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -8963,7 +8137,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8985,7 +8159,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9005,7 +8179,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -9025,7 +8199,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9047,7 +8221,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9110,7 +8284,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9130,7 +8304,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9150,7 +8324,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9172,7 +8346,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9192,7 +8366,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9214,7 +8388,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9285,7 +8459,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9305,7 +8479,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9325,7 +8499,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -9345,7 +8519,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -9365,7 +8539,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -9385,7 +8559,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9407,7 +8581,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9427,7 +8601,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9449,7 +8623,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9500,7 +8674,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9520,7 +8694,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9540,7 +8714,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -9560,7 +8734,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9582,7 +8756,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9602,7 +8776,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9624,7 +8798,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9681,7 +8855,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9701,7 +8875,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9721,7 +8895,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9743,7 +8917,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9763,7 +8937,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9785,7 +8959,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9841,7 +9015,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9861,7 +9035,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9881,7 +9055,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9903,7 +9077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9923,7 +9097,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9945,7 +9119,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10013,7 +9187,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10033,7 +9207,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10053,7 +9227,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10073,7 +9247,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -10093,7 +9267,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -10113,7 +9287,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10135,7 +9309,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10155,7 +9329,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10177,7 +9351,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10228,7 +9402,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10248,7 +9422,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10268,7 +9442,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -10288,7 +9462,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10310,7 +9484,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10330,7 +9504,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10352,7 +9526,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10403,7 +9577,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10423,7 +9597,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10443,7 +9617,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -10463,7 +9637,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10483,7 +9657,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10505,7 +9679,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10525,7 +9699,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10547,7 +9721,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10614,7 +9788,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10634,7 +9808,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10654,7 +9828,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -10674,7 +9848,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10694,7 +9868,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -10714,7 +9888,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10736,7 +9910,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10756,7 +9930,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10778,7 +9952,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10843,7 +10017,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10863,7 +10037,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -10883,7 +10057,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -10903,7 +10077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10925,7 +10099,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10945,7 +10119,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10967,7 +10141,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11032,7 +10206,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11052,7 +10226,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -11072,7 +10246,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -11092,7 +10266,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -11112,7 +10286,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11134,7 +10308,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11154,7 +10328,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11176,7 +10350,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11252,7 +10426,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11272,7 +10446,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11292,7 +10466,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11314,7 +10488,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11334,7 +10508,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11356,7 +10530,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11461,7 +10635,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11481,7 +10655,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Payment required: complete checkout */
@@ -11501,7 +10675,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11521,7 +10695,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -11541,7 +10715,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -11561,7 +10735,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -11581,7 +10755,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11603,7 +10777,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11623,7 +10797,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -11643,7 +10817,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11665,7 +10839,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11742,7 +10916,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11762,7 +10936,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11782,7 +10956,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -11802,7 +10976,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11824,7 +10998,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11844,7 +11018,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11866,7 +11040,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11917,7 +11091,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11937,7 +11111,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11957,7 +11131,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -11977,7 +11151,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11999,7 +11173,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12019,7 +11193,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12041,7 +11215,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12144,7 +11318,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12164,7 +11338,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12184,7 +11358,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -12204,7 +11378,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -12224,7 +11398,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12246,7 +11420,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12266,7 +11440,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -12286,7 +11460,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12308,7 +11482,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12370,7 +11544,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12390,7 +11564,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12410,7 +11584,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -12430,7 +11604,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12452,7 +11626,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12472,7 +11646,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12494,7 +11668,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12616,7 +11790,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12636,7 +11810,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Payment required: complete checkout */
@@ -12656,7 +11830,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12676,7 +11850,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -12696,7 +11870,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -12716,7 +11890,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -12736,7 +11910,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -12756,7 +11930,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12778,7 +11952,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12798,7 +11972,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12820,7 +11994,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12893,7 +12067,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12913,7 +12087,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Payment required: complete checkout */
@@ -12933,7 +12107,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12953,7 +12127,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -12973,7 +12147,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -12993,7 +12167,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -13013,7 +12187,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13035,7 +12209,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13055,7 +12229,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -13075,7 +12249,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13097,7 +12271,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13198,7 +12372,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13218,7 +12392,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -13238,7 +12412,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13260,7 +12434,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13280,7 +12454,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13302,7 +12476,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13436,7 +12610,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13456,7 +12630,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -13476,7 +12650,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -13496,7 +12670,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13518,7 +12692,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13538,7 +12712,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13560,7 +12734,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13652,7 +12826,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13672,7 +12846,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -13692,7 +12866,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -13712,7 +12886,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -13732,7 +12906,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -13752,7 +12926,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -13772,7 +12946,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13794,7 +12968,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13814,7 +12988,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -13834,7 +13008,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13856,7 +13030,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13964,7 +13138,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13984,7 +13158,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14004,7 +13178,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -14024,7 +13198,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -14044,7 +13218,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -14064,7 +13238,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -14084,7 +13258,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14106,7 +13280,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14126,7 +13300,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -14146,7 +13320,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14168,7 +13342,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14282,7 +13456,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14302,7 +13476,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14322,7 +13496,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -14342,7 +13516,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -14362,7 +13536,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -14382,7 +13556,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -14402,7 +13576,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14424,7 +13598,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14444,7 +13618,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -14464,7 +13638,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14486,7 +13660,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14555,7 +13729,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14575,7 +13749,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14595,7 +13769,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -14615,7 +13789,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -14635,7 +13809,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -14655,7 +13829,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -14675,7 +13849,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14697,7 +13871,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14717,7 +13891,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -14737,7 +13911,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14759,7 +13933,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14838,7 +14012,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14858,7 +14032,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14878,7 +14052,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14900,7 +14074,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14920,7 +14094,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14942,7 +14116,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15003,7 +14177,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15023,7 +14197,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15043,7 +14217,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15065,7 +14239,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15085,7 +14259,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15107,7 +14281,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15177,7 +14351,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15197,7 +14371,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15217,7 +14391,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15239,7 +14413,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15259,7 +14433,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15281,7 +14455,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15338,7 +14512,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15358,7 +14532,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15378,7 +14552,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15400,7 +14574,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15420,7 +14594,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15442,7 +14616,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15495,7 +14669,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15515,7 +14689,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15535,7 +14709,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15555,7 +14729,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -15575,7 +14749,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -15595,7 +14769,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15617,7 +14791,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15637,7 +14811,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -15657,7 +14831,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15679,7 +14853,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15732,7 +14906,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15752,7 +14926,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15772,7 +14946,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15792,7 +14966,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -15812,7 +14986,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -15832,7 +15006,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15854,7 +15028,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15874,7 +15048,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -15894,7 +15068,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15916,7 +15090,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16045,7 +15219,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16065,7 +15239,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16085,7 +15259,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16107,7 +15281,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16127,7 +15301,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16149,7 +15323,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16276,7 +15450,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16296,7 +15470,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16316,7 +15490,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16336,7 +15510,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -16356,7 +15530,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -16376,7 +15550,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -16396,7 +15570,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16418,7 +15592,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16438,7 +15612,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16460,7 +15634,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16524,7 +15698,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16544,7 +15718,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16564,7 +15738,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -16584,7 +15758,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -16604,7 +15778,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -16624,7 +15798,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16646,7 +15820,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16666,7 +15840,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16688,7 +15862,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16805,7 +15979,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16825,7 +15999,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16845,7 +16019,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16865,7 +16039,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16887,7 +16061,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16907,7 +16081,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16929,7 +16103,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17038,7 +16212,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17058,7 +16232,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17078,7 +16252,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -17098,7 +16272,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -17118,7 +16292,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -17138,7 +16312,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -17158,7 +16332,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17180,7 +16354,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17200,7 +16374,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17222,7 +16396,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17292,7 +16466,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17312,7 +16486,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17332,7 +16506,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17354,7 +16528,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17374,7 +16548,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17396,7 +16570,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17474,7 +16648,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17494,7 +16668,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17514,7 +16688,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -17534,7 +16708,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -17554,7 +16728,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -17574,7 +16748,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17596,7 +16770,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17616,7 +16790,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17638,7 +16812,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17700,7 +16874,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17720,7 +16894,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17740,7 +16914,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -17760,7 +16934,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17782,7 +16956,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17802,7 +16976,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17824,7 +16998,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17875,7 +17049,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17895,7 +17069,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17915,7 +17089,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -17935,7 +17109,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17957,7 +17131,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17977,7 +17151,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17999,7 +17173,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18069,7 +17243,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18089,7 +17263,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18109,7 +17283,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -18129,7 +17303,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -18149,7 +17323,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18171,7 +17345,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18191,7 +17365,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18213,7 +17387,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18274,7 +17448,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18294,7 +17468,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18314,7 +17488,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -18334,7 +17508,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -18354,7 +17528,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -18374,7 +17548,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -18394,7 +17568,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18416,7 +17590,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18436,7 +17610,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18458,7 +17632,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18530,7 +17704,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18550,7 +17724,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18570,7 +17744,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18592,7 +17766,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18612,7 +17786,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18634,7 +17808,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18708,7 +17882,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18728,7 +17902,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18748,7 +17922,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18770,7 +17944,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18790,7 +17964,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18812,7 +17986,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18869,7 +18043,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18889,7 +18063,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18909,7 +18083,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18931,7 +18105,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18951,7 +18125,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18973,7 +18147,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19041,7 +18215,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -19061,7 +18235,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -19081,7 +18255,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -19101,7 +18275,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -19123,7 +18297,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -19143,7 +18317,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -19165,7 +18339,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19274,7 +18448,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -19294,7 +18468,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -19314,7 +18488,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -19336,7 +18510,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -19356,7 +18530,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -19378,7 +18552,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19433,7 +18607,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -19453,7 +18627,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -19473,7 +18647,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -19495,7 +18669,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -19515,7 +18689,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -19537,7 +18711,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19573,7 +18747,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["CallStartedEvent"];
             };
         };
         responses: {
@@ -19617,7 +18791,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ProgressEvent"];
+                "application/json": components["schemas"]["CallRingingEvent"];
             };
         };
         responses: {
@@ -19661,7 +18835,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ProgressEvent"];
+                "application/json": components["schemas"]["CallAnsweredEvent"];
             };
         };
         responses: {
@@ -19718,7 +18892,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["CallEndedEvent"];
             };
         };
         responses: {
@@ -19766,7 +18940,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["CallErrorEvent"];
             };
         };
         responses: {
@@ -19810,7 +18984,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["TransferEvent"];
+                "application/json": components["schemas"]["CallTransferredEvent"];
             };
         };
         responses: {
@@ -19852,7 +19026,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["TransferEvent"];
+                "application/json": components["schemas"]["CallTransferFailedEvent"];
             };
         };
         responses: {
@@ -19896,7 +19070,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["RecordingEvent"];
+                "application/json": components["schemas"]["RecordingCompletedEvent"];
             };
         };
         responses: {
@@ -19941,7 +19115,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["RecordingEvent"];
+                "application/json": components["schemas"]["RecordingFailedEvent"];
             };
         };
         responses: {
@@ -19985,7 +19159,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["UsageThresholdEvent"];
+                "application/json": components["schemas"]["UsageThresholdReachedEvent"];
             };
         };
         responses: {
@@ -20036,7 +19210,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertEndpointFailingEvent"];
             };
         };
         responses: {
@@ -20083,7 +19257,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertEndpointRecoveredEvent"];
             };
         };
         responses: {
@@ -20130,7 +19304,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertDeliveryExhaustedEvent"];
             };
         };
         responses: {
@@ -20176,7 +19350,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertFallbackRateEvent"];
             };
         };
         responses: {
@@ -20222,7 +19396,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertFallbackRateRecoveredEvent"];
             };
         };
         responses: {
@@ -20268,7 +19442,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertTwilioCredentialsRejectedEvent"];
             };
         };
         responses: {
@@ -20314,7 +19488,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertNumberUnconfiguredEvent"];
             };
         };
         responses: {
@@ -20360,7 +19534,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertPaymentFailedEvent"];
             };
         };
         responses: {
