@@ -15,6 +15,8 @@ const BIN = path.join(
   SDK,
   (JSON.parse(readFileSync(path.join(SDK, "package.json"), "utf8")) as { bin: { routekit: string } }).bin.routekit,
 );
+// The Node.js that runs it: this one, or another to check the SDK's floor (ROUTEKIT_CLI_NODE=/path/to/node20).
+const NODE = process.env.ROUTEKIT_CLI_NODE || process.execPath;
 const server = "permissive" as const;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -30,7 +32,7 @@ afterAll(() => receiver?.close());
 function routekit(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
-      process.execPath,
+      NODE,
       [BIN, ...args],
       { env: { ...process.env, ROUTEKIT_API_KEY: "", ROUTEKIT_BASE_URL: baseUrlOf(server), ...env }, timeout: 20_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),

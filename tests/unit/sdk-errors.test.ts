@@ -1,4 +1,6 @@
+import { createServer, type ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
+import { Routekit } from "../../sdk/src/client/routekit";
 import {
   AuthenticationError,
   ConflictError,
@@ -6,6 +8,7 @@ import {
   NotFoundError,
   PermissionError,
   RateLimitError,
+  RoutekitConnectionError,
   RoutekitError,
   ServerError,
   ValidationError,
@@ -46,5 +49,29 @@ describe("errorFromResponse", () => {
     expect(error).toBeInstanceOf(ServerError);
     expect(error).toMatchObject({ code: "PROVIDER_UNAVAILABLE", details: [] });
     expect(errorFromResponse(response(418), null)).toMatchObject({ code: "INTERNAL", status: 418 });
+  });
+});
+
+describe("no answer", () => {
+  it("a request past timeoutMs, or aborted by the caller, is a RoutekitConnectionError, never a RoutekitError", async () => {
+    const held: ServerResponse[] = [];
+    const silent = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const rk = new Routekit({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 200 });
+      const started = Date.now();
+      const timedOut = await rk.system.health().catch((e: unknown) => e);
+      expect(timedOut).toBeInstanceOf(RoutekitConnectionError);
+      expect(timedOut).not.toBeInstanceOf(RoutekitError);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const controller = new AbortController();
+      const aborted = rk.system.health({ signal: controller.signal, timeoutMs: 0 }).catch((e: unknown) => e);
+      controller.abort();
+      expect(await aborted).toBeInstanceOf(RoutekitConnectionError);
+    } finally {
+      for (const res of held) res.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
