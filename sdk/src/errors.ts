@@ -1,6 +1,7 @@
-import type { components } from "./generated/openapi.js";
+import type { operations } from "./generated/openapi.js";
 
-type Envelope = components["schemas"]["ErrorEnvelope"];
+/** The one error envelope, read from a route's 401 answer so that it does not depend on the schema's name. */
+type Envelope = operations["account.get"]["responses"][401]["content"]["application/json"];
 /** Every code of the error envelope (docs/api.md#errors). */
 export type ErrorCode = Envelope["error"]["code"];
 export type ErrorDetail = NonNullable<Envelope["error"]["details"]>[number];
@@ -113,7 +114,8 @@ export function errorFromResponse(response: Response, body: unknown): RoutekitEr
     requestId: response.headers.get("x-request-id"),
   };
   if (status === 429) {
-    const seconds = Number(response.headers.get("retry-after"));
+    const header = response.headers.get("retry-after");
+    const seconds = header === null || header.trim() === "" ? Number.NaN : Number(header);
     return new RateLimitError({ ...opts, retryAfter: Number.isFinite(seconds) && seconds >= 0 ? seconds : null });
   }
   if (status >= 500) return new ServerError(opts);

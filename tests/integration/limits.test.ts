@@ -241,7 +241,7 @@ describe("usage thresholds", () => {
     // Each is what the served reference's webhooks say it is.
     const doc = await (await fetch(`${inject("permissiveBaseUrl")}/api/openapi.json`)).json();
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    const schema = { ...doc.components.schemas.UsageThresholdEvent, components: doc.components };
+    const schema = { ...doc.components.schemas.UsageThresholdReachedEvent, components: doc.components };
     for (const e of thresholdEvents(s)) expect(ajv.validate(schema, e), ajv.errorsText()).toBe(true);
     await completeCall(s); // $0.08: nothing new
     await until(() => events(s, "end").filter((e) => e.type === "call.ended").length === 4, "four call.ended");

@@ -34,6 +34,20 @@ export function idempotencyHeader(options: MutationOptions | undefined): { "Idem
   return options?.idempotencyKey === undefined ? {} : { "Idempotency-Key": options.idempotencyKey };
 }
 
+/** AbortSignal.any, which Node.js has only from 20.3. */
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (signals.length === 1) return signals[0]!;
+  const controller = new AbortController();
+  for (const signal of signals) {
+    if (signal.aborted) {
+      controller.abort(signal.reason);
+      break;
+    }
+    signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
+}
+
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 /** openapi-fetch underneath, and the one place answers become data or typed errors. */
@@ -61,7 +75,7 @@ export class Transport {
       (s): s is AbortSignal => s !== undefined,
     );
     return {
-      ...(signals.length ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) } : {}),
+      ...(signals.length ? { signal: anySignal(signals) } : {}),
       ...(options?.headers ? { headers: options.headers } : {}),
     };
   }

@@ -1481,327 +1481,23 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        ErrorEnvelope: {
+        Error: {
             /** @description The one error envelope of every /api answer; the x-request-id header finds it in our logs */
             error: {
                 /**
-                 * @description What went wrong, for programs: `VALIDATION_FAILED` (400), `PROVIDER_REJECTED` (400), `UNAUTHORIZED` (401), `TWO_FACTOR_REQUIRED` (401), `PAYMENT_REQUIRED` (402), `SPEND_LIMIT_REACHED` (402), `ACCOUNT_SUSPENDED` (403), `NUMBER_NOT_OWNED` (403), `NUMBER_LIMIT_REACHED` (403), `ENDPOINT_LIMIT_REACHED` (403), `FORBIDDEN` (403), `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NUMBER_TAKEN` (409), `EMAIL_TAKEN` (409), `IDEMPOTENCY_IN_PROGRESS` (409), `CALL_NOT_LIVE` (409), `CALL_NOT_CONTROLLABLE` (409), `LAST_OWNER` (409), `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `RATE_LIMITED` (429), `CONCURRENCY_LIMIT` (429), `INTERNAL` (500), `PROVIDER_UNAVAILABLE` (502), `SERVICE_UNAVAILABLE` (503). Each is explained in the API guide's error table (docs/api.md#errors).
+                 * @description What went wrong, for programs: `VALIDATION_FAILED` (400), `PROVIDER_REJECTED` (400), `UNAUTHORIZED` (401), `TWO_FACTOR_REQUIRED` (401), `PAYMENT_REQUIRED` (402), `SPEND_LIMIT_REACHED` (402), `ACCOUNT_SUSPENDED` (403), `NUMBER_NOT_OWNED` (403), `NUMBER_LIMIT_REACHED` (403), `ENDPOINT_LIMIT_REACHED` (403), `MEMBER_LIMIT_REACHED` (403), `FORBIDDEN` (403), `NOT_FOUND` (404), `METHOD_NOT_ALLOWED` (405), `NUMBER_TAKEN` (409), `EMAIL_TAKEN` (409), `IDEMPOTENCY_IN_PROGRESS` (409), `CALL_NOT_LIVE` (409), `CALL_NOT_CONTROLLABLE` (409), `LAST_OWNER` (409), `IDEMPOTENCY_KEY_REUSED` (422), `PAYLOAD_TOO_LARGE` (413), `RATE_LIMITED` (429), `CONCURRENCY_LIMIT` (429), `INTERNAL` (500), `PROVIDER_UNAVAILABLE` (502), `SERVICE_UNAVAILABLE` (503). Each is explained in the API guide's error table (docs/api.md#errors).
                  * @enum {string}
                  */
-                code: "VALIDATION_FAILED" | "PROVIDER_REJECTED" | "UNAUTHORIZED" | "TWO_FACTOR_REQUIRED" | "PAYMENT_REQUIRED" | "SPEND_LIMIT_REACHED" | "ACCOUNT_SUSPENDED" | "NUMBER_NOT_OWNED" | "NUMBER_LIMIT_REACHED" | "ENDPOINT_LIMIT_REACHED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NUMBER_TAKEN" | "EMAIL_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "CALL_NOT_LIVE" | "CALL_NOT_CONTROLLABLE" | "LAST_OWNER" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "CONCURRENCY_LIMIT" | "INTERNAL" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "PROVIDER_REJECTED" | "UNAUTHORIZED" | "TWO_FACTOR_REQUIRED" | "PAYMENT_REQUIRED" | "SPEND_LIMIT_REACHED" | "ACCOUNT_SUSPENDED" | "NUMBER_NOT_OWNED" | "NUMBER_LIMIT_REACHED" | "ENDPOINT_LIMIT_REACHED" | "MEMBER_LIMIT_REACHED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NUMBER_TAKEN" | "EMAIL_TAKEN" | "IDEMPOTENCY_IN_PROGRESS" | "CALL_NOT_LIVE" | "CALL_NOT_CONTROLLABLE" | "LAST_OWNER" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "CONCURRENCY_LIMIT" | "INTERNAL" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                 /** @description What went wrong, for people; never a stack trace or SQL */
                 message: string;
-                /** @description Validation errors only: one entry per field at fault */
+                /** @description Validation errors only: one entry per field at fault (the first 100) */
                 details?: {
                     /** @description The field, query parameter or header at fault, e.g. onCallStartUrl */
                     path: string;
                     /** @description What is wrong with it */
                     message: string;
                 }[];
-            };
-        };
-        Event: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back
-             * @enum {string}
-             */
-            type: "call.started" | "call.ended" | "call.error";
-            /** @description The call the event is about */
-            data: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Your number's id; null for a call to a number not registered here */
-                phoneNumberId: string | null;
-                /** @description Outbound calls: the metadata given to POST /api/outbound */
-                metadata?: {
-                    [key: string]: unknown;
-                };
-                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
-                status?: string;
-                /** @description call.ended of a completed call: Twilio's CallDuration in seconds */
-                durationSeconds?: number;
-                /** @description call.ended of a completed call: ceil(durationSeconds / 60) */
-                billedMinutes?: number;
-                /** @description call.ended of a completed call: as on the usage record */
-                costBreakdown?: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                };
-                /** @description With machine detection: human, machine_start, … */
-                answeredBy?: string;
-                /** @description call.error only: what went wrong */
-                error?: {
-                    /**
-                     * @description Why, as a code (docs/call-outcomes.md):
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description Why, in a sentence */
-                    message: string;
-                };
-                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
-                fallback?: {
-                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
-                    reason: string;
-                    /** @description The onCallStartUrl that failed */
-                    primaryUrl: string;
-                };
-                /**
-                 * @description call.error after onCallStartUrl failed: what decided the call instead
-                 * @enum {string}
-                 */
-                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
-                /**
-                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 * @enum {string}
-                 */
-                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
-                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
-                sipResponseCode?: number | null;
-                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
-                errorCode?: number | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        ProgressEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description call.ringing: Twilio reported the call ringing; call.answered: Twilio reported it answered (in progress)
-             * @enum {string}
-             */
-            type: "call.ringing" | "call.answered";
-            /** @description The call the event is about */
-            data: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Your number's id; null for a call to a number not registered here */
-                phoneNumberId: string | null;
-                /** @description Outbound calls: the metadata given to POST /api/outbound */
-                metadata?: {
-                    [key: string]: unknown;
-                };
-                /** @description Twilio's CallStatus as it was reported: ringing, or in-progress / answered */
-                status: string;
-                /** @description With machine detection: human, machine_start, … */
-                answeredBy?: string;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        TransferEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description call.transferred: the transfer connected; call.transfer_failed: it did not, and onFailure took over
-             * @enum {string}
-             */
-            type: "call.transferred" | "call.transfer_failed";
-            /** @description The transfer */
-            data: {
-                /** @description Twilio's SID of the transferred call (CA…) */
-                callSid: string;
-                /** @description Where the call was transferred: E.164 or a sip: URI */
-                to: string;
-                /** @description Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled */
-                dialCallStatus: string;
-                /** @description Twilio's SID of the dialled leg, when Twilio sent one */
-                dialCallSid?: string;
-                /** @description How long the transferred conversation lasted (Twilio's DialCallDuration) */
-                dialCallDurationSeconds?: number;
-                /** @description The call's number id */
-                phoneNumberId?: string | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        RecordingEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description recording.completed: the recording is ready; recording.failed: Twilio reported it absent or failed
-             * @enum {string}
-             */
-            type: "recording.completed" | "recording.failed";
-            /** @description The recording */
-            data: {
-                /** @description Twilio's SID of the recorded call (CA…) */
-                callSid: string;
-                /** @description Twilio's recording SID (RE…) */
-                recordingSid: string;
-                /** @description recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise */
-                url: string | null;
-                /** @description The recording's length in seconds; null when none */
-                durationSeconds: number | null;
-                /** @description 1 (mono) or 2 (dual: one channel per party) */
-                channels: 1 | 2;
-                /** @description recording.failed: Twilio's RecordingStatus (absent or failed) */
-                status?: string;
-                /** @description recording.failed: Twilio's ErrorCode, when it sent one */
-                errorCode?: string;
-                /** @description The call's number id */
-                phoneNumberId?: string | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        UsageThresholdEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description usage.threshold_reached: the month's usage cost reached a threshold of your monthlyBudget; sent once per threshold per month
-             * @enum {string}
-             */
-            type: "usage.threshold_reached";
-            /** @description The threshold crossed */
-            data: {
-                /** @description The percent of monthlyBudget reached (one of your alertThresholds) */
-                threshold: number;
-                /** @description The budget in USD when it was crossed */
-                monthlyBudget: number;
-                /** @description The month's usage cost in USD, base excluded, once the crossing call was counted */
-                spent: number;
-                /** @description The UTC month, "2026-11"; thresholds start again each month */
-                month: string;
-                /** @description The call whose cost crossed the threshold (CA…) */
-                callSid: string;
-                /** @description That call's number id */
-                phoneNumberId: string | null;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
-                test?: boolean;
-            };
-        };
-        AlertEvent: {
-            /** @description evt_…; the webhook-id header; the same on every retry */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the event happened
-             */
-            createdAt: string;
-            /**
-             * @description An alert: sent within 60 s of its condition, at most once per kind and subject per hour
-             * @enum {string}
-             */
-            type: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-            /** @description An alert (docs/decisions.md §16) */
-            data: {
-                /**
-                 * @description The alert type again (the envelope's `type`)
-                 * @enum {string}
-                 */
-                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description What the alert is about */
-                subject: {
-                    /**
-                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
-                     * @enum {string}
-                     */
-                    type: "endpoint" | "number" | "account";
-                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
-                    id: string;
-                    /** @description The destination's URL, for an endpoint subject */
-                    url?: string;
-                };
-                /**
-                 * Format: date-time
-                 * @description When the condition began (for a recovery: when it cleared)
-                 */
-                since: string;
-                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
-                details: {
-                    [key: string]: unknown;
-                };
-                /** @description What to do about it, in a sentence or two */
-                howToFix: string;
-                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
-                test?: boolean;
             };
         };
         SystemHealthResponse: {
@@ -2112,7 +1808,7 @@ export interface components {
             disconnected: true;
         };
         TwilioConnectionNumbersResponse: {
-            /** @description Every incoming number of the connected account, all of Twilio's pages */
+            /** @description The connected account's incoming numbers across Twilio's pages, the first 1000 */
             numbers: {
                 /** @description Twilio's `PN…` sid */
                 sid: string;
@@ -2402,155 +2098,66 @@ export interface components {
             /** @description With a Twilio connection: set the number's voice URL and status callback to engineVoiceUrl at Twilio (default true) */
             configureTwilio?: boolean;
         };
+        PhoneNumber: {
+            id: string;
+            /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
+            phoneNumber: string;
+            /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            onCallStartUrl: string;
+            /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            onCallEndUrl: string;
+            /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            onErrorUrl: string | null;
+            /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
+            answerTimeoutMs: number | null;
+            /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
+            fallback: ({
+                /** @description The fallback backend */
+                url: string;
+            } | {
+                /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
+                actions: unknown[];
+            } | {
+                /** @description A TwiML <Response> document */
+                twiml: string;
+            }) | null;
+            /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
+            lastResort: {
+                /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
+                actions: unknown[];
+            } | null;
+            /** @description true while registered; a released number is no longer listed */
+            isActive: boolean;
+            /** @description Proven an incoming number of the account's connected Twilio account */
+            verified: boolean;
+            /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
+            twilioConfigured: boolean;
+            /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
+            dailyMinuteCap: number | null;
+            /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
+            listen: boolean;
+            /**
+             * Format: int64
+             * @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them
+             */
+            minutesToday: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+        };
         PhoneNumbersCreateResponse: {
             /** @description The number */
-            phoneNumber: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
-                listen: boolean;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            };
+            phoneNumber: components["schemas"]["PhoneNumber"];
         };
         PhoneNumbersListResponse: {
-            /** @description The account's numbers, oldest first */
-            phoneNumbers: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
-                listen: boolean;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            /** @description The account's numbers, oldest first (an account holds at most 1000) */
+            phoneNumbers: components["schemas"]["PhoneNumber"][];
         };
         PhoneNumbersGetResponse: {
             /** @description The number */
-            phoneNumber: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
-                listen: boolean;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            };
+            phoneNumber: components["schemas"]["PhoneNumber"];
         };
         PhoneNumbersFallbackPreviewResponse: {
             /** @description Rendered from the stored fallback and lastResort; nothing is called */
@@ -2590,43 +2197,340 @@ export interface components {
              */
             direction?: "inbound";
         };
-        PhoneNumbersSimulateCallResponse: {
-            /** @description The simulated call (`test: true`) with its timeline, as GET /api/calls/{callSid} answers it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
+        CallDetail: {
+            /** @description Twilio's call SID (CA…) */
+            callSid: string;
+            /**
+             * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description The caller (Twilio's From), E.164 */
+            from: string;
+            /** @description The called number (Twilio's To), E.164 */
+            to: string;
+            /** @description Null for a call to a number not registered here, or once the number is released */
+            phoneNumberId: string | null;
+            /**
+             * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
+             * @enum {string}
+             */
+            status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
+            /**
+             * Format: date-time
+             * @description When Routekit first saw the call
+             */
+            startedAt: string;
+            /** @description When it reached a final status; null while it lasts */
+            endedAt: string | null;
+            /** @description Twilio's CallDuration in seconds; null until completed */
+            durationSeconds: number | null;
+            /** @description ceil(durationSeconds / 60); null until completed */
+            billedMinutes: number | null;
+            /** @description Completed calls: as on the usage record */
+            costBreakdown: {
                 /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
+                 * Format: int32
+                 * @description Twilio's CallDuration, in seconds
                  */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
+                durationSeconds: number;
                 /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
+                 * Format: int32
+                 * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
                  */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
+                billedMinutes: number;
+                /** @description USD per billed minute */
+                perMinuteRate: number;
+                /** @description billedMinutes × perMinuteRate, USD */
+                usageCost: number;
+                /** @description What this call adds to the bill, USD */
+                totalCost: number;
+                /**
+                 * @description Always usd
+                 * @constant
+                 */
+                currency: "usd";
+            } | null;
+            /** @description With machine detection: human, machine_start, …; null otherwise */
+            answeredBy: string | null;
+            /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
+            answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
+            /** @description Why the call fell back, was rejected or failed (the call.error code) */
+            error: {
+                /**
+                 * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
+                 *
+                 *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                 *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                 *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                 *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                 *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                 *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                 *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                 *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                 *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                 *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                 *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                 */
+                code: string;
+                /** @description What happened, in a sentence */
+                message: string;
+            } | null;
+            /**
+             * @description Why the call ended (docs/decisions.md §14); null while it lasts.
+             *
+             *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+             *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+             *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+             *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+             *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+             *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+             *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+             *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+             *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+             *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+             *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+             *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+             *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+             *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+             *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+             */
+            endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
+            /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
+            sipResponseCode: number | null;
+            /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
+            errorCode: number | null;
+            /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
+            test: boolean;
+            /** @description Oldest first */
+            timeline: ({
+                /**
+                 * @description A request from Twilio, or Routekit reading Twilio's record
+                 * @constant
+                 */
+                type: "request";
                 /**
                  * Format: date-time
-                 * @description When Routekit first saw the call
+                 * @description When it arrived
                  */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
+                at: string;
+                /**
+                 * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
+                 * @enum {string}
+                 */
+                kind: "voice" | "status" | "reconciliation" | "closed";
+                /** @description The CallStatus it carried */
+                callStatus: string;
+                /** @description Twilio's SequenceNumber of a status callback; null when absent */
+                sequenceNumber: number | null;
+            } | {
+                /**
+                 * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
+                 * @constant
+                 */
+                type: "call.started";
+                /**
+                 * Format: date-time
+                 * @description When it was sent
+                 */
+                at: string;
+                /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
+                deliveryId: string;
+                /**
+                 * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
+                 * @enum {string}
+                 */
+                attempt: "primary" | "retry" | "fallback-url";
+                /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
+                outcome: string | null;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up
+                 */
+                latencyMs: number;
+                /** @description At most 4 KiB of your answer */
+                responseExcerpt: string | null;
+                /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
+                error: string | null;
+                /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
+                answerUse: string | null;
+            } | {
+                /**
+                 * @description What Routekit answered Twilio
+                 * @constant
+                 */
+                type: "twiml";
+                /**
+                 * Format: date-time
+                 * @description When it answered
+                 */
+                at: string;
+                /** @description What Routekit answered Twilio (at most 16 KiB) */
+                twiml: string;
+            } | {
+                /**
+                 * @description An event queued for your backend
+                 * @constant
+                 */
+                type: "event";
+                /**
+                 * Format: date-time
+                 * @description When it was queued
+                 */
+                at: string;
+                /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
+                deliveryId: string;
+                /**
+                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
+                 * @enum {string}
+                 */
+                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description Where it is sent */
+                url: string;
+                /**
+                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
+                 * @enum {string}
+                 */
+                status: "PENDING" | "DELIVERED" | "FAILED";
+                /**
+                 * Format: int32
+                 * @description Attempts so far
+                 */
+                attemptCount: number;
+            } | {
+                /**
+                 * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
+                 * @constant
+                 */
+                type: "duration-clamped";
+                /**
+                 * Format: date-time
+                 * @description When the final status arrived
+                 */
+                at: string;
+                /**
+                 * Format: int32
+                 * @description The CallDuration the status reported
+                 */
+                reportedSeconds: number;
+                /**
+                 * Format: int32
+                 * @description The seconds billed: the time since Routekit first saw the call, plus 60
+                 */
+                billedSeconds: number;
+            } | {
+                /**
+                 * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
+                 * @constant
+                 */
+                type: "command";
+                /**
+                 * Format: date-time
+                 * @description When it was sent
+                 */
+                at: string;
+                /**
+                 * @description What was asked
+                 * @enum {string}
+                 */
+                command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
+                /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
+                actor: string;
+                /**
+                 * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
+                 * @enum {string}
+                 */
+                outcome: "ok" | "refused" | "unavailable" | "pending";
+                /** @description Twilio's HTTP status; null when Twilio could not be reached */
+                providerStatus: number | null;
+                /** @description Twilio's error code and message when it refused */
+                providerError: {
+                    /** @description Twilio's error code (e.g. 21220) */
+                    code: number | null;
+                    /** @description Twilio's message */
+                    message: string;
+                } | null;
+                /**
+                 * Format: int32
+                 * @description Twilio's time to answer, in milliseconds
+                 */
+                latencyMs: number;
+                /**
+                 * Format: int32
+                 * @description Routekit's own time around it, in milliseconds
+                 */
+                ownMs: number;
+                /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
+                details: {
+                    [key: string]: unknown;
+                } | null;
+            } | {
+                /**
+                 * @description How a transfer's dial ended, as Twilio reported it to the engine
+                 * @constant
+                 */
+                type: "transfer";
+                /**
+                 * Format: date-time
+                 * @description When Twilio reported it
+                 */
+                at: string;
+                /** @description Where the call was transferred */
+                to: string;
+                /** @description Twilio's DialCallStatus */
+                dialCallStatus: string;
+                /** @description The dialled leg's SID */
+                dialCallSid: string | null;
+                /** @description How long the transferred conversation lasted */
+                dialCallDurationSeconds: number | null;
+                /** @description true when the transfer connected; false when onFailure took over */
+                transferred: boolean;
+            } | {
+                /**
+                 * @description A recording's status, as last reported
+                 * @constant
+                 */
+                type: "recording";
+                /**
+                 * Format: date-time
+                 * @description When its status last changed
+                 */
+                at: string;
+                /** @description Twilio's recording SID (RE…) */
+                recordingSid: string;
+                /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
+                status: string;
+            } | {
+                /**
+                 * @description The usage record of a completed call
+                 * @constant
+                 */
+                type: "usage";
+                /**
+                 * Format: date-time
+                 * @description When it was recorded
+                 */
+                at: string;
+                /**
+                 * Format: int32
+                 * @description ceil(durationSeconds / 60)
+                 */
+                billedMinutes: number;
+                /** @description How the call's cost was reached */
                 costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
                     durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
                     billedMinutes: number;
                     /** @description USD per billed minute */
                     perMinuteRate: number;
@@ -2639,298 +2543,35 @@ export interface components {
                      * @constant
                      */
                     currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
+                };
+            })[];
+            /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
+            recordings: {
+                /** @description Twilio's recording SID (RE…) */
+                sid: string;
+                /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
+                status: string;
+                /** @description 1 (mono) or 2 (dual) */
+                channels: 1 | 2;
+                /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
+                url: string | null;
+                /** @description Length in seconds once completed */
+                durationSeconds: number | null;
                 /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * Format: date-time
+                 * @description When it was started
                  */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+                startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When its status last changed
+                 */
+                updatedAt: string;
+            }[];
+        };
+        PhoneNumbersSimulateCallResponse: {
+            /** @description The simulated call (`test: true`) with its timeline, as GET /api/calls/{callSid} answers it */
+            call: components["schemas"]["CallDetail"];
             /** @description The TwiML Twilio would have received for the call's voice request */
             twiml: string;
         };
@@ -2969,53 +2610,7 @@ export interface components {
         };
         PhoneNumbersUpdateResponse: {
             /** @description The number */
-            phoneNumber: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The number, US E.164: +1, then a 3-digit area code and a 7-digit number, neither starting with 0 or 1 (like +14155550123) */
-                phoneNumber: string;
-                /** @description Receives call.started when a call is answered; its answer (TwiML, {twiml} or {actions}) decides the call, within CALLBACK_START_TIMEOUT_MS. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallStartUrl: string;
-                /** @description Receives call.ended when a call ends. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onCallEndUrl: string;
-                /** @description Receives call.error when a call fails, is rejected or falls back; none when null. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                onErrorUrl: string | null;
-                /** @description Milliseconds onCallStartUrl gets to answer call.started, 1000–10000 (default CALLBACK_START_TIMEOUT_MS). A refused or reset connection is tried once more at once while at least 1 s remains. Null: the default. */
-                answerTimeoutMs: number | null;
-                /** @description What decides the call when onCallStartUrl's answer cannot be used (time-out, non-2xx, invalid document): { "url" } a second backend that receives the same signed call.started with data.fallback, or { "actions" } / { "twiml" } kept by Routekit and answered at once. Checked when saved. Null: none. */
-                fallback: ({
-                    /** @description The fallback backend */
-                    url: string;
-                } | {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | {
-                    /** @description A TwiML <Response> document */
-                    twiml: string;
-                }) | null;
-                /** @description What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject. Null: the apology. */
-                lastResort: {
-                    /** @description Actions, one vocabulary with answers: say (with voice, language), play, pause, dial, gather, record, hangup, reject */
-                    actions: unknown[];
-                } | null;
-                /** @description true while registered; a released number is no longer listed */
-                isActive: boolean;
-                /** @description Proven an incoming number of the account's connected Twilio account */
-                verified: boolean;
-                /** @description Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit */
-                twilioConfigured: boolean;
-                /** @description Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap */
-                dailyMinuteCap: number | null;
-                /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
-                listen: boolean;
-                /** @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them */
-                minutesToday: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            };
+            phoneNumber: components["schemas"]["PhoneNumber"];
         };
         PhoneNumbersDeleteResponse: {
             /**
@@ -3076,794 +2671,125 @@ export interface components {
             /** @description Twilio's status, `queued` at first */
             status: string;
         };
+        Call: {
+            /** @description Twilio's call SID (CA…) */
+            callSid: string;
+            /**
+             * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description The caller (Twilio's From), E.164 */
+            from: string;
+            /** @description The called number (Twilio's To), E.164 */
+            to: string;
+            /** @description Null for a call to a number not registered here, or once the number is released */
+            phoneNumberId: string | null;
+            /**
+             * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
+             * @enum {string}
+             */
+            status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
+            /**
+             * Format: date-time
+             * @description When Routekit first saw the call
+             */
+            startedAt: string;
+            /** @description When it reached a final status; null while it lasts */
+            endedAt: string | null;
+            /** @description Twilio's CallDuration in seconds; null until completed */
+            durationSeconds: number | null;
+            /** @description ceil(durationSeconds / 60); null until completed */
+            billedMinutes: number | null;
+            /** @description Completed calls: as on the usage record */
+            costBreakdown: {
+                /**
+                 * Format: int32
+                 * @description Twilio's CallDuration, in seconds
+                 */
+                durationSeconds: number;
+                /**
+                 * Format: int32
+                 * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                 */
+                billedMinutes: number;
+                /** @description USD per billed minute */
+                perMinuteRate: number;
+                /** @description billedMinutes × perMinuteRate, USD */
+                usageCost: number;
+                /** @description What this call adds to the bill, USD */
+                totalCost: number;
+                /**
+                 * @description Always usd
+                 * @constant
+                 */
+                currency: "usd";
+            } | null;
+            /** @description With machine detection: human, machine_start, …; null otherwise */
+            answeredBy: string | null;
+            /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
+            answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
+            /** @description Why the call fell back, was rejected or failed (the call.error code) */
+            error: {
+                /**
+                 * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
+                 *
+                 *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                 *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                 *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                 *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                 *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                 *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                 *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                 *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                 *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                 *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                 *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                 */
+                code: string;
+                /** @description What happened, in a sentence */
+                message: string;
+            } | null;
+            /**
+             * @description Why the call ended (docs/decisions.md §14); null while it lasts.
+             *
+             *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+             *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+             *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+             *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+             *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+             *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+             *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+             *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+             *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+             *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+             *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+             *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+             *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+             *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+             *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+             */
+            endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
+            /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
+            sipResponseCode: number | null;
+            /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
+            errorCode: number | null;
+            /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
+            test: boolean;
+        };
         CallsListResponse: {
             /** @description Newest first */
-            calls: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-            }[];
+            calls: components["schemas"]["Call"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
         CallsGetResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsHangupResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsRedirectRequest: {
             /** @description A TwiML `<Response>` document the call continues with now */
@@ -3873,345 +2799,7 @@ export interface components {
         };
         CallsRedirectResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsTransferRequest: {
             /** @description Where to transfer the call: an E.164 number or a sip: URI */
@@ -4230,345 +2818,7 @@ export interface components {
         };
         CallsTransferResponse: {
             /** @description The call with everything that happened to it */
-            call: {
-                /** @description Twilio's call SID (CA…) */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description The caller (Twilio's From), E.164 */
-                from: string;
-                /** @description The called number (Twilio's To), E.164 */
-                to: string;
-                /** @description Null for a call to a number not registered here, or once the number is released */
-                phoneNumberId: string | null;
-                /**
-                 * @description Twilio's CallStatus as last reported, `rejected` when Routekit rejected the call, or `unknown` when an account without a Twilio connection never got the call's final status (closed 4 h 10 min after its last request)
-                 * @enum {string}
-                 */
-                status: "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "failed" | "canceled" | "rejected" | "unknown";
-                /**
-                 * Format: date-time
-                 * @description When Routekit first saw the call
-                 */
-                startedAt: string;
-                /** @description When it reached a final status; null while it lasts */
-                endedAt: string | null;
-                /** @description Twilio's CallDuration in seconds; null until completed */
-                durationSeconds: number | null;
-                /** @description ceil(durationSeconds / 60); null until completed */
-                billedMinutes: number | null;
-                /** @description Completed calls: as on the usage record */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                } | null;
-                /** @description With machine detection: human, machine_start, …; null otherwise */
-                answeredBy: string | null;
-                /** @description How the call was decided: the form of your onCallStartUrl answer (xml, json-twiml, json-actions); fallback-url, fallback-actions or fallback-twiml when your fallback decided it; `fallback` for your lastResort or the built-in apology; `reject` when Routekit rejected the call; null until decided */
-                answer: ("xml" | "json-twiml" | "json-actions" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "fallback" | "reject") | null;
-                /** @description Why the call fell back, was rejected or failed (the call.error code) */
-                error: {
-                    /**
-                     * @description The call.error code. Backend failures are here, not in endReason: the call may still have completed.
-                     *
-                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
-                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
-                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
-                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
-                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
-                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
-                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
-                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
-                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
-                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
-                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
-                     */
-                    code: string;
-                    /** @description What happened, in a sentence */
-                    message: string;
-                } | null;
-                /**
-                 * @description Why the call ended (docs/decisions.md §14); null while it lasts.
-                 *
-                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
-                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
-                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
-                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
-                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
-                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
-                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
-                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
-                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
-                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
-                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
-                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
-                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
-                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
-                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
-                 */
-                endReason: ("completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status") | null;
-                /** @description The carrier's SIP response code (Twilio's SipResponseCode, e.g. 486 busy, 404 not found) from the final status callback; null when Twilio sent none */
-                sipResponseCode: number | null;
-                /** @description Twilio's error code (its ErrorCode, see twilio.com/docs/api/errors) from the final status callback; null when Twilio sent none. Not Routekit's error.code */
-                errorCode: number | null;
-                /** @description true for a simulated call (POST /api/phone-numbers/{id}/simulate-call): never billed, never counted in usage or limits, never sent to Twilio */
-                test: boolean;
-                /** @description Oldest first */
-                timeline: ({
-                    /**
-                     * @description A request from Twilio, or Routekit reading Twilio's record
-                     * @constant
-                     */
-                    type: "request";
-                    /**
-                     * Format: date-time
-                     * @description When it arrived
-                     */
-                    at: string;
-                    /**
-                     * @description Twilio's voice request, a status callback, Routekit reading Twilio's call record, or Routekit closing a call whose final status never came (status unknown)
-                     * @enum {string}
-                     */
-                    kind: "voice" | "status" | "reconciliation" | "closed";
-                    /** @description The CallStatus it carried */
-                    callStatus: string;
-                    /** @description Twilio's SequenceNumber of a status callback; null when absent */
-                    sequenceNumber: number | null;
-                } | {
-                    /**
-                     * @description One try of the synchronous call.started request: to onCallStartUrl, its retry, or your fallback URL
-                     * @constant
-                     */
-                    type: "call.started";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
-                     * @enum {string}
-                     */
-                    attempt: "primary" | "retry" | "fallback-url";
-                    /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
-                    outcome: string | null;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up */
-                    latencyMs: number;
-                    /** @description At most 4 KiB of your answer */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no usable answer (time-out, connection refused…); null otherwise */
-                    error: string | null;
-                    /** @description For the whole delivery: the answer form used, or the call.error code of the primary's failure */
-                    answerUse: string | null;
-                } | {
-                    /**
-                     * @description What Routekit answered Twilio
-                     * @constant
-                     */
-                    type: "twiml";
-                    /**
-                     * Format: date-time
-                     * @description When it answered
-                     */
-                    at: string;
-                    /** @description What Routekit answered Twilio (at most 16 KiB) */
-                    twiml: string;
-                } | {
-                    /**
-                     * @description An event queued for your backend
-                     * @constant
-                     */
-                    type: "event";
-                    /**
-                     * Format: date-time
-                     * @description When it was queued
-                     */
-                    at: string;
-                    /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
-                    deliveryId: string;
-                    /**
-                     * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                     * @enum {string}
-                     */
-                    eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                    /** @description Where it is sent */
-                    url: string;
-                    /**
-                     * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                     * @enum {string}
-                     */
-                    status: "PENDING" | "DELIVERED" | "FAILED";
-                    /** @description Attempts so far */
-                    attemptCount: number;
-                } | {
-                    /**
-                     * @description A final status nothing could verify (no Twilio connection) reported more than the call could have lasted; it was billed for what it could (docs/decisions.md §20)
-                     * @constant
-                     */
-                    type: "duration-clamped";
-                    /**
-                     * Format: date-time
-                     * @description When the final status arrived
-                     */
-                    at: string;
-                    /** @description The CallDuration the status reported */
-                    reportedSeconds: number;
-                    /** @description The seconds billed: the time since Routekit first saw the call, plus 60 */
-                    billedSeconds: number;
-                } | {
-                    /**
-                     * @description A live-call command (docs/decisions.md §13) and Twilio's answer to it
-                     * @constant
-                     */
-                    type: "command";
-                    /**
-                     * Format: date-time
-                     * @description When it was sent
-                     */
-                    at: string;
-                    /**
-                     * @description What was asked
-                     * @enum {string}
-                     */
-                    command: "hangup" | "redirect" | "transfer" | "recording.start" | "recording.pause" | "recording.resume" | "recording.stop";
-                    /** @description Who asked: the API key's prefix (rtk_…), or `dashboard` */
-                    actor: string;
-                    /**
-                     * @description pending: sent, Twilio's answer not yet recorded; ok: Twilio did it; refused: Twilio refused (400 PROVIDER_REJECTED); unavailable: no answer (502)
-                     * @enum {string}
-                     */
-                    outcome: "ok" | "refused" | "unavailable" | "pending";
-                    /** @description Twilio's HTTP status; null when Twilio could not be reached */
-                    providerStatus: number | null;
-                    /** @description Twilio's error code and message when it refused */
-                    providerError: {
-                        /** @description Twilio's error code (e.g. 21220) */
-                        code: number | null;
-                        /** @description Twilio's message */
-                        message: string;
-                    } | null;
-                    /** @description Twilio's time to answer, in milliseconds */
-                    latencyMs: number;
-                    /** @description Routekit's own time around it, in milliseconds */
-                    ownMs: number;
-                    /** @description What was asked: the TwiML sent, the transfer's target and whisper, the recording's SID */
-                    details: {
-                        [key: string]: unknown;
-                    } | null;
-                } | {
-                    /**
-                     * @description How a transfer's dial ended, as Twilio reported it to the engine
-                     * @constant
-                     */
-                    type: "transfer";
-                    /**
-                     * Format: date-time
-                     * @description When Twilio reported it
-                     */
-                    at: string;
-                    /** @description Where the call was transferred */
-                    to: string;
-                    /** @description Twilio's DialCallStatus */
-                    dialCallStatus: string;
-                    /** @description The dialled leg's SID */
-                    dialCallSid: string | null;
-                    /** @description How long the transferred conversation lasted */
-                    dialCallDurationSeconds: number | null;
-                    /** @description true when the transfer connected; false when onFailure took over */
-                    transferred: boolean;
-                } | {
-                    /**
-                     * @description A recording's status, as last reported
-                     * @constant
-                     */
-                    type: "recording";
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    at: string;
-                    /** @description Twilio's recording SID (RE…) */
-                    recordingSid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                } | {
-                    /**
-                     * @description The usage record of a completed call
-                     * @constant
-                     */
-                    type: "usage";
-                    /**
-                     * Format: date-time
-                     * @description When it was recorded
-                     */
-                    at: string;
-                    /** @description ceil(durationSeconds / 60) */
-                    billedMinutes: number;
-                    /** @description How the call's cost was reached */
-                    costBreakdown: {
-                        /** @description Twilio's CallDuration, in seconds */
-                        durationSeconds: number;
-                        /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                        billedMinutes: number;
-                        /** @description USD per billed minute */
-                        perMinuteRate: number;
-                        /** @description billedMinutes × perMinuteRate, USD */
-                        usageCost: number;
-                        /** @description What this call adds to the bill, USD */
-                        totalCost: number;
-                        /**
-                         * @description Always usd
-                         * @constant
-                         */
-                        currency: "usd";
-                    };
-                })[];
-                /** @description Recordings made through POST /api/calls/{callSid}/recording, oldest first */
-                recordings: {
-                    /** @description Twilio's recording SID (RE…) */
-                    sid: string;
-                    /** @description Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed */
-                    status: string;
-                    /** @description 1 (mono) or 2 (dual) */
-                    channels: 1 | 2;
-                    /** @description Twilio's RecordingUrl once completed (fetch it with your Twilio credentials) */
-                    url: string | null;
-                    /** @description Length in seconds once completed */
-                    durationSeconds: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When it was started
-                     */
-                    startedAt: string;
-                    /**
-                     * Format: date-time
-                     * @description When its status last changed
-                     */
-                    updatedAt: string;
-                }[];
-            };
+            call: components["schemas"]["CallDetail"];
         };
         CallsRecordingRequest: {
             /**
@@ -4592,69 +2842,99 @@ export interface components {
                 status: string;
             };
         };
+        UsageRecord: {
+            id: string;
+            /** @description Twilio's call SID (CA…); one usage record per call */
+            callSid: string;
+            /**
+             * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound";
+            /** @description Shape A name of callerNumber; same value */
+            callerPhone: string;
+            /** @description Who called (Twilio's From), E.164 */
+            callerNumber: string;
+            /** @description Who was called (Twilio's To), E.164 */
+            calledNumber: string;
+            /**
+             * Format: int32
+             * @description Twilio's CallDuration, in seconds
+             */
+            durationSeconds: number;
+            /**
+             * Format: int32
+             * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+             */
+            billedMinutes: number;
+            /** @description How the call's cost was reached */
+            costBreakdown: {
+                /**
+                 * Format: int32
+                 * @description Twilio's CallDuration, in seconds
+                 */
+                durationSeconds: number;
+                /**
+                 * Format: int32
+                 * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                 */
+                billedMinutes: number;
+                /** @description USD per billed minute */
+                perMinuteRate: number;
+                /** @description billedMinutes × perMinuteRate, USD */
+                usageCost: number;
+                /** @description What this call adds to the bill, USD */
+                totalCost: number;
+                /**
+                 * @description Always usd
+                 * @constant
+                 */
+                currency: "usd";
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+        };
         UsageListResponse: {
-            /** @description Matching rows in all pages */
+            /**
+             * Format: int64
+             * @description Matching rows in all pages
+             */
             total: number;
-            /** @description The page size applied (a limit above 100 is echoed as 100) */
+            /**
+             * Format: int32
+             * @description The page size applied (a limit above 100 is echoed as 100)
+             */
             limit: number;
-            /** @description Rows skipped */
+            /**
+             * Format: int64
+             * @description Rows skipped
+             */
             offset: number;
             /** @description Newest first */
-            records: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Twilio's call SID (CA…); one usage record per call */
-                callSid: string;
-                /**
-                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
-                 * @enum {string}
-                 */
-                direction: "inbound" | "outbound";
-                /** @description Shape A name of callerNumber; same value */
-                callerPhone: string;
-                /** @description Who called (Twilio's From), E.164 */
-                callerNumber: string;
-                /** @description Who was called (Twilio's To), E.164 */
-                calledNumber: string;
-                /** @description Twilio's CallDuration, in seconds */
-                durationSeconds: number;
-                /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                billedMinutes: number;
-                /** @description How the call's cost was reached */
-                costBreakdown: {
-                    /** @description Twilio's CallDuration, in seconds */
-                    durationSeconds: number;
-                    /** @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0 */
-                    billedMinutes: number;
-                    /** @description USD per billed minute */
-                    perMinuteRate: number;
-                    /** @description billedMinutes × perMinuteRate, USD */
-                    usageCost: number;
-                    /** @description What this call adds to the bill, USD */
-                    totalCost: number;
-                    /**
-                     * @description Always usd
-                     * @constant
-                     */
-                    currency: "usd";
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            records: components["schemas"]["UsageRecord"][];
             /** @description Pass as cursor for the next page; null on the last page */
             nextCursor: string | null;
         };
         UsageCurrentResponse: {
             /** @description This UTC calendar month */
             currentMonth: {
-                /** @description Completed calls */
+                /**
+                 * Format: int64
+                 * @description Completed calls
+                 */
                 calls: number;
-                /** @description Shape A name of billedMinutes; same value */
+                /**
+                 * Format: int64
+                 * @description Shape A name of billedMinutes; same value
+                 */
                 minutes: number;
-                /** @description Billed minutes, summed per call */
+                /**
+                 * Format: int64
+                 * @description Billed minutes, summed per call
+                 */
                 billedMinutes: number;
                 /** @description monthlyBase + the month's usage */
                 estimatedCost: number;
@@ -4663,11 +2943,20 @@ export interface components {
             };
             /** @description Since the account was created */
             allTime: {
-                /** @description Completed calls */
+                /**
+                 * Format: int64
+                 * @description Completed calls
+                 */
                 calls: number;
-                /** @description Shape A name of billedMinutes; same value */
+                /**
+                 * Format: int64
+                 * @description Shape A name of billedMinutes; same value
+                 */
                 minutes: number;
-                /** @description Billed minutes, summed per call */
+                /**
+                 * Format: int64
+                 * @description Billed minutes, summed per call
+                 */
                 billedMinutes: number;
             };
             /** @description USD per billed minute */
@@ -4680,9 +2969,15 @@ export interface components {
             days: {
                 /** @description UTC day, YYYY-MM-DD */
                 date: string;
-                /** @description Completed calls that day */
+                /**
+                 * Format: int64
+                 * @description Completed calls that day
+                 */
                 calls: number;
-                /** @description Billed minutes that day */
+                /**
+                 * Format: int64
+                 * @description Billed minutes that day
+                 */
                 billedMinutes: number;
                 /** @description Usage cost that day, USD (without the monthly base) */
                 totalCost: number;
@@ -4698,11 +2993,20 @@ export interface components {
             monthlyBase: number;
             /** @description USD per billed minute */
             perMinuteRate: number;
-            /** @description Completed calls in the current period */
+            /**
+             * Format: int64
+             * @description Completed calls in the current period
+             */
             totalCalls: number;
-            /** @description Shape A name of totalBilledMinutes; same value */
+            /**
+             * Format: int64
+             * @description Shape A name of totalBilledMinutes; same value
+             */
             totalMinutes: number;
-            /** @description Billed minutes in the current period */
+            /**
+             * Format: int64
+             * @description Billed minutes in the current period
+             */
             totalBilledMinutes: number;
             /** @description Stripe mode: a payment method is on file; local billing mode: the account has paid */
             hasPaymentMethod: boolean;
@@ -4727,79 +3031,93 @@ export interface components {
             /** @description Open in a browser; short-lived in Stripe mode */
             url: string;
         };
-        WebhookDeliveriesListResponse: {
-            /** @description Matching rows in all pages */
-            total: number;
-            /** @description The page size applied (a limit above 100 is echoed as 100) */
-            limit: number;
-            /** @description Rows skipped */
-            offset: number;
-            /** @description Newest first */
-            deliveries: {
-                /** @description Opaque identifier */
+        WebhookDelivery: {
+            id: string;
+            /** @description Sent as webhook-id; stable across retries */
+            eventId: string;
+            /**
+             * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
+             * @enum {string}
+             */
+            eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+            /** @description The call the event is about; null for none */
+            callSid: string | null;
+            /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
+            url: string;
+            /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
+            endpointId: string | null;
+            /**
+             * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /**
+             * Format: int32
+             * @description Attempts so far
+             */
+            attemptCount: number;
+            /** @description When the next attempt is due; null when none is */
+            nextAttemptAt: string | null;
+            /** @description When the last attempt was made; null before the first */
+            lastAttemptAt: string | null;
+            /** @description When a 2xx was received; null until then */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description The latest attempt; null before the first */
+            lastAttempt: {
                 id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
                 /**
                  * Format: date-time
-                 * @description ISO 8601 timestamp
+                 * @description When the attempt was made
                  */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-            }[];
+                attemptedAt: string;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up (10 s at most)
+                 */
+                latencyMs: number;
+                /** @description At most 1 KiB of the response body (4 KiB for call.started) */
+                responseExcerpt: string | null;
+                /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
+                error: string | null;
+                /** @description call.started only: which try this was; null for queued events */
+                role: ("primary" | "retry" | "fallback-url") | null;
+                /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
+                outcome: string | null;
+            } | null;
+            /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
+            endpointBackoffUntil: string | null;
+            /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
+            synchronous: boolean;
+            /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
+            answerUse: string | null;
+        };
+        WebhookDeliveriesListResponse: {
+            /**
+             * Format: int64
+             * @description Matching rows in all pages
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size applied (a limit above 100 is echoed as 100)
+             */
+            limit: number;
+            /**
+             * Format: int64
+             * @description Rows skipped
+             */
+            offset: number;
+            /** @description Newest first */
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
         WebhookDeliveriesSendTestRequest: {
             /** @description One of your numbers: the sample goes to its URL for the type */
@@ -4812,101 +3130,108 @@ export interface components {
              */
             type: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
         };
-        WebhookDeliveriesSendTestResponse: {
-            /** @description The delivery with its payload and attempts */
-            delivery: {
-                /** @description Opaque identifier */
+        WebhookDeliveryDetail: {
+            id: string;
+            /** @description Sent as webhook-id; stable across retries */
+            eventId: string;
+            /**
+             * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
+             * @enum {string}
+             */
+            eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+            /** @description The call the event is about; null for none */
+            callSid: string | null;
+            /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
+            url: string;
+            /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
+            endpointId: string | null;
+            /**
+             * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /**
+             * Format: int32
+             * @description Attempts so far
+             */
+            attemptCount: number;
+            /** @description When the next attempt is due; null when none is */
+            nextAttemptAt: string | null;
+            /** @description When the last attempt was made; null before the first */
+            lastAttemptAt: string | null;
+            /** @description When a 2xx was received; null until then */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description The latest attempt; null before the first */
+            lastAttempt: {
                 id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
                 /**
                  * Format: date-time
-                 * @description ISO 8601 timestamp
+                 * @description When the attempt was made
                  */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-                /** @description The event exactly as sent */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /** @description Newest first; attempts older than 30 days are pruned */
-                attempts: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                }[];
+                attemptedAt: string;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up (10 s at most)
+                 */
+                latencyMs: number;
+                /** @description At most 1 KiB of the response body (4 KiB for call.started) */
+                responseExcerpt: string | null;
+                /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
+                error: string | null;
+                /** @description call.started only: which try this was; null for queued events */
+                role: ("primary" | "retry" | "fallback-url") | null;
+                /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
+                outcome: string | null;
+            } | null;
+            /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
+            endpointBackoffUntil: string | null;
+            /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
+            synchronous: boolean;
+            /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
+            answerUse: string | null;
+            /** @description The event exactly as sent */
+            payload: {
+                [key: string]: unknown;
             };
+            /** @description Newest first, at most 100; attempts older than 30 days are pruned */
+            attempts: {
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the attempt was made
+                 */
+                attemptedAt: string;
+                /** @description Where it was sent */
+                url: string;
+                /** @description Your HTTP status; null when there was no answer */
+                statusCode: number | null;
+                /**
+                 * Format: int32
+                 * @description Milliseconds until your answer, or until it was given up (10 s at most)
+                 */
+                latencyMs: number;
+                /** @description At most 1 KiB of the response body (4 KiB for call.started) */
+                responseExcerpt: string | null;
+                /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
+                error: string | null;
+                /** @description call.started only: which try this was; null for queued events */
+                role: ("primary" | "retry" | "fallback-url") | null;
+                /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
+                outcome: string | null;
+            }[];
+        };
+        WebhookDeliveriesSendTestResponse: {
+            /** @description The delivery with its payload and attempts */
+            delivery: components["schemas"]["WebhookDeliveryDetail"];
         };
         WebhookDeliveriesReplayRequest: {
             /**
@@ -4924,202 +3249,21 @@ export interface components {
             status?: "PENDING" | "DELIVERED" | "FAILED";
         };
         WebhookDeliveriesReplayResponse: {
-            /** @description Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted */
+            /**
+             * Format: int32
+             * @description Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted
+             */
             queued: number;
             /** @description true when more than 1,000 deliveries matched: replay again (once a minute) to queue the rest */
             more: boolean;
         };
         WebhookDeliveriesGetResponse: {
             /** @description The delivery with its payload and attempts */
-            delivery: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-                /** @description The event exactly as sent */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /** @description Newest first; attempts older than 30 days are pruned */
-                attempts: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                }[];
-            };
+            delivery: components["schemas"]["WebhookDeliveryDetail"];
         };
         WebhookDeliveriesRetryResponse: {
             /** @description The delivery with its payload and attempts */
-            delivery: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Sent as webhook-id; stable across retries */
-                eventId: string;
-                /**
-                 * @description call.started: a call is answered and waits for your answer; call.ended: it ended; call.error: it failed, was rejected or fell back; call.ringing / call.answered: Twilio reported the call ringing or answered (account endpoints only); call.transferred / call.transfer_failed: how a transfer's dial ended; recording.completed / recording.failed: a recording's outcome; usage.threshold_reached: the month's usage cost reached a threshold of the budget; alert.*: the alerts of docs/decisions.md §16 (account endpoints only)
-                 * @enum {string}
-                 */
-                eventType: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description The call the event is about; null for none */
-                callSid: string | null;
-                /** @description Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL */
-                url: string;
-                /** @description The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's) */
-                endpointId: string | null;
-                /**
-                 * @description PENDING while attempts remain, DELIVERED after a 2xx, FAILED once retries are exhausted
-                 * @enum {string}
-                 */
-                status: "PENDING" | "DELIVERED" | "FAILED";
-                /** @description Attempts so far */
-                attemptCount: number;
-                /** @description When the next attempt is due; null when none is */
-                nextAttemptAt: string | null;
-                /** @description When the last attempt was made; null before the first */
-                lastAttemptAt: string | null;
-                /** @description When a 2xx was received; null until then */
-                deliveredAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description The latest attempt; null before the first */
-                lastAttempt: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                } | null;
-                /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
-                endpointBackoffUntil: string | null;
-                /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
-                synchronous: boolean;
-                /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
-                answerUse: string | null;
-                /** @description The event exactly as sent */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /** @description Newest first; attempts older than 30 days are pruned */
-                attempts: {
-                    /** @description Opaque identifier */
-                    id: string;
-                    /**
-                     * Format: date-time
-                     * @description When the attempt was made
-                     */
-                    attemptedAt: string;
-                    /** @description Where it was sent */
-                    url: string;
-                    /** @description Your HTTP status; null when there was no answer */
-                    statusCode: number | null;
-                    /** @description Milliseconds until your answer, or until it was given up (10 s at most) */
-                    latencyMs: number;
-                    /** @description At most 1 KiB of the response body (4 KiB for call.started) */
-                    responseExcerpt: string | null;
-                    /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
-                    error: string | null;
-                    /** @description call.started only: which try this was; null for queued events */
-                    role: ("primary" | "retry" | "fallback-url") | null;
-                    /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
-                    outcome: string | null;
-                }[];
-            };
+            delivery: components["schemas"]["WebhookDeliveryDetail"];
         };
         WebhookEndpointsCreateRequest: {
             /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
@@ -5484,6 +3628,1030 @@ export interface components {
                 phoneNumber: string;
             }) | null;
         };
+        CallStartedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A call was answered; your answer (TwiML, {twiml} or {actions}) decides it. Sent while Twilio waits, to the number's onCallStartUrl only
+             * @constant
+             */
+            type: "call.started";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
+                status?: string;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: Twilio's CallDuration in seconds
+                 */
+                durationSeconds?: number;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: ceil(durationSeconds / 60)
+                 */
+                billedMinutes?: number;
+                /** @description call.ended of a completed call: as on the usage record */
+                costBreakdown?: {
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
+                    durationSeconds: number;
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
+                    billedMinutes: number;
+                    /** @description USD per billed minute */
+                    perMinuteRate: number;
+                    /** @description billedMinutes × perMinuteRate, USD */
+                    usageCost: number;
+                    /** @description What this call adds to the bill, USD */
+                    totalCost: number;
+                    /**
+                     * @description Always usd
+                     * @constant
+                     */
+                    currency: "usd";
+                };
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description call.error only: what went wrong */
+                error?: {
+                    /**
+                     * @description Why, as a code (docs/call-outcomes.md):
+                     *
+                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                     */
+                    code: string;
+                    /** @description Why, in a sentence */
+                    message: string;
+                };
+                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
+                fallback?: {
+                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
+                    reason: string;
+                    /** @description The onCallStartUrl that failed */
+                    primaryUrl: string;
+                };
+                /**
+                 * @description call.error after onCallStartUrl failed: what decided the call instead
+                 * @enum {string}
+                 */
+                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
+                /**
+                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
+                 *
+                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * @enum {string}
+                 */
+                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
+                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
+                sipResponseCode?: number | null;
+                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
+                errorCode?: number | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallRingingEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description Twilio reported the call ringing (status callback). Account endpoints that subscribe to it only
+             * @constant
+             */
+            type: "call.ringing";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus as it was reported: ringing, or in-progress / answered */
+                status: string;
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallAnsweredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description Twilio reported the call answered (in progress; status callback). Account endpoints that subscribe to it only
+             * @constant
+             */
+            type: "call.answered";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus as it was reported: ringing, or in-progress / answered */
+                status: string;
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallEndedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A call ended; completed calls carry duration and cost
+             * @constant
+             */
+            type: "call.ended";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
+                status?: string;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: Twilio's CallDuration in seconds
+                 */
+                durationSeconds?: number;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: ceil(durationSeconds / 60)
+                 */
+                billedMinutes?: number;
+                /** @description call.ended of a completed call: as on the usage record */
+                costBreakdown?: {
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
+                    durationSeconds: number;
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
+                    billedMinutes: number;
+                    /** @description USD per billed minute */
+                    perMinuteRate: number;
+                    /** @description billedMinutes × perMinuteRate, USD */
+                    usageCost: number;
+                    /** @description What this call adds to the bill, USD */
+                    totalCost: number;
+                    /**
+                     * @description Always usd
+                     * @constant
+                     */
+                    currency: "usd";
+                };
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description call.error only: what went wrong */
+                error?: {
+                    /**
+                     * @description Why, as a code (docs/call-outcomes.md):
+                     *
+                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                     */
+                    code: string;
+                    /** @description Why, in a sentence */
+                    message: string;
+                };
+                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
+                fallback?: {
+                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
+                    reason: string;
+                    /** @description The onCallStartUrl that failed */
+                    primaryUrl: string;
+                };
+                /**
+                 * @description call.error after onCallStartUrl failed: what decided the call instead
+                 * @enum {string}
+                 */
+                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
+                /**
+                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
+                 *
+                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * @enum {string}
+                 */
+                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
+                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
+                sipResponseCode?: number | null;
+                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
+                errorCode?: number | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallErrorEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A call failed, was rejected, or your start answer was unusable
+             * @constant
+             */
+            type: "call.error";
+            /** @description The call the event is about */
+            data: {
+                /** @description Twilio's call SID (CA…) */
+                callSid: string;
+                /**
+                 * @description inbound: a call to your number; outbound: a call you started with POST /api/outbound
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound";
+                /** @description The caller (Twilio's From), E.164 */
+                from: string;
+                /** @description The called number (Twilio's To), E.164 */
+                to: string;
+                /** @description Your number's id; null for a call to a number not registered here */
+                phoneNumberId: string | null;
+                /** @description Outbound calls: the metadata given to POST /api/outbound */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status) */
+                status?: string;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: Twilio's CallDuration in seconds
+                 */
+                durationSeconds?: number;
+                /**
+                 * Format: int32
+                 * @description call.ended of a completed call: ceil(durationSeconds / 60)
+                 */
+                billedMinutes?: number;
+                /** @description call.ended of a completed call: as on the usage record */
+                costBreakdown?: {
+                    /**
+                     * Format: int32
+                     * @description Twilio's CallDuration, in seconds
+                     */
+                    durationSeconds: number;
+                    /**
+                     * Format: int32
+                     * @description Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0
+                     */
+                    billedMinutes: number;
+                    /** @description USD per billed minute */
+                    perMinuteRate: number;
+                    /** @description billedMinutes × perMinuteRate, USD */
+                    usageCost: number;
+                    /** @description What this call adds to the bill, USD */
+                    totalCost: number;
+                    /**
+                     * @description Always usd
+                     * @constant
+                     */
+                    currency: "usd";
+                };
+                /** @description With machine detection: human, machine_start, … */
+                answeredBy?: string;
+                /** @description call.error only: what went wrong */
+                error?: {
+                    /**
+                     * @description Why, as a code (docs/call-outcomes.md):
+                     *
+                     *     - `START_CALLBACK_TIMEOUT`: Your onCallStartUrl did not answer within the answer timeout; the caller got the fallback. Answer faster (acknowledge first, work after), raise `answerTimeoutMs`, or set a `fallback` so callers get something useful.
+                     *     - `START_CALLBACK_STATUS`: Your onCallStartUrl answered with a status other than 2xx; the caller got the fallback. Look at the response excerpt in the call's timeline and your backend's logs.
+                     *     - `START_CALLBACK_INVALID`: Your onCallStartUrl answered 2xx, but not with TwiML, `{ twiml }` or `{ actions }` that Routekit accepts; the caller got the fallback. Compare the response excerpt in the timeline with the answer forms in the API reference.
+                     *     - `START_CALLBACK_UNREACHABLE`: Your onCallStartUrl could not be reached: the connection was refused or reset, the name did not resolve, or the address is not allowed. Check that the URL is public and your backend is up; set a `fallback` to cover deploys.
+                     *     - `NUMBER_NOT_REGISTERED`: The call was rejected: the number called is not registered to this account. Register the number, or point its voice URL elsewhere at Twilio.
+                     *     - `PAYMENT_REQUIRED`: The call was rejected: the account has not completed checkout. Complete checkout on the Billing page.
+                     *     - `ACCOUNT_SUSPENDED`: The call was rejected: payment stopped and the account is suspended. Update the payment method on the Billing page.
+                     *     - `CALL_FAILED`: Twilio reported the call as failed (see `sipResponseCode` and `errorCode`). Look up `errorCode` in Twilio's error dictionary and check the number dialled.
+                     *     - `SPEND_LIMIT_REACHED`: The call was rejected: the month's usage cost had reached `monthlyBudget` and `hardCap` is on. Raise `monthlyBudget` or turn `hardCap` off in your limits.
+                     *     - `CONCURRENCY_LIMIT_REACHED`: The call was rejected: `maxConcurrentCalls` calls were already live. Raise `maxConcurrentCalls` in your limits.
+                     *     - `DAILY_CAP_REACHED`: The call was rejected: the number's `dailyMinuteCap` for today (UTC) was used up. Raise or clear the number's `dailyMinuteCap`, or wait for 00:00 UTC.
+                     */
+                    code: string;
+                    /** @description Why, in a sentence */
+                    message: string;
+                };
+                /** @description call.started sent to your fallback URL only: the same event (same webhook-id) as the primary got, with why it falls back */
+                fallback?: {
+                    /** @description The call.error code of why onCallStartUrl's answer could not be used */
+                    reason: string;
+                    /** @description The onCallStartUrl that failed */
+                    primaryUrl: string;
+                };
+                /**
+                 * @description call.error after onCallStartUrl failed: what decided the call instead
+                 * @enum {string}
+                 */
+                takenOverBy?: "retry" | "fallback-url" | "fallback-actions" | "fallback-twiml" | "last-resort" | "apology";
+                /**
+                 * @description call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):
+                 *
+                 *     - `completed`: The call was answered and ended normally. It is billed by the minute. A simulated call (`test: true`, POST /api/phone-numbers/{id}/simulate-call) ends so right after its answer, with 0 seconds and nothing billed. Nothing. Look at `error` if your backend's answer was not the one used.
+                 *     - `busy`: The called party was busy (SIP 486), or a `reject` with reason busy ended the call. Try again later, or offer voicemail. Not billed.
+                 *     - `no-answer`: Nobody answered before the ringing time ran out. Try again later, or raise `timeout` on outbound calls. Not billed.
+                 *     - `canceled`: The call was hung up before it was answered: the caller gave up, or it was canceled through Twilio's API. Nothing to fix. Many of these on one number can mean callers wait too long before it rings.
+                 *     - `failed`: Twilio or the carrier could not connect the call. `sipResponseCode` and `errorCode` carry the carrier's SIP response and Twilio's error code when Twilio sent them. Look up `errorCode` in Twilio's error dictionary (twilio.com/docs/api/errors) and check the number dialled. A 404 or 484 SIP code means an invalid number; 403 or 603, that the carrier refused it.
+                 *     - `transferred`: The call ended after a successful transfer (POST /api/calls/{callSid}/transfer): the callee took it over. Nothing.
+                 *     - `not-registered`: The called number is not registered to the account that owns the engine URL (or was released), so Routekit rejected the call. Register the number (POST /api/phone-numbers), or point the number's voice URL elsewhere at Twilio.
+                 *     - `account-inactive`: Checkout was never completed, so the account is not active and Routekit rejected the call. Complete checkout on the Billing page.
+                 *     - `account-suspended`: Payment stopped, so the account is suspended and Routekit rejected the call. Update the payment method on the Billing page; calls are answered again at once.
+                 *     - `spend-limit-reached`: The month's usage cost had reached `monthlyBudget` with `hardCap` on, so Routekit rejected the call (busy). Calls already live when the budget was reached went on. Raise `monthlyBudget` or turn `hardCap` off (Billing page, or PUT /api/account/limits); calls are taken again at once. Otherwise they are from the 1st of next month (UTC).
+                 *     - `concurrency-limit-reached`: The account already had `maxConcurrentCalls` calls live, so Routekit rejected the call (busy). A call is live from its first voice request (outbound: from POST /api/outbound) until its final status. Raise `maxConcurrentCalls` in your limits, or set it to null for no cap.
+                 *     - `daily-cap-reached`: The number's calls that ended today (UTC) had used up its `dailyMinuteCap`, so Routekit rejected the call (busy). Raise or clear the number's `dailyMinuteCap` (PATCH /api/phone-numbers/{id}), or wait for 00:00 UTC.
+                 *     - `hung-up-by-api`: The call was hung up with POST /api/calls/{callSid}/hangup (or from the dashboard). Nothing. The call's timeline says which key or member did it.
+                 *     - `reconciled`: The call's final status never reached Routekit; it was read from Twilio's call record (the account has a Twilio connection) and the call closed with it. `status` is Twilio's final status; usage and `call.ended` follow as usual. Nothing for the call. Many of these mean status callbacks are lost: check that the number's status callback URL is your engine URL.
+                 *     - `no-final-status`: The account has no Twilio connection and no final status came for 4 h 10 min after the call's last request (Twilio's default call time limit plus a margin). The call is closed with status `unknown` and is not billed. Check that the number's status callback URL is your engine URL. Connect Twilio: Routekit then reads the call's real end from Twilio within 5 minutes.
+                 * @enum {string}
+                 */
+                endReason?: "completed" | "busy" | "no-answer" | "failed" | "canceled" | "transferred" | "not-registered" | "account-inactive" | "account-suspended" | "spend-limit-reached" | "concurrency-limit-reached" | "daily-cap-reached" | "hung-up-by-api" | "reconciled" | "no-final-status";
+                /** @description call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none */
+                sipResponseCode?: number | null;
+                /** @description call.ended only: Twilio's error code from its final status callback (ErrorCode); null when Twilio sent none. Not error.code */
+                errorCode?: number | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallTransferredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A transfer (POST /api/calls/{callSid}/transfer) connected; sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "call.transferred";
+            /** @description The transfer */
+            data: {
+                /** @description Twilio's SID of the transferred call (CA…) */
+                callSid: string;
+                /** @description Where the call was transferred: E.164 or a sip: URI */
+                to: string;
+                /** @description Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled */
+                dialCallStatus: string;
+                /** @description Twilio's SID of the dialled leg, when Twilio sent one */
+                dialCallSid?: string;
+                /**
+                 * Format: int32
+                 * @description How long the transferred conversation lasted (Twilio's DialCallDuration)
+                 */
+                dialCallDurationSeconds?: number;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        CallTransferFailedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A transfer did not connect (busy, no answer, failed, canceled); the onFailure actions kept the caller on the line. Sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "call.transfer_failed";
+            /** @description The transfer */
+            data: {
+                /** @description Twilio's SID of the transferred call (CA…) */
+                callSid: string;
+                /** @description Where the call was transferred: E.164 or a sip: URI */
+                to: string;
+                /** @description Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled */
+                dialCallStatus: string;
+                /** @description Twilio's SID of the dialled leg, when Twilio sent one */
+                dialCallSid?: string;
+                /**
+                 * Format: int32
+                 * @description How long the transferred conversation lasted (Twilio's DialCallDuration)
+                 */
+                dialCallDurationSeconds?: number;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        RecordingCompletedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A recording (POST /api/calls/{callSid}/recording) is ready at Twilio; sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "recording.completed";
+            /** @description The recording */
+            data: {
+                /** @description Twilio's SID of the recorded call (CA…) */
+                callSid: string;
+                /** @description Twilio's recording SID (RE…) */
+                recordingSid: string;
+                /** @description recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise */
+                url: string | null;
+                /** @description The recording's length in seconds; null when none */
+                durationSeconds: number | null;
+                /** @description 1 (mono) or 2 (dual: one channel per party) */
+                channels: 1 | 2;
+                /** @description recording.failed: Twilio's RecordingStatus (absent or failed) */
+                status?: string;
+                /** @description recording.failed: Twilio's ErrorCode, when it sent one */
+                errorCode?: string;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        RecordingFailedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A recording came to nothing (Twilio's absent or failed); sent to the call's onCallEndUrl
+             * @constant
+             */
+            type: "recording.failed";
+            /** @description The recording */
+            data: {
+                /** @description Twilio's SID of the recorded call (CA…) */
+                callSid: string;
+                /** @description Twilio's recording SID (RE…) */
+                recordingSid: string;
+                /** @description recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise */
+                url: string | null;
+                /** @description The recording's length in seconds; null when none */
+                durationSeconds: number | null;
+                /** @description 1 (mono) or 2 (dual: one channel per party) */
+                channels: 1 | 2;
+                /** @description recording.failed: Twilio's RecordingStatus (absent or failed) */
+                status?: string;
+                /** @description recording.failed: Twilio's ErrorCode, when it sent one */
+                errorCode?: string;
+                /** @description The call's number id */
+                phoneNumberId?: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        UsageThresholdReachedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description The month's usage cost reached one of your alertThresholds of monthlyBudget (docs/decisions.md §17); once per threshold per month, with an email. Sent to the onCallEndUrl of the call that crossed it and to subscribed endpoints
+             * @constant
+             */
+            type: "usage.threshold_reached";
+            /** @description The threshold crossed */
+            data: {
+                /**
+                 * Format: int32
+                 * @description The percent of monthlyBudget reached (one of your alertThresholds)
+                 */
+                threshold: number;
+                /** @description The budget in USD when it was crossed */
+                monthlyBudget: number;
+                /** @description The month's usage cost in USD, base excluded, once the crossing call was counted */
+                spent: number;
+                /** @description The UTC month, "2026-11"; thresholds start again each month */
+                month: string;
+                /** @description The call whose cost crossed the threshold (CA…) */
+                callSid: string;
+                /** @description That call's number id */
+                phoneNumberId: string | null;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
+                test?: boolean;
+            };
+        };
+        AlertEndpointFailingEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A destination's deliveries have failed 3 times in a row (it is backed off) or for 5 minutes. Never sent to that destination. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.endpoint_failing";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertEndpointRecoveredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A destination of an endpoint_failing alert answered with a 2xx again. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.endpoint_recovered";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertDeliveryExhaustedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A delivery gave up after its last attempt; it can be redelivered from the delivery log. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.delivery_exhausted";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertFallbackRateEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description 3 or more calls on one number were decided by its fallback or the last resort within 5 minutes. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.fallback_rate";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertFallbackRateRecoveredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A number of a fallback_rate alert had no call decided by a fallback for 5 minutes. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.fallback_rate_recovered";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertTwilioCredentialsRejectedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description Twilio answered 20003 (authentication failed) to the account's connection. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.twilio_credentials_rejected";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertNumberUnconfiguredEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A verified number's voice URL at Twilio no longer points at Routekit (checked at most hourly). Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.number_unconfigured";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
+        AlertPaymentFailedEvent: {
+            /** @description evt_…; the webhook-id header; the same on every retry */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            createdAt: string;
+            /**
+             * @description A payment of the subscription failed. Account endpoints that subscribe to it, and by email unless switched off
+             * @constant
+             */
+            type: "alert.payment_failed";
+            /** @description An alert (docs/decisions.md §16) */
+            data: {
+                /**
+                 * @description The alert type again (the envelope's `type`)
+                 * @enum {string}
+                 */
+                kind: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+                /** @description What the alert is about */
+                subject: {
+                    /**
+                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
+                     * @enum {string}
+                     */
+                    type: "endpoint" | "number" | "account";
+                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                    id: string;
+                    /** @description The destination's URL, for an endpoint subject */
+                    url?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the condition began (for a recovery: when it cleared)
+                 */
+                since: string;
+                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+                details: {
+                    [key: string]: unknown;
+                };
+                /** @description What to do about it, in a sentence or two */
+                howToFix: string;
+                /** @description true only on sample events from POST /api/webhook-deliveries/test; absent on real alerts */
+                test?: boolean;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -5539,7 +4707,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -5557,7 +4725,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5612,7 +4780,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -5630,7 +4798,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -5650,7 +4818,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5723,7 +4891,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -5743,7 +4911,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -5763,7 +4931,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -5783,7 +4951,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -5805,7 +4973,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -5825,7 +4993,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -5847,7 +5015,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5912,7 +5080,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -5932,7 +5100,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -5952,7 +5120,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -5972,7 +5140,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -5992,7 +5160,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6012,7 +5180,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6034,7 +5202,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6054,7 +5222,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6076,7 +5244,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6129,7 +5297,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6149,7 +5317,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6169,7 +5337,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -6189,7 +5357,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -6209,7 +5377,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6229,7 +5397,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6251,7 +5419,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6271,7 +5439,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6293,7 +5461,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6347,7 +5515,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6367,7 +5535,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6387,7 +5555,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -6407,7 +5575,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -6427,7 +5595,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6447,7 +5615,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6469,7 +5637,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6489,7 +5657,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6511,7 +5679,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6568,7 +5736,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6588,7 +5756,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6608,7 +5776,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6630,7 +5798,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6650,7 +5818,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6672,7 +5840,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6745,7 +5913,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -6765,7 +5933,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -6785,7 +5953,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -6805,7 +5973,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -6825,7 +5993,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -6845,7 +6013,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -6867,7 +6035,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -6887,7 +6055,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -6909,7 +6077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6982,7 +6150,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7002,7 +6170,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7022,7 +6190,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -7042,7 +6210,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7062,7 +6230,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -7082,7 +6250,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7104,7 +6272,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7124,7 +6292,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7146,7 +6314,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7203,7 +6371,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7223,7 +6391,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7243,7 +6411,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7263,7 +6431,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7285,7 +6453,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7305,7 +6473,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7327,7 +6495,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7387,7 +6555,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7407,7 +6575,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7427,7 +6595,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7449,7 +6617,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7469,7 +6637,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7491,7 +6659,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7549,7 +6717,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7569,7 +6737,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7589,7 +6757,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -7609,7 +6777,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7629,7 +6797,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -7649,7 +6817,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7671,7 +6839,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7691,7 +6859,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7713,7 +6881,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7773,7 +6941,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -7793,7 +6961,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -7813,7 +6981,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -7833,7 +7001,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -7853,7 +7021,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -7873,7 +7041,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -7895,7 +7063,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -7915,7 +7083,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -7937,7 +7105,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8003,7 +7171,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8023,7 +7191,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8043,7 +7211,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8065,7 +7233,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8085,7 +7253,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8107,7 +7275,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8189,7 +7357,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8209,7 +7377,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8229,7 +7397,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -8249,7 +7417,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8271,7 +7439,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8291,7 +7459,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8313,7 +7481,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8365,7 +7533,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8385,7 +7553,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8405,7 +7573,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -8425,7 +7593,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8447,7 +7615,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8467,7 +7635,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8489,7 +7657,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8551,7 +7719,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8571,7 +7739,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8591,7 +7759,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -8611,7 +7779,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8633,7 +7801,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8653,7 +7821,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -8673,7 +7841,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8695,7 +7863,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8743,7 +7911,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8763,7 +7931,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8783,7 +7951,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8805,7 +7973,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -8825,7 +7993,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -8847,7 +8015,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8915,7 +8083,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -8935,7 +8103,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -8955,7 +8123,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -8975,7 +8143,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -8997,7 +8165,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9017,7 +8185,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -9037,7 +8205,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9059,7 +8227,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9122,7 +8290,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9142,7 +8310,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9162,7 +8330,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9184,7 +8352,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9204,7 +8372,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9226,7 +8394,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9297,7 +8465,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9317,7 +8485,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9337,7 +8505,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -9357,7 +8525,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -9377,7 +8545,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -9397,7 +8565,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9419,7 +8587,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9439,7 +8607,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9461,7 +8629,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9512,7 +8680,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9532,7 +8700,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9552,7 +8720,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -9572,7 +8740,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9594,7 +8762,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9614,7 +8782,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9636,7 +8804,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9693,7 +8861,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9713,7 +8881,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9733,7 +8901,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9755,7 +8923,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9775,7 +8943,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9797,7 +8965,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9853,7 +9021,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -9873,7 +9041,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -9893,7 +9061,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -9915,7 +9083,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -9935,7 +9103,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -9957,7 +9125,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10025,7 +9193,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10045,7 +9213,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10065,7 +9233,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10085,7 +9253,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -10105,7 +9273,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -10125,7 +9293,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10147,7 +9315,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10167,7 +9335,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10189,7 +9357,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10240,7 +9408,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10260,7 +9428,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10280,7 +9448,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -10300,7 +9468,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10322,7 +9490,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10342,7 +9510,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10364,7 +9532,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10415,7 +9583,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10435,7 +9603,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10455,7 +9623,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -10475,7 +9643,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10495,7 +9663,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10517,7 +9685,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10537,7 +9705,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10559,7 +9727,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10626,7 +9794,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -10646,7 +9814,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -10666,7 +9834,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -10686,7 +9854,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10706,7 +9874,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -10726,7 +9894,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10748,7 +9916,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10768,7 +9936,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10790,7 +9958,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10855,7 +10023,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -10875,7 +10043,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -10895,7 +10063,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -10915,7 +10083,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -10937,7 +10105,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -10957,7 +10125,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -10979,7 +10147,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11044,7 +10212,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11064,7 +10232,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -11084,7 +10252,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -11104,7 +10272,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -11124,7 +10292,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11146,7 +10314,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11166,7 +10334,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11188,7 +10356,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11265,7 +10433,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11285,7 +10453,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11305,7 +10473,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11327,7 +10495,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11347,7 +10515,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11369,7 +10537,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11475,7 +10643,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11495,7 +10663,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Payment required: complete checkout */
@@ -11515,7 +10683,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11535,7 +10703,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -11555,7 +10723,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -11575,7 +10743,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -11595,7 +10763,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11617,7 +10785,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11637,7 +10805,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -11657,7 +10825,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11679,7 +10847,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11757,7 +10925,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11777,7 +10945,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11797,7 +10965,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -11817,7 +10985,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -11839,7 +11007,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -11859,7 +11027,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -11881,7 +11049,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11932,7 +11100,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -11952,7 +11120,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -11972,7 +11140,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -11992,7 +11160,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12014,7 +11182,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12034,7 +11202,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12056,7 +11224,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12160,7 +11328,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12180,7 +11348,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12200,7 +11368,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -12220,7 +11388,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -12240,7 +11408,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12262,7 +11430,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12282,7 +11450,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -12302,7 +11470,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12324,7 +11492,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12386,7 +11554,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12406,7 +11574,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12426,7 +11594,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -12446,7 +11614,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12468,7 +11636,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12488,7 +11656,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12510,7 +11678,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12632,7 +11800,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12652,7 +11820,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Payment required: complete checkout */
@@ -12672,7 +11840,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12692,7 +11860,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -12712,7 +11880,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -12732,7 +11900,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -12752,7 +11920,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -12772,7 +11940,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -12794,7 +11962,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -12814,7 +11982,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -12836,7 +12004,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12909,7 +12077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -12929,7 +12097,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Payment required: complete checkout */
@@ -12949,7 +12117,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -12969,7 +12137,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -12989,7 +12157,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -13009,7 +12177,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -13029,7 +12197,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13051,7 +12219,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13071,7 +12239,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -13091,7 +12259,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13113,7 +12281,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13214,7 +12382,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13234,7 +12402,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -13254,7 +12422,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13276,7 +12444,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13296,7 +12464,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13318,7 +12486,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13452,7 +12620,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13472,7 +12640,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -13492,7 +12660,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -13512,7 +12680,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13534,7 +12702,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13554,7 +12722,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13576,7 +12744,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13668,7 +12836,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -13688,7 +12856,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -13708,7 +12876,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -13728,7 +12896,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -13748,7 +12916,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -13768,7 +12936,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -13788,7 +12956,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -13810,7 +12978,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -13830,7 +12998,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -13850,7 +13018,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -13872,7 +13040,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13980,7 +13148,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14000,7 +13168,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14020,7 +13188,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -14040,7 +13208,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -14060,7 +13228,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -14080,7 +13248,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -14100,7 +13268,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14122,7 +13290,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14142,7 +13310,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -14162,7 +13330,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14184,7 +13352,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14298,7 +13466,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14318,7 +13486,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14338,7 +13506,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -14358,7 +13526,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -14378,7 +13546,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -14398,7 +13566,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -14418,7 +13586,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14440,7 +13608,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14460,7 +13628,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -14480,7 +13648,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14502,7 +13670,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14571,7 +13739,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14591,7 +13759,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14611,7 +13779,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -14631,7 +13799,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -14651,7 +13819,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -14671,7 +13839,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -14691,7 +13859,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14713,7 +13881,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14733,7 +13901,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -14753,7 +13921,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14775,7 +13943,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14854,7 +14022,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -14874,7 +14042,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -14894,7 +14062,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -14916,7 +14084,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14936,7 +14104,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -14958,7 +14126,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15019,7 +14187,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15039,7 +14207,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15059,7 +14227,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15081,7 +14249,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15101,7 +14269,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15123,7 +14291,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15193,7 +14361,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15213,7 +14381,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15233,7 +14401,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15255,7 +14423,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15275,7 +14443,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15297,7 +14465,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15354,7 +14522,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15374,7 +14542,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15394,7 +14562,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15416,7 +14584,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15436,7 +14604,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15458,7 +14626,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15511,7 +14679,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15531,7 +14699,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15551,7 +14719,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15571,7 +14739,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -15591,7 +14759,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -15611,7 +14779,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15633,7 +14801,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15653,7 +14821,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -15673,7 +14841,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15695,7 +14863,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15748,7 +14916,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -15768,7 +14936,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -15788,7 +14956,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15808,7 +14976,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -15828,7 +14996,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -15848,7 +15016,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -15870,7 +15038,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -15890,7 +15058,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Provider unavailable */
@@ -15910,7 +15078,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -15932,7 +15100,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16061,7 +15229,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16081,7 +15249,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16101,7 +15269,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16123,7 +15291,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16143,7 +15311,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16165,7 +15333,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16292,7 +15460,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16312,7 +15480,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16332,7 +15500,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16352,7 +15520,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -16372,7 +15540,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -16392,7 +15560,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -16412,7 +15580,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16434,7 +15602,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16454,7 +15622,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16476,7 +15644,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16540,7 +15708,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16560,7 +15728,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16580,7 +15748,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -16600,7 +15768,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -16620,7 +15788,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -16640,7 +15808,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16662,7 +15830,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16682,7 +15850,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16704,7 +15872,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16821,7 +15989,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -16841,7 +16009,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -16861,7 +16029,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16881,7 +16049,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -16903,7 +16071,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -16923,7 +16091,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -16945,7 +16113,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17054,7 +16222,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17074,7 +16242,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17094,7 +16262,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -17114,7 +16282,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -17134,7 +16302,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -17154,7 +16322,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -17174,7 +16342,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17196,7 +16364,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17216,7 +16384,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17238,7 +16406,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17308,7 +16476,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17328,7 +16496,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17348,7 +16516,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17370,7 +16538,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17390,7 +16558,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17412,7 +16580,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17490,7 +16658,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17510,7 +16678,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17530,7 +16698,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -17550,7 +16718,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -17570,7 +16738,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -17590,7 +16758,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17612,7 +16780,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17632,7 +16800,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17654,7 +16822,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17716,7 +16884,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17736,7 +16904,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17756,7 +16924,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -17776,7 +16944,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17798,7 +16966,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17818,7 +16986,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -17840,7 +17008,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17891,7 +17059,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -17911,7 +17079,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -17931,7 +17099,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -17951,7 +17119,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -17973,7 +17141,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -17993,7 +17161,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18015,7 +17183,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18085,7 +17253,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18105,7 +17273,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18125,7 +17293,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -18145,7 +17313,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -18165,7 +17333,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18187,7 +17355,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18207,7 +17375,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18229,7 +17397,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18290,7 +17458,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18310,7 +17478,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18330,7 +17498,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -18350,7 +17518,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -18370,7 +17538,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -18390,7 +17558,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Idempotency-Key reused with another request body */
@@ -18410,7 +17578,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18432,7 +17600,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18452,7 +17620,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18474,7 +17642,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18546,7 +17714,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18566,7 +17734,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18586,7 +17754,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18608,7 +17776,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18628,7 +17796,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18650,7 +17818,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18724,7 +17892,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18744,7 +17912,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18764,7 +17932,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18786,7 +17954,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18806,7 +17974,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18828,7 +17996,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18885,7 +18053,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -18905,7 +18073,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -18925,7 +18093,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -18947,7 +18115,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -18967,7 +18135,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -18989,7 +18157,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19057,7 +18225,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -19077,7 +18245,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -19097,7 +18265,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Body over 64 KiB */
@@ -19117,7 +18285,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -19139,7 +18307,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -19159,7 +18327,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -19181,7 +18349,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19290,7 +18458,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -19310,7 +18478,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -19330,7 +18498,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -19352,7 +18520,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -19372,7 +18540,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -19394,7 +18562,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19449,7 +18617,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or token */
@@ -19469,7 +18637,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
@@ -19489,7 +18657,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited (see Retry-After) */
@@ -19511,7 +18679,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -19531,7 +18699,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
@@ -19553,7 +18721,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19589,7 +18757,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["CallStartedEvent"];
             };
         };
         responses: {
@@ -19633,7 +18801,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ProgressEvent"];
+                "application/json": components["schemas"]["CallRingingEvent"];
             };
         };
         responses: {
@@ -19677,7 +18845,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ProgressEvent"];
+                "application/json": components["schemas"]["CallAnsweredEvent"];
             };
         };
         responses: {
@@ -19734,7 +18902,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["CallEndedEvent"];
             };
         };
         responses: {
@@ -19782,7 +18950,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["CallErrorEvent"];
             };
         };
         responses: {
@@ -19826,7 +18994,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["TransferEvent"];
+                "application/json": components["schemas"]["CallTransferredEvent"];
             };
         };
         responses: {
@@ -19868,7 +19036,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["TransferEvent"];
+                "application/json": components["schemas"]["CallTransferFailedEvent"];
             };
         };
         responses: {
@@ -19912,7 +19080,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["RecordingEvent"];
+                "application/json": components["schemas"]["RecordingCompletedEvent"];
             };
         };
         responses: {
@@ -19957,7 +19125,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["RecordingEvent"];
+                "application/json": components["schemas"]["RecordingFailedEvent"];
             };
         };
         responses: {
@@ -20001,7 +19169,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["UsageThresholdEvent"];
+                "application/json": components["schemas"]["UsageThresholdReachedEvent"];
             };
         };
         responses: {
@@ -20052,7 +19220,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertEndpointFailingEvent"];
             };
         };
         responses: {
@@ -20099,7 +19267,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertEndpointRecoveredEvent"];
             };
         };
         responses: {
@@ -20146,7 +19314,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertDeliveryExhaustedEvent"];
             };
         };
         responses: {
@@ -20192,7 +19360,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertFallbackRateEvent"];
             };
         };
         responses: {
@@ -20238,7 +19406,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertFallbackRateRecoveredEvent"];
             };
         };
         responses: {
@@ -20284,7 +19452,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertTwilioCredentialsRejectedEvent"];
             };
         };
         responses: {
@@ -20330,7 +19498,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertNumberUnconfiguredEvent"];
             };
         };
         responses: {
@@ -20376,7 +19544,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["AlertEvent"];
+                "application/json": components["schemas"]["AlertPaymentFailedEvent"];
             };
         };
         responses: {

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   NUMBER_NOT_OWNED: 403,
   NUMBER_LIMIT_REACHED: 403,
   ENDPOINT_LIMIT_REACHED: 403,
+  MEMBER_LIMIT_REACHED: 403,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -68,6 +69,8 @@ export const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   NUMBER_NOT_OWNED: "This phone number belongs to another account.",
   NUMBER_LIMIT_REACHED: "This account holds as many unverified numbers as it may; connect Twilio to register more.",
   ENDPOINT_LIMIT_REACHED: "This account has 10 webhook endpoints, the most it may; delete one to add another.",
+  MEMBER_LIMIT_REACHED:
+    "This account has 100 members and pending invitations, the most it may; remove a member or revoke an invitation first.",
   FORBIDDEN: "The request is not signed by Twilio for this account.",
   NOT_FOUND: "Not found.",
   METHOD_NOT_ALLOWED: "Method not allowed.",

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { AppError, type ErrorDetail } from "./app-error";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "./error-codes";
+import { ERROR_DETAILS_MAX_ITEMS, MESSAGE_MAX_CHARS, RETRY_AFTER_MAX_SECONDS } from "../../shared/schemas/bounds";
 
 export type ErrorEnvelope = {
   error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
@@ -17,6 +18,12 @@ export type MappedError = {
 
 function zodDetails(err: ZodError): ErrorDetail[] {
   return err.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: i.message }));
+}
+
+/** The envelope's bounds (shared/schemas/bounds.ts): the first details, each text cut to a message's length. */
+const cut = (text: string) => (text.length > MESSAGE_MAX_CHARS ? text.slice(0, MESSAGE_MAX_CHARS) : text);
+function boundedDetails(details: ErrorDetail[]): ErrorDetail[] {
+  return details.slice(0, ERROR_DETAILS_MAX_ITEMS).map((d) => ({ path: cut(d.path), message: cut(d.message) }));
 }
 
 /**
@@ -149,7 +156,8 @@ export function toErrorResponse(thrown: unknown): MappedError {
     code = err.code;
     message = err.message;
     details = err.details;
-    if (err.retryAfter !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfter)));
+    if (err.retryAfter !== undefined)
+      headers["retry-after"] = String(Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(1, Math.ceil(err.retryAfter))));
   } else if (err instanceof ZodError) {
     code = "VALIDATION_FAILED";
     details = zodDetails(err);
@@ -169,7 +177,7 @@ export function toErrorResponse(thrown: unknown): MappedError {
   // 5xx bodies never carry internals (stack, SQL): the default message only.
   if (status >= 500 && !(err instanceof AppError)) message = undefined;
 
-  const body: ErrorEnvelope = { error: { code, message: message ?? DEFAULT_MESSAGE[code] } };
-  if (details?.length) body.error.details = details;
+  const body: ErrorEnvelope = { error: { code, message: cut(message ?? DEFAULT_MESSAGE[code]) } };
+  if (details?.length) body.error.details = boundedDetails(details);
   return { status, body, headers, unexpected };
 }

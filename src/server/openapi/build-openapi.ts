@@ -1,19 +1,22 @@
-import { ZAlertEventEnvelope } from "../../shared/schemas/alerts";
 import { z } from "zod";
 import { DEFAULT_MESSAGE, ERROR_STATUS, type ErrorCode } from "../errors/error-codes";
 import { restRoutes, type RestRoute } from "../rest/routes";
 import { rolesAllowed } from "../../shared/roles";
 import { impliedErrors } from "../trpc/builder-traits";
-import {
-  EVENT_CATALOGUE,
-  type EventType,
-  ZEventEnvelope,
-  ZProgressEventEnvelope,
-  ZRecordingEventEnvelope,
-  ZTransferEventEnvelope,
-  ZUsageThresholdEventEnvelope,
-} from "../../shared/schemas/events";
+import { EVENT_CATALOGUE, type EventType, NAMED_EVENT_SCHEMAS } from "../../shared/schemas/events";
 import { EVENT_EXAMPLES } from "./event-examples";
+import {
+  boundedInt,
+  boundedString,
+  ERROR_DETAILS_MAX_ITEMS,
+  MESSAGE_MAX_CHARS,
+  outputId,
+  RATE_LIMIT_HEADER_MAX_CHARS,
+  REQUEST_ID_MAX_CHARS,
+  RETRY_AFTER_MAX_SECONDS,
+  WEBHOOK_SIGNATURE_CHARS,
+  ZIdempotencyKey,
+} from "../../shared/schemas/bounds";
 
 /**
  * The OpenAPI 3.1 document, generated from the REST route table and the zod
@@ -21,36 +24,60 @@ import { EVENT_EXAMPLES } from "./event-examples";
  */
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+const SCHEMAS = "#/components/schemas/";
+
+/**
+ * A zod schema as JSON Schema. The resources it holds that are named (`.meta({ id: "PhoneNumber" })`,
+ * shared/schemas/resources.ts) come out of zod as `$defs`: they go to `named` (components.schemas) and
+ * are referenced there, so a generated client has one `PhoneNumber` type wherever a number appears.
+ */
+function jsonSchema(schema: z.ZodType, io: "input" | "output", named: Record<string, unknown>): JsonSchema {
+  const text = JSON.stringify(z.toJSONSchema(schema, { io, unrepresentable: "any" })).replaceAll(
+    '"#/$defs/',
+    `"${SCHEMAS}`,
+  );
+  const { $schema: _drop, $defs, ...rest } = JSON.parse(text) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  for (const [id, def] of Object.entries($defs ?? {})) {
+    if (named[id] !== undefined && JSON.stringify(named[id]) !== JSON.stringify(def))
+      throw new Error(`OpenAPI: two different schemas are named ${id}`);
+    named[id] = def;
+  }
   return rest;
 }
+
+/** A header's or parameter's schema, from zod like every other. */
+const plainSchema = (schema: z.ZodType) => jsonSchema(schema, "input", {});
 
 /** The API guide's table of error codes and their statuses. */
 const ERROR_TABLE_LINK = "docs/api.md#errors";
 const CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => `\`${c}\` (${ERROR_STATUS[c]})`).join(", ");
 
-const ERROR_ENVELOPE = z.object({
-  error: z
-    .object({
-      code: z
-        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
-        .describe(
-          `What went wrong, for programs: ${CODES}. Each is explained in the API guide's error table (${ERROR_TABLE_LINK}).`,
-        ),
-      message: z.string().describe("What went wrong, for people; never a stack trace or SQL"),
-      details: z
-        .array(
-          z.object({
-            path: z.string().describe("The field, query parameter or header at fault, e.g. onCallStartUrl"),
-            message: z.string().describe("What is wrong with it"),
-          }),
-        )
-        .optional()
-        .describe("Validation errors only: one entry per field at fault"),
-    })
-    .describe("The one error envelope of every /api answer; the x-request-id header finds it in our logs"),
-});
+const ERROR_ENVELOPE = z
+  .object({
+    error: z
+      .object({
+        code: z
+          .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+          .describe(
+            `What went wrong, for programs: ${CODES}. Each is explained in the API guide's error table (${ERROR_TABLE_LINK}).`,
+          ),
+        message: boundedString(MESSAGE_MAX_CHARS).describe("What went wrong, for people; never a stack trace or SQL"),
+        details: z
+          .array(
+            z.object({
+              path: boundedString(MESSAGE_MAX_CHARS).describe(
+                "The field, query parameter or header at fault, e.g. onCallStartUrl",
+              ),
+              message: boundedString(MESSAGE_MAX_CHARS).describe("What is wrong with it"),
+            }),
+          )
+          .max(ERROR_DETAILS_MAX_ITEMS)
+          .optional()
+          .describe(`Validation errors only: one entry per field at fault (the first ${ERROR_DETAILS_MAX_ITEMS})`),
+      })
+      .describe("The one error envelope of every /api answer; the x-request-id header finds it in our logs"),
+  })
+  .meta({ id: "Error" });
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request",
@@ -71,7 +98,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
-  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+  schema: plainSchema(ZIdempotencyKey),
   description:
     "Retry safely: the same key with the same body within 24 hours replays the first answer (status and body, with header `idempotent-replayed: true`) and does nothing again; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is still running → 409 IDEMPOTENCY_IN_PROGRESS. A 4xx answer is replayed too; after a 5xx the key is released so a retry runs. Keys are per account (per client address for register and login).",
 };
@@ -198,9 +225,9 @@ function errorExample(status: number, route: RestRoute) {
   return { error: { code, message: DEFAULT_MESSAGE[code] } };
 }
 
-function operation(route: RestRoute) {
+function operation(route: RestRoute, named: Record<string, unknown>) {
   const input = route.input;
-  const inputSchema = input ? jsonSchema(input, "input") : null;
+  const inputSchema = input ? jsonSchema(input, "input", named) : null;
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const properties = (inputSchema?.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((inputSchema?.required ?? []) as string[]);
@@ -218,7 +245,6 @@ function operation(route: RestRoute) {
   });
   if (route.method === "POST") parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   const stem = schemaStem(route.procedure);
-  const named: Record<string, unknown> = {};
   let requestBody: unknown;
   const bodyProps = Object.fromEntries(Object.entries(properties).filter(([k]) => !pathParams.includes(k)));
   if (route.method === "GET") {
@@ -248,7 +274,7 @@ function operation(route: RestRoute) {
     };
   }
 
-  named[`${stem}Response`] = jsonSchema(route.output, "output");
+  named[`${stem}Response`] = jsonSchema(route.output, "output", named);
   const common = {
     "x-request-id": { $ref: "#/components/headers/XRequestId" },
     ...(hasBucket(route) && RATE_LIMIT_HEADERS),
@@ -260,7 +286,7 @@ function operation(route: RestRoute) {
         ...common,
         ...(route.method === "POST" && {
           "idempotent-replayed": {
-            schema: { type: "string", enum: ["true"] },
+            schema: plainSchema(z.literal("true")),
             description: "Present when this is the stored answer to an earlier request with the same Idempotency-Key",
           },
         }),
@@ -279,19 +305,21 @@ function operation(route: RestRoute) {
       headers: {
         ...common,
         ...((status === 429 || status === 503) && {
-          "Retry-After": { schema: { type: "integer", minimum: 1 }, description: "Seconds to wait before retrying" },
+          "Retry-After": {
+            schema: plainSchema(boundedInt(1, RETRY_AFTER_MAX_SECONDS)),
+            description: "Seconds to wait before retrying",
+          },
         }),
       },
       content: {
         "application/json": {
-          schema: { $ref: "#/components/schemas/ErrorEnvelope" },
+          schema: { $ref: `${SCHEMAS}Error` },
           example: errorExample(status, route),
         },
       },
     };
   }
   return {
-    named,
     operation: {
       operationId: route.procedure,
       summary: route.summary,
@@ -308,12 +336,23 @@ function operation(route: RestRoute) {
   };
 }
 
-function webhook(type: EventType, summary: string, schema = "Event") {
-  const header = (name: string, description: string) => ({
+/** The Standard Webhooks headers of every event we send (webhooks/webhook-signature.ts). */
+const WEBHOOK_HEADERS = {
+  "webhook-id": outputId(),
+  "webhook-timestamp": z
+    .string()
+    .regex(/^\d{1,12}$/)
+    .max(12),
+  // `v1,` and the base64 of an HMAC-SHA256 (44 characters), once per signing secret: two during a rotation.
+  "webhook-signature": boundedString(2 * WEBHOOK_SIGNATURE_CHARS + 1),
+};
+
+function webhook(type: EventType, summary: string, named: Record<string, unknown>) {
+  const header = (name: keyof typeof WEBHOOK_HEADERS, description: string) => ({
     name,
     in: "header",
     required: true,
-    schema: { type: "string" },
+    schema: plainSchema(WEBHOOK_HEADERS[name]),
     description,
   });
   return {
@@ -336,7 +375,7 @@ function webhook(type: EventType, summary: string, schema = "Event") {
         required: true,
         content: {
           "application/json": {
-            schema: { $ref: `#/components/schemas/${schema}` },
+            schema: jsonSchema(NAMED_EVENT_SCHEMAS[type], "output", named),
             example: EVENT_EXAMPLES[type],
           },
         },
@@ -357,13 +396,14 @@ let cached: Record<string, unknown> | undefined;
 export function buildOpenApiDocument(): Record<string, unknown> {
   if (cached) return cached;
   const paths: Record<string, Record<string, unknown>> = {};
+  // The named resources first (Error, PhoneNumber, …), then each operation's Request and Response.
   const schemas: Record<string, unknown> = {};
+  jsonSchema(ERROR_ENVELOPE, "output", schemas);
   for (const route of restRoutes) {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
-    const built = operation(route);
-    (paths[path] ??= {})[route.method.toLowerCase()] = built.operation;
-    Object.assign(schemas, built.named);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, schemas).operation;
   }
+  const webhooks = Object.fromEntries(EVENT_CATALOGUE.map((e) => [e.type, webhook(e.type, e.description, schemas)]));
   const tags = [...new Map(Object.values(TAGS).map((t) => [t.name, t])).values()];
   cached = {
     openapi: "3.1.0",
@@ -382,7 +422,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: "events", description: "The events we POST to your backend, signed per the Standard Webhooks spec." },
     ],
     paths,
-    webhooks: Object.fromEntries(EVENT_CATALOGUE.map((e) => [e.type, webhook(e.type, e.description, e.component)])),
+    webhooks,
     components: {
       securitySchemes: {
         bearer: {
@@ -400,29 +440,22 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
       headers: {
         XRequestId: {
-          schema: { type: "string" },
+          schema: plainSchema(boundedString(REQUEST_ID_MAX_CHARS)),
           description:
             "This request's id: yours if you sent a valid `x-request-id` ([A-Za-z0-9._:-]{1,128}), else ours. It finds the request in our logs.",
         },
         RateLimit: {
-          schema: { type: "string" },
+          schema: plainSchema(boundedString(RATE_LIMIT_HEADER_MAX_CHARS)),
           description:
             'IETF RateLimit field for the bucket this request spent from: `"<policy>";r=<requests left>;t=<seconds until the bucket is full again>`.',
         },
         RateLimitPolicy: {
-          schema: { type: "string" },
+          schema: plainSchema(boundedString(RATE_LIMIT_HEADER_MAX_CHARS)),
           description:
             'IETF RateLimit-Policy field: `"<policy>";q=<burst>;w=<seconds an empty bucket takes to refill>`. `account` is the API\'s 50 a second with bursts of 100; `address` the per-address limit of register and login.',
         },
       },
       schemas: {
-        ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, "output"),
-        Event: jsonSchema(ZEventEnvelope, "output"),
-        ProgressEvent: jsonSchema(ZProgressEventEnvelope, "output"),
-        TransferEvent: jsonSchema(ZTransferEventEnvelope, "output"),
-        RecordingEvent: jsonSchema(ZRecordingEventEnvelope, "output"),
-        UsageThresholdEvent: jsonSchema(ZUsageThresholdEventEnvelope, "output"),
-        AlertEvent: jsonSchema(ZAlertEventEnvelope, "output"),
         ...schemas,
       },
     },

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { type CallbackUrlPolicyOptions, zCallbackUrl } from "../url-policy";
+import { ACTIONS_MAX_ITEMS, boundedInt, outputUrl, STORED_TWIML_MAX_CHARS } from "./bounds";
 
 /**
  * How stored actions and TwiML are checked: the server's are the engine's own checks
@@ -19,8 +20,6 @@ export type AnswerChecks = {
   twiml(twiml: string): string | null;
 };
 
-/** A stored fallback TwiML document is kept on every call's row: 16 KiB, as the TwiML a call keeps. */
-const MAX_STORED_TWIML_CHARS = 16 * 1024;
 const ANSWER_TIMEOUT_MIN_MS = 1000;
 const ANSWER_TIMEOUT_MAX_MS = 10_000;
 
@@ -44,7 +43,7 @@ const FIELD = {
   lastResort: `What the caller hears when neither onCallStartUrl nor the fallback could decide the call: { "actions" }. Default: a short apology, then hang up. ${ACTIONS_DOC}.`,
 } as const;
 
-const zActions = z.array(z.unknown()).min(1).max(50);
+const zActions = z.array(z.unknown()).min(1).max(ACTIONS_MAX_ITEMS);
 
 /** The three optional input fields, for create (omitted: none) and PATCH (omitted: unchanged, null: cleared). */
 export function answerPolicyInputFields(policy: () => CallbackUrlPolicyOptions, checks?: AnswerChecks) {
@@ -59,7 +58,7 @@ export function answerPolicyInputFields(policy: () => CallbackUrlPolicyOptions, 
       actions: zActions.optional().describe(ACTIONS_DOC),
       twiml: z
         .string()
-        .max(MAX_STORED_TWIML_CHARS)
+        .max(STORED_TWIML_MAX_CHARS)
         .optional()
         .describe("A TwiML <Response> document, at most 16 KiB, returned as is"),
     })
@@ -97,17 +96,19 @@ export function answerPolicyInputFields(policy: () => CallbackUrlPolicyOptions, 
 
 /** As the API shows them: null when not set. */
 export const ZAnswerPolicyOutput = {
-  answerTimeoutMs: z.number().int().nullable().describe(`${FIELD.answerTimeoutMs} Null: the default.`),
+  answerTimeoutMs: boundedInt(ANSWER_TIMEOUT_MIN_MS, ANSWER_TIMEOUT_MAX_MS)
+    .nullable()
+    .describe(`${FIELD.answerTimeoutMs} Null: the default.`),
   fallback: z
     .union([
-      z.object({ url: z.string().describe("The fallback backend") }),
-      z.object({ actions: z.array(z.unknown()).describe(ACTIONS_DOC) }),
-      z.object({ twiml: z.string().describe("A TwiML <Response> document") }),
+      z.object({ url: outputUrl().describe("The fallback backend") }),
+      z.object({ actions: z.array(z.unknown()).max(ACTIONS_MAX_ITEMS).describe(ACTIONS_DOC) }),
+      z.object({ twiml: z.string().max(STORED_TWIML_MAX_CHARS).describe("A TwiML <Response> document") }),
     ])
     .nullable()
     .describe(`${FIELD.fallback} Null: none.`),
   lastResort: z
-    .object({ actions: z.array(z.unknown()).describe(ACTIONS_DOC) })
+    .object({ actions: z.array(z.unknown()).max(ACTIONS_MAX_ITEMS).describe(ACTIONS_DOC) })
     .nullable()
     .describe(`${FIELD.lastResort} Null: the apology.`),
 };

@@ -1,16 +1,27 @@
 import { z } from "zod";
 import { ZTimestamp } from "./common";
 import { E164 } from "./e164";
+import {
+  ACTIONS_MAX_ITEMS,
+  boundedString,
+  callSecondsInt,
+  CODE_MAX_CHARS,
+  E164_MAX_CHARS,
+  ID_MAX_CHARS,
+  TRANSFER_TARGET_MAX_CHARS,
+  TWIML_MAX_CHARS,
+  TWILIO_SID_CHARS,
+  URL_MAX_CHARS,
+} from "./bounds";
 
 /** docs/decisions.md §13: the live-call commands' inputs and answers. */
-const ZCallSid = z.string().trim().min(1).max(64).describe("Twilio's call SID (CA…)");
+const ZCallSid = z.string().trim().min(1).max(ID_MAX_CHARS).describe("Twilio's call SID (CA…)");
 const SIP_URI = /^sips?:[^\s<>"]{1,250}$/i;
-const MAX_TWIML_CHARS = 64 * 1024;
 
 const ZActions = z
   .array(z.unknown())
   .min(1)
-  .max(50)
+  .max(ACTIONS_MAX_ITEMS)
   .describe(
     'Actions (docs/decisions.md §12): `{ "say": "…" }`, `{ "play": "https://…" }`, `{ "pause": 2 }`, `{ "dial": "+1…" }`, `{ "hangup": true }`',
   );
@@ -23,7 +34,7 @@ export const ZRedirectInput = z
     twiml: z
       .string()
       .min(1)
-      .max(MAX_TWIML_CHARS)
+      .max(TWIML_MAX_CHARS)
       .optional()
       .describe("A TwiML `<Response>` document the call continues with now"),
     actions: ZActions.optional().describe("Or actions the call continues with now, built into TwiML"),
@@ -38,12 +49,13 @@ export const ZTransferInput = z.object({
   to: z
     .string()
     .trim()
-    .max(256)
+    .max(TRANSFER_TARGET_MAX_CHARS)
     .refine((s) => E164.test(s) || SIP_URI.test(s), { error: "must be an E.164 number or a sip: URI" })
     .describe("Where to transfer the call: an E.164 number or a sip: URI"),
   callerId: z
     .string()
     .trim()
+    .max(E164_MAX_CHARS)
     .regex(E164, { error: "must be an E.164 number" })
     .optional()
     .describe("The caller ID the callee sees: a number of this account (default the call's own number)"),
@@ -77,25 +89,27 @@ export const ZRecordingInput = z.object({
 });
 
 // Twilio's vocabulary, not a Routekit call status: a string, so the reference keeps one enum per family.
-export const ZRecordingStatus = z
-  .string()
-  .describe("Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed");
+export const ZRecordingStatus = boundedString(CODE_MAX_CHARS).describe(
+  "Twilio's recording status: in-progress, paused, stopped, processing, completed, absent or failed",
+);
 
 export const ZRecordingOutput = z.object({
   recording: z
     .object({
-      sid: z.string().describe("Twilio's recording SID (RE…)"),
+      sid: boundedString(TWILIO_SID_CHARS).describe("Twilio's recording SID (RE…)"),
       status: ZRecordingStatus,
     })
     .describe("The recording the command started or changed"),
 });
 
 export const ZCallRecording = z.object({
-  sid: z.string().describe("Twilio's recording SID (RE…)"),
+  sid: boundedString(TWILIO_SID_CHARS).describe("Twilio's recording SID (RE…)"),
   status: ZRecordingStatus,
   channels: z.union([z.literal(1), z.literal(2)]).describe("1 (mono) or 2 (dual)"),
-  url: z.string().nullable().describe("Twilio's RecordingUrl once completed (fetch it with your Twilio credentials)"),
-  durationSeconds: z.number().int().nullable().describe("Length in seconds once completed"),
+  url: boundedString(URL_MAX_CHARS)
+    .nullable()
+    .describe("Twilio's RecordingUrl once completed (fetch it with your Twilio credentials)"),
+  durationSeconds: callSecondsInt().nullable().describe("Length in seconds once completed"),
   startedAt: ZTimestamp.describe("When it was started"),
   updatedAt: ZTimestamp.describe("When its status last changed"),
 });

@@ -4,6 +4,21 @@ import { END_REASONS, ERROR_CODES, outcomeList } from "../call-outcomes";
 import { TERMINAL_CALL_STATUSES, ZCallDirection, ZCallEndReason, ZTakenOverBy } from "./enums";
 import { ZCostBreakdown } from "./usage";
 import { ALERT_DESCRIPTIONS, ALERT_TYPES, ZAlertEventEnvelope, type AlertType } from "./alerts";
+import {
+  boundedInt,
+  boundedRecord,
+  boundedString,
+  callMinutesInt,
+  callSecondsInt,
+  METADATA_MAX_BYTES,
+  outputCode,
+  outputId,
+  outputMessage,
+  outputUrl,
+  TRANSFER_TARGET_MAX_CHARS,
+  TWILIO_SID_CHARS,
+  twilioField,
+} from "./bounds";
 
 /** docs/decisions.md §8: the three event types of every call, spelled once (the ones a test event can sample). */
 export const EVENT_TYPES = ["call.started", "call.ended", "call.error"] as const;
@@ -59,7 +74,7 @@ export const EVENT_URL_FIELD = {
 } as const satisfies Record<Exclude<EventType, ProgressEventType | AlertType>, string>;
 
 const envelopeHead = {
-  id: z.string().describe("evt_…; the webhook-id header; the same on every retry"),
+  id: outputId().describe("evt_…; the webhook-id header; the same on every retry"),
   createdAt: ZTimestamp.describe("When the event happened"),
 };
 
@@ -73,21 +88,19 @@ const ZTestFlag = z
 /** docs/decisions.md §13, §22: how a transfer's `<Dial>` ended. */
 const ZTransferEventData = z
   .object({
-    callSid: z.string().describe("Twilio's SID of the transferred call (CA…)"),
-    to: z.string().describe("Where the call was transferred: E.164 or a sip: URI"),
+    callSid: twilioField().describe("Twilio's SID of the transferred call (CA…)"),
+    to: boundedString(TRANSFER_TARGET_MAX_CHARS).describe("Where the call was transferred: E.164 or a sip: URI"),
     // Twilio's vocabulary, not a Routekit call status: a string, so the reference keeps one enum per family.
-    dialCallStatus: z
-      .string()
-      .describe(
-        "Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled",
-      ),
-    dialCallSid: z.string().optional().describe("Twilio's SID of the dialled leg, when Twilio sent one"),
-    dialCallDurationSeconds: z
-      .number()
-      .int()
+    dialCallStatus: outputCode().describe(
+      "Twilio's DialCallStatus: completed or answered (the transfer connected); busy, no-answer, failed or canceled",
+    ),
+    dialCallSid: boundedString(TWILIO_SID_CHARS)
+      .optional()
+      .describe("Twilio's SID of the dialled leg, when Twilio sent one"),
+    dialCallDurationSeconds: callSecondsInt()
       .optional()
       .describe("How long the transferred conversation lasted (Twilio's DialCallDuration)"),
-    phoneNumberId: z.string().nullable().optional().describe("The call's number id"),
+    phoneNumberId: outputId().nullable().optional().describe("The call's number id"),
     test: ZTestFlag,
   })
   .describe("The transfer");
@@ -103,17 +116,16 @@ export const ZTransferEventEnvelope = z.object({
 /** docs/decisions.md §13, §22: a recording's outcome. */
 const ZRecordingEventData = z
   .object({
-    callSid: z.string().describe("Twilio's SID of the recorded call (CA…)"),
-    recordingSid: z.string().describe("Twilio's recording SID (RE…)"),
-    url: z
-      .string()
+    callSid: twilioField().describe("Twilio's SID of the recorded call (CA…)"),
+    recordingSid: boundedString(TWILIO_SID_CHARS).describe("Twilio's recording SID (RE…)"),
+    url: outputUrl()
       .nullable()
       .describe("recording.completed: Twilio's RecordingUrl (fetch it with your Twilio credentials); null otherwise"),
-    durationSeconds: z.number().int().nullable().describe("The recording's length in seconds; null when none"),
+    durationSeconds: callSecondsInt().nullable().describe("The recording's length in seconds; null when none"),
     channels: z.union([z.literal(1), z.literal(2)]).describe("1 (mono) or 2 (dual: one channel per party)"),
-    status: z.string().optional().describe("recording.failed: Twilio's RecordingStatus (absent or failed)"),
-    errorCode: z.string().optional().describe("recording.failed: Twilio's ErrorCode, when it sent one"),
-    phoneNumberId: z.string().nullable().optional().describe("The call's number id"),
+    status: outputCode().optional().describe("recording.failed: Twilio's RecordingStatus (absent or failed)"),
+    errorCode: outputCode().optional().describe("recording.failed: Twilio's ErrorCode, when it sent one"),
+    phoneNumberId: outputId().nullable().optional().describe("The call's number id"),
     test: ZTestFlag,
   })
   .describe("The recording");
@@ -129,12 +141,16 @@ export const ZRecordingEventEnvelope = z.object({
 /** docs/decisions.md §17, §22: a usage threshold crossed. */
 const ZUsageThresholdEventData = z
   .object({
-    threshold: z.number().int().describe("The percent of monthlyBudget reached (one of your alertThresholds)"),
+    threshold: boundedInt(1, 100).describe("The percent of monthlyBudget reached (one of your alertThresholds)"),
     monthlyBudget: z.number().describe("The budget in USD when it was crossed"),
     spent: z.number().describe("The month's usage cost in USD, base excluded, once the crossing call was counted"),
-    month: z.string().describe('The UTC month, "2026-11"; thresholds start again each month'),
-    callSid: z.string().describe("The call whose cost crossed the threshold (CA…)"),
-    phoneNumberId: z.string().nullable().describe("That call's number id"),
+    month: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .max(7)
+      .describe('The UTC month, "2026-11"; thresholds start again each month'),
+    callSid: twilioField().describe("The call whose cost crossed the threshold (CA…)"),
+    phoneNumberId: outputId().nullable().describe("That call's number id"),
     test: ZTestFlag,
   })
   .describe("The threshold crossed");
@@ -159,45 +175,40 @@ export const ZEventEnvelope = z.object({
     ),
   data: z
     .object({
-      callSid: z.string().describe("Twilio's call SID (CA…)"),
+      callSid: twilioField().describe("Twilio's call SID (CA…)"),
       direction: ZCallDirection,
-      from: z.string().describe("The caller (Twilio's From), E.164"),
-      to: z.string().describe("The called number (Twilio's To), E.164"),
-      phoneNumberId: z
-        .string()
+      from: twilioField().describe("The caller (Twilio's From), E.164"),
+      to: twilioField().describe("The called number (Twilio's To), E.164"),
+      phoneNumberId: outputId()
         .nullable()
         .describe("Your number's id; null for a call to a number not registered here"),
-      metadata: z
-        .record(z.string(), z.unknown())
+      metadata: boundedRecord(METADATA_MAX_BYTES)
         .optional()
         .describe("Outbound calls: the metadata given to POST /api/outbound"),
-      status: z
-        .string()
+      status: outputCode()
         .optional()
         .describe(
           "Twilio's CallStatus; on call.ended `unknown` when the final status never came (endReason no-final-status)",
         ),
-      durationSeconds: z
-        .number()
-        .int()
+      durationSeconds: callSecondsInt()
         .optional()
         .describe("call.ended of a completed call: Twilio's CallDuration in seconds"),
-      billedMinutes: z.number().int().optional().describe("call.ended of a completed call: ceil(durationSeconds / 60)"),
+      billedMinutes: callMinutesInt().optional().describe("call.ended of a completed call: ceil(durationSeconds / 60)"),
       costBreakdown: ZCostBreakdown.optional().describe("call.ended of a completed call: as on the usage record"),
-      answeredBy: z.string().optional().describe("With machine detection: human, machine_start, …"),
+      answeredBy: twilioField().optional().describe("With machine detection: human, machine_start, …"),
       error: z
         .object({
-          code: z
-            .string()
-            .describe(`Why, as a code (docs/call-outcomes.md):\n\n${outcomeList(Object.entries(ERROR_CODES))}`),
-          message: z.string().describe("Why, in a sentence"),
+          code: outputCode().describe(
+            `Why, as a code (docs/call-outcomes.md):\n\n${outcomeList(Object.entries(ERROR_CODES))}`,
+          ),
+          message: outputMessage().describe("Why, in a sentence"),
         })
         .optional()
         .describe("call.error only: what went wrong"),
       fallback: z
         .object({
-          reason: z.string().describe("The call.error code of why onCallStartUrl's answer could not be used"),
-          primaryUrl: z.string().describe("The onCallStartUrl that failed"),
+          reason: outputCode().describe("The call.error code of why onCallStartUrl's answer could not be used"),
+          primaryUrl: outputUrl().describe("The onCallStartUrl that failed"),
         })
         .optional()
         .describe(
@@ -209,17 +220,13 @@ export const ZEventEnvelope = z.object({
       endReason: ZCallEndReason.optional().describe(
         `call.ended only: why the call ended (docs/decisions.md §14, docs/call-outcomes.md):\n\n${outcomeList(Object.entries(END_REASONS))}`,
       ),
-      sipResponseCode: z
-        .number()
-        .int()
+      sipResponseCode: boundedInt(100, 699)
         .nullable()
         .optional()
         .describe(
           "call.ended only: the carrier's SIP response code from Twilio's final status callback (SipResponseCode); null when Twilio sent none",
         ),
-      errorCode: z
-        .number()
-        .int()
+      errorCode: boundedInt(1, 99_999)
         .nullable()
         .optional()
         .describe(
@@ -245,20 +252,18 @@ export const ZProgressEventEnvelope = z.object({
     ),
   data: z
     .object({
-      callSid: z.string().describe("Twilio's call SID (CA…)"),
+      callSid: twilioField().describe("Twilio's call SID (CA…)"),
       direction: ZCallDirection,
-      from: z.string().describe("The caller (Twilio's From), E.164"),
-      to: z.string().describe("The called number (Twilio's To), E.164"),
-      phoneNumberId: z
-        .string()
+      from: twilioField().describe("The caller (Twilio's From), E.164"),
+      to: twilioField().describe("The called number (Twilio's To), E.164"),
+      phoneNumberId: outputId()
         .nullable()
         .describe("Your number's id; null for a call to a number not registered here"),
-      metadata: z
-        .record(z.string(), z.unknown())
+      metadata: boundedRecord(METADATA_MAX_BYTES)
         .optional()
         .describe("Outbound calls: the metadata given to POST /api/outbound"),
-      status: z.string().describe("Twilio's CallStatus as it was reported: ringing, or in-progress / answered"),
-      answeredBy: z.string().optional().describe("With machine detection: human, machine_start, …"),
+      status: outputCode().describe("Twilio's CallStatus as it was reported: ringing, or in-progress / answered"),
+      answeredBy: twilioField().optional().describe("With machine detection: human, machine_start, …"),
       test: z
         .boolean()
         .optional()
@@ -287,74 +292,63 @@ export const EVENT_CATALOGUE = [
     description:
       "A call was answered; your answer (TwiML, {twiml} or {actions}) decides it. Sent while Twilio waits, to the number's onCallStartUrl only",
     envelope: ZEventEnvelope,
-    component: "Event",
   },
   {
     type: "call.ringing",
     description: "Twilio reported the call ringing (status callback). Account endpoints that subscribe to it only",
     envelope: ZProgressEventEnvelope,
-    component: "ProgressEvent",
   },
   {
     type: "call.answered",
     description:
       "Twilio reported the call answered (in progress; status callback). Account endpoints that subscribe to it only",
     envelope: ZProgressEventEnvelope,
-    component: "ProgressEvent",
   },
   {
     type: "call.ended",
     description: "A call ended; completed calls carry duration and cost",
     envelope: ZEventEnvelope,
-    component: "Event",
   },
   {
     type: "call.error",
     description: "A call failed, was rejected, or your start answer was unusable",
     envelope: ZEventEnvelope,
-    component: "Event",
   },
   {
     type: "call.transferred",
     description: "A transfer (POST /api/calls/{callSid}/transfer) connected; sent to the call's onCallEndUrl",
     envelope: ZTransferEventEnvelope,
-    component: "TransferEvent",
   },
   {
     type: "call.transfer_failed",
     description:
       "A transfer did not connect (busy, no answer, failed, canceled); the onFailure actions kept the caller on the line. Sent to the call's onCallEndUrl",
     envelope: ZTransferEventEnvelope,
-    component: "TransferEvent",
   },
   {
     type: "recording.completed",
     description:
       "A recording (POST /api/calls/{callSid}/recording) is ready at Twilio; sent to the call's onCallEndUrl",
     envelope: ZRecordingEventEnvelope,
-    component: "RecordingEvent",
   },
   {
     type: "recording.failed",
     description: "A recording came to nothing (Twilio's absent or failed); sent to the call's onCallEndUrl",
     envelope: ZRecordingEventEnvelope,
-    component: "RecordingEvent",
   },
   {
     type: "usage.threshold_reached",
     description:
       "The month's usage cost reached one of your alertThresholds of monthlyBudget (docs/decisions.md §17); once per threshold per month, with an email. Sent to the onCallEndUrl of the call that crossed it and to subscribed endpoints",
     envelope: ZUsageThresholdEventEnvelope,
-    component: "UsageThresholdEvent",
   },
   // docs/decisions.md §16: account endpoints only (a number's URLs never receive alerts), and by email.
   ...ALERT_TYPES.map((type) => ({
     type,
     description: `${ALERT_DESCRIPTIONS[type]}. Account endpoints that subscribe to it, and by email unless switched off`,
     envelope: ZAlertEventEnvelope,
-    component: "AlertEvent",
   })),
-] as const satisfies readonly { type: EventType; description: string; envelope: Envelope; component: string }[];
+] as const satisfies readonly { type: EventType; description: string; envelope: Envelope }[];
 
 /** One type's envelope with `type` narrowed to it: the schema GET /api/event-types publishes for that type. */
 export function eventSchemaOf(type: EventType): z.ZodType {
@@ -362,3 +356,15 @@ export function eventSchemaOf(type: EventType): z.ZodType {
   if (!entry) throw new Error(`no catalogue entry for ${type}`);
   return (entry.envelope as z.ZodObject).extend({ type: z.literal(type).describe(entry.description) });
 }
+
+/** `call.started` → `CallStartedEvent`: each type's schema's name in the OpenAPI document (docs/api.md "Named schemas"). */
+const eventSchemaName = (type: EventType) =>
+  `${type
+    .split(/[._]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("")}Event`;
+
+/** Each type's schema, named: the OpenAPI `webhooks` refer to these (GET /api/event-types publishes them unnamed). */
+export const NAMED_EVENT_SCHEMAS = Object.fromEntries(
+  ALL_EVENT_TYPES.map((t) => [t, eventSchemaOf(t).meta({ id: eventSchemaName(t) })]),
+) as Record<EventType, z.ZodType>;

@@ -5,8 +5,7 @@ import { type AnswerChecks, answerPolicyInputFields } from "./answer-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
 import { E164, E164_RULE } from "./e164";
 import { ZUsPhoneNumber } from "./phone-numbers";
-
-const MAX_METADATA_BYTES = 4096;
+import { boundedRecord, METADATA_MAX_BYTES } from "./bounds";
 
 export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, checks?: AnswerChecks) {
   const url = zCallbackUrl(policy);
@@ -42,14 +41,13 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, chec
       .describe(
         "That account's auth token: used to create the call and check Twilio's signatures on it; kept only encrypted while the call lives, never logged or returned",
       ),
-    metadata: z
-      .record(z.string(), z.unknown())
-      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, {
-        message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+    metadata: boundedRecord(METADATA_MAX_BYTES)
+      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, {
+        message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
       })
       .optional()
       .describe(
-        `Any JSON object (at most ${MAX_METADATA_BYTES} bytes), sent back as data.metadata in this call's events`,
+        `Any JSON object (at most ${METADATA_MAX_BYTES} bytes), sent back as data.metadata in this call's events`,
       ),
     machineDetection: z
       .enum(["Enable", "DetectMessageEnd"])

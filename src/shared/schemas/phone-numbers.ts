@@ -7,6 +7,15 @@ import { ZId, ZTimestamp } from "./common";
 import { E164, E164_RULE, US_E164, US_E164_RULE } from "./e164";
 import { ZGetCallOutput } from "./calls";
 import { ZDailyMinuteCap } from "./limits";
+import {
+  boundedString,
+  countInt,
+  E164_MAX_CHARS,
+  outputId,
+  outputUrl,
+  PHONE_NUMBERS_MAX_ITEMS,
+  TWIML_MAX_CHARS,
+} from "./bounds";
 
 const LISTEN_FIELD =
   "While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs";
@@ -14,32 +23,37 @@ const LISTEN_FIELD =
 export const ZUsPhoneNumber = z
   .string()
   .trim()
+  .max(E164_MAX_CHARS)
   .regex(US_E164, { message: "must be a US number in E.164 format, like +14155550123" })
   .describe(US_E164_RULE);
 
-export const ZPhoneNumber = z.object({
-  id: ZId,
-  phoneNumber: z.string().describe(`The number, ${US_E164_RULE}`),
-  onCallStartUrl: z.string().describe(CALLBACK_FIELD.onCallStartUrl),
-  onCallEndUrl: z.string().describe(CALLBACK_FIELD.onCallEndUrl),
-  onErrorUrl: z.string().nullable().describe(CALLBACK_FIELD.onErrorUrl),
-  ...ZAnswerPolicyOutput,
-  isActive: z.boolean().describe("true while registered; a released number is no longer listed"),
-  verified: z.boolean().describe("Proven an incoming number of the account's connected Twilio account"),
-  twilioConfigured: z
-    .boolean()
-    .describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
-  dailyMinuteCap: ZDailyMinuteCap,
-  listen: z.boolean().describe(LISTEN_FIELD),
-  minutesToday: z
-    .number()
-    .int()
-    .describe("Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them"),
-  createdAt: ZTimestamp,
-});
+export const ZPhoneNumber = z
+  .object({
+    id: outputId(),
+    phoneNumber: boundedString(E164_MAX_CHARS).regex(US_E164).describe(`The number, ${US_E164_RULE}`),
+    onCallStartUrl: outputUrl().describe(CALLBACK_FIELD.onCallStartUrl),
+    onCallEndUrl: outputUrl().describe(CALLBACK_FIELD.onCallEndUrl),
+    onErrorUrl: outputUrl().nullable().describe(CALLBACK_FIELD.onErrorUrl),
+    ...ZAnswerPolicyOutput,
+    isActive: z.boolean().describe("true while registered; a released number is no longer listed"),
+    verified: z.boolean().describe("Proven an incoming number of the account's connected Twilio account"),
+    twilioConfigured: z
+      .boolean()
+      .describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
+    dailyMinuteCap: ZDailyMinuteCap,
+    listen: z.boolean().describe(LISTEN_FIELD),
+    minutesToday: countInt().describe(
+      "Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them",
+    ),
+    createdAt: ZTimestamp,
+  })
+  .meta({ id: "PhoneNumber" });
 export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber.describe("The number") });
 export const ZListPhoneNumbersOutput = z.object({
-  phoneNumbers: z.array(ZPhoneNumber).describe("The account's numbers, oldest first"),
+  phoneNumbers: z
+    .array(ZPhoneNumber)
+    .max(PHONE_NUMBERS_MAX_ITEMS)
+    .describe(`The account's numbers, oldest first (an account holds at most ${PHONE_NUMBERS_MAX_ITEMS})`),
 });
 export const ZPhoneNumberIdInput = z.object({
   id: ZId.describe("The number's id, from POST or GET /api/phone-numbers"),
@@ -49,6 +63,7 @@ export const ZSimulateCallInput = ZPhoneNumberIdInput.extend({
   from: z
     .string()
     .trim()
+    .max(E164_MAX_CHARS)
     .regex(E164, { message: "must be an E.164 number, like +14155550123" })
     .optional()
     .describe(`The caller, ${E164_RULE}; default +15005550006`),
@@ -58,7 +73,7 @@ export const ZSimulateCallOutput = z.object({
   call: ZGetCallOutput.shape.call.describe(
     "The simulated call (`test: true`) with its timeline, as GET /api/calls/{callSid} answers it",
   ),
-  twiml: z.string().describe("The TwiML Twilio would have received for the call's voice request"),
+  twiml: boundedString(TWIML_MAX_CHARS).describe("The TwiML Twilio would have received for the call's voice request"),
 });
 
 export const ZDeletePhoneNumberOutput = z.object({
@@ -116,8 +131,10 @@ export type TUpdatePhoneNumberInput = z.infer<ReturnType<typeof phoneNumberInput
 
 const ZFallbackStep = z.object({
   takenOverBy: ZTakenOverBy.exclude(["retry"]).describe("What would decide the call (as call.error's takenOverBy)"),
-  url: z.string().nullable().describe("fallback-url: the URL that would be asked; null otherwise"),
-  twiml: z.string().nullable().describe("The TwiML the caller would get; null for a URL (its answer decides)"),
+  url: outputUrl().nullable().describe("fallback-url: the URL that would be asked; null otherwise"),
+  twiml: boundedString(TWIML_MAX_CHARS)
+    .nullable()
+    .describe("The TwiML the caller would get; null for a URL (its answer decides)"),
 });
 export const ZFallbackPreviewOutput = z.object({
   preview: z

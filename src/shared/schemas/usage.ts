@@ -1,7 +1,18 @@
 import { z } from "zod";
-import { queryInteger, ZAccountStatus, ZId, ZTimestamp } from "./common";
+import { queryInteger, ZAccountStatus, ZTimestamp } from "./common";
 import { ZCallDirection } from "./enums";
 import { ZPageInfo, ZPagination } from "./pagination";
+import {
+  boundedString,
+  callMinutesInt,
+  callSecondsInt,
+  countInt,
+  CURSOR_MAX_CHARS,
+  DAILY_USAGE_MAX_DAYS,
+  outputId,
+  PAGE_MAX_ITEMS,
+  twilioField,
+} from "./bounds";
 
 export const ZListUsageInput = z.object({
   limit: ZPagination.shape.limit,
@@ -12,16 +23,17 @@ export const ZListUsageInput = z.object({
   cursor: z
     .string()
     .min(1)
-    .max(200)
+    .max(CURSOR_MAX_CHARS)
     .optional()
     .describe("nextCursor of the previous page: the page after it, at the same cost at any depth"),
 });
 
-const ZBilledMinutes = z
-  .number()
-  .int()
-  .describe("Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0");
-const ZDurationSeconds = z.number().int().describe("Twilio's CallDuration, in seconds");
+const ZBilledMinutes = callMinutesInt().describe(
+  "Minutes billed: ceil(durationSeconds / 60) per call; a call of 0 seconds bills 0",
+);
+/** Billed minutes summed over calls. */
+const ZSummedMinutes = countInt();
+const ZDurationSeconds = callSecondsInt().describe("Twilio's CallDuration, in seconds");
 const ZPerMinuteRate = z.number().describe("USD per billed minute");
 const ZMonthlyBase = z.number().describe("USD per month, whatever the usage");
 
@@ -36,32 +48,40 @@ export const ZCostBreakdown = z
   })
   .describe("How the call's cost was reached");
 
-const ZUsageRecord = z.object({
-  id: ZId,
-  callSid: z.string().describe("Twilio's call SID (CA…); one usage record per call"),
-  direction: ZCallDirection,
-  callerPhone: z.string().describe("Shape A name of callerNumber; same value"),
-  callerNumber: z.string().describe("Who called (Twilio's From), E.164"),
-  calledNumber: z.string().describe("Who was called (Twilio's To), E.164"),
-  durationSeconds: ZDurationSeconds,
-  billedMinutes: ZBilledMinutes,
-  costBreakdown: ZCostBreakdown,
-  createdAt: ZTimestamp,
-});
+const ZUsageRecord = z
+  .object({
+    id: outputId(),
+    callSid: twilioField().describe("Twilio's call SID (CA…); one usage record per call"),
+    direction: ZCallDirection,
+    callerPhone: twilioField().describe("Shape A name of callerNumber; same value"),
+    callerNumber: twilioField().describe("Who called (Twilio's From), E.164"),
+    calledNumber: twilioField().describe("Who was called (Twilio's To), E.164"),
+    durationSeconds: ZDurationSeconds,
+    billedMinutes: ZBilledMinutes,
+    costBreakdown: ZCostBreakdown,
+    createdAt: ZTimestamp,
+  })
+  .meta({ id: "UsageRecord" });
 export const ZListUsageOutput = ZPageInfo.extend({
-  records: z.array(ZUsageRecord).describe("Newest first"),
-  nextCursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last page"),
+  records: z.array(ZUsageRecord).max(PAGE_MAX_ITEMS).describe("Newest first"),
+  nextCursor: boundedString(CURSOR_MAX_CHARS)
+    .nullable()
+    .describe("Pass as cursor for the next page; null on the last page"),
 });
 
 const ZTotals = z.object({
-  calls: z.number().int().describe("Completed calls"),
-  minutes: z.number().int().describe("Shape A name of billedMinutes; same value"),
-  billedMinutes: ZBilledMinutes.describe("Billed minutes, summed per call"),
+  calls: countInt().describe("Completed calls"),
+  minutes: ZSummedMinutes.describe("Shape A name of billedMinutes; same value"),
+  billedMinutes: ZSummedMinutes.describe("Billed minutes, summed per call"),
 });
 export const ZCurrentUsageOutput = z.object({
   currentMonth: ZTotals.extend({
     estimatedCost: z.number().describe("monthlyBase + the month's usage"),
-    period: z.string().describe("UTC calendar month, YYYY-MM"),
+    period: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .max(7)
+      .describe("UTC calendar month, YYYY-MM"),
   }).describe("This UTC calendar month"),
   allTime: ZTotals.describe("Since the account was created"),
   perMinuteRate: ZPerMinuteRate,
@@ -72,9 +92,9 @@ export const ZSubscriptionOutput = z.object({
   status: ZAccountStatus,
   monthlyBase: ZMonthlyBase,
   perMinuteRate: ZPerMinuteRate,
-  totalCalls: z.number().int().describe("Completed calls in the current period"),
-  totalMinutes: z.number().int().describe("Shape A name of totalBilledMinutes; same value"),
-  totalBilledMinutes: z.number().int().describe("Billed minutes in the current period"),
+  totalCalls: countInt().describe("Completed calls in the current period"),
+  totalMinutes: ZSummedMinutes.describe("Shape A name of totalBilledMinutes; same value"),
+  totalBilledMinutes: ZSummedMinutes.describe("Billed minutes in the current period"),
   hasPaymentMethod: z
     .boolean()
     .describe("Stripe mode: a payment method is on file; local billing mode: the account has paid"),
@@ -85,17 +105,24 @@ export const ZSubscriptionOutput = z.object({
 });
 
 export const ZDailyUsageInput = z.object({
-  days: queryInteger({ min: 1, max: 90 }).default(30).describe("How many UTC days, ending today (1–90, default 30)"),
+  days: queryInteger({ min: 1, max: DAILY_USAGE_MAX_DAYS })
+    .default(30)
+    .describe("How many UTC days, ending today (1–90, default 30)"),
 });
 export const ZDailyUsageOutput = z.object({
   days: z
     .array(
       z.object({
-        date: z.string().describe("UTC day, YYYY-MM-DD"),
-        calls: z.number().int().describe("Completed calls that day"),
-        billedMinutes: ZBilledMinutes.describe("Billed minutes that day"),
+        date: z
+          .string()
+          .regex(/^\d{4}-\d{2}-\d{2}$/)
+          .max(10)
+          .describe("UTC day, YYYY-MM-DD"),
+        calls: countInt().describe("Completed calls that day"),
+        billedMinutes: ZSummedMinutes.describe("Billed minutes that day"),
         totalCost: z.number().describe("Usage cost that day, USD (without the monthly base)"),
       }),
     )
+    .max(DAILY_USAGE_MAX_DAYS)
     .describe("Oldest first, one entry per day including days without calls, ending today (UTC)"),
 });

@@ -3,6 +3,25 @@ import { ZId, ZQueryTime, ZTimestamp } from "./common";
 import { ZDeliveryStatus, ZStartAttemptRole } from "./enums";
 import { ZEventType } from "./events";
 import { ZPageInfo, ZPagination } from "./pagination";
+import {
+  boundedInt,
+  boundedRecord,
+  boundedString,
+  DB_INT_MAX,
+  DELIVERY_ATTEMPTS_MAX_ITEMS,
+  httpStatusInt,
+  ID_MAX_CHARS,
+  latencyMsInt,
+  outputCode,
+  outputId,
+  outputMessage,
+  outputUrl,
+  PAGE_MAX_ITEMS,
+  REPLAY_MAX_DELIVERIES,
+  RESPONSE_EXCERPT_MAX_CHARS,
+  SECRET_MAX_CHARS,
+  twilioField,
+} from "./bounds";
 
 /** Where a delivery goes: one of the account's webhook endpoints, or the URL a number (or a call) names for the event. */
 export const ZDeliveryDestination = z.enum(["endpoint", "number-url"]);
@@ -11,13 +30,19 @@ export type DeliveryDestination = z.infer<typeof ZDeliveryDestination>;
 export const ZListDeliveriesInput = ZPagination.extend({
   endpointId: ZId.optional().describe("Only deliveries to this webhook endpoint"),
   status: ZDeliveryStatus.optional().describe("Only deliveries in this status"),
-  callSid: z.string().trim().min(1).max(64).optional().describe("Only deliveries of this call (Twilio's call SID)"),
+  callSid: z
+    .string()
+    .trim()
+    .min(1)
+    .max(ID_MAX_CHARS)
+    .optional()
+    .describe("Only deliveries of this call (Twilio's call SID)"),
   eventType: ZEventType.optional().describe("Only deliveries of this event type"),
   phoneNumberId: z
     .string()
     .trim()
     .min(1)
-    .max(64)
+    .max(ID_MAX_CHARS)
     .optional()
     .describe("Only deliveries about calls to or from this number (its id)"),
   destination: ZDeliveryDestination.optional().describe(
@@ -28,64 +53,74 @@ export const ZListDeliveriesInput = ZPagination.extend({
 });
 
 export const ZWebhookAttempt = z.object({
-  id: ZId,
+  id: outputId(),
   attemptedAt: ZTimestamp.describe("When the attempt was made"),
-  url: z.string().describe("Where it was sent"),
-  statusCode: z.number().int().nullable().describe("Your HTTP status; null when there was no answer"),
-  latencyMs: z.number().int().describe("Milliseconds until your answer, or until it was given up (10 s at most)"),
-  responseExcerpt: z.string().nullable().describe("At most 1 KiB of the response body (4 KiB for call.started)"),
-  error: z
-    .string()
+  url: outputUrl().describe("Where it was sent"),
+  statusCode: httpStatusInt().nullable().describe("Your HTTP status; null when there was no answer"),
+  latencyMs: latencyMsInt().describe("Milliseconds until your answer, or until it was given up (10 s at most)"),
+  responseExcerpt: boundedString(RESPONSE_EXCERPT_MAX_CHARS)
+    .nullable()
+    .describe("At most 1 KiB of the response body (4 KiB for call.started)"),
+  error: outputMessage()
     .nullable()
     .describe("Why there was no answer (time-out, refused connection, address not allowed…); null when there was one"),
   role: ZStartAttemptRole.nullable().describe("call.started only: which try this was; null for queued events"),
-  outcome: z
-    .string()
+  outcome: outputCode()
     .nullable()
     .describe(
       "call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events",
     ),
 });
 
-export const ZWebhookDelivery = z.object({
-  id: ZId,
-  eventId: z.string().describe("Sent as webhook-id; stable across retries"),
-  eventType: ZEventType,
-  callSid: z.string().nullable().describe("The call the event is about; null for none"),
-  url: z.string().describe("Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL"),
-  endpointId: ZId.nullable().describe(
-    "The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's)",
-  ),
-  status: ZDeliveryStatus,
-  attemptCount: z.number().int().describe("Attempts so far"),
-  nextAttemptAt: ZTimestamp.nullable().describe("When the next attempt is due; null when none is"),
-  lastAttemptAt: ZTimestamp.nullable().describe("When the last attempt was made; null before the first"),
-  deliveredAt: ZTimestamp.nullable().describe("When a 2xx was received; null until then"),
-  createdAt: ZTimestamp,
-  lastAttempt: ZWebhookAttempt.nullable().describe("The latest attempt; null before the first"),
-  endpointBackoffUntil: ZTimestamp.nullable().describe(
-    "Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule",
-  ),
-  synchronous: z
-    .boolean()
-    .describe("call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered"),
-  answerUse: z
-    .string()
-    .nullable()
-    .describe(
-      "Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback",
+export const ZWebhookDelivery = z
+  .object({
+    id: outputId(),
+    eventId: outputId().describe("Sent as webhook-id; stable across retries"),
+    eventType: ZEventType,
+    callSid: twilioField().nullable().describe("The call the event is about; null for none"),
+    url: outputUrl().describe(
+      "Where the event is sent: the number's (or call's) URL for its type, or the endpoint's URL",
     ),
-});
+    endpointId: outputId()
+      .nullable()
+      .describe(
+        "The destination: the webhook endpoint this delivery goes to (signed with its secret); null for the number's URL (signed with the account's)",
+      ),
+    status: ZDeliveryStatus,
+    attemptCount: boundedInt(0, DB_INT_MAX).describe("Attempts so far"),
+    nextAttemptAt: ZTimestamp.nullable().describe("When the next attempt is due; null when none is"),
+    lastAttemptAt: ZTimestamp.nullable().describe("When the last attempt was made; null before the first"),
+    deliveredAt: ZTimestamp.nullable().describe("When a 2xx was received; null until then"),
+    createdAt: ZTimestamp,
+    lastAttempt: ZWebhookAttempt.nullable().describe("The latest attempt; null before the first"),
+    endpointBackoffUntil: ZTimestamp.nullable().describe(
+      "Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule",
+    ),
+    synchronous: z
+      .boolean()
+      .describe("call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered"),
+    answerUse: outputCode()
+      .nullable()
+      .describe(
+        "Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback",
+      ),
+  })
+  .meta({ id: "WebhookDelivery" });
 
 export const ZListDeliveriesOutput = ZPageInfo.extend({
-  deliveries: z.array(ZWebhookDelivery).describe("Newest first"),
+  deliveries: z.array(ZWebhookDelivery).max(PAGE_MAX_ITEMS).describe("Newest first"),
 });
 export const ZDeliveryIdInput = z.object({ id: ZId.describe("The delivery's id") });
 export const ZDeliveryDetailOutput = z.object({
   delivery: ZWebhookDelivery.extend({
-    payload: z.record(z.string(), z.unknown()).describe("The event exactly as sent"),
-    attempts: z.array(ZWebhookAttempt).describe("Newest first; attempts older than 30 days are pruned"),
-  }).describe("The delivery with its payload and attempts"),
+    payload: boundedRecord().describe("The event exactly as sent"),
+    attempts: z
+      .array(ZWebhookAttempt)
+      .max(DELIVERY_ATTEMPTS_MAX_ITEMS)
+      .describe(`Newest first, at most ${DELIVERY_ATTEMPTS_MAX_ITEMS}; attempts older than 30 days are pruned`),
+  })
+    .meta({ id: "WebhookDeliveryDetail" })
+    .describe("The delivery with its payload and attempts"),
 });
 export const ZRotateSecretInput = z
   .object({
@@ -99,7 +134,7 @@ export const ZRotateSecretInput = z
   .optional();
 
 export const ZRotateSecretOutput = z.object({
-  webhookSecret: z.string().describe("The secret events are signed with from now on"),
+  webhookSecret: boundedString(SECRET_MAX_CHARS).describe("The secret events are signed with from now on"),
   previousSecretExpiresAt: ZTimestamp.nullable().describe(
     "Until then events carry signatures from both secrets; null when only the current secret signs",
   ),
@@ -126,12 +161,9 @@ export const ZReplayDeliveriesInput = z.object({
   status: ZDeliveryStatus.default("FAILED").describe("Which deliveries to queue again (default FAILED)"),
 });
 export const ZReplayDeliveriesOutput = z.object({
-  queued: z
-    .number()
-    .int()
-    .describe(
-      "Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted",
-    ),
+  queued: boundedInt(0, REPLAY_MAX_DELIVERIES).describe(
+    "Deliveries queued again (at most 1,000 a call); those still queued are left as they are and not counted",
+  ),
   more: z
     .boolean()
     .describe("true when more than 1,000 deliveries matched: replay again (once a minute) to queue the rest"),

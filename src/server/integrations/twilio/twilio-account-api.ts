@@ -1,4 +1,8 @@
 import { twilioRestClient } from "./twilio-rest-client";
+import { TWILIO_LIST_MAX_ITEMS, TWILIO_NAME_MAX_CHARS, URL_MAX_CHARS } from "../../../shared/schemas/bounds";
+
+/** What the API shows of Twilio's text: at most its bound (shared/schemas/bounds.ts), whatever Twilio holds. */
+const upTo = (max: number, text: string) => (text.length > max ? text.slice(0, max) : text);
 
 /**
  * The calls a Twilio connection makes (docs/decisions.md §10), through the official SDK
@@ -23,7 +27,7 @@ export async function fetchTwilioAccount(creds: TwilioCredentials): Promise<{ fr
   const account = await twilioRestClient(creds.accountSid, creds.authToken)
     .api.v2010.accounts(creds.accountSid)
     .fetch();
-  return { friendlyName: account.friendlyName, status: account.status };
+  return { friendlyName: upTo(TWILIO_NAME_MAX_CHARS, account.friendlyName), status: account.status };
 }
 
 function toNumber(n: {
@@ -37,9 +41,9 @@ function toNumber(n: {
   return {
     sid: n.sid,
     phoneNumber: n.phoneNumber,
-    friendlyName: n.friendlyName,
-    voiceUrl: n.voiceUrl || null,
-    statusCallback: n.statusCallback || null,
+    friendlyName: upTo(TWILIO_NAME_MAX_CHARS, n.friendlyName),
+    voiceUrl: n.voiceUrl ? upTo(URL_MAX_CHARS, n.voiceUrl) : null,
+    statusCallback: n.statusCallback ? upTo(URL_MAX_CHARS, n.statusCallback) : null,
   };
 }
 
@@ -52,17 +56,22 @@ export async function listTwilioSubaccounts(
 ): Promise<{ sid: string; friendlyName: string }[]> {
   const accounts = await twilioRestClient(creds.accountSid, creds.authToken).api.v2010.accounts.list({
     pageSize: PAGE_SIZE,
+    limit: TWILIO_LIST_MAX_ITEMS + 1, // the credentials' own account is in the list and left out
   });
-  return accounts.filter((a) => a.sid !== creds.accountSid).map((a) => ({ sid: a.sid, friendlyName: a.friendlyName }));
+  return accounts
+    .filter((a) => a.sid !== creds.accountSid)
+    .slice(0, TWILIO_LIST_MAX_ITEMS)
+    .map((a) => ({ sid: a.sid, friendlyName: upTo(TWILIO_NAME_MAX_CHARS, a.friendlyName) }));
 }
 
-/** Every incoming number of the account, across all of Twilio's pages (the SDK follows next_page_uri). */
+/** The account's incoming numbers, across Twilio's pages (the SDK follows next_page_uri), the first TWILIO_LIST_MAX_ITEMS. */
 export async function listTwilioNumbers(
   creds: TwilioCredentials,
   filter: { phoneNumber?: string } = {},
 ): Promise<TwilioIncomingNumber[]> {
   const numbers = await twilioRestClient(creds.accountSid, creds.authToken).incomingPhoneNumbers.list({
     pageSize: PAGE_SIZE,
+    limit: TWILIO_LIST_MAX_ITEMS,
     ...(filter.phoneNumber && { phoneNumber: filter.phoneNumber }),
   });
   return numbers.map(toNumber);

@@ -20,8 +20,9 @@ import { firstInvalidXmlChar } from "./xml-chars";
 import { E164 } from "../../../shared/schemas/e164";
 import { checkCallbackUrl, type CallbackUrlPolicyOptions } from "../../../shared/url-policy";
 import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
+import { ACTIONS_MAX_ITEMS } from "../../../shared/schemas/bounds";
 
-const MAX_ACTIONS = 50;
+const MAX_ACTIONS = ACTIONS_MAX_ITEMS;
 const MAX_SAY_CHARS = 4096;
 const MAX_PLAY_URL_CHARS = 2048;
 

@@ -4,13 +4,13 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { issueApiKey, type KeyMaker } from "./issue-api-key";
 import type { API_KEY_SCOPES } from "../../../shared/schemas/api-keys";
+import { API_KEYS_MAX_ITEMS } from "../../../shared/schemas/bounds";
 
 type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** The stored scope as the API names it (anything but `read-only` is a full key, as before scopes). */
 const scopeOf = (stored: string): ApiKeyScope => (stored === "read-only" ? "read-only" : "full");
 
 /** A ceiling against runaway scripts; revoked keys do not count. */
-const MAX_ACTIVE_KEYS = 100;
 
 export async function createApiKey(opts: {
   accountId: string;
@@ -36,10 +36,10 @@ export async function createApiKey(opts: {
       .where("accountId", "=", opts.accountId)
       .where("revokedAt", "is", null)
       .executeTakeFirstOrThrow();
-    if (Number(active) >= MAX_ACTIVE_KEYS) {
+    if (Number(active) >= API_KEYS_MAX_ITEMS) {
       throw new AppError(
         "VALIDATION_FAILED",
-        `An account can hold at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
+        `An account can hold at most ${API_KEYS_MAX_ITEMS} active API keys; revoke one first.`,
       );
     }
     const created = await issueApiKey(trx, opts.accountId, opts.label ?? null, opts.maker, {

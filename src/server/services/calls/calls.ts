@@ -8,6 +8,7 @@ import type { CommandEntry } from "./control/run-command";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../pagination/keyset-cursor";
 import type { EventType } from "../../../shared/schemas/events";
 import { CALL_ANSWERS, CALL_END_REASONS, type CallDirection, type CallEndReason } from "../../../shared/schemas/enums";
+import { CALL_READ } from "../../../shared/schemas/bounds";
 
 type CallStatus = TCall["status"];
 type CallAnswer = NonNullable<TCall["answer"]>;
@@ -96,7 +97,7 @@ export async function listCalls(opts: ListCallsOptions) {
   };
 }
 
-const MAX_COMMANDS = 200;
+const MAX_COMMANDS = CALL_READ.commands;
 
 /**
  * A live command's answer shows its own timeline row as the command wrote it: the read beside that
@@ -124,14 +125,18 @@ export async function getCall(opts: { accountId: string; callSid: string }, also
   const ofCall = { call: { callSid: opts.callSid, accountId: opts.accountId } };
   const [call, requests, commands, recordings, usage, deliveries, attempts] = await Promise.all([
     db().call.findFirst({ where: { callSid: opts.callSid, accountId: opts.accountId } }),
-    db().callRequest.findMany({ where: ofCall, orderBy: [{ at: "asc" }, { id: "asc" }], take: 200 }),
+    db().callRequest.findMany({ where: ofCall, orderBy: [{ at: "asc" }, { id: "asc" }], take: CALL_READ.requests }),
     db().callCommand.findMany({ where: ofCall, orderBy: [{ at: "asc" }, { id: "asc" }], take: MAX_COMMANDS }),
-    db().callRecording.findMany({ where: ofCall, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 100 }),
+    db().callRecording.findMany({
+      where: ofCall,
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: CALL_READ.recordings,
+    }),
     db().usageRecord.findFirst({ where: { accountId: opts.accountId, callSid: opts.callSid } }),
     db().webhookDelivery.findMany({
       where: { accountId: opts.accountId, callSid: opts.callSid },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: 100,
+      take: CALL_READ.deliveries,
     }),
     // Only call.started deliveries (synchronous) show their tries, a handful each: read beside their deliveries.
     db().webhookAttempt.findMany({
@@ -144,7 +149,7 @@ export async function getCall(opts: { accountId: string; callSid: string }, also
   const triesOf = new Map<string, WebhookAttempt[]>();
   for (const a of attempts) {
     const tries = triesOf.get(a.deliveryId) ?? [];
-    if (tries.length < 3) triesOf.set(a.deliveryId, [...tries, a]);
+    if (tries.length < CALL_READ.startTries) triesOf.set(a.deliveryId, [...tries, a]);
   }
 
   const timeline: (TTimelineEntry & { order: number })[] = [];

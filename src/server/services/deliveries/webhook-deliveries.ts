@@ -11,6 +11,7 @@ import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../../shared/schemas/events";
 import type { DeliveryDestination } from "../../../shared/schemas/webhook-deliveries";
 import { type AuditOrigin, recordAudit } from "../audit/record-audit";
+import { DELIVERY_ATTEMPTS_MAX_ITEMS, REPLAY_MAX_DELIVERIES } from "../../../shared/schemas/bounds";
 
 type EventTypeName = EventType;
 
@@ -120,7 +121,7 @@ export async function listDeliveries(opts: {
 export async function getDelivery(opts: { accountId: string; id: string }) {
   const d = await db().webhookDelivery.findFirst({
     where: { id: opts.id, accountId: opts.accountId },
-    include: { attempts: { orderBy: { attemptedAt: "desc" } } },
+    include: { attempts: { orderBy: { attemptedAt: "desc" }, take: DELIVERY_ATTEMPTS_MAX_ITEMS } },
   });
   if (!d) throw new AppError("NOT_FOUND", "No such delivery.");
   const backoffs = await endpointBackoffs(opts.accountId, [d.url]);
@@ -136,7 +137,6 @@ export async function getDelivery(opts: { accountId: string; id: string }) {
 /** docs/decisions.md §8: a redeliver within this long of the one that restarted a delivery sends nothing more. */
 const REDELIVER_WINDOW_SECONDS = 5;
 /** docs/decisions.md §20: one replay queues at most this many deliveries. */
-const REPLAY_MAX_DELIVERIES = 1000;
 
 /**
  * A new retry cycle (status PENDING, no attempt yet in it, due now), queued again: set by one statement with

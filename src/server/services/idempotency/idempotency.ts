@@ -3,6 +3,7 @@ import { kysely } from "../../db/kysely";
 import { env } from "../../env";
 import { decryptSecret, encryptSecret } from "../../crypto/secret-box";
 import { AppError } from "../../errors/app-error";
+import { IDEMPOTENCY_KEY_MAX_CHARS } from "../../../shared/schemas/bounds";
 
 /** docs/decisions.md §11: a key answers the same for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -16,7 +17,7 @@ const PRUNE_BATCH = 50;
 
 /** 1–255 printable ASCII characters (space to tilde), as Stripe accepts. */
 export function validIdempotencyKey(key: string): boolean {
-  return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
+  return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_CHARS && /^[\x20-\x7e]+$/.test(key);
 }
 
 type Emit = { text: string } | { value: unknown };

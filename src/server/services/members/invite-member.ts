@@ -7,6 +7,7 @@ import { AppError } from "../../errors/app-error";
 import { enforceRateLimits, type BucketPolicy } from "../../rate-limit/rate-limiter";
 import { recordAudit, type AuditOrigin } from "../audit/record-audit";
 import { INVITATION_LIFETIME_MS, newInvitationToken } from "./invitation-token";
+import { MEMBERS_MAX_ITEMS } from "../../../shared/schemas/bounds";
 
 /**
  * An account can make us mail any address, so invitations are bounded like the other mail anyone can cause
@@ -63,6 +64,27 @@ export async function inviteMember(opts: {
       .where("u.email", "=", email)
       .executeTakeFirst();
     if (member) throw new AppError("EMAIL_TAKEN", `${email} is already a member of this account.`);
+    // Members and pending invitations (this address's own is replaced below): one invitation at a time per account.
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`invitations:${opts.accountId}`}, 0))`.execute(trx);
+    const { members, pending } = await trx
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom("Membership")
+          .select(eb.fn.countAll<string>().as("n"))
+          .where("accountId", "=", opts.accountId)
+          .as("members"),
+        eb
+          .selectFrom("Invitation")
+          .select(eb.fn.countAll<string>().as("n"))
+          .where("accountId", "=", opts.accountId)
+          .where("email", "!=", email)
+          .where("acceptedAt", "is", null)
+          .where("revokedAt", "is", null)
+          .where("expiresAt", ">", now)
+          .as("pending"),
+      ])
+      .executeTakeFirstOrThrow();
+    if (Number(members) + Number(pending) >= MEMBERS_MAX_ITEMS) throw new AppError("MEMBER_LIMIT_REACHED");
     const replaced = await trx
       .updateTable("Invitation")
       .set({ revokedAt: now })

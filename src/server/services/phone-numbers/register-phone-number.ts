@@ -11,6 +11,7 @@ import { accountEngineVoiceUrl } from "../accounts/engine-voice-url";
 import { twilioCredentialsOf } from "../twilio-connection/twilio-connection-credentials";
 import { toPhoneNumberDto } from "./phone-number-dto";
 import { pointNumberAtEngine } from "./twilio-number-setup";
+import { PHONE_NUMBERS_MAX_ITEMS } from "../../../shared/schemas/bounds";
 
 /** docs/decisions.md §10: numbers nobody has proven are first-come, so an account may hold only so many. */
 const UNVERIFIED_NUMBER_LIMIT = 25;
@@ -77,6 +78,16 @@ async function insertNumber(opts: {
     return await sqlTransaction(async (trx) => {
       // One registration at a time per account: the unverified count below cannot be raced past the limit.
       await trx.selectFrom("Account").select("id").where("id", "=", accountId).forUpdate().execute();
+      const { held } = await trx
+        .selectFrom("PhoneNumber")
+        .select((eb) => eb.fn.countAll<string>().as("held"))
+        .where("accountId", "=", accountId)
+        .executeTakeFirstOrThrow();
+      if (Number(held) >= PHONE_NUMBERS_MAX_ITEMS)
+        throw new AppError(
+          "NUMBER_LIMIT_REACHED",
+          `This account holds ${PHONE_NUMBERS_MAX_ITEMS} numbers, the most it may; release one to register another.`,
+        );
       if (verified) {
         // Ownership beats first-come: another account's unproven claim on the number is released (its history stays).
         const squatters = await trx
