@@ -115,6 +115,27 @@ test("a viewer switches to the account they were added to, sees no secret and no
   await expect(page.getByRole("button", { name: "Add number" })).toHaveAttribute("aria-describedby", /.+/);
   await pageChecks(page, violations, "numbers as a viewer");
 
+  // The number's Shadow tab (docs/decisions.md §23): the report is there to read; setting a shadow is disabled
+  // with the same reason.
+  const { phoneNumbers } = await api<{ phoneNumbers: { id: string }[] }>(owner.apiKey, "/api/phone-numbers");
+  await row.getByRole("link", { name: "Shadow" }).click();
+  await expect(page).toHaveURL(`/dashboard/numbers/${phoneNumbers[0]!.id}/shadow`);
+  await expect(page.getByTestId("shadow-report")).toBeVisible();
+  const shadowForm = page.getByTestId("shadow-form");
+  await expect(shadowForm.getByLabel("Shadow URL")).toBeDisabled();
+  await expect(shadowForm.getByRole("button", { name: "Start shadowing" })).toBeDisabled();
+  await expect(shadowForm.getByRole("button", { name: "Start shadowing" })).toHaveAttribute("aria-describedby", /.+/);
+  await expect(shadowForm.getByText("Viewers can't change numbers: ask an owner or admin.")).toBeVisible();
+  await pageChecks(page, violations, "a number's Shadow tab as a viewer");
+
+  // A call's replay: the action is disabled with its reason.
+  const seeded = await seeds(pool).call({ accountId: owner.accountId, toNumber: owner.number });
+  await page.goto(`/dashboard/calls?call=${seeded.callSid}`);
+  const replay = page.getByTestId("replay-call");
+  await expect(replay.getByRole("button", { name: "Replay against…" })).toBeDisabled();
+  await expect(replay.getByText("Viewers can't replay calls: ask an owner or admin.")).toBeVisible();
+  await pageChecks(page, violations, "a call's page as a viewer");
+
   // Keys: the owner's key with its role and maker; creating and revoking disabled; no full key anywhere.
   await page.goto("/dashboard/keys");
   const keyRow = page.getByTestId("api-key-row").first();
