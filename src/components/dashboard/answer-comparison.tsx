@@ -3,7 +3,7 @@ import { CodeLabel } from "@/components/ui/code-label";
 import { TwimlDiff } from "./twiml-diff";
 
 /** How two answers to the same call.started compared (docs/decisions.md §23), after normalising the TwiML. */
-export type ComparisonOutcome = "same" | "different" | "failed";
+type ComparisonOutcome = "same" | "different" | "failed";
 
 type Answer = { answer: string | null; twiml: string | null; latencyMs?: number; error?: string | null };
 
