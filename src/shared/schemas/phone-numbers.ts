@@ -7,6 +7,7 @@ import { ZId, ZTimestamp } from "./common";
 import { E164, E164_RULE, US_E164, US_E164_RULE } from "./e164";
 import { ZGetCallOutput } from "./calls";
 import { ZDailyMinuteCap } from "./limits";
+import { ZShadow, zShadowInput } from "./shadow";
 
 export const ZUsPhoneNumber = z
   .string()
@@ -31,6 +32,7 @@ export const ZPhoneNumber = z.object({
     .number()
     .int()
     .describe("Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them"),
+  shadow: ZShadow.nullable(),
   createdAt: ZTimestamp,
 });
 export const ZPhoneNumberOutput = z.object({ phoneNumber: ZPhoneNumber.describe("The number") });
@@ -96,6 +98,7 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions, 
       dailyMinuteCap: ZDailyMinuteCap.optional().describe(
         `${ZDailyMinuteCap.description} Omitted: unchanged; null clears it.`,
       ),
+      shadow: zShadowInput(policy),
       configureTwilio: z
         .literal(true)
         .optional()

@@ -8,7 +8,17 @@ import { ZPageInfo, ZPagination } from "./pagination";
 export const ZDeliveryDestination = z.enum(["endpoint", "number-url"]);
 export type DeliveryDestination = z.infer<typeof ZDeliveryDestination>;
 
+/** docs/decisions.md §23: what a delivery is: an event owed to the customer, or a shadow's or a replay's call.started. */
+export const DELIVERY_KINDS = ["event", "shadow", "replay"] as const;
+export const ZDeliveryKind = z
+  .enum(DELIVERY_KINDS)
+  .describe(
+    "event: an event owed to you (retried, redeliverable); shadow: a call.started mirrored to a number's shadow backend; replay: a call.started sent by POST /api/calls/{callSid}/replay. Shadow and replay requests are sent once, never retried or redelivered, and count towards no alert or endpoint health",
+  );
+export type DeliveryKind = z.infer<typeof ZDeliveryKind>;
+
 export const ZListDeliveriesInput = ZPagination.extend({
+  kind: ZDeliveryKind.optional().describe("Only deliveries of this kind"),
   endpointId: ZId.optional().describe("Only deliveries to this webhook endpoint"),
   status: ZDeliveryStatus.optional().describe("Only deliveries in this status"),
   callSid: z.string().trim().min(1).max(64).optional().describe("Only deliveries of this call (Twilio's call SID)"),
@@ -66,6 +76,7 @@ export const ZWebhookDelivery = z.object({
   endpointBackoffUntil: ZTimestamp.nullable().describe(
     "Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule",
   ),
+  kind: ZDeliveryKind,
   synchronous: z
     .boolean()
     .describe("call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered"),

@@ -89,6 +89,7 @@ function lookupQuery(
         "n.onCallEndUrl as numberEndUrl",
         "n.onErrorUrl as numberErrorUrl",
         "n.answerPolicy as numberAnswerPolicy",
+        "n.shadow as numberShadow",
         "tc.accountSid as connectionAccountSid",
         "tc.authTokenEnc as connectionAuthTokenEnc",
         callAsJson.as("call"),
@@ -361,6 +362,7 @@ export async function lookupEngineRequest(opts: {
     numberEndUrl,
     numberErrorUrl,
     numberAnswerPolicy,
+    numberShadow,
     connectionAccountSid,
     connectionAuthTokenEnc,
   } = row;
@@ -372,6 +374,7 @@ export async function lookupEngineRequest(opts: {
           onCallEndUrl: numberEndUrl,
           onErrorUrl: numberErrorUrl,
           answerPolicy: numberAnswerPolicy,
+          shadow: numberShadow,
         }
       : null;
   const account: EngineAccount = {

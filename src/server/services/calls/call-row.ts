@@ -30,6 +30,8 @@ export type EngineNumber = {
   onErrorUrl: string | null;
   /** docs/decisions.md §12: timeout, fallback, last resort; null for the defaults (and where no call is asked). */
   answerPolicy?: unknown;
+  /** docs/decisions.md §23: the number's shadow backend, read with its routing (engine/shadow.ts); null for none. */
+  shadow?: unknown;
 };
 
 // The call's columns that decide it; the call log's (answer, error, TwiML of up to 16 KiB) are no part of that.

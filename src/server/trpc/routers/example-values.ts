@@ -38,6 +38,7 @@ export const exampleNumber = {
   twilioConfigured: true,
   dailyMinuteCap: 600,
   minutesToday: 42,
+  shadow: null,
   createdAt: exampleTime,
 } satisfies z.output<typeof ZPhoneNumber>;
 
@@ -78,6 +79,7 @@ export const exampleDelivery = {
   createdAt: exampleTime,
   lastAttempt: exampleAttempt,
   endpointBackoffUntil: null,
+  kind: "event",
   synchronous: false,
   answerUse: null,
 } satisfies z.output<typeof ZWebhookDelivery>;
