@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { simulateInboundCall } from "../src/twilio-simulator/twilio-simulator";
 import { api, apiResponse, createAccount, signedIn, type TestAccount } from "../tests/support/accounts";
-import { uniqueNumber } from "../tests/support/helpers";
+import { screenshots, uniqueNumber } from "../tests/support/helpers";
 import { overflowOf, seriousAxeFindings, watchViolations } from "../tests/support/page-checks";
 import { startReceiver } from "../tests/support/receiver";
 
@@ -126,6 +126,7 @@ test("a shadow set on the number's Shadow tab: its differing and failed calls si
     "1 line only in Your backend (−), 2 lines only in Shadow (+).",
   );
   await pageChecks(page, violations, "the Shadow tab with a differing call");
+  await screenshots(page, "shadow-tab");
 
   // A shadow that fails: the call is listed as failed, with the shadow's error.
   await page.getByTestId("shadow-form").getByLabel("Shadow URL").fill(backend.url("/broken/start"));
@@ -171,6 +172,7 @@ test("a past call replayed against another backend: the outcome and both answers
   await expect(result.getByTestId("comparison-a").getByTestId("comparison-answer")).toHaveAttribute("data-code", "xml");
   await expect(result.locator('td[data-kind="added"]').filter({ hasText: "Calls may be recorded" })).toHaveCount(1);
   await pageChecks(page, violations, "a call's replay");
+  await screenshots(page, "call-replay");
 
   // The same answer, laid out differently, is the same.
   await url.fill(backend.url("/same/start"));
