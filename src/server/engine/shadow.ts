@@ -27,7 +27,7 @@ import { shadowDto } from "../../shared/schemas/shadow";
 import { countPendingWrites, writeLater } from "./write-later";
 
 /** docs/decisions.md §23: shadow requests in flight per account (per instance, see above). */
-export const SHADOW_IN_FLIGHT_MAX = 10;
+const SHADOW_IN_FLIGHT_MAX = 10;
 const BATCH_MAX = 100;
 const LINGER_MS = 25;
 

@@ -8,6 +8,5 @@ export {
   interpretStartAnswer,
   REJECT_BUSY_TWIML,
   REJECT_TWIML,
-  type StartAnswer,
   type StartAnswerInput,
 } from "../services/answers/start-answer";

@@ -8,7 +8,7 @@ import { ZId, ZQueryTime, ZTimestamp } from "./common";
 
 export const SHADOW_OUTCOMES = ["same", "different", "failed"] as const;
 export type ShadowOutcome = (typeof SHADOW_OUTCOMES)[number];
-export const ZShadowOutcome = z
+const ZShadowOutcome = z
   .enum(SHADOW_OUTCOMES)
   .describe(
     "same: the two answers give Twilio the same TwiML once normalised (whitespace, attribute order, Routekit's own additions); different: they do not; failed: the shadow's (or replayed) answer could not be used (timeout, status, invalid document)",
@@ -97,7 +97,7 @@ export const ZShadowReportInput = z.object({
   ),
 });
 
-export const ZShadowCall = z.object({
+const ZShadowCall = z.object({
   callSid: z.string().describe("The call (Twilio's call SID)"),
   startedAt: ZTimestamp.describe("When its voice request arrived"),
   outcome: ZShadowOutcome,
@@ -140,7 +140,7 @@ export const ZShadowReportOutput = z.object({
     .describe("The last 100 mirrored calls since `since` that were `different` or `failed`, newest first"),
 });
 
-export const ZReplayInput = z.object({
+const ZReplayInput = z.object({
   callSid: z.string().trim().min(1).max(64).describe("The past inbound call (Twilio's call SID)"),
   onCallStartUrl: z.string().describe("Where to send the call's call.started again"),
 });

@@ -10,7 +10,7 @@ export type DeliveryDestination = z.infer<typeof ZDeliveryDestination>;
 
 /** docs/decisions.md §23: what a delivery is: an event owed to the customer, or a shadow's or a replay's call.started. */
 export const DELIVERY_KINDS = ["event", "shadow", "replay"] as const;
-export const ZDeliveryKind = z
+const ZDeliveryKind = z
   .enum(DELIVERY_KINDS)
   .describe(
     "event: an event owed to you (retried, redeliverable); shadow: a call.started mirrored to a number's shadow backend; replay: a call.started sent by POST /api/calls/{callSid}/replay. Shadow and replay requests are sent once, never retried or redelivered, and count towards no alert or endpoint health",
