@@ -53,6 +53,8 @@ const DASHBOARD: Visit[] = [
   { route: "/dashboard", url: "/dashboard" },
   { route: "/dashboard/twilio", url: "/dashboard/twilio" },
   { route: "/dashboard/numbers", url: "/dashboard/numbers" },
+  { route: "/dashboard/numbers/[id]", url: "/dashboard/numbers/{numberId}" },
+  { route: "/dashboard/numbers/[id]/shadow", url: "/dashboard/numbers/{numberId}/shadow" },
   { route: "/dashboard/calls", url: "/dashboard/calls" },
   { route: "/dashboard/calls", url: "/dashboard/calls?call={callSid}" },
   { route: "/dashboard/deliveries", url: "/dashboard/deliveries" },
@@ -122,16 +124,24 @@ async function visitPage(which: keyof typeof contexts): Promise<Page> {
 
 test.beforeAll(async ({ browser }, workerInfo) => {
   backend = await startReceiver((r, res) =>
-    r.path === "/start"
-      ? res.writeHead(200, { "content-type": "text/xml" }).end("<Response><Say>Hi</Say></Response>")
+    r.path === "/start" || r.path === "/shadow"
+      ? res
+          .writeHead(200, { "content-type": "text/xml" })
+          .end(r.path === "/start" ? "<Response><Say>Hi</Say></Response>" : "<Response><Say>Hello</Say></Response>")
       : res.writeHead(r.path === "/end" ? 500 : 200).end("ok"),
   );
   paid = await createAccount("sweep", { paid: true });
   unpaid = await createAccount("sweep-unpaid", { paid: false });
   const number = uniqueNumber();
-  await api(paid.apiKey, "/api/phone-numbers", {
+  const registered = await api(paid.apiKey, "/api/phone-numbers", {
     method: "POST",
     body: { phoneNumber: number, onCallStartUrl: backend.url("/start"), onCallEndUrl: backend.url("/end") },
+  });
+  seed.numberId = registered.phoneNumber.id;
+  // docs/decisions.md §23: a shadow that answers differently, so the Shadow tab shows a call's two answers.
+  await api(paid.apiKey, `/api/phone-numbers/${seed.numberId}`, {
+    method: "PATCH",
+    body: { shadow: { onCallStartUrl: backend.url("/shadow") } },
   });
   const played = await simulateInboundCall({
     engineUrl: paid.engineVoiceUrl,

@@ -192,3 +192,43 @@ test("someone in one account sees the account and their role, and no switcher", 
   await expect(switcher.getByTestId("current-role")).toHaveText("Owner");
   await expect(switcher.getByRole("combobox")).toHaveCount(0);
 });
+
+test("a viewer reads a number's shadow report, and may neither set a shadow nor replay a call", async ({ page }) => {
+  test.setTimeout(180_000);
+  const owner = await ownerAccount();
+  const person = await createAccount("roles-shadow-viewer", { paid: false });
+  const {
+    rows: [user],
+  } = await pool.query<{ id: string }>(`SELECT id FROM "User" WHERE email = $1`, [person.email]);
+  await seeds(pool).membership({ accountId: owner.accountId, userId: user!.id, role: "viewer" });
+  const seeded = await seeds(pool).call({ accountId: owner.accountId, toNumber: owner.number });
+  const violations = await watchViolations(page);
+  await signedIn(page, person);
+  await page.goto("/dashboard");
+  const switcher = page.getByTestId("account-switcher");
+  await switcher.getByRole("combobox", { name: "Switch account" }).selectOption({ label: `${COMPANY} (Viewer)` });
+  await switcher.getByRole("button", { name: "Switch" }).click();
+  await expect(switcher.getByTestId("current-role")).toHaveText("Viewer");
+  await page.goto("/dashboard/numbers");
+  const row = page.getByTestId("number-row").filter({ hasText: owner.number });
+
+  // The number's Shadow tab (docs/decisions.md §23): the report is there to read; setting a shadow is disabled
+  // with the reason the numbers page gives.
+  const { phoneNumbers } = await api<{ phoneNumbers: { id: string }[] }>(owner.apiKey, "/api/phone-numbers");
+  await row.getByRole("link", { name: "Shadow" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/numbers/${phoneNumbers[0]!.id}/shadow$`));
+  await expect(page.getByTestId("shadow-report")).toBeVisible();
+  const shadowForm = page.getByTestId("shadow-form");
+  await expect(shadowForm.getByLabel("Shadow URL")).toBeDisabled();
+  await expect(shadowForm.getByRole("button", { name: "Start shadowing" })).toBeDisabled();
+  await expect(shadowForm.getByRole("button", { name: "Start shadowing" })).toHaveAttribute("aria-describedby", /.+/);
+  await expect(shadowForm.getByText("Viewers can't change numbers: ask an owner or admin.")).toBeVisible();
+  await pageChecks(page, violations, "a number's Shadow tab as a viewer");
+
+  // A call's replay: the action is disabled with its reason.
+  await page.goto(`/dashboard/calls?call=${seeded.callSid}`);
+  const replay = page.getByTestId("replay-call");
+  await expect(replay.getByRole("button", { name: "Replay against…" })).toBeDisabled();
+  await expect(replay.getByText("Viewers can't replay calls: ask an owner or admin.")).toBeVisible();
+  await pageChecks(page, violations, "a call's page as a viewer");
+});

@@ -263,6 +263,16 @@ async function foreignResources(owner: TestAccount): Promise<Record<string, Fore
     "DELETE /api/phone-numbers/:id": numberResource,
     // docs/decisions.md §21: simulating a call to another account's number finds nothing to call.
     "POST /api/phone-numbers/:id/simulate-call": { ...numberResource, expect: NOT_FOUND },
+    // docs/decisions.md §23: another account's number's shadow report is refused like the number itself.
+    "GET /api/phone-numbers/:id/shadow": numberResource,
+    // docs/decisions.md §23: replaying another account's call is 404, and sends nothing.
+    "POST /api/calls/:callSid/replay": {
+      id: callSid,
+      leak: "+14155550177",
+      expect: NOT_FOUND,
+      body: { onCallStartUrl: "https://v2.example.com/start" },
+      stillThere: async () => expect((await owner.as("GET", `/api/calls/${callSid}`)).status).toBe(200),
+    },
     "GET /api/calls/:callSid": {
       id: callSid,
       leak: "+14155550177",

@@ -15,6 +15,7 @@ import { eventData } from "../services/calls/finish-call";
 import { fallbackTwiml, interpretStartAnswer } from "./start-answer";
 import { recordAnswerLater, type AnswerRecord, type StartAttempt } from "./call-log";
 import { afterAnswer } from "./write-later";
+import { startShadow } from "./shadow";
 import { twimlFromActions } from "../services/answers/actions-to-twiml";
 import { env } from "../env";
 import type { CallAnswer, StartAttemptRole, TakenOverBy } from "../../shared/schemas/enums";
@@ -72,6 +73,8 @@ export async function decideCall(
     gate?: VoiceGate;
     /** The number is `listen` (docs/decisions.md §19): its primary is the account's listeners while one is connected. */
     listen?: boolean;
+    /** The number's shadow (docs/decisions.md §23, shadow.ts), as the lookup read it; absent or null: none. */
+    shadow?: unknown;
   } = {},
 ): Promise<CallDecision> {
   // Checked and set in one turn of the event loop: the outage path's timer cannot slip in between.
@@ -140,12 +143,29 @@ export async function decideCall(
   const primaryStart = Date.now();
   const primaryEnd =
     primaryStart + Math.min(policy.answerTimeoutMs ?? config.callbackStartTimeoutMs, deadline - primaryStart);
+  // docs/decisions.md §23: the shadow's copy goes out now too, and nothing below waits for it.
+  const shadow = opts.shadow
+    ? startShadow({
+        shadow: opts.shadow,
+        account,
+        call,
+        event,
+        secrets,
+        timeoutMs: primaryEnd - primaryStart,
+        receivedAt,
+      })
+    : null;
   let result = await ask("primary", call.onCallStartUrl, payload, primaryEnd - primaryStart);
   const primaryFailure = result.ok ? null : result.failure;
   if (!result.ok && result.retryable && primaryEnd - Date.now() >= RETRY_MIN_MS) {
     result = await ask("retry", call.onCallStartUrl, payload, primaryEnd - Date.now());
   }
 
+  shadow?.settle({
+    answer: result.ok ? result.form : result.failure.code,
+    twiml: result.ok ? result.twiml : null,
+    latencyMs: attempts.reduce((sum, a) => sum + a.latencyMs, 0),
+  });
   let decision: Decision;
   if (result.ok) {
     decision = { answer: result.form, twiml: result.twiml, takenOverBy: "retry" };
@@ -201,7 +221,7 @@ export async function askBackend(
   call: EngineCall,
   params: EngineParams,
   receivedAt: Date,
-  opts: { test?: boolean; gate?: VoiceGate; listen?: boolean } = {},
+  opts: { test?: boolean; gate?: VoiceGate; listen?: boolean; shadow?: unknown } = {},
 ): Promise<string> {
   const { twiml, record, callError } = await decideCall(account, call, params, receivedAt, opts);
   recordAnswerLater(record);

@@ -195,7 +195,8 @@ async function answerInbound(
   // made that this would refuse is a bug in one of the two, never a call to answer.
   if (inserted && (rejection || guard.countsLiveCalls))
     throw new AppError("INTERNAL", "The engine's lookup inserted a call that its rules refuse.");
-  if (inserted) return askBackend(account, inserted, params, receivedAt, { gate, listen: number?.listen });
+  if (inserted)
+    return askBackend(account, inserted, params, receivedAt, { gate, listen: number?.listen, shadow: number?.shadow });
   // rejectionOf refuses every call to a number not registered here, so past this block there is a number.
   if (rejection || !number) {
     const { error, endReason, twiml } = rejection ?? rejectionOf(account, null, guard, params)!;
@@ -249,7 +250,7 @@ async function answerInbound(
     );
     return CONCURRENCY_REJECTION.twiml;
   }
-  return askBackend(account, recorded.call, params, receivedAt, { gate, listen: number.listen });
+  return askBackend(account, recorded.call, params, receivedAt, { gate, listen: number.listen, shadow: number.shadow });
 }
 
 /**

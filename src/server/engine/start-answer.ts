@@ -1,48 +1,12 @@
 /**
- * Turns the customer's answer to `call.started` (the POST to `onCallStartUrl`) into the TwiML we
- * hand back to Twilio.
- *
- * Product decision: a 2xx answer decides the call when it is
- *   - XML that is a TwiML `<Response>` document (returned to Twilio as is),
- *   - JSON `{ "twiml": "<Response>…</Response>" }` (likewise), or
- *   - JSON `{ "actions": [ { "say": … }, { "play": … }, { "dial": … }, { "pause": n }, { "hangup": true } ] }`
- *     (built with the Twilio SDK's TwiML builder).
- * Anything else is an error: the caller plays `fallbackTwiml()` and emits `call.error`.
- *
- * Pure: no I/O, no logging. Error messages are written for the customer (they end up in the
- * `call.error` event) and never echo more than a short excerpt of their document.
+ * The engine's view of how an answer to `call.started` is checked: the rule itself lives in
+ * services/answers/start-answer.ts, where a shadow's answer and a replay's are checked by it too
+ * (docs/decisions.md §23).
  */
-import { twimlFromActions } from "../services/answers/actions-to-twiml";
-import { checkResponseDocument } from "../services/answers/check-twiml";
-import {
-  interpretAnswer,
-  type StartAnswerErrorCode,
+export {
+  fallbackTwiml,
+  interpretStartAnswer,
+  REJECT_BUSY_TWIML,
+  REJECT_TWIML,
   type StartAnswerInput,
-} from "../services/answers/interpret-answer";
-
-export { fallbackTwiml, REJECT_BUSY_TWIML, REJECT_TWIML } from "../services/answers/fixed-twiml";
-export type { StartAnswerInput } from "../services/answers/interpret-answer";
-
-export type StartAnswer =
-  | { ok: true; twiml: string; form: "xml" | "json-twiml" | "json-actions" }
-  | { ok: false; code: StartAnswerErrorCode; message: string };
-
-export function interpretStartAnswer(res: StartAnswerInput): StartAnswer {
-  const answer = interpretAnswer(res);
-  const invalid = (message: string): StartAnswer => ({ ok: false, code: "START_CALLBACK_INVALID", message });
-  switch (answer.form) {
-    case "refused":
-      return { ok: false, code: answer.code, message: answer.message };
-    case "json-actions": {
-      const built = twimlFromActions(answer.actions);
-      return built.ok ? { ok: true, twiml: built.twiml, form: "json-actions" } : invalid(built.message);
-    }
-    case "xml":
-    case "json-twiml": {
-      const check = checkResponseDocument(answer.doc, answer.source, answer.shift);
-      if (check.ok) return { ok: true, twiml: answer.doc, form: answer.form };
-      const what = answer.form === "xml" ? "answer" : "answer's `twiml`";
-      return invalid(`${what} is not a TwiML <Response> document: ${check.reason}`);
-    }
-  }
-}
+} from "../services/answers/start-answer";

@@ -35,6 +35,8 @@ export const POLICIES = {
   webhookReplay: { capacity: 1, refillPerSecond: 1 / 60 },
   /** docs/decisions.md §21: POST /api/phone-numbers/{id}/simulate-call, 10 a minute per account. */
   simulateCall: { capacity: 10, refillPerSecond: 10 / 60 },
+  /** docs/decisions.md §23: POST /api/calls/{callSid}/replay, 10 a minute per account. */
+  callReplay: { capacity: 10, refillPerSecond: 10 / 60 },
 } as const satisfies Record<string, BucketPolicy>;
 
 const PRUNE_AFTER_SECONDS = 3600;

@@ -29,6 +29,11 @@ export type EventData = {
   errorCode?: number | null;
   /** Only on sample events from POST /api/webhook-deliveries/test. */
   test?: true;
+  /** call.started to a number's shadow backend (docs/decisions.md §23). */
+  shadow?: true;
+  /** call.started sent again by POST /api/calls/{callSid}/replay, with the webhook-id it first had (§23). */
+  replay?: true;
+  originalEventId?: string;
 };
 
 /** docs/decisions.md §13, §22: the data of transfer and recording events (webhooks/control-events.ts). */

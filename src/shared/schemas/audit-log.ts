@@ -27,6 +27,8 @@ export const AUDIT_ACTION_DESCRIPTIONS = {
   "phone_number.created": "A phone number was registered",
   "phone_number.updated": "A phone number's URLs, answer policy, cap or Twilio set-up were changed",
   "phone_number.deleted": "A phone number was released",
+  "phone_number.shadow_set": "A phone number's shadow backend was set or changed (docs/decisions.md §23)",
+  "phone_number.shadow_cleared": "A phone number's shadow backend was removed",
   "webhook_endpoint.created": "A webhook endpoint was added",
   "webhook_endpoint.updated": "A webhook endpoint's URL, event types, description or switch was changed",
   "webhook_endpoint.deleted": "A webhook endpoint was deleted",
@@ -36,6 +38,7 @@ export const AUDIT_ACTION_DESCRIPTIONS = {
   "twilio_connection.removed": "The Twilio account was disconnected",
   "billing.checkout_link_issued": "A checkout link was issued",
   "billing.portal_link_issued": "A billing portal link was issued",
+  "call.replayed": "A past call's call.started was sent again to a URL (POST /api/calls/{callSid}/replay)",
   "call.hung_up": "A live call was hung up through the API",
   "call.redirected": "A live call was given new TwiML or actions",
   "call.transfer_started":

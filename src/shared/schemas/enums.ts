@@ -126,7 +126,7 @@ export const ZTakenOverBy = z
   );
 
 /** docs/decisions.md §12: which try of call.started a timeline entry or delivery attempt was. */
-export const START_ATTEMPT_ROLES = ["primary", "retry", "fallback-url"] as const;
+export const START_ATTEMPT_ROLES = ["primary", "retry", "fallback-url", "shadow", "replay"] as const;
 
 /** docs/decisions.md §13: the live-call commands a call's timeline names (recording's four actions apart). */
 export const CALL_COMMANDS = [
@@ -142,5 +142,5 @@ export type StartAttemptRole = (typeof START_ATTEMPT_ROLES)[number];
 export const ZStartAttemptRole = z
   .enum(START_ATTEMPT_ROLES)
   .describe(
-    "primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL",
+    "primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL; shadow: the number's shadow backend (docs/decisions.md §23, its answer never used); replay: POST /api/calls/{callSid}/replay",
   );

@@ -16,6 +16,7 @@ import {
   PHONE_NUMBERS_MAX_ITEMS,
   TWIML_MAX_CHARS,
 } from "./bounds";
+import { ZShadow, zShadowInput } from "./shadow";
 
 const LISTEN_FIELD =
   "While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs";
@@ -42,6 +43,7 @@ export const ZPhoneNumber = z
       .describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
     dailyMinuteCap: ZDailyMinuteCap,
     listen: z.boolean().describe(LISTEN_FIELD),
+    shadow: ZShadow.nullable(),
     minutesToday: countInt().describe(
       "Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them",
     ),
@@ -117,6 +119,7 @@ export function phoneNumberInputSchemas(policy: () => CallbackUrlPolicyOptions, 
         `${ZDailyMinuteCap.description} Omitted: unchanged; null clears it.`,
       ),
       listen: z.boolean().optional().describe(`${LISTEN_FIELD}. Omitted: unchanged.`),
+      shadow: zShadowInput(policy),
       configureTwilio: z
         .literal(true)
         .optional()

@@ -27,7 +27,17 @@ import {
 export const ZDeliveryDestination = z.enum(["endpoint", "number-url"]);
 export type DeliveryDestination = z.infer<typeof ZDeliveryDestination>;
 
+/** docs/decisions.md §23: what a delivery is: an event owed to the customer, or a shadow's or a replay's call.started. */
+export const DELIVERY_KINDS = ["event", "shadow", "replay"] as const;
+const ZDeliveryKind = z
+  .enum(DELIVERY_KINDS)
+  .describe(
+    "event: an event owed to you (retried, redeliverable); shadow: a call.started mirrored to a number's shadow backend; replay: a call.started sent by POST /api/calls/{callSid}/replay. Shadow and replay requests are sent once, never retried or redelivered, and count towards no alert or endpoint health",
+  );
+export type DeliveryKind = z.infer<typeof ZDeliveryKind>;
+
 export const ZListDeliveriesInput = ZPagination.extend({
+  kind: ZDeliveryKind.optional().describe("Only deliveries of this kind"),
   endpointId: ZId.optional().describe("Only deliveries to this webhook endpoint"),
   status: ZDeliveryStatus.optional().describe("Only deliveries in this status"),
   callSid: z
@@ -96,6 +106,7 @@ export const ZWebhookDelivery = z
     endpointBackoffUntil: ZTimestamp.nullable().describe(
       "Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule",
     ),
+    kind: ZDeliveryKind,
     synchronous: z
       .boolean()
       .describe("call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered"),

@@ -10,11 +10,21 @@ import { endReasonOutcome, errorCodeOutcome, type Outcome } from "@/shared/call-
 import { duration, sinceStart, usd } from "@/shared/format";
 import { useTRPC } from "@/client/trpc/client";
 import type { TCall, TTimelineEntry } from "@/shared/schemas/calls";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
+import { ReplayCall } from "./replay-call";
 
 const POLL_MS = 3_000;
 
 /** One call and everything that happened to it, oldest first. */
-export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () => void }) {
+export function CallDetail({
+  callSid,
+  policy,
+  onClose,
+}: {
+  callSid: string;
+  policy: CallbackUrlPolicyOptions;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const detail = useQuery({
     ...trpc.calls.get.queryOptions({ callSid }),
@@ -30,14 +40,20 @@ export function CallDetail({ callSid, onClose }: { callSid: string; onClose: () 
     <Drawer title={`Call ${callSid}`} data-testid="call-detail" onClose={onClose}>
       <div id="call-detail">
         <QueryState query={detail} loadingLabel="Loading call…">
-          {({ call }) => <CallBody call={call} />}
+          {({ call }) => <CallBody call={call} policy={policy} />}
         </QueryState>
       </div>
     </Drawer>
   );
 }
 
-function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } }) {
+function CallBody({
+  call: c,
+  policy,
+}: {
+  call: TCall & { timeline: TTimelineEntry[] };
+  policy: CallbackUrlPolicyOptions;
+}) {
   return (
     <div className="space-y-5" data-status={c.status}>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
@@ -95,6 +111,9 @@ function CallBody({ call: c }: { call: TCall & { timeline: TTimelineEntry[] } })
           <CostBreakdownList callSid={c.callSid} breakdown={c.costBreakdown} />
         </section>
       ) : null}
+
+      {/* docs/decisions.md §23: an inbound call's call.started can be sent again to another backend. */}
+      {c.direction === "inbound" ? <ReplayCall callSid={c.callSid} policy={policy} /> : null}
 
       <section>
         <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Timeline</h3>

@@ -16,6 +16,7 @@ import { CALL_DIRECTIONS, type CallDirection } from "@/shared/schemas/enums";
 import { useUrlState, type UrlChange } from "@/client/use-url-state";
 import { ZListCallsInput, type TCall } from "@/shared/schemas/calls";
 import { useShowError } from "@/client/show-error";
+import type { CallbackUrlPolicyOptions } from "@/shared/url-policy";
 import { CallDetail } from "./call-detail";
 import { LiveCalls } from "./live-calls";
 import { callsCsv } from "./calls-csv";
@@ -88,7 +89,7 @@ function cursorTrail(params: URLSearchParams): string[] {
     .slice(0, 100);
 }
 
-export function Calls() {
+export function Calls({ policy }: { policy: CallbackUrlPolicyOptions }) {
   const { params, set } = useUrlState();
   const filters = filtersOf(new URLSearchParams(params.toString()));
   const selected = params.get("call");
@@ -114,7 +115,12 @@ export function Calls() {
           onSelect={(sid) => navigate({ call: sid === selected ? null : sid })}
         />
         {selected ? (
-          <CallDetail key={selected} callSid={selected} onClose={() => set({ call: null }, "replace")} />
+          <CallDetail
+            key={selected}
+            callSid={selected}
+            policy={policy}
+            onClose={() => set({ call: null }, "replace")}
+          />
         ) : null}
       </div>
     </>

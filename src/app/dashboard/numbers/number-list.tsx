@@ -3,6 +3,7 @@
 import { LocalTime } from "@/components/ui/local-time";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
@@ -34,6 +35,7 @@ import {
 } from "./number-form-schemas";
 import { ANSWER_FIELD_NAMES, AnswerPolicyFields, FallbackPreview, withFormPaths } from "./answer-policy-fields";
 import { SendTestEvent } from "./send-test-event";
+import { NumberSummary } from "./number-summary";
 import { SimulateCall } from "./simulate-call";
 
 type PhoneNumber = inferRouterOutputs<AppRouter>["phoneNumbers"]["list"]["phoneNumbers"][number];
@@ -103,7 +105,13 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                   <div className="flex flex-wrap items-start justify-between gap-3">
                     <div className="min-w-0">
                       <p className="font-mono text-base font-semibold text-slate-900 dark:text-slate-100">
-                        {n.phoneNumber}
+                        <Link
+                          href={`/dashboard/numbers/${n.id}`}
+                          className="hover:text-indigo-600 hover:underline dark:hover:text-indigo-400"
+                          data-testid="number-page-link"
+                        >
+                          {n.phoneNumber}
+                        </Link>
                       </p>
                       <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
                         Added <LocalTime iso={n.createdAt} />
@@ -118,6 +126,11 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                       ) : (
                         <Badge data-testid="number-unverified">unverified</Badge>
                       )}
+                      {n.shadow ? (
+                        <Badge tone="indigo" data-testid="number-shadowed">
+                          shadow on
+                        </Badge>
+                      ) : null}
                       {n.twilioConfigured ? (
                         <Badge tone="green" data-testid="number-configured">
                           configured at Twilio
@@ -155,6 +168,14 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                       >
                         Simulate a call
                       </Button>
+                      <ButtonLink
+                        href={`/dashboard/numbers/${n.id}/shadow`}
+                        variant="secondary"
+                        size="sm"
+                        data-testid="number-shadow-link"
+                      >
+                        Shadow
+                      </ButtonLink>
                       <Button
                         variant="secondary"
                         size="sm"
@@ -181,45 +202,7 @@ export function NumberList({ policy }: { policy: CallbackUrlPolicyOptions }) {
                   {editing === n.id ? (
                     <EditNumberForm number={n} policy={policy} onDone={() => setEditing(null)} />
                   ) : (
-                    <dl className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-                      <dt className="text-slate-500 dark:text-slate-400">Call start URL</dt>
-                      <dd
-                        className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
-                        data-testid="number-start-url"
-                      >
-                        {n.onCallStartUrl}
-                      </dd>
-                      <dt className="text-slate-500 dark:text-slate-400">Call end URL</dt>
-                      <dd
-                        className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
-                        data-testid="number-end-url"
-                      >
-                        {n.onCallEndUrl}
-                      </dd>
-                      <dt className="text-slate-500 dark:text-slate-400">Error URL</dt>
-                      <dd
-                        className="break-all font-mono text-xs leading-5 text-slate-800 dark:text-slate-200"
-                        data-testid="number-error-url"
-                      >
-                        {n.onErrorUrl ?? <span className="font-sans text-slate-500 dark:text-slate-400">none</span>}
-                      </dd>
-                      <dt className="text-slate-500 dark:text-slate-400">When it fails</dt>
-                      <dd
-                        className="text-xs leading-5 text-slate-800 dark:text-slate-200"
-                        data-testid="number-fallback"
-                      >
-                        {describePolicy(n)}
-                      </dd>
-                      <dt className="text-slate-500 dark:text-slate-400">Daily cap</dt>
-                      <dd
-                        className="text-xs leading-5 text-slate-800 dark:text-slate-200"
-                        data-testid="number-daily-cap"
-                      >
-                        {n.dailyMinuteCap === null
-                          ? `No cap. ${n.minutesToday} billed min today (UTC)`
-                          : `${n.minutesToday} of ${n.dailyMinuteCap} billed min today (UTC)${n.minutesToday >= n.dailyMinuteCap ? ": reached, calls are refused until 00:00 UTC" : ""}`}
-                      </dd>
-                    </dl>
+                    <NumberSummary number={n} />
                   )}
                   {testing === n.id ? <SendTestEvent number={n} onClose={() => setTesting(null)} /> : null}
                   {simulating === n.id ? <SimulateCall number={n} onClose={() => setSimulating(null)} /> : null}
@@ -353,7 +336,6 @@ function EditNumberForm({
   );
 }
 
-/** One line on what decides a call when the call start URL fails. */
 /** The daily cap's box: empty is null (no cap, which clears it); otherwise the API's own rule judges it. */
 function readDailyCap(text: string, ctx: z.RefinementCtx): number | null {
   if (text.trim() === "") return null;
@@ -361,21 +343,4 @@ function readDailyCap(text: string, ctx: z.RefinementCtx): number | null {
   if (r.success) return r.data;
   ctx.addIssue({ code: "custom", path: ["dailyMinuteCap"], message: "must be a whole number of minutes, 1 or more" });
   return z.NEVER;
-}
-
-function describePolicy(n: PhoneNumber): string {
-  const timeout = n.answerTimeoutMs === null ? "" : ` after ${n.answerTimeoutMs} ms`;
-  const f = n.fallback;
-  const fallback =
-    f === null
-      ? null
-      : "url" in f
-        ? `asks ${f.url}`
-        : "actions" in f
-          ? "answers with your actions"
-          : "answers with your TwiML";
-  const last = n.lastResort ? "your last resort" : "the built-in apology";
-  return fallback
-    ? `Fallback${timeout} ${fallback}; then ${last}.`
-    : `${last[0]!.toUpperCase()}${last.slice(1)}${timeout}.`;
 }

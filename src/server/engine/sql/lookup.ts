@@ -90,6 +90,7 @@ function lookupQuery(
         "n.onErrorUrl as numberErrorUrl",
         "n.answerPolicy as numberAnswerPolicy",
         "n.listen as numberListen",
+        "n.shadow as numberShadow",
         "tc.accountSid as connectionAccountSid",
         "tc.authTokenEnc as connectionAuthTokenEnc",
         callAsJson.as("call"),
@@ -363,6 +364,7 @@ export async function lookupEngineRequest(opts: {
     numberErrorUrl,
     numberAnswerPolicy,
     numberListen,
+    numberShadow,
     connectionAccountSid,
     connectionAuthTokenEnc,
   } = row;
@@ -375,6 +377,7 @@ export async function lookupEngineRequest(opts: {
           onErrorUrl: numberErrorUrl,
           answerPolicy: numberAnswerPolicy,
           listen: numberListen === true,
+          shadow: numberShadow,
         }
       : null;
   const account: EngineAccount = {

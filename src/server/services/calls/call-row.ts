@@ -32,6 +32,8 @@ export type EngineNumber = {
   answerPolicy?: unknown;
   /** docs/decisions.md §19: its events go to the account's listeners while one is connected. */
   listen?: boolean;
+  /** docs/decisions.md §23: the number's shadow backend, read with its routing (engine/shadow.ts); null for none. */
+  shadow?: unknown;
 };
 
 // The call's columns that decide it; the call log's (answer, error, TwiML of up to 16 KiB) are no part of that.

@@ -133,14 +133,17 @@ export async function getCall(opts: { accountId: string; callSid: string }, also
       take: CALL_READ.recordings,
     }),
     db().usageRecord.findFirst({ where: { accountId: opts.accountId, callSid: opts.callSid } }),
+    // A replay (docs/decisions.md §23) changed nothing of the call: it is in the delivery log, not on the timeline.
     db().webhookDelivery.findMany({
-      where: { accountId: opts.accountId, callSid: opts.callSid },
+      where: { accountId: opts.accountId, callSid: opts.callSid, kind: { not: "replay" } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: CALL_READ.deliveries,
     }),
     // Only call.started deliveries (synchronous) show their tries, a handful each: read beside their deliveries.
     db().webhookAttempt.findMany({
-      where: { delivery: { accountId: opts.accountId, callSid: opts.callSid, synchronous: true } },
+      where: {
+        delivery: { accountId: opts.accountId, callSid: opts.callSid, synchronous: true, kind: { not: "replay" } },
+      },
       orderBy: [{ attemptedAt: "desc" }, { id: "desc" }],
     }),
   ]);
@@ -181,7 +184,8 @@ export async function getCall(opts: { accountId: string; callSid: string }, also
           type: "call.started",
           at: a.attemptedAt.toISOString(),
           deliveryId: d.id,
-          attempt: a.role === "retry" || a.role === "fallback-url" ? a.role : "primary",
+          // The shadow's try (docs/decisions.md §23) stands beside the primary's; its answer was never used.
+          attempt: a.role === "retry" || a.role === "fallback-url" || a.role === "shadow" ? a.role : "primary",
           outcome: a.outcome ?? (i === tries.length - 1 ? d.answerUse : null),
           url: a.url,
           statusCode: a.statusCode,
@@ -207,7 +211,7 @@ export async function getCall(opts: { accountId: string; callSid: string }, also
   }
   if (call.twiml !== null) {
     // The TwiML went back when the answer came: right after the last call.started attempt, or with the reject.
-    const started = timeline.filter((e) => e.type === "call.started").pop();
+    const started = timeline.filter((e) => e.type === "call.started" && e.attempt !== "shadow").pop();
     const at = started
       ? new Date(Date.parse(started.at) + (started.type === "call.started" ? started.latencyMs : 0))
       : call.createdAt;

@@ -9,7 +9,11 @@ import { wakeDeliveryWorker } from "../../webhooks/enqueue-event";
 import { requeuedValues } from "../../jobs/delivery-queue/postgres-delivery-queue";
 import type { DeliveryStatus } from "@/generated/prisma/enums";
 import type { EventType } from "../../../shared/schemas/events";
-import type { DeliveryDestination } from "../../../shared/schemas/webhook-deliveries";
+import {
+  DELIVERY_KINDS,
+  type DeliveryDestination,
+  type DeliveryKind,
+} from "../../../shared/schemas/webhook-deliveries";
 import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { DELIVERY_ATTEMPTS_MAX_ITEMS, REPLAY_MAX_DELIVERIES } from "../../../shared/schemas/bounds";
 
@@ -56,6 +60,7 @@ function deliveryDto(d: WebhookDelivery & { attempts: WebhookAttempt[] }, backof
     lastAttempt: d.attempts[0] ? attemptDto(d.attempts[0]) : null,
     // Only while the delivery still waits: a delivered or failed one is not held back by it.
     endpointBackoffUntil: d.status === "PENDING" ? (backoffs.get(d.url)?.toISOString() ?? null) : null,
+    kind: (DELIVERY_KINDS as readonly string[]).includes(d.kind) ? (d.kind as DeliveryKind) : "event",
     synchronous: d.synchronous,
     answerUse: d.answerUse,
   };
@@ -75,6 +80,7 @@ export async function listDeliveries(opts: {
   eventType?: EventTypeName;
   phoneNumberId?: string;
   destination?: DeliveryDestination;
+  kind?: DeliveryKind;
   since?: string;
   until?: string;
 }) {
@@ -86,6 +92,7 @@ export async function listDeliveries(opts: {
   if (opts.eventType) q = q.where("eventType", "=", opts.eventType);
   if (opts.callSid) q = q.where("callSid", "=", opts.callSid);
   if (opts.endpointId) q = q.where("endpointId", "=", opts.endpointId);
+  if (opts.kind) q = q.where("kind", "=", opts.kind);
   if (opts.destination === "endpoint") q = q.where("endpointId", "is not", null);
   if (opts.destination === "number-url") q = q.where("endpointId", "is", null);
   if (opts.since) q = q.where("createdAt", ">=", new Date(opts.since));
@@ -238,8 +245,13 @@ export async function retryDelivery(opts: { accountId: string; id: string; origi
   else {
     const d = await db().webhookDelivery.findFirst({
       where: { id: opts.id, accountId: opts.accountId },
-      select: { synchronous: true },
+      select: { synchronous: true, kind: true },
     });
+    if (d && d.kind !== "event")
+      throw new AppError(
+        "VALIDATION_FAILED",
+        "A shadow or replay request is sent once and never redelivered (docs/decisions.md §23); replay the call with POST /api/calls/{callSid}/replay.",
+      );
     // Its answer decided a call that is over: sending it again could decide nothing.
     if (d?.synchronous)
       throw new AppError(

@@ -3,11 +3,12 @@ import { db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { kysely } from "../../db/kysely";
 import { answerPolicyDto } from "../../../shared/schemas/answer-policy";
+import { shadowDto } from "../../../shared/schemas/shadow";
 import { numberDayPeriod } from "../usage/usage-periods";
 
 /** A number as the API shows it; the one shape every phone-number service answers with. */
 export function toPhoneNumberDto(
-  n: Omit<PhoneNumber, "answerPolicy"> & { answerPolicy: unknown },
+  n: Omit<PhoneNumber, "answerPolicy" | "shadow"> & { answerPolicy: unknown; shadow: unknown },
   /** Billed minutes of the number's calls that ended today (numberMinutesToday); 0 for a number just registered. */
   minutesToday = 0,
 ) {
@@ -24,6 +25,7 @@ export function toPhoneNumberDto(
     dailyMinuteCap: n.dailyMinuteCap,
     listen: n.listen,
     minutesToday,
+    shadow: shadowDto(n.shadow),
     createdAt: n.createdAt.toISOString(),
   };
 }

@@ -3,6 +3,7 @@ import { now as sqlNow } from "../../db/kysely";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { type AnswerPolicy, applyAnswerPolicy } from "../../../shared/schemas/answer-policy";
 import type { TUpdatePhoneNumberInput } from "../../../shared/schemas/phone-numbers";
+import { storedShadowOf } from "../../../shared/schemas/shadow";
 import { type AuditOrigin, recordAudit } from "../audit/record-audit";
 import { configurePhoneNumberAtTwilio } from "./configure-phone-number";
 import { notOwnedOrMissing, numberMinutesToday, toPhoneNumberDto } from "./phone-number-dto";
@@ -43,6 +44,7 @@ export async function updatePhoneNumber(opts: {
     lastResort,
     dailyMinuteCap,
     listen,
+    shadow,
   } = opts.input;
   // The answer policy's fields apply one by one over what is stored; read first, written by the update below.
   let answerPolicy: AnswerPolicy | null | undefined;
@@ -65,6 +67,8 @@ export async function updatePhoneNumber(opts: {
     ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
     ...(listen !== undefined && { listen }),
     ...(answerPolicy !== undefined && { answerPolicy: storedJson(answerPolicy) }),
+    // docs/decisions.md §23: set whole (its defaults filled in, when it was set kept for its report), or removed.
+    ...(shadow !== undefined && { shadow: storedJson(shadow && storedShadowOf(shadow, new Date())) }),
   };
   // Twilio first: when it refuses or cannot be reached, nothing of the request has been applied.
   const configured = configureTwilio
@@ -82,23 +86,41 @@ export async function updatePhoneNumber(opts: {
       .executeTakeFirst();
     if (!row) return null;
     // The names of the fields changed and the cap, never the URLs: a URL may carry a token of the customer's.
-    await recordAudit(trx, {
-      accountId: opts.accountId,
-      origin: opts.origin,
-      action: "phone_number.updated",
-      target: { type: "phone_number", id: row.id },
-      details: {
-        phoneNumber: row.phoneNumber,
-        changed: Object.keys(data).filter((k) => k !== "answerPolicy"),
-        ...(answerPolicy !== undefined && {
-          answerPolicyChanged: (["answerTimeoutMs", "fallback", "lastResort"] as const).filter(
-            (k) => opts.input[k] !== undefined,
-          ),
-        }),
-        ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
-        ...(listen !== undefined && { listen }),
-      },
-    });
+    const changed = Object.keys(data).filter((k) => k !== "answerPolicy" && k !== "shadow");
+    if (changed.length || answerPolicy !== undefined)
+      await recordAudit(trx, {
+        accountId: opts.accountId,
+        origin: opts.origin,
+        action: "phone_number.updated",
+        target: { type: "phone_number", id: row.id },
+        details: {
+          phoneNumber: row.phoneNumber,
+          changed,
+          ...(answerPolicy !== undefined && {
+            answerPolicyChanged: (["answerTimeoutMs", "fallback", "lastResort"] as const).filter(
+              (k) => opts.input[k] !== undefined,
+            ),
+          }),
+          ...(dailyMinuteCap !== undefined && { dailyMinuteCap }),
+          ...(listen !== undefined && { listen }),
+        },
+      });
+    // Setting or clearing a shadow has its own entry (docs/decisions.md §23): the URL's host, never its path or query.
+    if (shadow !== undefined)
+      await recordAudit(trx, {
+        accountId: opts.accountId,
+        origin: opts.origin,
+        action: shadow ? "phone_number.shadow_set" : "phone_number.shadow_cleared",
+        target: { type: "phone_number", id: row.id },
+        details: {
+          phoneNumber: row.phoneNumber,
+          ...(shadow && {
+            host: new URL(shadow.onCallStartUrl).host,
+            sampleRate: shadow.sampleRate ?? 1,
+            until: shadow.until ?? null,
+          }),
+        },
+      });
     return row;
   });
   if (!n) return notOwnedOrMissing(id);

@@ -14,12 +14,15 @@ import {
   ZTransferInput,
 } from "../../../shared/schemas/call-control";
 import { getCall, listCalls } from "../../services/calls/calls";
+import { replayInputSchema, ZReplayOutput } from "../../../shared/schemas/shadow";
+import { replayCall } from "../../services/shadow/replay-call";
+import { serverCallbackPolicy } from "../../webhooks/http/server-callback-policy";
 import { controlRecording, hangupCall, redirectCall, transferCall } from "../../services/calls/control/call-control";
 import { actorOf } from "../../services/calls/control/run-command";
 import { originOf } from "../../services/audit/record-audit";
 import { restProcedure } from "../rest-procedure";
 import type { Auth } from "../../auth/authenticate";
-import { apiProcedure, unsuspendedProcedure } from "../init";
+import { apiProcedure, paidProcedure, unsuspendedProcedure } from "../init";
 import { exampleCall, exampleCostBreakdown, exampleDelivery, exampleTime } from "./example-values";
 
 /** Who sends a live command and when it reached us (docs/decisions.md §13: the timeline shows both). */
@@ -67,6 +70,39 @@ function exampleLiveCallAfter(
 }
 
 export const calls = {
+  replay: restProcedure(paidProcedure, {
+    method: "POST",
+    path: "/api/calls/:callSid/replay",
+    needs: "write",
+    summary:
+      "Send a past inbound call's call.started again, as first sent (with `data.replay = true` and `data.originalEventId`, a new webhook-id, signed with the current secret), to a URL, and compare its answer with how the call was decided (docs/decisions.md §23). Nothing reaches Twilio, nothing is billed or counted, the call does not change. Inbound calls of the last 30 days; at most 10 a minute per account",
+    errors: [404],
+    input: replayInputSchema(serverCallbackPolicy),
+    output: ZReplayOutput,
+    examples: {
+      request: { onCallStartUrl: "https://v2.api.example.com/twilio/start" },
+      response: {
+        replay: {
+          outcome: "different",
+          original: { answer: "xml", twiml: "<Response><Say>Hello</Say></Response>" },
+          replayed: {
+            answer: "xml",
+            twiml: "<Response><Say>Hello there</Say></Response>",
+            latencyMs: 92,
+          },
+          deliveryId: "cmwra4z2c00052c7dq7ds1m2p",
+          eventId: "evt_9x2Hf8sLk1mNoPqZ",
+        },
+      },
+    },
+  }).mutation(({ ctx, input }) =>
+    replayCall({
+      accountId: ctx.auth.account.id,
+      callSid: input.callSid,
+      onCallStartUrl: input.onCallStartUrl,
+      origin: originOf(ctx.auth, ctx.ip),
+    }),
+  ),
   list: restProcedure(apiProcedure, {
     method: "GET",
     path: "/api/calls",

@@ -39,6 +39,7 @@ export const exampleNumber = {
   dailyMinuteCap: 600,
   listen: false,
   minutesToday: 42,
+  shadow: null,
   createdAt: exampleTime,
 } satisfies z.output<typeof ZPhoneNumber>;
 
@@ -79,6 +80,7 @@ export const exampleDelivery = {
   createdAt: exampleTime,
   lastAttempt: exampleAttempt,
   endpointBackoffUntil: null,
+  kind: "event",
   synchronous: false,
   answerUse: null,
 } satisfies z.output<typeof ZWebhookDelivery>;

@@ -11,6 +11,8 @@ import {
   phoneNumberInputSchemas,
 } from "../../../shared/schemas/phone-numbers";
 import { getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from "../../services/phone-numbers/phone-numbers";
+import { ZShadowReportInput, ZShadowReportOutput } from "../../../shared/schemas/shadow";
+import { shadowReport } from "../../services/shadow/shadow-report";
 import { previewFallback } from "../../services/phone-numbers/fallback-preview";
 import { registerPhoneNumber } from "../../services/phone-numbers/register-phone-number";
 import { deletePhoneNumber } from "../../services/phone-numbers/release-phone-number";
@@ -86,6 +88,52 @@ export const phoneNumbers = {
       },
     },
   }).query(({ ctx, input }) => previewFallback({ accountId: ctx.auth.account.id, id: input.id })),
+  shadowReport: restProcedure(apiProcedure, {
+    method: "GET",
+    path: "/api/phone-numbers/:id/shadow",
+    needs: "read",
+    summary:
+      "The number's shadow backend (docs/decisions.md §23) and how its answers compared with the primary's: counts and latencies since `since`, and the last 100 mirrored calls that were different or failed, newest first. Kept 30 days",
+    input: ZShadowReportInput,
+    output: ZShadowReportOutput,
+    examples: {
+      response: {
+        shadow: {
+          onCallStartUrl: "https://v2.api.example.com/twilio/start",
+          sampleRate: 1,
+          until: null,
+          setAt: exampleTime,
+        },
+        report: {
+          since: exampleTime,
+          mirrored: 120,
+          skipped: 0,
+          same: 117,
+          different: 2,
+          failed: 1,
+          primaryLatencyMs: { p50: 84, p99: 310 },
+          shadowLatencyMs: { p50: 95, p99: 5000 },
+        },
+        calls: [
+          {
+            callSid: "CA0123456789abcdef0123456789abcdef",
+            startedAt: exampleTime,
+            outcome: "different",
+            primary: {
+              answer: "xml",
+              twiml: "<Response><Say>Hello</Say></Response>",
+              latencyMs: 84,
+            },
+            shadow: {
+              answer: "json-actions",
+              twiml: '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hello there</Say></Response>',
+              latencyMs: 95,
+            },
+          },
+        ],
+      },
+    },
+  }).query(({ ctx, input }) => shadowReport({ accountId: ctx.auth.account.id, id: input.id, since: input.since })),
   simulateCall: restProcedure(paidProcedure, {
     method: "POST",
     path: "/api/phone-numbers/:id/simulate-call",
@@ -143,7 +191,8 @@ export const phoneNumbers = {
     method: "PATCH",
     path: "/api/phone-numbers/:id",
     needs: "write",
-    summary: "Change a number's callback URLs, or set it up at Twilio (`configureTwilio: true`)",
+    summary:
+      "Change a number's callback URLs, answer policy, cap or shadow backend (`shadow`, docs/decisions.md §23), or set it up at Twilio (`configureTwilio: true`)",
     errors: [502],
     input: inputs.update,
     output: ZPhoneNumberOutput,
