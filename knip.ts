@@ -34,6 +34,8 @@ const config: KnipConfig = {
   ignoreDependencies: [
     // /docs serves its browser bundle, read from node_modules by path (src/app/docs/scalar.js/route.ts).
     "@scalar/api-reference",
+    // Spectral loads the OWASP ruleset by name from .spectral.yaml (npm run lint:openapi).
+    "@stoplight/spectral-owasp-ruleset",
   ],
   ignoreBinaries: [
     // Installed from Debian's packages where they are used: bench/instructions-per-request.ts counts with

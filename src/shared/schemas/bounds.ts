@@ -15,7 +15,7 @@ export const REQUEST_BODY_MAX_BYTES = 64 * 1024;
  * the engine checks the statuses, durations and codes it acts on, and stores the rest as sent, so the
  * bound of such a field is the form body's (a request without a Twilio connection is not signed).
  */
-export const TWILIO_FIELD_MAX_CHARS = REQUEST_BODY_MAX_BYTES;
+const TWILIO_FIELD_MAX_CHARS = REQUEST_BODY_MAX_BYTES;
 
 /** Ids: the database's are 25 characters (`c` + 24 base-36 digits); an id given to the API is at most 64. */
 export const ID_MAX_CHARS = 64;
@@ -70,7 +70,7 @@ export const SECRET_MAX_CHARS = 6 + 44;
 /** An outbound call's metadata, as JSON (POST /api/outbound), sent back in its events. */
 export const METADATA_MAX_BYTES = 4096;
 /** Keys of a free-form object the server shows (details, metadata, a delivery's payload). */
-export const OBJECT_KEY_MAX_CHARS = 256;
+const OBJECT_KEY_MAX_CHARS = 256;
 
 /** The error envelope's `details`: one per field at fault, the first 100 (a list of 50 bad actions says each). */
 export const ERROR_DETAILS_MAX_ITEMS = 100;
@@ -177,8 +177,6 @@ export const latencyMsInt = () => boundedInt(0, DB_INT_MAX);
 
 /** An id the server made. */
 export const outputId = () => boundedString(ID_MAX_CHARS);
-/** A time the server wrote (`toISOString()`). */
-export const outputTime = () => z.iso.datetime({ offset: true }).max(ISO_TIME_MAX_CHARS);
 /** A free-form object the server shows: string keys, any values (the whole is within its row or body's bound). */
 export const boundedRecord = (maxKeyChars: number = OBJECT_KEY_MAX_CHARS) =>
   z.record(boundedString(maxKeyChars), z.unknown());
