@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "../errors/app-error";
+import { REQUEST_BODY_MAX_BYTES } from "../../shared/schemas/bounds";
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_BODY_BYTES = REQUEST_BODY_MAX_BYTES;
 
 /** The request body as text, refusing more than 64 KiB whether declared or streamed. */
 export async function readBody(req: Request): Promise<string> {

@@ -15,7 +15,7 @@ export const REQUEST_BODY_MAX_BYTES = 64 * 1024;
  * the engine checks the statuses, durations and codes it acts on, and stores the rest as sent, so the
  * bound of such a field is the form body's (a request without a Twilio connection is not signed).
  */
-export const TWILIO_FIELD_MAX_CHARS = REQUEST_BODY_MAX_BYTES;
+const TWILIO_FIELD_MAX_CHARS = REQUEST_BODY_MAX_BYTES;
 
 /** Ids: the database's are 25 characters (`c` + 24 base-36 digits); an id given to the API is at most 64. */
 export const ID_MAX_CHARS = 64;
@@ -37,6 +37,26 @@ export const CURSOR_MAX_CHARS = 200;
 export const MESSAGE_MAX_CHARS = 1024;
 /** A transfer's target as given: an E.164 number or a sip: URI. */
 export const TRANSFER_TARGET_MAX_CHARS = 256;
+/** An IP address as the audit log keeps it (an IPv6 address in full is 45 characters). */
+export const IP_MAX_CHARS = 45;
+/** Our login JWT: three base64url parts of a small header, ids and times. */
+export const TOKEN_MAX_CHARS = 2048;
+/** An API key: `rtk_` + 43 base62 characters + a 6-character checksum (auth/api-key-format.ts); its prefix is 12. */
+export const API_KEY_CHARS = 4 + 43 + 6;
+export const API_KEY_PREFIX_CHARS = 12;
+/** A URL Stripe gives (Checkout, the billing portal): Stripe's own limit on its strings. */
+export const STRIPE_URL_MAX_CHARS = 5000;
+/** PUBLIC_BASE_URL (env.ts): short enough that every URL built on it (the engine URL, links) stays within URL_MAX_CHARS. */
+export const PUBLIC_BASE_URL_MAX_CHARS = 1024;
+/** A TOTP secret (base32 of 20 bytes) and the otpauth:// URL that carries it with the person's address. */
+export const TOTP_SECRET_CHARS = 32;
+export const OTPAUTH_URL_MAX_CHARS = 1024;
+/** A webhook endpoint's description. */
+export const ENDPOINT_DESCRIPTION_MAX_CHARS = 200;
+/** An API key's label. */
+export const API_KEY_LABEL_MAX_CHARS = 100;
+/** A company name given at registration. */
+export const COMPANY_NAME_MAX_CHARS = 200;
 /** A short code or name the server writes for programs (error codes, answer forms, outcome names). */
 export const CODE_MAX_CHARS = 64;
 /** Stored TwiML: the TwiML a call keeps and a number's stored fallback (16 KiB). */
@@ -50,7 +70,7 @@ export const SECRET_MAX_CHARS = 6 + 44;
 /** An outbound call's metadata, as JSON (POST /api/outbound), sent back in its events. */
 export const METADATA_MAX_BYTES = 4096;
 /** Keys of a free-form object the server shows (details, metadata, a delivery's payload). */
-export const OBJECT_KEY_MAX_CHARS = 256;
+const OBJECT_KEY_MAX_CHARS = 256;
 
 /** The error envelope's `details`: one per field at fault, the first 100 (a list of 50 bad actions says each). */
 export const ERROR_DETAILS_MAX_ITEMS = 100;
@@ -157,8 +177,6 @@ export const latencyMsInt = () => boundedInt(0, DB_INT_MAX);
 
 /** An id the server made. */
 export const outputId = () => boundedString(ID_MAX_CHARS);
-/** A time the server wrote (`toISOString()`). */
-export const outputTime = () => z.iso.datetime({ offset: true }).max(ISO_TIME_MAX_CHARS);
 /** A free-form object the server shows: string keys, any values (the whole is within its row or body's bound). */
 export const boundedRecord = (maxKeyChars: number = OBJECT_KEY_MAX_CHARS) =>
   z.record(boundedString(maxKeyChars), z.unknown());

@@ -105,7 +105,7 @@ const ZTransferEventData = z
   })
   .describe("The transfer");
 
-export const ZTransferEventEnvelope = z.object({
+const ZTransferEventEnvelope = z.object({
   ...envelopeHead,
   type: z
     .enum(TRANSFER_EVENT_TYPES)
@@ -130,7 +130,7 @@ const ZRecordingEventData = z
   })
   .describe("The recording");
 
-export const ZRecordingEventEnvelope = z.object({
+const ZRecordingEventEnvelope = z.object({
   ...envelopeHead,
   type: z
     .enum(RECORDING_EVENT_TYPES)
@@ -155,7 +155,7 @@ const ZUsageThresholdEventData = z
   })
   .describe("The threshold crossed");
 
-export const ZUsageThresholdEventEnvelope = z.object({
+const ZUsageThresholdEventEnvelope = z.object({
   ...envelopeHead,
   type: z
     .enum(USAGE_EVENT_TYPES)
@@ -259,7 +259,7 @@ export const ZEventEnvelope = z.object({
 });
 
 /** docs/decisions.md §15: a call's progress as Twilio's status callbacks report it. */
-export const ZProgressEventEnvelope = z.object({
+const ZProgressEventEnvelope = z.object({
   ...envelopeHead,
   type: z
     .enum(PROGRESS_EVENT_TYPES)

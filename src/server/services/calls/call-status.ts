@@ -4,6 +4,7 @@
  * a late `ringing` never reopens a completed call.
  */
 import { TERMINAL_CALL_STATUSES, type TerminalCallStatus, type TwilioCallStatus } from "../../../shared/schemas/enums";
+import { CALL_DURATION_MAX_SECONDS } from "../../../shared/schemas/bounds";
 
 export type TerminalStatus = TerminalCallStatus;
 
@@ -36,4 +37,4 @@ export function isStatusCallback(params: Record<string, string>): boolean {
 }
 
 /** Twilio's longest call: a TimeLimit of at most 24 hours. */
-export const MAX_CALL_DURATION_SECONDS = 86_400;
+export const MAX_CALL_DURATION_SECONDS = CALL_DURATION_MAX_SECONDS;
