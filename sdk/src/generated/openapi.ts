@@ -534,8 +534,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a number's callback URLs, or set it up at Twilio (`configureTwilio: true`)
-         * @description Change a number's callback URLs, or set it up at Twilio (`configureTwilio: true`). Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100. A SUSPENDED account answers 403 ACCOUNT_SUSPENDED. Permission: write (roles: owner, admin, developer; docs/decisions.md §18). While the database is unreachable: 503 with `Retry-After`.
+         * Change a number's callback URLs, answer policy, cap or shadow backend (`shadow`, docs/decisions.md §23), or set it up at Twilio (`configureTwilio: true`)
+         * @description Change a number's callback URLs, answer policy, cap or shadow backend (`shadow`, docs/decisions.md §23), or set it up at Twilio (`configureTwilio: true`). Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100. A SUSPENDED account answers 403 ACCOUNT_SUSPENDED. Permission: write (roles: owner, admin, developer; docs/decisions.md §18). While the database is unreachable: 503 with `Retry-After`.
          */
         patch: operations["phoneNumbers.update"];
         trace?: never;
@@ -552,6 +552,26 @@ export interface paths {
          * @description The TwiML a caller would get when onCallStartUrl fails: the stored fallback and lastResort, rendered without calling anything. Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100. Permission: read (roles: owner, admin, developer, viewer; docs/decisions.md §18). While the database is unreachable: 503 with `Retry-After`.
          */
         get: operations["phoneNumbers.fallbackPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/phone-numbers/{id}/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The number's shadow backend (docs/decisions.md §23) and how its answers compared with the primary's: counts and latencies since `since`, and the last 100 mirrored calls that were different or failed, newest first. Kept 30 days
+         * @description The number's shadow backend (docs/decisions.md §23) and how its answers compared with the primary's: counts and latencies since `since`, and the last 100 mirrored calls that were different or failed, newest first. Kept 30 days. Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100. Permission: read (roles: owner, admin, developer, viewer; docs/decisions.md §18). While the database is unreachable: 503 with `Retry-After`.
+         */
+        get: operations["phoneNumbers.shadowReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -594,6 +614,26 @@ export interface paths {
          * @description Start an outbound call from a registered number. Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100. Needs a paid account: INACTIVE answers 402, SUSPENDED 403. Permission: write (roles: owner, admin, developer; docs/decisions.md §18). Retry safely with an `Idempotency-Key`. While the database is unreachable: 503 with `Retry-After`.
          */
         post: operations["outbound.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls/{callSid}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a past inbound call's call.started again, as first sent (with `data.replay = true` and `data.originalEventId`, a new webhook-id, signed with the current secret), to a URL, and compare its answer with how the call was decided (docs/decisions.md §23). Nothing reaches Twilio, nothing is billed or counted, the call does not change. Inbound calls of the last 30 days; at most 10 a minute per account
+         * @description Send a past inbound call's call.started again, as first sent (with `data.replay = true` and `data.originalEventId`, a new webhook-id, signed with the current secret), to a URL, and compare its answer with how the call was decided (docs/decisions.md §23). Nothing reaches Twilio, nothing is billed or counted, the call does not change. Inbound calls of the last 30 days; at most 10 a minute per account. Authenticate with an API key or a login JWT (`Authorization: Bearer …`); 50 requests a second per account, bursts of 100. Needs a paid account: INACTIVE answers 402, SUSPENDED 403. Permission: write (roles: owner, admin, developer; docs/decisions.md §18). Retry safely with an `Idempotency-Key`. While the database is unreachable: 503 with `Retry-After`.
+         */
+        post: operations["calls.replay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1530,9 +1570,12 @@ export interface components {
                 writable: boolean;
                 /** @description Free space on the journal's disk */
                 freeBytes: number | null;
-                /** @description Final statuses waiting in the journal for the database */
+                /**
+                 * Format: int64
+                 * @description Final statuses waiting in the journal for the database
+                 */
                 depth: number;
-                /** @description Age of the oldest waiting status */
+                /** @description Age of the oldest waiting status (negative only if the clock went back) */
                 oldestAgeSeconds: number | null;
             };
         };
@@ -1670,9 +1713,15 @@ export interface components {
                 engineVoiceUrl?: string;
                 /** @description How many of each the account holds */
                 _count: {
-                    /** @description Registered numbers */
+                    /**
+                     * Format: int32
+                     * @description Registered numbers
+                     */
                     phoneNumbers: number;
-                    /** @description Active API keys */
+                    /**
+                     * Format: int32
+                     * @description Active API keys
+                     */
                     apiKeys: number;
                 };
             };
@@ -1726,7 +1775,10 @@ export interface components {
                 month: string;
                 /** @description The month's usage cost so far (USD), as monthlyBudget counts it */
                 spent: number;
-                /** @description Calls live now, as maxConcurrentCalls counts them */
+                /**
+                 * Format: int64
+                 * @description Calls live now, as maxConcurrentCalls counts them
+                 */
                 liveCalls: number;
                 /** @description The thresholds already crossed this month (each has sent its usage.threshold_reached) */
                 thresholdsReached: number[];
@@ -1760,7 +1812,10 @@ export interface components {
                 month: string;
                 /** @description The month's usage cost so far (USD), as monthlyBudget counts it */
                 spent: number;
-                /** @description Calls live now, as maxConcurrentCalls counts them */
+                /**
+                 * Format: int64
+                 * @description Calls live now, as maxConcurrentCalls counts them
+                 */
                 liveCalls: number;
                 /** @description The thresholds already crossed this month (each has sent its usage.threshold_reached) */
                 thresholdsReached: number[];
@@ -1845,8 +1900,7 @@ export interface components {
             /** @description When the key stops working (ISO 8601, in the future); absent or null: never */
             expiresAt?: string | null;
         };
-        ApiKeysCreateResponse: {
-            /** @description Opaque identifier */
+        CreatedApiKey: {
             id: string;
             /** @description The full key. Returned only in this response. */
             key: string;
@@ -1872,42 +1926,42 @@ export interface components {
              */
             createdAt: string;
         };
+        ApiKeysCreateResponse: components["schemas"]["CreatedApiKey"];
+        ApiKey: {
+            id: string;
+            /** @description The key's first 12 characters (`rtk_` + 8): tells keys apart in listings */
+            keyPrefix: string;
+            /** @description Your name for the key; null when none was given */
+            label: string | null;
+            /** @description When the key last authenticated a request (written at most once a minute); null if never */
+            lastUsedAt: string | null;
+            /**
+             * @description `full`: every route the account may use; `read-only`: GET routes only (anything else is 403 FORBIDDEN)
+             * @enum {string}
+             */
+            scope: "full" | "read-only";
+            /** @description After this the key is refused (401); null: it does not expire */
+            expiresAt: string | null;
+            /**
+             * @description The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /** @description The member who made the key; null when that person's login no longer exists */
+            createdBy: {
+                userId: string;
+                /** @description The maker's sign-in address */
+                email: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+        };
         ApiKeysListResponse: {
             /** @description Keys not revoked, expired ones included (with their expiresAt) */
-            apiKeys: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The key's first 12 characters (`rtk_` + 8): tells keys apart in listings */
-                keyPrefix: string;
-                /** @description Your name for the key; null when none was given */
-                label: string | null;
-                /** @description When the key last authenticated a request (written at most once a minute); null if never */
-                lastUsedAt: string | null;
-                /**
-                 * @description `full`: every route the account may use; `read-only`: GET routes only (anything else is 403 FORBIDDEN)
-                 * @enum {string}
-                 */
-                scope: "full" | "read-only";
-                /** @description After this the key is refused (401); null: it does not expire */
-                expiresAt: string | null;
-                /**
-                 * @description The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /** @description The member who made the key; null when that person's login no longer exists */
-                createdBy: {
-                    /** @description Opaque identifier */
-                    userId: string;
-                    /** @description The maker's sign-in address */
-                    email: string;
-                } | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            apiKeys: components["schemas"]["ApiKey"][];
         };
         ApiKeysRevokeResponse: {
             /**
@@ -1916,28 +1970,29 @@ export interface components {
              */
             revoked: true;
         };
+        Member: {
+            /** @description The membership's id: the `{id}` of PATCH and DELETE /api/members/{id} */
+            id: string;
+            /** @description The person's id, the same in every account they belong to */
+            userId: string;
+            /** @description The person's sign-in address, lower-cased */
+            email: string;
+            /**
+             * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /**
+             * Format: date-time
+             * @description When they joined this account
+             */
+            joinedAt: string;
+            /** @description Whether they sign in with a second factor */
+            twoFactorEnabled: boolean;
+        };
         MembersListResponse: {
-            /** @description Every member of the account, oldest first */
-            members: {
-                /** @description The membership's id: the `{id}` of PATCH and DELETE /api/members/{id} */
-                id: string;
-                /** @description The person's id, the same in every account they belong to */
-                userId: string;
-                /** @description The person's sign-in address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description When they joined this account
-                 */
-                joinedAt: string;
-                /** @description Whether they sign in with a second factor */
-                twoFactorEnabled: boolean;
-            }[];
+            /** @description Every member of the account, oldest first (members and pending invitations: at most 100) */
+            members: components["schemas"]["Member"][];
         };
         MembersInviteRequest: {
             /**
@@ -1951,48 +2006,34 @@ export interface components {
              */
             role: "owner" | "admin" | "developer" | "viewer";
         };
+        Invitation: {
+            /** @description The invitation's id: the `{id}` of DELETE /api/members/invitations/{id} */
+            id: string;
+            /** @description The invited address, lower-cased */
+            email: string;
+            /**
+             * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /**
+             * Format: date-time
+             * @description After this the link no longer works (7 days after it was sent)
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When it was sent
+             */
+            createdAt: string;
+        };
         MembersInviteResponse: {
             /** @description The pending invitation; the link itself is only in the mail */
-            invitation: {
-                /** @description The invitation's id: the `{id}` of DELETE /api/members/invitations/{id} */
-                id: string;
-                /** @description The invited address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description After this the link no longer works (7 days after it was sent)
-                 */
-                expiresAt: string;
-            };
+            invitation: components["schemas"]["Invitation"];
         };
         MembersInvitationsResponse: {
             /** @description Invitations neither accepted, revoked nor expired, newest first */
-            invitations: {
-                /** @description The invitation's id: the `{id}` of DELETE /api/members/invitations/{id} */
-                id: string;
-                /** @description The invited address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description After this the link no longer works (7 days after it was sent)
-                 */
-                expiresAt: string;
-                /**
-                 * Format: date-time
-                 * @description When it was sent
-                 */
-                createdAt: string;
-            }[];
+            invitations: components["schemas"]["Invitation"][];
         };
         MembersRevokeInvitationResponse: {
             /**
@@ -2010,26 +2051,7 @@ export interface components {
         };
         MembersChangeRoleResponse: {
             /** @description The member with their new role, in force from their next request */
-            member: {
-                /** @description The membership's id: the `{id}` of PATCH and DELETE /api/members/{id} */
-                id: string;
-                /** @description The person's id, the same in every account they belong to */
-                userId: string;
-                /** @description The person's sign-in address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description When they joined this account
-                 */
-                joinedAt: string;
-                /** @description Whether they sign in with a second factor */
-                twoFactorEnabled: boolean;
-            };
+            member: components["schemas"]["Member"];
         };
         MembersRemoveResponse: {
             /**
@@ -2136,6 +2158,19 @@ export interface components {
             dailyMinuteCap: number | null;
             /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
             listen: boolean;
+            shadow: {
+                /** @description Where each mirrored call's call.started is sent (with `data.shadow = true`) */
+                onCallStartUrl: string;
+                /** @description The share of inbound calls mirrored, 0 to 1 */
+                sampleRate: number;
+                /** @description When mirroring stops by itself; null: until the shadow is removed */
+                until: string | null;
+                /**
+                 * Format: date-time
+                 * @description When this shadow was set: the report counts from here unless `since` says otherwise
+                 */
+                setAt: string;
+            } | null;
             /**
              * Format: int64
              * @description Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them
@@ -2187,6 +2222,109 @@ export interface components {
                     twiml: string | null;
                 } | null;
             };
+        };
+        PhoneNumbersShadowReportResponse: {
+            shadow: {
+                /** @description Where each mirrored call's call.started is sent (with `data.shadow = true`) */
+                onCallStartUrl: string;
+                /** @description The share of inbound calls mirrored, 0 to 1 */
+                sampleRate: number;
+                /** @description When mirroring stops by itself; null: until the shadow is removed */
+                until: string | null;
+                /**
+                 * Format: date-time
+                 * @description When this shadow was set: the report counts from here unless `since` says otherwise
+                 */
+                setAt: string;
+            } | null;
+            /** @description The mirrored calls since `since` (kept 30 days) */
+            report: {
+                /**
+                 * Format: date-time
+                 * @description The report counts mirrored calls from here
+                 */
+                since: string;
+                /**
+                 * Format: int64
+                 * @description Calls whose call.started went to the shadow too
+                 */
+                mirrored: number;
+                /**
+                 * Format: int64
+                 * @description Calls not mirrored because the account had 10 shadow requests in flight (counted per UTC day: from the day of `since`)
+                 */
+                skipped: number;
+                /**
+                 * Format: int64
+                 * @description Mirrored calls the shadow answered the same
+                 */
+                same: number;
+                /**
+                 * Format: int64
+                 * @description Mirrored calls the shadow answered differently
+                 */
+                different: number;
+                /**
+                 * Format: int64
+                 * @description Mirrored calls whose shadow answer could not be used
+                 */
+                failed: number;
+                /** @description Latency of the mirrored calls' answers */
+                primaryLatencyMs: {
+                    /** @description Median, in milliseconds; null with no mirrored call */
+                    p50: number | null;
+                    /** @description 99th percentile, in milliseconds; null with no mirrored call */
+                    p99: number | null;
+                };
+                /** @description Latency of the mirrored calls' answers */
+                shadowLatencyMs: {
+                    /** @description Median, in milliseconds; null with no mirrored call */
+                    p50: number | null;
+                    /** @description 99th percentile, in milliseconds; null with no mirrored call */
+                    p99: number | null;
+                };
+            };
+            /** @description The last 100 mirrored calls since `since` that were `different` or `failed`, newest first */
+            calls: {
+                /** @description The call (Twilio's call SID) */
+                callSid: string;
+                /**
+                 * Format: date-time
+                 * @description When its voice request arrived
+                 */
+                startedAt: string;
+                /**
+                 * @description same: the two answers give Twilio the same TwiML once normalised (whitespace, attribute order, Routekit's own additions); different: they do not; failed: the shadow's (or replayed) answer could not be used (timeout, status, invalid document)
+                 * @enum {string}
+                 */
+                outcome: "same" | "different" | "failed";
+                /** @description onCallStartUrl's answer: what the caller got (unless a fallback took over) */
+                primary: {
+                    /** @description The answer's form (xml, json-twiml, json-actions), or the call.error code of why it could not be used */
+                    answer: string;
+                    /** @description The TwiML the answer gives Twilio (its first 16 KiB, as the call log keeps it); null when it could not be used */
+                    twiml: string | null;
+                    /**
+                     * Format: int32
+                     * @description Milliseconds until the primary's answer
+                     */
+                    latencyMs: number;
+                };
+                /** @description The shadow's answer, never used */
+                shadow: {
+                    /** @description The answer's form (xml, json-twiml, json-actions), or the call.error code of why it could not be used */
+                    answer: string;
+                    /** @description The TwiML the answer gives Twilio (its first 16 KiB, as the call log keeps it); null when it could not be used */
+                    twiml: string | null;
+                    /**
+                     * Format: int32
+                     * @description Milliseconds until the shadow's answer, or until it was given up
+                     */
+                    latencyMs: number;
+                    /** @description Why the shadow's answer could not be used; absent when it could */
+                    error?: string;
+                };
+            }[];
         };
         PhoneNumbersSimulateCallRequest: {
             /** @description The caller, E.164: + and at most 15 digits, the first not 0 (like +14155550123); default +15005550006 */
@@ -2337,10 +2475,10 @@ export interface components {
                 /** @description Its delivery, in GET /api/webhook-deliveries/{id} */
                 deliveryId: string;
                 /**
-                 * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL
+                 * @description primary: onCallStartUrl; retry: onCallStartUrl again after a refused or reset connection; fallback-url: your fallback URL; shadow: the number's shadow backend (docs/decisions.md §23, its answer never used); replay: POST /api/calls/{callSid}/replay
                  * @enum {string}
                  */
-                attempt: "primary" | "retry" | "fallback-url";
+                attempt: "primary" | "retry" | "fallback-url" | "shadow" | "replay";
                 /** @description The answer form this try's answer decided the call with, or the call.error code of why it could not */
                 outcome: string | null;
                 /** @description Where it was sent */
@@ -2602,6 +2740,15 @@ export interface components {
             dailyMinuteCap?: number | null;
             /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs. Omitted: unchanged. */
             listen?: boolean;
+            /** @description docs/decisions.md §23: a shadow backend that gets a copy of each inbound call's call.started, whose answer is compared with the primary's and never used; null removes it; omitted: unchanged */
+            shadow?: {
+                /** @description The backend to try: each mirrored call's call.started goes here too, its answer compared and never used */
+                onCallStartUrl: string;
+                /** @description The share of inbound calls to mirror, 0 to 1; default 1 (every call) */
+                sampleRate?: number;
+                /** @description When mirroring stops by itself (a time past mirrors nothing); omitted or null: no end */
+                until?: string | null;
+            } | null;
             /**
              * @description With a Twilio connection: prove the number is yours there and point it at engineVoiceUrl (for numbers registered before connecting, or not repointed)
              * @constant
@@ -2660,6 +2807,7 @@ export interface components {
              */
             machineDetection?: "Enable" | "DetectMessageEnd";
             /**
+             * Format: int32
              * @description Seconds to let the callee's phone ring (5–120, default 30)
              * @default 30
              */
@@ -2670,6 +2818,45 @@ export interface components {
             callSid: string;
             /** @description Twilio's status, `queued` at first */
             status: string;
+        };
+        CallsReplayRequest: {
+            /** @description Where to send the call's call.started again (with `data.replay = true`); its answer is compared and never used */
+            onCallStartUrl: string;
+        };
+        CallsReplayResponse: {
+            /** @description docs/decisions.md §23: the replayed call.started and how its answer compares */
+            replay: {
+                /**
+                 * @description same: the two answers give Twilio the same TwiML once normalised (whitespace, attribute order, Routekit's own additions); different: they do not; failed: the shadow's (or replayed) answer could not be used (timeout, status, invalid document)
+                 * @enum {string}
+                 */
+                outcome: "same" | "different" | "failed";
+                /** @description How the call was decided when it happened */
+                original: {
+                    /** @description The answer's form (xml, json-twiml, json-actions), or the call.error code of why it could not be used */
+                    answer: string;
+                    /** @description The TwiML the answer gives Twilio (its first 16 KiB, as the call log keeps it); null when it could not be used */
+                    twiml: string | null;
+                };
+                /** @description The URL's answer now, never used */
+                replayed: {
+                    /** @description The answer's form (xml, json-twiml, json-actions), or the call.error code of why it could not be used */
+                    answer: string;
+                    /** @description The TwiML the answer gives Twilio (its first 16 KiB, as the call log keeps it); null when it could not be used */
+                    twiml: string | null;
+                    /**
+                     * Format: int32
+                     * @description Milliseconds until the URL's answer, or until it was given up
+                     */
+                    latencyMs: number;
+                    /** @description Why the answer could not be used; absent when it could */
+                    error?: string;
+                };
+                /** @description The replay's delivery, in GET /api/webhook-deliveries/{id} (kind `replay`) */
+                deliveryId: string;
+                /** @description The replay's webhook-id */
+                eventId: string;
+            };
         };
         Call: {
             /** @description Twilio's call SID (CA…) */
@@ -2807,6 +2994,7 @@ export interface components {
             /** @description The caller ID the callee sees: a number of this account (default the call's own number) */
             callerId?: string;
             /**
+             * Format: int32
              * @description Seconds to let the callee's phone ring, 5–60 (default 20)
              * @default 20
              */
@@ -3089,12 +3277,17 @@ export interface components {
                 /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
                 error: string | null;
                 /** @description call.started only: which try this was; null for queued events */
-                role: ("primary" | "retry" | "fallback-url") | null;
+                role: ("primary" | "retry" | "fallback-url" | "shadow" | "replay") | null;
                 /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
                 outcome: string | null;
             } | null;
             /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
             endpointBackoffUntil: string | null;
+            /**
+             * @description event: an event owed to you (retried, redeliverable); shadow: a call.started mirrored to a number's shadow backend; replay: a call.started sent by POST /api/calls/{callSid}/replay. Shadow and replay requests are sent once, never retried or redelivered, and count towards no alert or endpoint health
+             * @enum {string}
+             */
+            kind: "event" | "shadow" | "replay";
             /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
             synchronous: boolean;
             /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
@@ -3188,12 +3381,17 @@ export interface components {
                 /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
                 error: string | null;
                 /** @description call.started only: which try this was; null for queued events */
-                role: ("primary" | "retry" | "fallback-url") | null;
+                role: ("primary" | "retry" | "fallback-url" | "shadow" | "replay") | null;
                 /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
                 outcome: string | null;
             } | null;
             /** @description Set while this delivery's endpoint (account and URL) keeps failing: further attempts to it are paused until then, without using up the retry schedule */
             endpointBackoffUntil: string | null;
+            /**
+             * @description event: an event owed to you (retried, redeliverable); shadow: a call.started mirrored to a number's shadow backend; replay: a call.started sent by POST /api/calls/{callSid}/replay. Shadow and replay requests are sent once, never retried or redelivered, and count towards no alert or endpoint health
+             * @enum {string}
+             */
+            kind: "event" | "shadow" | "replay";
             /** @description call.started: sent while Twilio waited, its answer decided the call; never retried or redelivered */
             synchronous: boolean;
             /** @description Synchronous deliveries: how the answer was used (xml, json-twiml, json-actions), or the call.error code of the fallback */
@@ -3224,7 +3422,7 @@ export interface components {
                 /** @description Why there was no answer (time-out, refused connection, address not allowed…); null when there was one */
                 error: string | null;
                 /** @description call.started only: which try this was; null for queued events */
-                role: ("primary" | "retry" | "fallback-url") | null;
+                role: ("primary" | "retry" | "fallback-url" | "shadow" | "replay") | null;
                 /** @description call.started only: the answer form this try's answer decided the call with, or the call.error code of why it could not; null for queued events */
                 outcome: string | null;
             }[];
@@ -3273,69 +3471,53 @@ export interface components {
             /** @description Your note: what this endpoint is for (at most 200 characters) */
             description?: string;
         };
+        WebhookEndpointWithSecret: {
+            id: string;
+            /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            url: string;
+            /** @description The event types sent here, or ["*"] for all */
+            eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
+            /** @description Your note; empty when none */
+            description: string;
+            /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
+            secret: string;
+        };
         WebhookEndpointsCreateResponse: {
             /** @description The endpoint with its secret */
-            webhookEndpoint: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
-                secret: string;
-            };
+            webhookEndpoint: components["schemas"]["WebhookEndpointWithSecret"];
+        };
+        WebhookEndpoint: {
+            id: string;
+            /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            url: string;
+            /** @description The event types sent here, or ["*"] for all */
+            eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
+            /** @description Your note; empty when none */
+            description: string;
+            /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
+            secret?: string;
         };
         WebhookEndpointsListResponse: {
             /** @description The account's endpoints, oldest first; without secrets */
-            webhookEndpoints: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            webhookEndpoints: components["schemas"]["WebhookEndpoint"][];
         };
         WebhookEndpointsGetResponse: {
             /** @description The endpoint */
-            webhookEndpoint: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
-                secret?: string;
-            };
+            webhookEndpoint: components["schemas"]["WebhookEndpoint"];
         };
         WebhookEndpointsUpdateRequest: {
             /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. Omitted: unchanged. */
@@ -3349,25 +3531,7 @@ export interface components {
         };
         WebhookEndpointsUpdateResponse: {
             /** @description The endpoint */
-            webhookEndpoint: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
-                secret?: string;
-            };
+            webhookEndpoint: components["schemas"]["WebhookEndpoint"];
         };
         WebhookEndpointsDeleteResponse: {
             /**
@@ -3389,8 +3553,11 @@ export interface components {
         EventTypesListResponse: {
             /** @description Every event type Routekit sends: call.started, call.ringing, call.answered, call.ended, call.error, call.transferred, call.transfer_failed, recording.completed, recording.failed, usage.threshold_reached, alert.endpoint_failing, alert.endpoint_recovered, alert.delivery_exhausted, alert.fallback_rate, alert.fallback_rate_recovered, alert.twilio_credentials_rejected, alert.number_unconfigured, alert.payment_failed */
             eventTypes: {
-                /** @description The event type, as the envelope's `type` and the delivery log's eventType */
-                type: string;
+                /**
+                 * @description The event type, as the envelope's `type` and the delivery log's eventType
+                 * @enum {string}
+                 */
+                type: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
                 /** @description When it is sent, and where */
                 description: string;
                 /** @description JSON Schema (draft 2020-12) of the whole event as sent: envelope and data */
@@ -3399,49 +3566,50 @@ export interface components {
                 };
             }[];
         };
-        AlertsListResponse: {
-            /** @description The last 30 days, newest first */
-            alerts: {
-                /** @description The alert's id */
-                id: string;
+        Alert: {
+            /** @description The alert's id */
+            id: string;
+            /**
+             * @description The alert type (as the event's `type`)
+             * @enum {string}
+             */
+            type: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+            /** @description What the alert is about */
+            subject: {
                 /**
-                 * @description The alert type (as the event's `type`)
+                 * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
                  * @enum {string}
                  */
-                type: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description What the alert is about */
-                subject: {
-                    /**
-                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
-                     * @enum {string}
-                     */
-                    type: "endpoint" | "number" | "account";
-                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
-                    id: string;
-                    /** @description The destination's URL, for an endpoint subject */
-                    url?: string;
-                };
-                /**
-                 * Format: date-time
-                 * @description When the condition began (for a recovery: when it cleared)
-                 */
-                since: string;
-                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
-                details: {
-                    [key: string]: unknown;
-                };
-                /** @description What to do about it, in a sentence or two */
-                howToFix: string;
-                /** @description The id of the alert event sent to subscribed endpoints */
-                eventId: string;
-                /** @description For endpoint_failing and fallback_rate: when the recovery was announced (null while open) */
-                resolvedAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description When it was raised
-                 */
-                createdAt: string;
-            }[];
+                type: "endpoint" | "number" | "account";
+                /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                id: string;
+                /** @description The destination's URL, for an endpoint subject */
+                url?: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the condition began (for a recovery: when it cleared)
+             */
+            since: string;
+            /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description What to do about it, in a sentence or two */
+            howToFix: string;
+            /** @description The id of the alert event sent to subscribed endpoints */
+            eventId: string;
+            /** @description For endpoint_failing and fallback_rate: when the recovery was announced (null while open) */
+            resolvedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was raised
+             */
+            createdAt: string;
+        };
+        AlertsListResponse: {
+            /** @description The last 30 days, newest first */
+            alerts: components["schemas"]["Alert"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
@@ -3508,91 +3676,95 @@ export interface components {
                 "alert.payment_failed": boolean;
             };
         };
-        AuditLogListResponse: {
-            /** @description Newest first; the last 13 months */
-            entries: {
-                /** @description The entry's id */
-                id: string;
+        AuditLogEntry: {
+            /** @description The entry's id */
+            id: string;
+            /**
+             * @description What was done, `resource.verb`:
+             *
+             *     - `account.closed`: The account was closed
+             *     - `account.webhook_secret_rotated`: The account's webhook signing secret was rotated (the old one signs 24 hours)
+             *     - `account.webhook_secret_previous_expired`: The account's previous webhook secret was retired early
+             *     - `account.engine_url_rotated`: A new engine URL was issued (the old one works 24 hours)
+             *     - `account.limits_changed`: The spend and volume guardrails were replaced
+             *     - `account.alert_settings_changed`: Which alert types are emailed was changed
+             *     - `account.two_factor_required`: Two-factor sign-in was required, or no longer required, of every member
+             *     - `api_key.created`: An API key was created
+             *     - `api_key.revoked`: An API key was revoked
+             *     - `member.role_changed`: A member's role was changed
+             *     - `member.removed`: A member was removed from the account, or left it
+             *     - `member.joined`: Someone joined the account by accepting an invitation
+             *     - `invitation.created`: An invitation was mailed
+             *     - `invitation.revoked`: An invitation was withdrawn before it was accepted
+             *     - `user.two_factor_enabled`: A member turned two-factor sign-in on
+             *     - `user.two_factor_disabled`: A member turned two-factor sign-in off
+             *     - `user.recovery_codes_regenerated`: A member replaced their two-factor recovery codes
+             *     - `phone_number.created`: A phone number was registered
+             *     - `phone_number.updated`: A phone number's URLs, answer policy, cap or Twilio set-up were changed
+             *     - `phone_number.deleted`: A phone number was released
+             *     - `phone_number.shadow_set`: A phone number's shadow backend was set or changed (docs/decisions.md §23)
+             *     - `phone_number.shadow_cleared`: A phone number's shadow backend was removed
+             *     - `webhook_endpoint.created`: A webhook endpoint was added
+             *     - `webhook_endpoint.updated`: A webhook endpoint's URL, event types, description or switch was changed
+             *     - `webhook_endpoint.deleted`: A webhook endpoint was deleted
+             *     - `webhook_endpoint.secret_rotated`: A webhook endpoint's signing secret was rotated (the old one signs 24 hours)
+             *     - `webhook_endpoint.secret_previous_expired`: A webhook endpoint's previous secret was retired early
+             *     - `twilio_connection.set`: A Twilio account was connected (or its credentials replaced)
+             *     - `twilio_connection.removed`: The Twilio account was disconnected
+             *     - `billing.checkout_link_issued`: A checkout link was issued
+             *     - `billing.portal_link_issued`: A billing portal link was issued
+             *     - `call.replayed`: A past call's call.started was sent again to a URL (POST /api/calls/{callSid}/replay)
+             *     - `call.hung_up`: A live call was hung up through the API
+             *     - `call.redirected`: A live call was given new TwiML or actions
+             *     - `call.transfer_started`: A live call was sent to another number or SIP address (call.transferred or call.transfer_failed follows)
+             *     - `call.recording_started`: Recording of a live call was started
+             *     - `call.recording_paused`: Recording of a live call was paused
+             *     - `call.recording_resumed`: Recording of a live call was resumed
+             *     - `call.recording_stopped`: Recording of a live call was stopped
+             *     - `webhook_delivery.retried`: A delivery was sent again
+             *     - `webhook_delivery.replayed`: Deliveries matching a status and a time were queued again
+             * @enum {string}
+             */
+            action: "account.closed" | "account.webhook_secret_rotated" | "account.webhook_secret_previous_expired" | "account.engine_url_rotated" | "account.limits_changed" | "account.alert_settings_changed" | "account.two_factor_required" | "api_key.created" | "api_key.revoked" | "member.role_changed" | "member.removed" | "member.joined" | "invitation.created" | "invitation.revoked" | "user.two_factor_enabled" | "user.two_factor_disabled" | "user.recovery_codes_regenerated" | "phone_number.created" | "phone_number.updated" | "phone_number.deleted" | "phone_number.shadow_set" | "phone_number.shadow_cleared" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.secret_previous_expired" | "twilio_connection.set" | "twilio_connection.removed" | "billing.checkout_link_issued" | "billing.portal_link_issued" | "call.replayed" | "call.hung_up" | "call.redirected" | "call.transfer_started" | "call.recording_started" | "call.recording_paused" | "call.recording_resumed" | "call.recording_stopped" | "webhook_delivery.retried" | "webhook_delivery.replayed";
+            /** @description Who made the change */
+            actor: {
                 /**
-                 * @description What was done, `resource.verb`:
-                 *
-                 *     - `account.closed`: The account was closed
-                 *     - `account.webhook_secret_rotated`: The account's webhook signing secret was rotated (the old one signs 24 hours)
-                 *     - `account.webhook_secret_previous_expired`: The account's previous webhook secret was retired early
-                 *     - `account.engine_url_rotated`: A new engine URL was issued (the old one works 24 hours)
-                 *     - `account.limits_changed`: The spend and volume guardrails were replaced
-                 *     - `account.alert_settings_changed`: Which alert types are emailed was changed
-                 *     - `account.two_factor_required`: Two-factor sign-in was required, or no longer required, of every member
-                 *     - `api_key.created`: An API key was created
-                 *     - `api_key.revoked`: An API key was revoked
-                 *     - `member.role_changed`: A member's role was changed
-                 *     - `member.removed`: A member was removed from the account, or left it
-                 *     - `member.joined`: Someone joined the account by accepting an invitation
-                 *     - `invitation.created`: An invitation was mailed
-                 *     - `invitation.revoked`: An invitation was withdrawn before it was accepted
-                 *     - `user.two_factor_enabled`: A member turned two-factor sign-in on
-                 *     - `user.two_factor_disabled`: A member turned two-factor sign-in off
-                 *     - `user.recovery_codes_regenerated`: A member replaced their two-factor recovery codes
-                 *     - `phone_number.created`: A phone number was registered
-                 *     - `phone_number.updated`: A phone number's URLs, answer policy, cap or Twilio set-up were changed
-                 *     - `phone_number.deleted`: A phone number was released
-                 *     - `webhook_endpoint.created`: A webhook endpoint was added
-                 *     - `webhook_endpoint.updated`: A webhook endpoint's URL, event types, description or switch was changed
-                 *     - `webhook_endpoint.deleted`: A webhook endpoint was deleted
-                 *     - `webhook_endpoint.secret_rotated`: A webhook endpoint's signing secret was rotated (the old one signs 24 hours)
-                 *     - `webhook_endpoint.secret_previous_expired`: A webhook endpoint's previous secret was retired early
-                 *     - `twilio_connection.set`: A Twilio account was connected (or its credentials replaced)
-                 *     - `twilio_connection.removed`: The Twilio account was disconnected
-                 *     - `billing.checkout_link_issued`: A checkout link was issued
-                 *     - `billing.portal_link_issued`: A billing portal link was issued
-                 *     - `call.hung_up`: A live call was hung up through the API
-                 *     - `call.redirected`: A live call was given new TwiML or actions
-                 *     - `call.transfer_started`: A live call was sent to another number or SIP address (call.transferred or call.transfer_failed follows)
-                 *     - `call.recording_started`: Recording of a live call was started
-                 *     - `call.recording_paused`: Recording of a live call was paused
-                 *     - `call.recording_resumed`: Recording of a live call was resumed
-                 *     - `call.recording_stopped`: Recording of a live call was stopped
-                 *     - `webhook_delivery.retried`: A delivery was sent again
-                 *     - `webhook_delivery.replayed`: Deliveries matching a status and a time were queued again
+                 * @description member: a signed-in person; api_key: a request made with a key; system: Routekit itself
                  * @enum {string}
                  */
-                action: "account.closed" | "account.webhook_secret_rotated" | "account.webhook_secret_previous_expired" | "account.engine_url_rotated" | "account.limits_changed" | "account.alert_settings_changed" | "account.two_factor_required" | "api_key.created" | "api_key.revoked" | "member.role_changed" | "member.removed" | "member.joined" | "invitation.created" | "invitation.revoked" | "user.two_factor_enabled" | "user.two_factor_disabled" | "user.recovery_codes_regenerated" | "phone_number.created" | "phone_number.updated" | "phone_number.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.secret_previous_expired" | "twilio_connection.set" | "twilio_connection.removed" | "billing.checkout_link_issued" | "billing.portal_link_issued" | "call.hung_up" | "call.redirected" | "call.transfer_started" | "call.recording_started" | "call.recording_paused" | "call.recording_resumed" | "call.recording_stopped" | "webhook_delivery.retried" | "webhook_delivery.replayed";
-                /** @description Who made the change */
-                actor: {
-                    /**
-                     * @description member: a signed-in person; api_key: a request made with a key; system: Routekit itself
-                     * @enum {string}
-                     */
-                    type: "member" | "api_key" | "system";
-                    /** @description The member's user id (member only; null otherwise) */
-                    userId: string | null;
-                    /** @description The member's address when they made the change (member only) */
-                    email: string | null;
-                    /** @description The key's public prefix, never the key (api_key only) */
-                    keyPrefix: string | null;
-                };
-                /** @description What was changed */
-                target: {
-                    /**
-                     * @description The kind of thing changed
-                     * @enum {string}
-                     */
-                    type: "account" | "api_key" | "member" | "invitation" | "user" | "phone_number" | "webhook_endpoint" | "twilio_connection" | "billing" | "call" | "webhook_delivery";
-                    /** @description Its id (a call's SID); null where the account itself is meant */
-                    id: string | null;
-                };
-                /** @description What changed (fields, old and new values); never a secret. Varies by action */
-                details: {
-                    [key: string]: unknown;
-                } | null;
-                /** @description The client address of the request that made the change; null for system */
-                ip: string | null;
+                type: "member" | "api_key" | "system";
+                /** @description The member's user id (member only; null otherwise) */
+                userId: string | null;
+                /** @description The member's address when they made the change (member only) */
+                email: string | null;
+                /** @description The key's public prefix, never the key (api_key only) */
+                keyPrefix: string | null;
+            };
+            /** @description What was changed */
+            target: {
                 /**
-                 * Format: date-time
-                 * @description When the change was made
+                 * @description The kind of thing changed
+                 * @enum {string}
                  */
-                createdAt: string;
-            }[];
+                type: "account" | "api_key" | "member" | "invitation" | "user" | "phone_number" | "webhook_endpoint" | "twilio_connection" | "billing" | "call" | "webhook_delivery";
+                /** @description Its id (a call's SID); null where the account itself is meant */
+                id: string | null;
+            };
+            /** @description What changed (fields, old and new values); never a secret. Varies by action */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The client address of the request that made the change; null for system */
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @description When the change was made
+             */
+            createdAt: string;
+        };
+        AuditLogListResponse: {
+            /** @description Newest first; the last 13 months */
+            entries: components["schemas"]["AuditLogEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
@@ -3758,6 +3930,12 @@ export interface components {
                 errorCode?: number | null;
                 /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
                 test?: boolean;
+                /** @description call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise */
+                shadow?: boolean;
+                /** @description call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise */
+                replay?: boolean;
+                /** @description With `replay`: the webhook-id the call's call.started had when the call happened */
+                originalEventId?: string;
             };
         };
         CallRingingEvent: {
@@ -3798,6 +3976,12 @@ export interface components {
                 answeredBy?: string;
                 /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
                 test?: boolean;
+                /** @description call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise */
+                shadow?: boolean;
+                /** @description call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise */
+                replay?: boolean;
+                /** @description With `replay`: the webhook-id the call's call.started had when the call happened */
+                originalEventId?: string;
             };
         };
         CallAnsweredEvent: {
@@ -3838,6 +4022,12 @@ export interface components {
                 answeredBy?: string;
                 /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
                 test?: boolean;
+                /** @description call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise */
+                shadow?: boolean;
+                /** @description call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise */
+                replay?: boolean;
+                /** @description With `replay`: the webhook-id the call's call.started had when the call happened */
+                originalEventId?: string;
             };
         };
         CallEndedEvent: {
@@ -3970,6 +4160,12 @@ export interface components {
                 errorCode?: number | null;
                 /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
                 test?: boolean;
+                /** @description call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise */
+                shadow?: boolean;
+                /** @description call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise */
+                replay?: boolean;
+                /** @description With `replay`: the webhook-id the call's call.started had when the call happened */
+                originalEventId?: string;
             };
         };
         CallErrorEvent: {
@@ -4102,6 +4298,12 @@ export interface components {
                 errorCode?: number | null;
                 /** @description true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls */
                 test?: boolean;
+                /** @description call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise */
+                shadow?: boolean;
+                /** @description call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise */
+                replay?: boolean;
+                /** @description With `replay`: the webhook-id the call's call.started had when the call happened */
+                originalEventId?: string;
             };
         };
         CallTransferredEvent: {
@@ -4865,7 +5067,7 @@ export interface operations {
                      *         "companyName": "Acme",
                      *         "status": "INACTIVE"
                      *       },
-                     *       "apiKey": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a2B3c",
+                     *       "apiKey": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a",
                      *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl",
                      *       "checkoutUrl": "http://localhost:3000/billing/checkout/eyJhbGciOi…",
                      *       "engineVoiceUrl": "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU"
@@ -8436,7 +8638,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "cmwra6c9f00072c7d0v8a4n1q",
-                     *       "key": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a2B3c",
+                     *       "key": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a",
                      *       "keyPrefix": "rtk_3Xq9zH2k",
                      *       "label": "Dashboard reports",
                      *       "scope": "read-only",
@@ -9169,7 +9371,8 @@ export interface operations {
                      *         "id": "cmwra4d7s00042c7d2k9w6e1r",
                      *         "email": "grace@example.com",
                      *         "role": "viewer",
-                     *         "expiresAt": "2026-11-29T10:00:00.000Z"
+                     *         "expiresAt": "2026-11-29T10:00:00.000Z",
+                     *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -10408,6 +10611,7 @@ export interface operations {
                      *           "dailyMinuteCap": 600,
                      *           "listen": false,
                      *           "minutesToday": 42,
+                     *           "shadow": null,
                      *           "createdAt": "2026-11-22T10:00:00.000Z"
                      *         }
                      *       ]
@@ -10619,6 +10823,7 @@ export interface operations {
                      *         "dailyMinuteCap": 600,
                      *         "listen": false,
                      *         "minutesToday": 42,
+                     *         "shadow": null,
                      *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
                      *     }
@@ -10901,6 +11106,7 @@ export interface operations {
                      *         "dailyMinuteCap": 600,
                      *         "listen": false,
                      *         "minutesToday": 42,
+                     *         "shadow": null,
                      *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
                      *     }
@@ -11260,7 +11466,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Change a number's callback URLs, or set it up at Twilio (`configureTwilio: true`) */
+            /** @description Change a number's callback URLs, answer policy, cap or shadow backend (`shadow`, docs/decisions.md §23), or set it up at Twilio (`configureTwilio: true`) */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
@@ -11304,6 +11510,7 @@ export interface operations {
                      *         "dailyMinuteCap": 600,
                      *         "listen": false,
                      *         "minutesToday": 42,
+                     *         "shadow": null,
                      *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
                      *     }
@@ -11535,6 +11742,222 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneNumbersFallbackPreviewResponse"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_FAILED",
+                     *         "message": "The request is invalid."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key or credentials."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ACCOUNT_SUSPENDED",
+                     *         "message": "Your account is suspended; update your payment to resume service."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Not found."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry later."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is not ready."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "phoneNumbers.shadowReport": {
+        parameters: {
+            query?: {
+                /** @description Count from this time (at most 30 days back); default: when the shadow was set, or 30 days ago */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The number's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number's shadow backend (docs/decisions.md §23) and how its answers compared with the primary's: counts and latencies since `since`, and the last 100 mirrored calls that were different or failed, newest first. Kept 30 days */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "shadow": {
+                     *         "onCallStartUrl": "https://v2.api.example.com/twilio/start",
+                     *         "sampleRate": 1,
+                     *         "until": null,
+                     *         "setAt": "2026-11-22T10:00:00.000Z"
+                     *       },
+                     *       "report": {
+                     *         "since": "2026-11-22T10:00:00.000Z",
+                     *         "mirrored": 120,
+                     *         "skipped": 0,
+                     *         "same": 117,
+                     *         "different": 2,
+                     *         "failed": 1,
+                     *         "primaryLatencyMs": {
+                     *           "p50": 84,
+                     *           "p99": 310
+                     *         },
+                     *         "shadowLatencyMs": {
+                     *           "p50": 95,
+                     *           "p99": 5000
+                     *         }
+                     *       },
+                     *       "calls": [
+                     *         {
+                     *           "callSid": "CA0123456789abcdef0123456789abcdef",
+                     *           "startedAt": "2026-11-22T10:00:00.000Z",
+                     *           "outcome": "different",
+                     *           "primary": {
+                     *             "answer": "xml",
+                     *             "twiml": "<Response><Say>Hello</Say></Response>",
+                     *             "latencyMs": 84
+                     *           },
+                     *           "shadow": {
+                     *             "answer": "json-actions",
+                     *             "twiml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Say>Hello there</Say></Response>",
+                     *             "latencyMs": 95
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PhoneNumbersShadowReportResponse"];
                 };
             };
             /** @description Invalid request */
@@ -12256,6 +12679,288 @@ export interface operations {
                      *       "error": {
                      *         "code": "PROVIDER_UNAVAILABLE",
                      *         "message": "The telephony provider could not be reached."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database cannot be reached right now; nothing was done, retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "message": "The service is not ready."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "calls.replay": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the same key with the same body within 24 hours replays the first answer (status and body, with header `idempotent-replayed: true`) and does nothing again; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is still running → 409 IDEMPOTENCY_IN_PROGRESS. A 4xx answer is replayed too; after a 5xx the key is released so a retry runs. Keys are per account (per client address for register and login). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The past inbound call (Twilio's call SID) */
+                callSid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "onCallStartUrl": "https://v2.api.example.com/twilio/start"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CallsReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Send a past inbound call's call.started again, as first sent (with `data.replay = true` and `data.originalEventId`, a new webhook-id, signed with the current secret), to a URL, and compare its answer with how the call was decided (docs/decisions.md §23). Nothing reaches Twilio, nothing is billed or counted, the call does not change. Inbound calls of the last 30 days; at most 10 a minute per account */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description Present when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "replay": {
+                     *         "outcome": "different",
+                     *         "original": {
+                     *           "answer": "xml",
+                     *           "twiml": "<Response><Say>Hello</Say></Response>"
+                     *         },
+                     *         "replayed": {
+                     *           "answer": "xml",
+                     *           "twiml": "<Response><Say>Hello there</Say></Response>",
+                     *           "latencyMs": 92
+                     *         },
+                     *         "deliveryId": "cmwra4z2c00052c7dq7ds1m2p",
+                     *         "eventId": "evt_9x2Hf8sLk1mNoPqZ"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallsReplayResponse"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_FAILED",
+                     *         "message": "The request is invalid."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing or invalid API key or credentials."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment required: complete checkout */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYMENT_REQUIRED",
+                     *         "message": "Complete checkout to activate your account."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: your role or key does not allow it, account suspended, number not owned, unverified number limit reached, or invalid signature */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ACCOUNT_SUSPENDED",
+                     *         "message": "Your account is suspended; update your payment to resume service."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Not found."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *         "message": "A request with this Idempotency-Key is still running; retry once it has finished."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than 64 KiB."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request body */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "IDEMPOTENCY_KEY_REUSED",
+                     *         "message": "This Idempotency-Key was used with another request body; use a new key for a new request."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "Too many requests; retry later."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL",
+                     *         "message": "Internal server error."
                      *       }
                      *     }
                      */
@@ -15112,6 +15817,8 @@ export interface operations {
                 limit?: number;
                 /** @description Rows to skip (default 0) */
                 offset?: number;
+                /** @description Only deliveries of this kind */
+                kind?: "event" | "shadow" | "replay";
                 /** @description Only deliveries to this webhook endpoint */
                 endpointId?: string;
                 /** @description Only deliveries in this status */
@@ -15172,6 +15879,7 @@ export interface operations {
                      *             "outcome": null
                      *           },
                      *           "endpointBackoffUntil": null,
+                     *           "kind": "event",
                      *           "synchronous": false,
                      *           "answerUse": null
                      *         },
@@ -15200,6 +15908,7 @@ export interface operations {
                      *             "outcome": null
                      *           },
                      *           "endpointBackoffUntil": "2026-11-23T10:02:00.000Z",
+                     *           "kind": "event",
                      *           "synchronous": false,
                      *           "answerUse": null
                      *         }
@@ -15398,6 +16107,7 @@ export interface operations {
                      *           "outcome": null
                      *         },
                      *         "endpointBackoffUntil": null,
+                     *         "kind": "event",
                      *         "synchronous": false,
                      *         "answerUse": null,
                      *         "payload": {
@@ -15925,6 +16635,7 @@ export interface operations {
                      *           "outcome": null
                      *         },
                      *         "endpointBackoffUntil": null,
+                     *         "kind": "event",
                      *         "synchronous": false,
                      *         "answerUse": null,
                      *         "payload": {
@@ -16171,6 +16882,7 @@ export interface operations {
                      *           "outcome": null
                      *         },
                      *         "endpointBackoffUntil": null,
+                     *         "kind": "event",
                      *         "synchronous": false,
                      *         "answerUse": null,
                      *         "payload": {
@@ -17676,7 +18388,8 @@ export interface operations {
                      *             "type": "object",
                      *             "properties": {
                      *               "id": {
-                     *                 "type": "string"
+                     *                 "type": "string",
+                     *                 "maxLength": 64
                      *               },
                      *               "type": {
                      *                 "type": "string",
@@ -18358,7 +19071,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action (`resource.verb`) */
-                action?: "account.closed" | "account.webhook_secret_rotated" | "account.webhook_secret_previous_expired" | "account.engine_url_rotated" | "account.limits_changed" | "account.alert_settings_changed" | "account.two_factor_required" | "api_key.created" | "api_key.revoked" | "member.role_changed" | "member.removed" | "member.joined" | "invitation.created" | "invitation.revoked" | "user.two_factor_enabled" | "user.two_factor_disabled" | "user.recovery_codes_regenerated" | "phone_number.created" | "phone_number.updated" | "phone_number.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.secret_previous_expired" | "twilio_connection.set" | "twilio_connection.removed" | "billing.checkout_link_issued" | "billing.portal_link_issued" | "call.hung_up" | "call.redirected" | "call.transfer_started" | "call.recording_started" | "call.recording_paused" | "call.recording_resumed" | "call.recording_stopped" | "webhook_delivery.retried" | "webhook_delivery.replayed";
+                action?: "account.closed" | "account.webhook_secret_rotated" | "account.webhook_secret_previous_expired" | "account.engine_url_rotated" | "account.limits_changed" | "account.alert_settings_changed" | "account.two_factor_required" | "api_key.created" | "api_key.revoked" | "member.role_changed" | "member.removed" | "member.joined" | "invitation.created" | "invitation.revoked" | "user.two_factor_enabled" | "user.two_factor_disabled" | "user.recovery_codes_regenerated" | "phone_number.created" | "phone_number.updated" | "phone_number.deleted" | "phone_number.shadow_set" | "phone_number.shadow_cleared" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.secret_previous_expired" | "twilio_connection.set" | "twilio_connection.removed" | "billing.checkout_link_issued" | "billing.portal_link_issued" | "call.replayed" | "call.hung_up" | "call.redirected" | "call.transfer_started" | "call.recording_started" | "call.recording_paused" | "call.recording_resumed" | "call.recording_stopped" | "webhook_delivery.retried" | "webhook_delivery.replayed";
                 /** @description Only changes made by this member (their user id) or this API key (its keyPrefix, `rtk_…`) */
                 actor?: string;
                 /** @description Only entries about this kind of thing */

@@ -40,8 +40,10 @@ export const OPERATIONS = {
   "phoneNumbers.update": { method: "PATCH", path: "/api/phone-numbers/{id}" },
   "phoneNumbers.delete": { method: "DELETE", path: "/api/phone-numbers/{id}" },
   "phoneNumbers.fallbackPreview": { method: "GET", path: "/api/phone-numbers/{id}/fallback-preview" },
+  "phoneNumbers.shadowReport": { method: "GET", path: "/api/phone-numbers/{id}/shadow" },
   "phoneNumbers.simulateCall": { method: "POST", path: "/api/phone-numbers/{id}/simulate-call" },
   "outbound.create": { method: "POST", path: "/api/outbound" },
+  "calls.replay": { method: "POST", path: "/api/calls/{callSid}/replay" },
   "calls.list": { method: "GET", path: "/api/calls" },
   "calls.get": { method: "GET", path: "/api/calls/{callSid}" },
   "calls.hangup": { method: "POST", path: "/api/calls/{callSid}/hangup" },
@@ -190,7 +192,7 @@ export function resources(transport: Transport) {
       /** One phone number */
       get: (id: operations["phoneNumbers.get"]["parameters"]["path"]["id"], options?: RequestOptions) =>
         transport.send(transport.client.GET("/api/phone-numbers/{id}", { params: { path: { id } }, ...transport.init(options) })),
-      /** Change a number's callback URLs, or set it up at Twilio (`configureTwilio: true`) */
+      /** Change a number's callback URLs, answer policy, cap or shadow backend (`shadow`, docs/decisions.md §23), or set it up at Twilio (`configureTwilio: true`) */
       update: (id: operations["phoneNumbers.update"]["parameters"]["path"]["id"], body?: NonNullable<operations["phoneNumbers.update"]["requestBody"]>["content"]["application/json"], options?: RequestOptions) =>
         transport.send(transport.client.PATCH("/api/phone-numbers/{id}", { params: { path: { id } }, body, ...transport.init(options) })),
       /** Release a phone number */
@@ -199,6 +201,9 @@ export function resources(transport: Transport) {
       /** The TwiML a caller would get when onCallStartUrl fails: the stored fallback and lastResort, rendered without calling anything */
       fallbackPreview: (id: operations["phoneNumbers.fallbackPreview"]["parameters"]["path"]["id"], options?: RequestOptions) =>
         transport.send(transport.client.GET("/api/phone-numbers/{id}/fallback-preview", { params: { path: { id } }, ...transport.init(options) })),
+      /** The number's shadow backend (docs/decisions.md §23) and how its answers compared with the primary's: counts and latencies since `since`, and the last 100 mirrored calls that were different or failed, newest first. Kept 30 days */
+      shadowReport: (id: operations["phoneNumbers.shadowReport"]["parameters"]["path"]["id"], query?: operations["phoneNumbers.shadowReport"]["parameters"]["query"], options?: RequestOptions) =>
+        transport.send(transport.client.GET("/api/phone-numbers/{id}/shadow", { params: { path: { id }, query }, ...transport.init(options) })),
       /** Try a number without a phone: runs the engine's whole inbound flow for it as if Twilio had called (call.started with `data.test = true` to the number's URL, the answer checked, fallbacks as configured) and answers the call with its timeline and the TwiML Twilio would have received. The call is `test: true`: never billed, never counted in usage or limits, never sent to Twilio, listed only with GET /api/calls?test=true. At most 10 a minute per account */
       simulateCall: (id: operations["phoneNumbers.simulateCall"]["parameters"]["path"]["id"], body?: NonNullable<operations["phoneNumbers.simulateCall"]["requestBody"]>["content"]["application/json"], options?: MutationOptions) =>
         transport.send(transport.client.POST("/api/phone-numbers/{id}/simulate-call", { params: { path: { id }, header: idempotencyHeader(options) }, body, ...transport.init(options) })),
@@ -209,6 +214,9 @@ export function resources(transport: Transport) {
         transport.send(transport.client.POST("/api/outbound", { params: { header: idempotencyHeader(options) }, body, ...transport.init(options) })),
     },
     calls: {
+      /** Send a past inbound call's call.started again, as first sent (with `data.replay = true` and `data.originalEventId`, a new webhook-id, signed with the current secret), to a URL, and compare its answer with how the call was decided (docs/decisions.md §23). Nothing reaches Twilio, nothing is billed or counted, the call does not change. Inbound calls of the last 30 days; at most 10 a minute per account */
+      replay: (callSid: operations["calls.replay"]["parameters"]["path"]["callSid"], body: operations["calls.replay"]["requestBody"]["content"]["application/json"], options?: MutationOptions) =>
+        transport.send(transport.client.POST("/api/calls/{callSid}/replay", { params: { path: { callSid }, header: idempotencyHeader(options) }, body, ...transport.init(options) })),
       /** Every call the engine saw, whatever its end, newest first; filters and an opaque keyset cursor */
       list: (query?: operations["calls.list"]["parameters"]["query"], options?: RequestOptions) =>
         transport.send(transport.client.GET("/api/calls", { params: { query }, ...transport.init(options) })),

@@ -250,8 +250,7 @@ export const ZEventEnvelope = z.object({
         .describe(
           "call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise",
         ),
-      originalEventId: z
-        .string()
+      originalEventId: outputId()
         .optional()
         .describe("With `replay`: the webhook-id the call's call.started had when the call happened"),
     })
@@ -298,8 +297,7 @@ const ZProgressEventEnvelope = z.object({
         .describe(
           "call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise",
         ),
-      originalEventId: z
-        .string()
+      originalEventId: outputId()
         .optional()
         .describe("With `replay`: the webhook-id the call's call.started had when the call happened"),
     })

@@ -5,6 +5,19 @@
 import { z } from "zod";
 import { zCallbackUrl, type CallbackUrlPolicyOptions } from "../url-policy";
 import { ZId, ZQueryTime, ZTimestamp } from "./common";
+import {
+  countInt,
+  latencyMsInt,
+  outputCode,
+  outputId,
+  outputMessage,
+  outputUrl,
+  STORED_TWIML_MAX_CHARS,
+  TWILIO_SID_CHARS,
+} from "./bounds";
+
+/** The report lists at most this many differing or failed calls (docs/decisions.md §23). */
+export const SHADOW_REPORT_CALLS_MAX = 100;
 
 export const SHADOW_OUTCOMES = ["same", "different", "failed"] as const;
 export type ShadowOutcome = (typeof SHADOW_OUTCOMES)[number];
@@ -19,7 +32,7 @@ export type StoredShadow = { onCallStartUrl: string; sampleRate: number; until: 
 
 export const ZShadow = z
   .object({
-    onCallStartUrl: z.string().describe("Where each mirrored call's call.started is sent (with `data.shadow = true`)"),
+    onCallStartUrl: outputUrl().describe("Where each mirrored call's call.started is sent (with `data.shadow = true`)"),
     sampleRate: z.number().min(0).max(1).describe("The share of inbound calls mirrored, 0 to 1"),
     until: ZTimestamp.nullable().describe("When mirroring stops by itself; null: until the shadow is removed"),
     setAt: ZTimestamp.describe("When this shadow was set: the report counts from here unless `since` says otherwise"),
@@ -78,16 +91,22 @@ export function shadowDto(stored: unknown): StoredShadow | null {
 
 const ZLatency = z
   .object({
-    p50: z.number().int().nullable().describe("Median, in milliseconds; null with no mirrored call"),
-    p99: z.number().int().nullable().describe("99th percentile, in milliseconds; null with no mirrored call"),
+    p50: latencyMsInt().nullable().describe("Median, in milliseconds; null with no mirrored call"),
+    p99: latencyMsInt().nullable().describe("99th percentile, in milliseconds; null with no mirrored call"),
   })
   .describe("Latency of the mirrored calls' answers");
 
 const ZAnswerSide = {
-  answer: z
+  answer: outputCode().describe(
+    "The answer's form (xml, json-twiml, json-actions), or the call.error code of why it could not be used",
+  ),
+  twiml: z
     .string()
-    .describe("The answer's form (xml, json-twiml, json-actions), or the call.error code of why it could not be used"),
-  twiml: z.string().nullable().describe("The TwiML the answer gives Twilio; null when it could not be used"),
+    .max(STORED_TWIML_MAX_CHARS)
+    .nullable()
+    .describe(
+      "The TwiML the answer gives Twilio (its first 16 KiB, as the call log keeps it); null when it could not be used",
+    ),
 };
 
 export const ZShadowReportInput = z.object({
@@ -98,20 +117,20 @@ export const ZShadowReportInput = z.object({
 });
 
 const ZShadowCall = z.object({
-  callSid: z.string().describe("The call (Twilio's call SID)"),
+  callSid: z.string().max(TWILIO_SID_CHARS).describe("The call (Twilio's call SID)"),
   startedAt: ZTimestamp.describe("When its voice request arrived"),
   outcome: ZShadowOutcome,
   primary: z
     .object({
       ...ZAnswerSide,
-      latencyMs: z.number().int().describe("Milliseconds until the primary's answer"),
+      latencyMs: latencyMsInt().describe("Milliseconds until the primary's answer"),
     })
     .describe("onCallStartUrl's answer: what the caller got (unless a fallback took over)"),
   shadow: z
     .object({
       ...ZAnswerSide,
-      latencyMs: z.number().int().describe("Milliseconds until the shadow's answer, or until it was given up"),
-      error: z.string().optional().describe("Why the shadow's answer could not be used; absent when it could"),
+      latencyMs: latencyMsInt().describe("Milliseconds until the shadow's answer, or until it was given up"),
+      error: outputMessage().optional().describe("Why the shadow's answer could not be used; absent when it could"),
     })
     .describe("The shadow's answer, never used"),
 });
@@ -121,22 +140,20 @@ export const ZShadowReportOutput = z.object({
   report: z
     .object({
       since: ZTimestamp.describe("The report counts mirrored calls from here"),
-      mirrored: z.number().int().describe("Calls whose call.started went to the shadow too"),
-      skipped: z
-        .number()
-        .int()
-        .describe(
-          "Calls not mirrored because the account had 10 shadow requests in flight (counted per UTC day: from the day of `since`)",
-        ),
-      same: z.number().int().describe("Mirrored calls the shadow answered the same"),
-      different: z.number().int().describe("Mirrored calls the shadow answered differently"),
-      failed: z.number().int().describe("Mirrored calls whose shadow answer could not be used"),
+      mirrored: countInt().describe("Calls whose call.started went to the shadow too"),
+      skipped: countInt().describe(
+        "Calls not mirrored because the account had 10 shadow requests in flight (counted per UTC day: from the day of `since`)",
+      ),
+      same: countInt().describe("Mirrored calls the shadow answered the same"),
+      different: countInt().describe("Mirrored calls the shadow answered differently"),
+      failed: countInt().describe("Mirrored calls whose shadow answer could not be used"),
       primaryLatencyMs: ZLatency,
       shadowLatencyMs: ZLatency,
     })
     .describe("The mirrored calls since `since` (kept 30 days)"),
   calls: z
     .array(ZShadowCall)
+    .max(SHADOW_REPORT_CALLS_MAX)
     .describe("The last 100 mirrored calls since `since` that were `different` or `failed`, newest first"),
 });
 
@@ -162,12 +179,12 @@ export const ZReplayOutput = z.object({
       replayed: z
         .object({
           ...ZAnswerSide,
-          latencyMs: z.number().int().describe("Milliseconds until the URL's answer, or until it was given up"),
-          error: z.string().optional().describe("Why the answer could not be used; absent when it could"),
+          latencyMs: latencyMsInt().describe("Milliseconds until the URL's answer, or until it was given up"),
+          error: outputMessage().optional().describe("Why the answer could not be used; absent when it could"),
         })
         .describe("The URL's answer now, never used"),
       deliveryId: ZId.describe("The replay's delivery, in GET /api/webhook-deliveries/{id} (kind `replay`)"),
-      eventId: z.string().describe("The replay's webhook-id"),
+      eventId: outputId().describe("The replay's webhook-id"),
     })
     .describe("docs/decisions.md §23: the replayed call.started and how its answer compares"),
 });

@@ -10,11 +10,13 @@ import { sqlTransaction, type SqlTransaction } from "../../db/sql-transaction";
 import type { EventEnvelope } from "../../webhooks/event-envelope";
 import type { DeliveryKind } from "../../../shared/schemas/webhook-deliveries";
 import type { ShadowOutcome } from "../../../shared/schemas/shadow";
+import {
+  RESPONSE_EXCERPT_MAX_CHARS as EXCERPT_MAX_CHARS,
+  STORED_TWIML_MAX_CHARS as TWIML_MAX_CHARS,
+} from "../../../shared/schemas/bounds";
 import type { SecondAnswer } from "./ask-second-backend";
 
 /** As the call log keeps a call.started answer (engine/call-log.ts). */
-const EXCERPT_MAX_CHARS = 4 * 1024;
-const TWIML_MAX_CHARS = 16 * 1024;
 const cap = (s: string | null | undefined, n: number) => (s == null ? null : s.length > n ? s.slice(0, n) : s);
 
 /** One call.started sent to a backend whose answer was only compared. */

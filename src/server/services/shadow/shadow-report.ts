@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { db } from "../../db/client";
 import { kysely } from "../../db/kysely";
-import { shadowDto } from "../../../shared/schemas/shadow";
+import { SHADOW_REPORT_CALLS_MAX as CALLS_SHOWN, shadowDto } from "../../../shared/schemas/shadow";
 import type { z } from "zod";
 import type { ZShadowReportOutput } from "../../../shared/schemas/shadow";
 import { notOwnedOrMissing } from "../phone-numbers/phone-number-dto";
@@ -15,7 +15,6 @@ import { utcDay } from "../usage/usage-periods";
 /** Mirrored calls, skip counts and shadow/replay deliveries are kept this long (the daily prune, pruneShadowResults). */
 export const SHADOW_KEPT_DAYS = 30;
 const DAY_MS = 24 * 3600_000;
-const CALLS_SHOWN = 100;
 
 type Report = z.output<typeof ZShadowReportOutput>;
 
