@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Pastes the README's "Try a call without Twilio" block into a fresh shell
-# (no inherited environment, a new embedded database) against the built app,
-# and checks what the README says it shows: the backend's TwiML played, every
-# request answered 2xx, a usage record of 2 billed minutes, and live call control: an outbound call
-# transferred (the backend receives call.transferred) and another hung up through the API.
-# It also checks that the block's stop step (step 7) stops everything the block started: a
-# simulator left behind holds its port, and the next try talks to it and fails far from the cause.
+# Pastes the README's two runnable blocks, each into a fresh shell (no inherited environment, a new
+# embedded database) against the built app, and checks what the README says each shows:
+# - "Your first call in five minutes": the SDK's example handler answers a call through
+#   `routekit listen` (no tunnel), and verifies call.started and call.ended with the SDK;
+# - "Try a call without Twilio": the backend's TwiML played, every request answered 2xx, a usage
+#   record of 2 billed minutes, and live call control: an outbound call transferred (the backend
+#   receives call.transferred) and another hung up through the API.
+# It also checks that each block's stop step stops everything the block started: a process left
+# behind holds its port, and the next try talks to it and fails far from the cause.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Routekit, the Twilio simulator and the stand-in backend of the README's block.
+# Routekit, the Twilio simulator and the stand-in backend (or the example handler) of the README's blocks.
 PORTS=(3000 3001 4000)
 
 # What listens on a TCP port ("pid 123: node …"), or nothing when the port is free.
@@ -35,8 +37,8 @@ done
 
 work=$(mktemp -d)
 session=""
-# Everything the walk-through started, however deep beneath npm and tsx, and even once re-parented
-# to init: its processes share the session the walk-through runs in (below), which no one else has.
+# Everything a block started, however deep beneath npm and tsx, and even once re-parented to init:
+# its processes share the session the block runs in (below), which no one else has.
 stop_walkthrough() {
   [ -n "$session" ] || return 0
   pkill -TERM -s "$session" 2>/dev/null || true
@@ -45,34 +47,52 @@ stop_walkthrough() {
 }
 trap 'stop_walkthrough; rm -rf "$work"' EXIT
 
-awk '/^### Try a call without Twilio/{f=1} f&&/^```sh/{b=1;next} b&&/^```/{exit} b' README.md > "$work/walkthrough.sh"
-[ -s "$work/walkthrough.sh" ] || { echo "README block not found" >&2; exit 1; }
-# setsid makes the walk-through the leader of a new session whose id is its pid: this script runs
-# without job control, so its background child is no process group leader and setsid need not fork.
-setsid env -i HOME="$HOME" PATH="$PATH" TERM=dumb DATA_DIR="$work/data" \
-  timeout 180 bash -c "source '$work/walkthrough.sh'" > "$work/out.log" 2>&1 &
-session=$!
-if ! wait "$session"; then cat "$work/out.log"; echo "the walk-through failed" >&2; exit 1; fi
-
-check() { grep -q -- "$1" "$work/out.log" || { cat "$work/out.log"; echo "missing from the walk-through's output: $1" >&2; exit 1; }; }
-check "Hello from my backend"
-check "Routekit answered every request with 2xx"
-check '"billedMinutes":2'
-check '"type":"call.transferred"'
-check '"command":"hangup"'
-
-# Step 7 has sent its signals; Routekit takes its drain (3 s) and at most its shutdown grace (20 s) to exit.
-for _ in $(seq 60); do pgrep -s "$session" >/dev/null || break; sleep 0.5; done
-if pgrep -s "$session" >/dev/null; then
-  echo "the README's stop step (step 7) left these running:" >&2
-  ps -o pid=,args= -s "$session" >&2
-  exit 1
-fi
-for port in "${PORTS[@]}"; do
-  held=$(holder "$port")
-  if [ -n "$held" ]; then
-    echo "port $port is still taken after the README's stop step (step 7); held by $held" >&2
+# run_block <README heading> <name> <expected output>…: pastes the first ```sh block under the heading
+# into a fresh shell, checks its output holds each expected string, and that its stop step left nothing.
+run_block() {
+  local heading=$1 name=$2
+  shift 2
+  local script="$work/$name.sh" log="$work/$name.log"
+  awk -v h="$heading" 'index($0, h) == 1 {f=1} f&&/^```sh/{b=1;next} b&&/^```/{exit} b' README.md > "$script"
+  [ -s "$script" ] || { echo "README block not found: $heading" >&2; exit 1; }
+  # setsid makes the block the leader of a new session whose id is its pid: this script runs without
+  # job control, so its background child is no process group leader and setsid need not fork.
+  setsid env -i HOME="$HOME" PATH="$PATH" TERM=dumb DATA_DIR="$work/data-$name" \
+    timeout 180 bash -c "source '$script'" > "$log" 2>&1 &
+  session=$!
+  if ! wait "$session"; then cat "$log"; echo "the README's $name block failed" >&2; exit 1; fi
+  local want
+  for want in "$@"; do
+    grep -q -- "$want" "$log" || { cat "$log"; echo "missing from the $name block's output: $want" >&2; exit 1; }
+  done
+  # The stop step has sent its signals; Routekit takes its drain (3 s) and at most its shutdown grace (20 s) to exit.
+  for _ in $(seq 60); do pgrep -s "$session" >/dev/null || break; sleep 0.5; done
+  if pgrep -s "$session" >/dev/null; then
+    echo "the README's $name block's stop step left these running:" >&2
+    ps -o pid=,args= -s "$session" >&2
     exit 1
   fi
-done
+  for port in "${PORTS[@]}"; do
+    held=$(holder "$port")
+    if [ -n "$held" ]; then
+      echo "port $port is still taken after the $name block's stop step; held by $held" >&2
+      exit 1
+    fi
+  done
+  session=""
+  echo "README $name block: OK"
+}
+
+run_block "### Your first call in five minutes" quick-start \
+  "Ready" \
+  "Hello from my laptop" \
+  "verified call.started" \
+  "verified call.ended"
+
+run_block "### Try a call without Twilio" simulator \
+  "Hello from my backend" \
+  "Routekit answered every request with 2xx" \
+  '"billedMinutes":2' \
+  '"type":"call.transferred"' \
+  '"command":"hangup"'
 echo "README walk-through: OK"
