@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { remember, rememberValue } from "./runtime/remember";
+import { PUBLIC_BASE_URL_MAX_CHARS } from "../shared/schemas/bounds";
 
 /**
  * The one place that reads process.env (docs/decisions.md §2). Everything else calls
@@ -29,7 +30,7 @@ const rawSchema = z.object({
     .transform((v) => v.replace(/^\[(.*)\]$/, "$1"))
     .refine((v) => v === "localhost" || isIP(v) !== 0, { message: "must be an IP address or localhost" })
     .optional(),
-  PUBLIC_BASE_URL: httpUrl.optional(),
+  PUBLIC_BASE_URL: httpUrl.max(PUBLIC_BASE_URL_MAX_CHARS).optional(),
   DATABASE_URL: z
     .string()
     .refine((v) => /^postgres(ql)?:\/\//.test(v), { message: "must be a postgres:// or postgresql:// URL" })

@@ -5,6 +5,7 @@ import { kysely } from "../db/kysely";
 import { journalHealth, type JournalHealth } from "../engine/journal-health";
 import { rateLimitStore } from "../rate-limit/rate-limiter";
 import { shuttingDown } from "./shutdown-state";
+import { MESSAGE_MAX_CHARS } from "../../shared/schemas/bounds";
 
 /**
  * What /api/ready answers: each thing this instance needs, "ok" or what is
@@ -35,6 +36,9 @@ export function readiness(): Promise<Readiness> {
   return inFlight;
 }
 
+/** A check's words, within the API's bound for a sentence (shared/schemas/bounds.ts). */
+const said = (text: string) => text.slice(0, MESSAGE_MAX_CHARS);
+
 async function checkReadiness(): Promise<Readiness> {
   const [database, journal] = await Promise.all([databaseCheck(), journalHealth()]);
   const { check, ...journalState } = journal;
@@ -44,9 +48,9 @@ async function checkReadiness(): Promise<Readiness> {
   return {
     ready: database === "ok" && check === "ok" && !stopping,
     checks: {
-      database,
-      journal: check,
-      ...(redis !== undefined && { redis }),
+      database: said(database),
+      journal: said(check),
+      ...(redis !== undefined && { redis: said(redis) }),
       ...(stopping && { instance: "shutting down" }),
     },
     journal: journalState,

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EVENT_CATALOGUE, eventSchemaOf } from "../../shared/schemas/events";
+import { EVENT_CATALOGUE, type EventType, eventSchemaOf } from "../../shared/schemas/events";
 
 // Per module graph: a cache of a pure function of the event catalogue.
-let cached: { eventTypes: { type: string; description: string; schema: Record<string, unknown> }[] } | undefined;
+let cached: { eventTypes: { type: EventType; description: string; schema: Record<string, unknown> }[] } | undefined;
 
 /**
  * GET /api/event-types (docs/decisions.md §15): the catalogue with one JSON Schema per type, generated from the

@@ -1,5 +1,14 @@
 import { z } from "zod";
 import { queryInteger, ZTimestamp } from "./common";
+import {
+  boundedRecord,
+  boundedString,
+  CURSOR_MAX_CHARS,
+  outputId,
+  outputMessage,
+  outputUrl,
+  PAGE_MAX_ITEMS,
+} from "./bounds";
 
 /**
  * docs/decisions.md §16, §22: the alert events. Each is also stored (GET /api/alerts) and mailed to the
@@ -31,10 +40,10 @@ const ZAlertSubject = z
     type: z
       .enum(ALERT_SUBJECT_TYPES)
       .describe("endpoint: a destination of events (an account endpoint, or a number's URL); number; account"),
-    id: z
-      .string()
-      .describe("The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id)"),
-    url: z.string().optional().describe("The destination's URL, for an endpoint subject"),
+    id: outputId().describe(
+      "The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id)",
+    ),
+    url: outputUrl().optional().describe("The destination's URL, for an endpoint subject"),
   })
   .describe("What the alert is about");
 
@@ -43,10 +52,10 @@ const ZAlertData = z
     kind: z.enum(ALERT_TYPES).describe("The alert type again (the envelope's `type`)"),
     subject: ZAlertSubject,
     since: ZTimestamp.describe("When the condition began (for a recovery: when it cleared)"),
-    details: z
-      .record(z.string(), z.unknown())
-      .describe("What was seen: counts, the last status code or error, the call SIDs … (varies by kind)"),
-    howToFix: z.string().describe("What to do about it, in a sentence or two"),
+    details: boundedRecord().describe(
+      "What was seen: counts, the last status code or error, the call SIDs … (varies by kind)",
+    ),
+    howToFix: outputMessage().describe("What to do about it, in a sentence or two"),
     test: z
       .boolean()
       .optional()
@@ -56,7 +65,7 @@ const ZAlertData = z
 export type AlertData = z.infer<typeof ZAlertData>;
 
 export const ZAlertEventEnvelope = z.object({
-  id: z.string().describe("evt_…; the webhook-id header; the same on every retry"),
+  id: outputId().describe("evt_…; the webhook-id header; the same on every retry"),
   createdAt: ZTimestamp.describe("When the event happened"),
   type: z
     .enum(ALERT_TYPES)
@@ -83,29 +92,32 @@ const ZAlertEmailSwitch = (type: AlertType) =>
 
 export const ZAlert = z
   .object({
-    id: z.string().describe("The alert's id"),
+    id: outputId().describe("The alert's id"),
     type: z.enum(ALERT_TYPES).describe("The alert type (as the event's `type`)"),
     subject: ZAlertSubject,
     since: ZTimestamp.describe("When the condition began (for a recovery: when it cleared)"),
-    details: z
-      .record(z.string(), z.unknown())
-      .describe("What was seen: counts, the last status code or error, the call SIDs … (varies by kind)"),
-    howToFix: z.string().describe("What to do about it, in a sentence or two"),
-    eventId: z.string().describe("The id of the alert event sent to subscribed endpoints"),
+    details: boundedRecord().describe(
+      "What was seen: counts, the last status code or error, the call SIDs … (varies by kind)",
+    ),
+    howToFix: outputMessage().describe("What to do about it, in a sentence or two"),
+    eventId: outputId().describe("The id of the alert event sent to subscribed endpoints"),
     resolvedAt: ZTimestamp.nullable().describe(
       "For endpoint_failing and fallback_rate: when the recovery was announced (null while open)",
     ),
     createdAt: ZTimestamp.describe("When it was raised"),
   })
+  .meta({ id: "Alert" })
   .describe("An alert raised for the account");
 
 export const ZListAlertsInput = z.object({
-  limit: queryInteger({ min: 1, max: 100 }).default(50).describe("Page size, 1–100 (default 50)"),
-  cursor: z.string().max(200).optional().describe("nextCursor of the previous page; opaque"),
+  limit: queryInteger({ min: 1, max: PAGE_MAX_ITEMS }).default(50).describe("Page size, 1–100 (default 50)"),
+  cursor: z.string().max(CURSOR_MAX_CHARS).optional().describe("nextCursor of the previous page; opaque"),
 });
 export const ZListAlertsOutput = z.object({
-  alerts: z.array(ZAlert).describe("The last 30 days, newest first"),
-  nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page"),
+  alerts: z.array(ZAlert).max(PAGE_MAX_ITEMS).describe("The last 30 days, newest first"),
+  nextCursor: boundedString(CURSOR_MAX_CHARS)
+    .nullable()
+    .describe("Pass as `cursor` for the next page; null on the last page"),
 });
 
 export const ZAlertSettingsOutput = z.object({

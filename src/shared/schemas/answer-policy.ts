@@ -83,6 +83,7 @@ export function answerPolicyInputFields(policy: () => CallbackUrlPolicyOptions, 
       .int({ message: "must be a whole number of milliseconds" })
       .min(ANSWER_TIMEOUT_MIN_MS)
       .max(ANSWER_TIMEOUT_MAX_MS)
+      .meta({ format: "int32" })
       .nullable()
       .optional()
       .describe(`${FIELD.answerTimeoutMs} On PATCH: omitted unchanged, null back to the default.`),

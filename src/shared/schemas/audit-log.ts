@@ -1,5 +1,17 @@
 import { z } from "zod";
 import { queryInteger, ZQueryTime, ZTimestamp } from "./common";
+import {
+  API_KEY_PREFIX_CHARS,
+  boundedRecord,
+  boundedString,
+  CURSOR_MAX_CHARS,
+  EMAIL_MAX_CHARS,
+  ID_MAX_CHARS,
+  IP_MAX_CHARS,
+  outputId,
+  PAGE_MAX_ITEMS,
+  twilioField,
+} from "./bounds";
 
 /**
  * docs/decisions.md §18: every change to an account the audit log records, `resource.verb`, with what it
@@ -87,11 +99,17 @@ export const ZListAuditLogInput = z.object({
     .optional()
     .describe("Only changes made by this member (their user id) or this API key (its keyPrefix, `rtk_…`)"),
   targetType: z.enum(AUDIT_TARGET_TYPES).optional().describe("Only entries about this kind of thing"),
-  targetId: z.string().trim().min(1).max(64).optional().describe("Only entries about this thing (its id or call SID)"),
+  targetId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(ID_MAX_CHARS)
+    .optional()
+    .describe("Only entries about this thing (its id or call SID)"),
   since: ZQueryTime.optional().describe("Entries made at or after this time"),
   until: ZQueryTime.optional().describe("Entries made before this time"),
   limit: queryInteger({ min: 1, max: 100 }).default(50).describe("Page size, 1–100 (default 50)"),
-  cursor: z.string().max(200).optional().describe("nextCursor of the previous page; opaque"),
+  cursor: z.string().max(CURSOR_MAX_CHARS).optional().describe("nextCursor of the previous page; opaque"),
 });
 export type TListAuditLogInput = z.infer<typeof ZListAuditLogInput>;
 
@@ -100,34 +118,42 @@ const ZAuditActor = z
     type: z
       .enum(AUDIT_ACTOR_TYPES)
       .describe("member: a signed-in person; api_key: a request made with a key; system: Routekit itself"),
-    userId: z.string().nullable().describe("The member's user id (member only; null otherwise)"),
-    email: z.string().nullable().describe("The member's address when they made the change (member only)"),
-    keyPrefix: z.string().nullable().describe("The key's public prefix, never the key (api_key only)"),
+    userId: outputId().nullable().describe("The member's user id (member only; null otherwise)"),
+    email: boundedString(EMAIL_MAX_CHARS)
+      .nullable()
+      .describe("The member's address when they made the change (member only)"),
+    keyPrefix: boundedString(API_KEY_PREFIX_CHARS)
+      .nullable()
+      .describe("The key's public prefix, never the key (api_key only)"),
   })
   .describe("Who made the change");
 
 const ZAuditLogEntry = z
   .object({
-    id: z.string().describe("The entry's id"),
+    id: outputId().describe("The entry's id"),
     action: z.enum(AUDIT_ACTIONS).describe(`What was done, \`resource.verb\`:\n\n${ACTION_LIST}`),
     actor: ZAuditActor,
     target: z
       .object({
         type: z.enum(AUDIT_TARGET_TYPES).describe("The kind of thing changed"),
-        id: z.string().nullable().describe("Its id (a call's SID); null where the account itself is meant"),
+        id: twilioField().nullable().describe("Its id (a call's SID); null where the account itself is meant"),
       })
       .describe("What was changed"),
-    details: z
-      .record(z.string(), z.unknown())
+    details: boundedRecord()
       .nullable()
       .describe("What changed (fields, old and new values); never a secret. Varies by action"),
-    ip: z.string().nullable().describe("The client address of the request that made the change; null for system"),
+    ip: boundedString(IP_MAX_CHARS)
+      .nullable()
+      .describe("The client address of the request that made the change; null for system"),
     createdAt: ZTimestamp.describe("When the change was made"),
   })
+  .meta({ id: "AuditLogEntry" })
   .describe("One change to the account");
 export type TAuditLogEntry = z.infer<typeof ZAuditLogEntry>;
 
 export const ZListAuditLogOutput = z.object({
-  entries: z.array(ZAuditLogEntry).describe("Newest first; the last 13 months"),
-  nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page"),
+  entries: z.array(ZAuditLogEntry).max(PAGE_MAX_ITEMS).describe("Newest first; the last 13 months"),
+  nextCursor: boundedString(CURSOR_MAX_CHARS)
+    .nullable()
+    .describe("Pass as `cursor` for the next page; null on the last page"),
 });

@@ -2,12 +2,21 @@ import { z } from "zod";
 import { ZMemberRole } from "./enums";
 import { ZAccountStatus, ZId, ZTimestamp } from "./common";
 import { ZRecoveryCode, ZTotpCode } from "./two-factor";
+import {
+  API_KEY_CHARS,
+  boundedString,
+  COMPANY_NAME_MAX_CHARS,
+  EMAIL_MAX_CHARS,
+  outputUrl,
+  STRIPE_URL_MAX_CHARS,
+  TOKEN_MAX_CHARS,
+} from "./bounds";
 
 export const ZEmail = z
   .string()
   .trim()
   .toLowerCase()
-  .max(254)
+  .max(EMAIL_MAX_CHARS)
   .email({ message: "must be a valid email address" })
   .describe("Email address; compared case-insensitively");
 export const ZPassword = z
@@ -19,23 +28,23 @@ export const ZPassword = z
 export const ZRegisterInput = z.object({
   email: ZEmail,
   password: ZPassword,
-  companyName: z.string().trim().min(1).max(200).nullish().describe("Optional, 1–200 characters"),
+  companyName: z.string().trim().min(1).max(COMPANY_NAME_MAX_CHARS).nullish().describe("Optional, 1–200 characters"),
 });
 export type TRegisterInput = z.infer<typeof ZRegisterInput>;
 
 export const ZAccountSummary = z.object({
   id: ZId,
-  email: z.string().describe("The account's email address, lower-cased"),
-  companyName: z.string().nullable().describe("As given; null when none was"),
+  email: boundedString(EMAIL_MAX_CHARS).describe("The account's email address, lower-cased"),
+  companyName: boundedString(COMPANY_NAME_MAX_CHARS).nullable().describe("As given; null when none was"),
   status: ZAccountStatus,
 });
 
 export const ZRegisterOutput = z.object({
   account: ZAccountSummary.describe("The new account, INACTIVE until checkout is completed"),
-  apiKey: z.string().describe("The account's first API key, labelled Default. Shown only once."),
-  token: z.string().describe("Login JWT, valid 24 hours; accepted as a Bearer token"),
-  checkoutUrl: z.string().describe("Open to pay; the account becomes ACTIVE"),
-  engineVoiceUrl: z.string().describe("Set as the voice URL and status callback URL of your Twilio numbers"),
+  apiKey: boundedString(API_KEY_CHARS).describe("The account's first API key, labelled Default. Shown only once."),
+  token: boundedString(TOKEN_MAX_CHARS).describe("Login JWT, valid 24 hours; accepted as a Bearer token"),
+  checkoutUrl: boundedString(STRIPE_URL_MAX_CHARS).describe("Open to pay; the account becomes ACTIVE"),
+  engineVoiceUrl: outputUrl().describe("Set as the voice URL and status callback URL of your Twilio numbers"),
 });
 
 export const ZLoginInput = z.object({
@@ -54,9 +63,9 @@ export const ZLoginInput = z.object({
 export type TLoginInput = z.infer<typeof ZLoginInput>;
 
 export const ZLoginOutput = z.object({
-  token: z
-    .string()
-    .describe("JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account"),
+  token: boundedString(TOKEN_MAX_CHARS).describe(
+    "JWT (HS256), accepted as `Authorization: Bearer <token>`; names the user and the account",
+  ),
   expiresAt: ZTimestamp.describe("When the token stops working (24 hours from now)"),
   accountId: ZId.describe("The account the token is signed in to"),
 });

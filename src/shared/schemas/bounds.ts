@@ -37,6 +37,26 @@ export const CURSOR_MAX_CHARS = 200;
 export const MESSAGE_MAX_CHARS = 1024;
 /** A transfer's target as given: an E.164 number or a sip: URI. */
 export const TRANSFER_TARGET_MAX_CHARS = 256;
+/** An IP address as the audit log keeps it (an IPv6 address in full is 45 characters). */
+export const IP_MAX_CHARS = 45;
+/** Our login JWT: three base64url parts of a small header, ids and times. */
+export const TOKEN_MAX_CHARS = 2048;
+/** An API key: `rtk_` + 43 base62 characters + a 6-character checksum (auth/api-key-format.ts); its prefix is 12. */
+export const API_KEY_CHARS = 4 + 43 + 6;
+export const API_KEY_PREFIX_CHARS = 12;
+/** A URL Stripe gives (Checkout, the billing portal): Stripe's own limit on its strings. */
+export const STRIPE_URL_MAX_CHARS = 5000;
+/** PUBLIC_BASE_URL (env.ts): short enough that every URL built on it (the engine URL, links) stays within URL_MAX_CHARS. */
+export const PUBLIC_BASE_URL_MAX_CHARS = 1024;
+/** A TOTP secret (base32 of 20 bytes) and the otpauth:// URL that carries it with the person's address. */
+export const TOTP_SECRET_CHARS = 32;
+export const OTPAUTH_URL_MAX_CHARS = 1024;
+/** A webhook endpoint's description. */
+export const ENDPOINT_DESCRIPTION_MAX_CHARS = 200;
+/** An API key's label. */
+export const API_KEY_LABEL_MAX_CHARS = 100;
+/** A company name given at registration. */
+export const COMPANY_NAME_MAX_CHARS = 200;
 /** A short code or name the server writes for programs (error codes, answer forms, outcome names). */
 export const CODE_MAX_CHARS = 64;
 /** Stored TwiML: the TwiML a call keeps and a number's stored fallback (16 KiB). */

@@ -3,6 +3,7 @@ import { ZTimestamp } from "./common";
 import { E164 } from "./e164";
 import {
   ACTIONS_MAX_ITEMS,
+  boundedInt,
   boundedString,
   callSecondsInt,
   CODE_MAX_CHARS,
@@ -59,13 +60,7 @@ export const ZTransferInput = z.object({
     .regex(E164, { error: "must be an E.164 number" })
     .optional()
     .describe("The caller ID the callee sees: a number of this account (default the call's own number)"),
-  timeout: z
-    .number()
-    .int()
-    .min(5)
-    .max(60)
-    .default(20)
-    .describe("Seconds to let the callee's phone ring, 5–60 (default 20)"),
+  timeout: boundedInt(5, 60).default(20).describe("Seconds to let the callee's phone ring, 5–60 (default 20)"),
   whisper: z
     .string()
     .trim()

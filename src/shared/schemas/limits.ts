@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedInt, countInt } from "./bounds";
 
 /** docs/decisions.md §17, §22: the thresholds an account gets until it chooses its own. */
 export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100] as const;
@@ -15,7 +16,7 @@ const ZMonthlyBudget = z
   );
 
 const ZAlertThresholds = z
-  .array(z.number().int().min(1).max(100))
+  .array(boundedInt(1, 100))
   .min(1)
   .max(10)
   .refine((a) => new Set(a).size === a.length, { message: "must not repeat a threshold" })
@@ -29,22 +30,14 @@ const ZHardCap = z
     "true: once the month's usage cost reaches monthlyBudget, new inbound calls are rejected (spend-limit-reached) and POST /api/outbound answers 402 SPEND_LIMIT_REACHED; calls already live go on",
   );
 
-const ZMaxConcurrentCalls = z
-  .number()
-  .int()
-  .min(1)
-  .max(1_000_000)
+const ZMaxConcurrentCalls = boundedInt(1, 1_000_000)
   .nullable()
   .describe(
     "Calls live at once (inbound from the first voice request, outbound from POST /api/outbound, each until its final status) beyond which new ones are refused: inbound rejected (concurrency-limit-reached), outbound 429 CONCURRENCY_LIMIT. null: no cap",
   );
 
 /** A number's dailyMinuteCap, on create and PATCH of phone numbers (docs/decisions.md §17). */
-export const ZDailyMinuteCap = z
-  .number()
-  .int()
-  .min(1)
-  .max(1_440_000)
+export const ZDailyMinuteCap = boundedInt(1, 1_440_000)
   .nullable()
   .describe(
     "Billed minutes this number's calls may reach in a UTC day; at the cap its new calls are rejected (daily-cap-reached) until 00:00 UTC. null: no cap",
@@ -73,11 +66,16 @@ export const ZLimitsOutput = z.object({
   limits: ZLimits.describe("The account's guardrails"),
   current: z
     .object({
-      month: z.string().describe('The UTC month the figures are for, "2026-11"'),
+      month: z
+        .string()
+        .regex(/^\d{4}-\d{2}$/)
+        .max(7)
+        .describe('The UTC month the figures are for, "2026-11"'),
       spent: z.number().describe("The month's usage cost so far (USD), as monthlyBudget counts it"),
-      liveCalls: z.number().int().describe("Calls live now, as maxConcurrentCalls counts them"),
+      liveCalls: countInt().describe("Calls live now, as maxConcurrentCalls counts them"),
       thresholdsReached: z
-        .array(z.number().int())
+        .array(boundedInt(1, 100))
+        .max(100)
         .describe("The thresholds already crossed this month (each has sent its usage.threshold_reached)"),
     })
     .describe("Where the account stands against its limits now"),

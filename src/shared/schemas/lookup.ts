@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedString, E164_MAX_CHARS, outputId, twilioField } from "./bounds";
 
 export const ZLookupInput = z.object({
   q: z
@@ -14,17 +15,17 @@ export const ZLookupOutput = z.object({
     .discriminatedUnion("kind", [
       z.object({
         kind: z.literal("call").describe("A call of this account"),
-        callSid: z.string().describe("The call's SID: GET /api/calls/{callSid}"),
+        callSid: twilioField().describe("The call's SID: GET /api/calls/{callSid}"),
       }),
       z.object({
         kind: z.literal("delivery").describe("A delivery of one of this account's events"),
-        id: z.string().describe("The delivery's id: GET /api/webhook-deliveries/{id}"),
-        eventId: z.string().describe("The event's id (its webhook-id header)"),
+        id: outputId().describe("The delivery's id: GET /api/webhook-deliveries/{id}"),
+        eventId: outputId().describe("The event's id (its webhook-id header)"),
       }),
       z.object({
         kind: z.literal("number").describe("One of this account's phone numbers"),
-        phoneNumberId: z.string().describe("The number's id: GET /api/phone-numbers/{id}"),
-        phoneNumber: z.string().describe("The number in E.164"),
+        phoneNumberId: outputId().describe("The number's id: GET /api/phone-numbers/{id}"),
+        phoneNumber: boundedString(E164_MAX_CHARS).describe("The number in E.164"),
       }),
     ])
     .nullable()

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ROLES } from "../roles";
 import { ZEmail, ZPassword } from "./auth";
 import { ZId, ZTimestamp } from "./common";
+import { boundedString, EMAIL_MAX_CHARS, MEMBERS_MAX_ITEMS, TOKEN_MAX_CHARS } from "./bounds";
 
 /** docs/decisions.md §18: a member's role in one account. */
 const ZRole = z
@@ -10,17 +11,24 @@ const ZRole = z
     "`owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret",
   );
 
-const ZMember = z.object({
-  id: ZId.describe("The membership's id: the `{id}` of PATCH and DELETE /api/members/{id}"),
-  userId: ZId.describe("The person's id, the same in every account they belong to"),
-  email: z.string().describe("The person's sign-in address, lower-cased"),
-  role: ZRole,
-  joinedAt: ZTimestamp.describe("When they joined this account"),
-  twoFactorEnabled: z.boolean().describe("Whether they sign in with a second factor"),
-});
+const ZMember = z
+  .object({
+    id: ZId.describe("The membership's id: the `{id}` of PATCH and DELETE /api/members/{id}"),
+    userId: ZId.describe("The person's id, the same in every account they belong to"),
+    email: boundedString(EMAIL_MAX_CHARS).describe("The person's sign-in address, lower-cased"),
+    role: ZRole,
+    joinedAt: ZTimestamp.describe("When they joined this account"),
+    twoFactorEnabled: z.boolean().describe("Whether they sign in with a second factor"),
+  })
+  .meta({ id: "Member" });
 
 export const ZListMembersOutput = z.object({
-  members: z.array(ZMember).describe("Every member of the account, oldest first"),
+  members: z
+    .array(ZMember)
+    .max(MEMBERS_MAX_ITEMS)
+    .describe(
+      `Every member of the account, oldest first (members and pending invitations: at most ${MEMBERS_MAX_ITEMS})`,
+    ),
 });
 
 export const ZInviteMemberInput = z.object({
@@ -30,12 +38,15 @@ export const ZInviteMemberInput = z.object({
   ),
 });
 
-const ZInvitation = z.object({
-  id: ZId.describe("The invitation's id: the `{id}` of DELETE /api/members/invitations/{id}"),
-  email: z.string().describe("The invited address, lower-cased"),
-  role: ZRole,
-  expiresAt: ZTimestamp.describe("After this the link no longer works (7 days after it was sent)"),
-});
+const ZInvitation = z
+  .object({
+    id: ZId.describe("The invitation's id: the `{id}` of DELETE /api/members/invitations/{id}"),
+    email: boundedString(EMAIL_MAX_CHARS).describe("The invited address, lower-cased"),
+    role: ZRole,
+    expiresAt: ZTimestamp.describe("After this the link no longer works (7 days after it was sent)"),
+    createdAt: ZTimestamp.describe("When it was sent"),
+  })
+  .meta({ id: "Invitation" });
 
 export const ZInviteMemberOutput = z.object({
   invitation: ZInvitation.describe("The pending invitation; the link itself is only in the mail"),
@@ -43,7 +54,8 @@ export const ZInviteMemberOutput = z.object({
 
 export const ZListInvitationsOutput = z.object({
   invitations: z
-    .array(ZInvitation.extend({ createdAt: ZTimestamp.describe("When it was sent") }))
+    .array(ZInvitation)
+    .max(MEMBERS_MAX_ITEMS)
     .describe("Invitations neither accepted, revoked nor expired, newest first"),
 });
 
@@ -89,8 +101,7 @@ export const ZAcceptInvitationSignInInput = z.object({
 
 export const ZAcceptInvitationOutput = z.object({
   accountId: ZId.describe("The account joined"),
-  token: z
-    .string()
+  token: boundedString(TOKEN_MAX_CHARS)
     .nullable()
     .describe(
       "Login JWT for the joined account (as POST /api/auth/login gives); null when the person signs in with two-factor: log in with `accountId` then",

@@ -5,7 +5,14 @@ import { type AnswerChecks, answerPolicyInputFields } from "./answer-policy";
 import { CALLBACK_FIELD } from "./callback-fields";
 import { E164, E164_RULE } from "./e164";
 import { ZUsPhoneNumber } from "./phone-numbers";
-import { boundedRecord, METADATA_MAX_BYTES } from "./bounds";
+import {
+  boundedRecord,
+  boundedString,
+  E164_MAX_CHARS,
+  METADATA_MAX_BYTES,
+  outputCode,
+  TWILIO_SID_CHARS,
+} from "./bounds";
 
 export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, checks?: AnswerChecks) {
   const url = zCallbackUrl(policy);
@@ -14,6 +21,7 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, chec
     to: z
       .string()
       .trim()
+      .max(E164_MAX_CHARS)
       .regex(E164, { message: "must be an E.164 number, like +14155550123" })
       .describe(`The number to call, ${E164_RULE}`),
     from: ZUsPhoneNumber.describe("A number registered to your account, US E.164 (like +14155550123)"),
@@ -32,6 +40,7 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, chec
     providerAccountSid: z
       .string()
       .trim()
+      .max(TWILIO_SID_CHARS)
       .regex(/^AC[0-9a-fA-F]{32}$/, { message: "must be a Twilio Account SID (AC + 32 hex characters)" })
       .describe("The Twilio Account SID that places the call: AC followed by 32 hex characters"),
     providerAuthToken: z
@@ -58,6 +67,7 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, chec
       .int({ message: "must be a whole number of seconds" })
       .min(5)
       .max(120)
+      .meta({ format: "int32" })
       .default(30)
       .describe("Seconds to let the callee's phone ring (5–120, default 30)"),
   });
@@ -65,6 +75,6 @@ export function outboundInputSchema(policy: () => CallbackUrlPolicyOptions, chec
 export type TOutboundInput = z.infer<ReturnType<typeof outboundInputSchema>>;
 
 export const ZOutboundOutput = z.object({
-  callSid: z.string().describe("Twilio's call SID"),
-  status: z.string().describe("Twilio's status, `queued` at first"),
+  callSid: boundedString(TWILIO_SID_CHARS).describe("Twilio's call SID"),
+  status: outputCode().describe("Twilio's status, `queued` at first"),
 });

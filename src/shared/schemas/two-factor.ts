@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { ZTimestamp } from "./common";
+import { boundedInt, boundedString, OTPAUTH_URL_MAX_CHARS, outputCode, TOTP_SECRET_CHARS } from "./bounds";
 
 /** The six digits an authenticator app shows (RFC 6238). */
 export const ZTotpCode = z
   .string({ message: "is required" })
   .trim()
+  .max(6)
   .regex(/^\d{6}$/, { message: "must be the 6-digit code from your authenticator app" })
   .describe("The 6-digit code your authenticator app shows now");
 
@@ -25,16 +27,16 @@ const ZSecondFactorCode = z
   .describe("The 6-digit code from your authenticator app, or one of your recovery codes (which is then used up)");
 
 export const ZBeginTwoFactorOutput = z.object({
-  secret: z.string().describe("The TOTP secret (base32), to type into an authenticator app"),
-  otpauthUrl: z
-    .string()
-    .describe("The same secret as an `otpauth://totp/…` URL, for a QR code; two-factor is on once confirmed"),
+  secret: boundedString(TOTP_SECRET_CHARS).describe("The TOTP secret (base32), to type into an authenticator app"),
+  otpauthUrl: boundedString(OTPAUTH_URL_MAX_CHARS).describe(
+    "The same secret as an `otpauth://totp/…` URL, for a QR code; two-factor is on once confirmed",
+  ),
 });
 
 export const ZConfirmTwoFactorInput = z.object({ code: ZTotpCode });
 export const ZRecoveryCodesOutput = z.object({
   recoveryCodes: z
-    .array(z.string())
+    .array(outputCode())
     .length(10)
     .describe("Ten single-use recovery codes. Shown only this once: only their hashes are stored"),
 });
@@ -49,7 +51,7 @@ export const ZRegenerateRecoveryCodesInput = z.object({ code: ZSecondFactorCode 
 export const ZTwoFactorStatusOutput = z.object({
   enabled: z.boolean().describe("Signing in asks for a code"),
   enabledAt: ZTimestamp.nullable(),
-  recoveryCodesLeft: z.number().int().describe("Unused recovery codes (0 to 10)"),
+  recoveryCodesLeft: boundedInt(0, 10).describe("Unused recovery codes (0 to 10)"),
   accountRequires: z.boolean().describe("The signed-in account requires two-factor of every member"),
   isOwner: z.boolean().describe("The signed-in person may change the account's requirement"),
 });

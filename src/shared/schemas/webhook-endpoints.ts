@@ -2,7 +2,16 @@ import { z } from "zod";
 import { type CallbackUrlPolicyOptions, zCallbackUrl } from "../url-policy";
 import { PUBLIC_HTTPS } from "./callback-fields";
 import { ZId, ZTimestamp } from "./common";
-import { ALL_EVENTS, ENDPOINT_EVENT_TYPES, EVENT_CATALOGUE, type EndpointEventType } from "./events";
+import { ALL_EVENTS, ENDPOINT_EVENT_TYPES, EVENT_CATALOGUE, type EndpointEventType, ZEventType } from "./events";
+import {
+  boundedRecord,
+  boundedString,
+  ENDPOINT_DESCRIPTION_MAX_CHARS,
+  outputId,
+  outputMessage,
+  outputUrl,
+  SECRET_MAX_CHARS,
+} from "./bounds";
 
 /** docs/decisions.md §15: at most this many endpoints per account. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
@@ -25,31 +34,41 @@ const ZEventTypes = z
 const ZDescription = z
   .string()
   .trim()
-  .max(200)
+  .max(ENDPOINT_DESCRIPTION_MAX_CHARS)
   .describe("Your note: what this endpoint is for (at most 200 characters)");
 
-export const ZWebhookEndpoint = z.object({
-  id: ZId,
-  url: z.string().describe(`Where the subscribed events are sent. ${PUBLIC_HTTPS}`),
-  eventTypes: z.array(ZEndpointEventType).describe('The event types sent here, or ["*"] for all'),
-  description: z.string().describe("Your note; empty when none"),
-  enabled: z.boolean().describe("false: nothing new is sent here, and deliveries still queued for it are given up"),
-  createdAt: ZTimestamp,
-});
-const ZSecret = z
-  .string()
-  .describe(
-    "whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer)",
-  );
+const ZSecret = boundedString(SECRET_MAX_CHARS).describe(
+  "whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer)",
+);
 
-export const ZWebhookEndpointOutput = z.object({
-  webhookEndpoint: ZWebhookEndpoint.extend({ secret: ZSecret.optional() }).describe("The endpoint"),
-});
+/** One endpoint, wherever it is shown: its `secret` only on create and on GET /api/webhook-endpoints/{id}. */
+export const ZWebhookEndpoint = z
+  .object({
+    id: outputId(),
+    url: outputUrl().describe(`Where the subscribed events are sent. ${PUBLIC_HTTPS}`),
+    eventTypes: z
+      .array(ZEndpointEventType)
+      .max(ENDPOINT_EVENT_TYPES.length + 1)
+      .describe('The event types sent here, or ["*"] for all'),
+    description: boundedString(ENDPOINT_DESCRIPTION_MAX_CHARS).describe("Your note; empty when none"),
+    enabled: z.boolean().describe("false: nothing new is sent here, and deliveries still queued for it are given up"),
+    createdAt: ZTimestamp,
+    secret: ZSecret.optional(),
+  })
+  .meta({ id: "WebhookEndpoint" });
+
+export const ZWebhookEndpointOutput = z.object({ webhookEndpoint: ZWebhookEndpoint.describe("The endpoint") });
+/** On create: the endpoint with the secret it was given. */
 export const ZWebhookEndpointWithSecretOutput = z.object({
-  webhookEndpoint: ZWebhookEndpoint.extend({ secret: ZSecret }).describe("The endpoint with its secret"),
+  webhookEndpoint: ZWebhookEndpoint.extend({ secret: ZSecret })
+    .meta({ id: "WebhookEndpointWithSecret" })
+    .describe("The endpoint with its secret"),
 });
 export const ZListWebhookEndpointsOutput = z.object({
-  webhookEndpoints: z.array(ZWebhookEndpoint).describe("The account's endpoints, oldest first; without secrets"),
+  webhookEndpoints: z
+    .array(ZWebhookEndpoint)
+    .max(MAX_ENDPOINTS_PER_ACCOUNT)
+    .describe("The account's endpoints, oldest first; without secrets"),
 });
 export const ZWebhookEndpointIdInput = z.object({ id: ZId.describe("The endpoint's id") });
 export const ZDeleteWebhookEndpointOutput = z.object({
@@ -58,7 +77,7 @@ export const ZDeleteWebhookEndpointOutput = z.object({
     .describe("The endpoint is gone; its deliveries stay in the log, and queued ones are given up"),
 });
 export const ZRotateEndpointSecretOutput = z.object({
-  secret: z.string().describe("The secret events to this endpoint are signed with from now on"),
+  secret: ZSecret.describe("The secret events to this endpoint are signed with from now on"),
   previousSecretExpiresAt: ZTimestamp.nullable().describe(
     "Until then events carry signatures from both secrets; null when only the current secret signs",
   ),
@@ -103,12 +122,11 @@ export const ZEventTypesOutput = z.object({
   eventTypes: z
     .array(
       z.object({
-        type: z.string().describe("The event type, as the envelope's `type` and the delivery log's eventType"),
-        description: z.string().describe("When it is sent, and where"),
-        schema: z
-          .record(z.string(), z.unknown())
-          .describe("JSON Schema (draft 2020-12) of the whole event as sent: envelope and data"),
+        type: ZEventType.describe("The event type, as the envelope's `type` and the delivery log's eventType"),
+        description: outputMessage().describe("When it is sent, and where"),
+        schema: boundedRecord().describe("JSON Schema (draft 2020-12) of the whole event as sent: envelope and data"),
       }),
     )
+    .max(EVENT_CATALOGUE.length)
     .describe(`Every event type Routekit sends: ${EVENT_CATALOGUE.map((e) => e.type).join(", ")}`),
 });

@@ -36,7 +36,7 @@ export async function inviteMember(opts: {
   email: string;
   role: Role;
   origin: AuditOrigin;
-}): Promise<{ invitation: { id: string; email: string; role: Role; expiresAt: string } }> {
+}): Promise<{ invitation: { id: string; email: string; role: Role; expiresAt: string; createdAt: string } }> {
   assertMayGrant(opts.callerRole, opts.role);
   const email = opts.email.trim().toLowerCase();
   await enforceRateLimits([
@@ -104,7 +104,7 @@ export async function inviteMember(opts: {
         invitedByUserId: opts.invitedBy?.userId ?? null,
         expiresAt,
       })
-      .returning(["id", "email", "role", "expiresAt"])
+      .returning(["id", "email", "role", "expiresAt", "createdAt"])
       .executeTakeFirstOrThrow();
     await recordAudit(trx, {
       accountId: opts.accountId,
@@ -129,6 +129,7 @@ export async function inviteMember(opts: {
       email: invitation.email,
       role: invitation.role,
       expiresAt: invitation.expiresAt.toISOString(),
+      createdAt: invitation.createdAt.toISOString(),
     },
   };
 }

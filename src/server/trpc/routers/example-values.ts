@@ -14,7 +14,7 @@ import type { ZWebhookAttempt, ZWebhookDelivery } from "../../../shared/schemas/
  * with the API guide (docs/api.md). Each is typed by the schema it is an example of.
  */
 export const exampleTime = "2026-11-22T10:00:00.000Z";
-export const exampleApiKey = "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a2B3c";
+export const exampleApiKey = "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a";
 export const exampleEngineVoiceUrl = "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU";
 
 export const exampleAccount = {

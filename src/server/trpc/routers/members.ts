@@ -42,6 +42,7 @@ const exampleInvitation = {
   email: "grace@example.com",
   role: "viewer" as const,
   expiresAt: "2026-11-29T10:00:00.000Z",
+  createdAt: "2026-11-22T10:00:00.000Z",
 };
 const exampleJwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl";
 const exampleToken = "Jb1y1i5wG2mQ8rXkZ0cVt3uHnA7pLdE4sFoW9qYiR6M";
@@ -89,7 +90,7 @@ export const members = {
     needs: "members",
     summary: "List the pending invitations",
     output: ZListInvitationsOutput,
-    examples: { response: { invitations: [{ ...exampleInvitation, createdAt: "2026-11-22T10:00:00.000Z" }] } },
+    examples: { response: { invitations: [exampleInvitation] } },
   }).query(({ ctx }) => listInvitations({ accountId: ctx.auth.account.id })),
   revokeInvitation: restProcedure(apiProcedure, {
     method: "DELETE",

@@ -3,6 +3,7 @@ import { AppError } from "../../errors/app-error";
 import { notReadyMessage, readiness } from "../../health/readiness";
 import { restProcedure } from "../rest-procedure";
 import { publicProcedure } from "../init";
+import { boundedInt, countInt, outputMessage, SAFE_INT_MAX } from "../../../shared/schemas/bounds";
 
 export const system = {
   /** Liveness: the process answers. */
@@ -27,14 +28,12 @@ export const system = {
       status: z.literal("ready").describe("The instance can serve"),
       checks: z
         .object({
-          database: z.string().describe('"ok" or what is wrong'),
-          journal: z.string().describe('"ok" or what is wrong: "read-only: EROFS…", "low on space: …"'),
-          redis: z
-            .string()
+          database: outputMessage().describe('"ok" or what is wrong'),
+          journal: outputMessage().describe('"ok" or what is wrong: "read-only: EROFS…", "low on space: …"'),
+          redis: outputMessage()
             .optional()
             .describe('Only when REDIS_URL is set: "ok", or "unreachable (…), rate limits on PostgreSQL"'),
-          instance: z
-            .string()
+          instance: outputMessage()
             .optional()
             .describe(
               'Only in the 503 while the instance stops (SIGTERM): "shutting down"; in-flight work finishes within SHUTDOWN_GRACE_MS',
@@ -45,8 +44,10 @@ export const system = {
         .object({
           writable: z.boolean().describe("Whether a file can be written in the journal's directory"),
           freeBytes: z.number().nullable().describe("Free space on the journal's disk"),
-          depth: z.number().int().describe("Final statuses waiting in the journal for the database"),
-          oldestAgeSeconds: z.number().int().nullable().describe("Age of the oldest waiting status"),
+          depth: countInt().describe("Final statuses waiting in the journal for the database"),
+          oldestAgeSeconds: boundedInt(-SAFE_INT_MAX, SAFE_INT_MAX)
+            .nullable()
+            .describe("Age of the oldest waiting status (negative only if the clock went back)"),
         })
         .describe("The local journal of final statuses"),
     }),

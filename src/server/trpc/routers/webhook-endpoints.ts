@@ -154,7 +154,10 @@ export const eventTypes = {
             schema: {
               $schema: "https://json-schema.org/draft/2020-12/schema",
               type: "object",
-              properties: { id: { type: "string" }, type: { type: "string", const: "call.ringing" } },
+              properties: {
+                id: { type: "string", maxLength: 64 },
+                type: { type: "string", const: "call.ringing" },
+              },
               required: ["id", "type", "createdAt", "data"],
             },
           },
