@@ -1530,9 +1530,12 @@ export interface components {
                 writable: boolean;
                 /** @description Free space on the journal's disk */
                 freeBytes: number | null;
-                /** @description Final statuses waiting in the journal for the database */
+                /**
+                 * Format: int64
+                 * @description Final statuses waiting in the journal for the database
+                 */
                 depth: number;
-                /** @description Age of the oldest waiting status */
+                /** @description Age of the oldest waiting status (negative only if the clock went back) */
                 oldestAgeSeconds: number | null;
             };
         };
@@ -1670,9 +1673,15 @@ export interface components {
                 engineVoiceUrl?: string;
                 /** @description How many of each the account holds */
                 _count: {
-                    /** @description Registered numbers */
+                    /**
+                     * Format: int32
+                     * @description Registered numbers
+                     */
                     phoneNumbers: number;
-                    /** @description Active API keys */
+                    /**
+                     * Format: int32
+                     * @description Active API keys
+                     */
                     apiKeys: number;
                 };
             };
@@ -1726,7 +1735,10 @@ export interface components {
                 month: string;
                 /** @description The month's usage cost so far (USD), as monthlyBudget counts it */
                 spent: number;
-                /** @description Calls live now, as maxConcurrentCalls counts them */
+                /**
+                 * Format: int64
+                 * @description Calls live now, as maxConcurrentCalls counts them
+                 */
                 liveCalls: number;
                 /** @description The thresholds already crossed this month (each has sent its usage.threshold_reached) */
                 thresholdsReached: number[];
@@ -1760,7 +1772,10 @@ export interface components {
                 month: string;
                 /** @description The month's usage cost so far (USD), as monthlyBudget counts it */
                 spent: number;
-                /** @description Calls live now, as maxConcurrentCalls counts them */
+                /**
+                 * Format: int64
+                 * @description Calls live now, as maxConcurrentCalls counts them
+                 */
                 liveCalls: number;
                 /** @description The thresholds already crossed this month (each has sent its usage.threshold_reached) */
                 thresholdsReached: number[];
@@ -1845,8 +1860,7 @@ export interface components {
             /** @description When the key stops working (ISO 8601, in the future); absent or null: never */
             expiresAt?: string | null;
         };
-        ApiKeysCreateResponse: {
-            /** @description Opaque identifier */
+        CreatedApiKey: {
             id: string;
             /** @description The full key. Returned only in this response. */
             key: string;
@@ -1872,42 +1886,42 @@ export interface components {
              */
             createdAt: string;
         };
+        ApiKeysCreateResponse: components["schemas"]["CreatedApiKey"];
+        ApiKey: {
+            id: string;
+            /** @description The key's first 12 characters (`rtk_` + 8): tells keys apart in listings */
+            keyPrefix: string;
+            /** @description Your name for the key; null when none was given */
+            label: string | null;
+            /** @description When the key last authenticated a request (written at most once a minute); null if never */
+            lastUsedAt: string | null;
+            /**
+             * @description `full`: every route the account may use; `read-only`: GET routes only (anything else is 403 FORBIDDEN)
+             * @enum {string}
+             */
+            scope: "full" | "read-only";
+            /** @description After this the key is refused (401); null: it does not expire */
+            expiresAt: string | null;
+            /**
+             * @description The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /** @description The member who made the key; null when that person's login no longer exists */
+            createdBy: {
+                userId: string;
+                /** @description The maker's sign-in address */
+                email: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+        };
         ApiKeysListResponse: {
             /** @description Keys not revoked, expired ones included (with their expiresAt) */
-            apiKeys: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description The key's first 12 characters (`rtk_` + 8): tells keys apart in listings */
-                keyPrefix: string;
-                /** @description Your name for the key; null when none was given */
-                label: string | null;
-                /** @description When the key last authenticated a request (written at most once a minute); null if never */
-                lastUsedAt: string | null;
-                /**
-                 * @description `full`: every route the account may use; `read-only`: GET routes only (anything else is 403 FORBIDDEN)
-                 * @enum {string}
-                 */
-                scope: "full" | "read-only";
-                /** @description After this the key is refused (401); null: it does not expire */
-                expiresAt: string | null;
-                /**
-                 * @description The role the key acts with: its maker's when it was made (docs/decisions.md §18); keys from before teams are `owner`
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /** @description The member who made the key; null when that person's login no longer exists */
-                createdBy: {
-                    /** @description Opaque identifier */
-                    userId: string;
-                    /** @description The maker's sign-in address */
-                    email: string;
-                } | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            apiKeys: components["schemas"]["ApiKey"][];
         };
         ApiKeysRevokeResponse: {
             /**
@@ -1916,28 +1930,29 @@ export interface components {
              */
             revoked: true;
         };
+        Member: {
+            /** @description The membership's id: the `{id}` of PATCH and DELETE /api/members/{id} */
+            id: string;
+            /** @description The person's id, the same in every account they belong to */
+            userId: string;
+            /** @description The person's sign-in address, lower-cased */
+            email: string;
+            /**
+             * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /**
+             * Format: date-time
+             * @description When they joined this account
+             */
+            joinedAt: string;
+            /** @description Whether they sign in with a second factor */
+            twoFactorEnabled: boolean;
+        };
         MembersListResponse: {
-            /** @description Every member of the account, oldest first */
-            members: {
-                /** @description The membership's id: the `{id}` of PATCH and DELETE /api/members/{id} */
-                id: string;
-                /** @description The person's id, the same in every account they belong to */
-                userId: string;
-                /** @description The person's sign-in address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description When they joined this account
-                 */
-                joinedAt: string;
-                /** @description Whether they sign in with a second factor */
-                twoFactorEnabled: boolean;
-            }[];
+            /** @description Every member of the account, oldest first (members and pending invitations: at most 100) */
+            members: components["schemas"]["Member"][];
         };
         MembersInviteRequest: {
             /**
@@ -1951,48 +1966,34 @@ export interface components {
              */
             role: "owner" | "admin" | "developer" | "viewer";
         };
+        Invitation: {
+            /** @description The invitation's id: the `{id}` of DELETE /api/members/invitations/{id} */
+            id: string;
+            /** @description The invited address, lower-cased */
+            email: string;
+            /**
+             * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /**
+             * Format: date-time
+             * @description After this the link no longer works (7 days after it was sent)
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When it was sent
+             */
+            createdAt: string;
+        };
         MembersInviteResponse: {
             /** @description The pending invitation; the link itself is only in the mail */
-            invitation: {
-                /** @description The invitation's id: the `{id}` of DELETE /api/members/invitations/{id} */
-                id: string;
-                /** @description The invited address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description After this the link no longer works (7 days after it was sent)
-                 */
-                expiresAt: string;
-            };
+            invitation: components["schemas"]["Invitation"];
         };
         MembersInvitationsResponse: {
             /** @description Invitations neither accepted, revoked nor expired, newest first */
-            invitations: {
-                /** @description The invitation's id: the `{id}` of DELETE /api/members/invitations/{id} */
-                id: string;
-                /** @description The invited address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description After this the link no longer works (7 days after it was sent)
-                 */
-                expiresAt: string;
-                /**
-                 * Format: date-time
-                 * @description When it was sent
-                 */
-                createdAt: string;
-            }[];
+            invitations: components["schemas"]["Invitation"][];
         };
         MembersRevokeInvitationResponse: {
             /**
@@ -2010,26 +2011,7 @@ export interface components {
         };
         MembersChangeRoleResponse: {
             /** @description The member with their new role, in force from their next request */
-            member: {
-                /** @description The membership's id: the `{id}` of PATCH and DELETE /api/members/{id} */
-                id: string;
-                /** @description The person's id, the same in every account they belong to */
-                userId: string;
-                /** @description The person's sign-in address, lower-cased */
-                email: string;
-                /**
-                 * @description `owner`: everything; `admin`: everything but closing the account and changing owners; `developer`: numbers, keys, calls, deliveries, endpoints; `viewer`: read only, never a secret
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "developer" | "viewer";
-                /**
-                 * Format: date-time
-                 * @description When they joined this account
-                 */
-                joinedAt: string;
-                /** @description Whether they sign in with a second factor */
-                twoFactorEnabled: boolean;
-            };
+            member: components["schemas"]["Member"];
         };
         MembersRemoveResponse: {
             /**
@@ -2654,6 +2636,7 @@ export interface components {
              */
             machineDetection?: "Enable" | "DetectMessageEnd";
             /**
+             * Format: int32
              * @description Seconds to let the callee's phone ring (5–120, default 30)
              * @default 30
              */
@@ -2801,6 +2784,7 @@ export interface components {
             /** @description The caller ID the callee sees: a number of this account (default the call's own number) */
             callerId?: string;
             /**
+             * Format: int32
              * @description Seconds to let the callee's phone ring, 5–60 (default 20)
              * @default 20
              */
@@ -3267,69 +3251,53 @@ export interface components {
             /** @description Your note: what this endpoint is for (at most 200 characters) */
             description?: string;
         };
+        WebhookEndpointWithSecret: {
+            id: string;
+            /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            url: string;
+            /** @description The event types sent here, or ["*"] for all */
+            eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
+            /** @description Your note; empty when none */
+            description: string;
+            /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
+            secret: string;
+        };
         WebhookEndpointsCreateResponse: {
             /** @description The endpoint with its secret */
-            webhookEndpoint: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
-                secret: string;
-            };
+            webhookEndpoint: components["schemas"]["WebhookEndpointWithSecret"];
+        };
+        WebhookEndpoint: {
+            id: string;
+            /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
+            url: string;
+            /** @description The event types sent here, or ["*"] for all */
+            eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
+            /** @description Your note; empty when none */
+            description: string;
+            /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
+            secret?: string;
         };
         WebhookEndpointsListResponse: {
             /** @description The account's endpoints, oldest first; without secrets */
-            webhookEndpoints: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-            }[];
+            webhookEndpoints: components["schemas"]["WebhookEndpoint"][];
         };
         WebhookEndpointsGetResponse: {
             /** @description The endpoint */
-            webhookEndpoint: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
-                secret?: string;
-            };
+            webhookEndpoint: components["schemas"]["WebhookEndpoint"];
         };
         WebhookEndpointsUpdateRequest: {
             /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. Omitted: unchanged. */
@@ -3343,25 +3311,7 @@ export interface components {
         };
         WebhookEndpointsUpdateResponse: {
             /** @description The endpoint */
-            webhookEndpoint: {
-                /** @description Opaque identifier */
-                id: string;
-                /** @description Where the subscribed events are sent. Public HTTPS, checked again at delivery: `https`, no user-info, at most 2048 characters, not localhost, *.local or *.internal, not a private, loopback or reserved address; at delivery the host's addresses are checked again and the connection pinned to a checked one. */
-                url: string;
-                /** @description The event types sent here, or ["*"] for all */
-                eventTypes: ("call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed" | "*")[];
-                /** @description Your note; empty when none */
-                description: string;
-                /** @description false: nothing new is sent here, and deliveries still queued for it are given up */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp
-                 */
-                createdAt: string;
-                /** @description whsec_…: this endpoint's own Standard Webhooks signing secret. Only on create and on GET /api/webhook-endpoints/{id} (never to a viewer) */
-                secret?: string;
-            };
+            webhookEndpoint: components["schemas"]["WebhookEndpoint"];
         };
         WebhookEndpointsDeleteResponse: {
             /**
@@ -3383,8 +3333,11 @@ export interface components {
         EventTypesListResponse: {
             /** @description Every event type Routekit sends: call.started, call.ringing, call.answered, call.ended, call.error, call.transferred, call.transfer_failed, recording.completed, recording.failed, usage.threshold_reached, alert.endpoint_failing, alert.endpoint_recovered, alert.delivery_exhausted, alert.fallback_rate, alert.fallback_rate_recovered, alert.twilio_credentials_rejected, alert.number_unconfigured, alert.payment_failed */
             eventTypes: {
-                /** @description The event type, as the envelope's `type` and the delivery log's eventType */
-                type: string;
+                /**
+                 * @description The event type, as the envelope's `type` and the delivery log's eventType
+                 * @enum {string}
+                 */
+                type: "call.started" | "call.ended" | "call.error" | "call.ringing" | "call.answered" | "call.transferred" | "call.transfer_failed" | "recording.completed" | "recording.failed" | "usage.threshold_reached" | "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
                 /** @description When it is sent, and where */
                 description: string;
                 /** @description JSON Schema (draft 2020-12) of the whole event as sent: envelope and data */
@@ -3393,49 +3346,50 @@ export interface components {
                 };
             }[];
         };
-        AlertsListResponse: {
-            /** @description The last 30 days, newest first */
-            alerts: {
-                /** @description The alert's id */
-                id: string;
+        Alert: {
+            /** @description The alert's id */
+            id: string;
+            /**
+             * @description The alert type (as the event's `type`)
+             * @enum {string}
+             */
+            type: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
+            /** @description What the alert is about */
+            subject: {
                 /**
-                 * @description The alert type (as the event's `type`)
+                 * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
                  * @enum {string}
                  */
-                type: "alert.endpoint_failing" | "alert.endpoint_recovered" | "alert.delivery_exhausted" | "alert.fallback_rate" | "alert.fallback_rate_recovered" | "alert.twilio_credentials_rejected" | "alert.number_unconfigured" | "alert.payment_failed";
-                /** @description What the alert is about */
-                subject: {
-                    /**
-                     * @description endpoint: a destination of events (an account endpoint, or a number's URL); number; account
-                     * @enum {string}
-                     */
-                    type: "endpoint" | "number" | "account";
-                    /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
-                    id: string;
-                    /** @description The destination's URL, for an endpoint subject */
-                    url?: string;
-                };
-                /**
-                 * Format: date-time
-                 * @description When the condition began (for a recovery: when it cleared)
-                 */
-                since: string;
-                /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
-                details: {
-                    [key: string]: unknown;
-                };
-                /** @description What to do about it, in a sentence or two */
-                howToFix: string;
-                /** @description The id of the alert event sent to subscribed endpoints */
-                eventId: string;
-                /** @description For endpoint_failing and fallback_rate: when the recovery was announced (null while open) */
-                resolvedAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description When it was raised
-                 */
-                createdAt: string;
-            }[];
+                type: "endpoint" | "number" | "account";
+                /** @description The endpoint's, number's or account's id (a number's URL has no id of its own: its number's id) */
+                id: string;
+                /** @description The destination's URL, for an endpoint subject */
+                url?: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the condition began (for a recovery: when it cleared)
+             */
+            since: string;
+            /** @description What was seen: counts, the last status code or error, the call SIDs … (varies by kind) */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description What to do about it, in a sentence or two */
+            howToFix: string;
+            /** @description The id of the alert event sent to subscribed endpoints */
+            eventId: string;
+            /** @description For endpoint_failing and fallback_rate: when the recovery was announced (null while open) */
+            resolvedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was raised
+             */
+            createdAt: string;
+        };
+        AlertsListResponse: {
+            /** @description The last 30 days, newest first */
+            alerts: components["schemas"]["Alert"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
@@ -3502,91 +3456,92 @@ export interface components {
                 "alert.payment_failed": boolean;
             };
         };
-        AuditLogListResponse: {
-            /** @description Newest first; the last 13 months */
-            entries: {
-                /** @description The entry's id */
-                id: string;
+        AuditLogEntry: {
+            /** @description The entry's id */
+            id: string;
+            /**
+             * @description What was done, `resource.verb`:
+             *
+             *     - `account.closed`: The account was closed
+             *     - `account.webhook_secret_rotated`: The account's webhook signing secret was rotated (the old one signs 24 hours)
+             *     - `account.webhook_secret_previous_expired`: The account's previous webhook secret was retired early
+             *     - `account.engine_url_rotated`: A new engine URL was issued (the old one works 24 hours)
+             *     - `account.limits_changed`: The spend and volume guardrails were replaced
+             *     - `account.alert_settings_changed`: Which alert types are emailed was changed
+             *     - `account.two_factor_required`: Two-factor sign-in was required, or no longer required, of every member
+             *     - `api_key.created`: An API key was created
+             *     - `api_key.revoked`: An API key was revoked
+             *     - `member.role_changed`: A member's role was changed
+             *     - `member.removed`: A member was removed from the account, or left it
+             *     - `member.joined`: Someone joined the account by accepting an invitation
+             *     - `invitation.created`: An invitation was mailed
+             *     - `invitation.revoked`: An invitation was withdrawn before it was accepted
+             *     - `user.two_factor_enabled`: A member turned two-factor sign-in on
+             *     - `user.two_factor_disabled`: A member turned two-factor sign-in off
+             *     - `user.recovery_codes_regenerated`: A member replaced their two-factor recovery codes
+             *     - `phone_number.created`: A phone number was registered
+             *     - `phone_number.updated`: A phone number's URLs, answer policy, cap or Twilio set-up were changed
+             *     - `phone_number.deleted`: A phone number was released
+             *     - `webhook_endpoint.created`: A webhook endpoint was added
+             *     - `webhook_endpoint.updated`: A webhook endpoint's URL, event types, description or switch was changed
+             *     - `webhook_endpoint.deleted`: A webhook endpoint was deleted
+             *     - `webhook_endpoint.secret_rotated`: A webhook endpoint's signing secret was rotated (the old one signs 24 hours)
+             *     - `webhook_endpoint.secret_previous_expired`: A webhook endpoint's previous secret was retired early
+             *     - `twilio_connection.set`: A Twilio account was connected (or its credentials replaced)
+             *     - `twilio_connection.removed`: The Twilio account was disconnected
+             *     - `billing.checkout_link_issued`: A checkout link was issued
+             *     - `billing.portal_link_issued`: A billing portal link was issued
+             *     - `call.hung_up`: A live call was hung up through the API
+             *     - `call.redirected`: A live call was given new TwiML or actions
+             *     - `call.transfer_started`: A live call was sent to another number or SIP address (call.transferred or call.transfer_failed follows)
+             *     - `call.recording_started`: Recording of a live call was started
+             *     - `call.recording_paused`: Recording of a live call was paused
+             *     - `call.recording_resumed`: Recording of a live call was resumed
+             *     - `call.recording_stopped`: Recording of a live call was stopped
+             *     - `webhook_delivery.retried`: A delivery was sent again
+             *     - `webhook_delivery.replayed`: Deliveries matching a status and a time were queued again
+             * @enum {string}
+             */
+            action: "account.closed" | "account.webhook_secret_rotated" | "account.webhook_secret_previous_expired" | "account.engine_url_rotated" | "account.limits_changed" | "account.alert_settings_changed" | "account.two_factor_required" | "api_key.created" | "api_key.revoked" | "member.role_changed" | "member.removed" | "member.joined" | "invitation.created" | "invitation.revoked" | "user.two_factor_enabled" | "user.two_factor_disabled" | "user.recovery_codes_regenerated" | "phone_number.created" | "phone_number.updated" | "phone_number.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.secret_previous_expired" | "twilio_connection.set" | "twilio_connection.removed" | "billing.checkout_link_issued" | "billing.portal_link_issued" | "call.hung_up" | "call.redirected" | "call.transfer_started" | "call.recording_started" | "call.recording_paused" | "call.recording_resumed" | "call.recording_stopped" | "webhook_delivery.retried" | "webhook_delivery.replayed";
+            /** @description Who made the change */
+            actor: {
                 /**
-                 * @description What was done, `resource.verb`:
-                 *
-                 *     - `account.closed`: The account was closed
-                 *     - `account.webhook_secret_rotated`: The account's webhook signing secret was rotated (the old one signs 24 hours)
-                 *     - `account.webhook_secret_previous_expired`: The account's previous webhook secret was retired early
-                 *     - `account.engine_url_rotated`: A new engine URL was issued (the old one works 24 hours)
-                 *     - `account.limits_changed`: The spend and volume guardrails were replaced
-                 *     - `account.alert_settings_changed`: Which alert types are emailed was changed
-                 *     - `account.two_factor_required`: Two-factor sign-in was required, or no longer required, of every member
-                 *     - `api_key.created`: An API key was created
-                 *     - `api_key.revoked`: An API key was revoked
-                 *     - `member.role_changed`: A member's role was changed
-                 *     - `member.removed`: A member was removed from the account, or left it
-                 *     - `member.joined`: Someone joined the account by accepting an invitation
-                 *     - `invitation.created`: An invitation was mailed
-                 *     - `invitation.revoked`: An invitation was withdrawn before it was accepted
-                 *     - `user.two_factor_enabled`: A member turned two-factor sign-in on
-                 *     - `user.two_factor_disabled`: A member turned two-factor sign-in off
-                 *     - `user.recovery_codes_regenerated`: A member replaced their two-factor recovery codes
-                 *     - `phone_number.created`: A phone number was registered
-                 *     - `phone_number.updated`: A phone number's URLs, answer policy, cap or Twilio set-up were changed
-                 *     - `phone_number.deleted`: A phone number was released
-                 *     - `webhook_endpoint.created`: A webhook endpoint was added
-                 *     - `webhook_endpoint.updated`: A webhook endpoint's URL, event types, description or switch was changed
-                 *     - `webhook_endpoint.deleted`: A webhook endpoint was deleted
-                 *     - `webhook_endpoint.secret_rotated`: A webhook endpoint's signing secret was rotated (the old one signs 24 hours)
-                 *     - `webhook_endpoint.secret_previous_expired`: A webhook endpoint's previous secret was retired early
-                 *     - `twilio_connection.set`: A Twilio account was connected (or its credentials replaced)
-                 *     - `twilio_connection.removed`: The Twilio account was disconnected
-                 *     - `billing.checkout_link_issued`: A checkout link was issued
-                 *     - `billing.portal_link_issued`: A billing portal link was issued
-                 *     - `call.hung_up`: A live call was hung up through the API
-                 *     - `call.redirected`: A live call was given new TwiML or actions
-                 *     - `call.transfer_started`: A live call was sent to another number or SIP address (call.transferred or call.transfer_failed follows)
-                 *     - `call.recording_started`: Recording of a live call was started
-                 *     - `call.recording_paused`: Recording of a live call was paused
-                 *     - `call.recording_resumed`: Recording of a live call was resumed
-                 *     - `call.recording_stopped`: Recording of a live call was stopped
-                 *     - `webhook_delivery.retried`: A delivery was sent again
-                 *     - `webhook_delivery.replayed`: Deliveries matching a status and a time were queued again
+                 * @description member: a signed-in person; api_key: a request made with a key; system: Routekit itself
                  * @enum {string}
                  */
-                action: "account.closed" | "account.webhook_secret_rotated" | "account.webhook_secret_previous_expired" | "account.engine_url_rotated" | "account.limits_changed" | "account.alert_settings_changed" | "account.two_factor_required" | "api_key.created" | "api_key.revoked" | "member.role_changed" | "member.removed" | "member.joined" | "invitation.created" | "invitation.revoked" | "user.two_factor_enabled" | "user.two_factor_disabled" | "user.recovery_codes_regenerated" | "phone_number.created" | "phone_number.updated" | "phone_number.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.secret_previous_expired" | "twilio_connection.set" | "twilio_connection.removed" | "billing.checkout_link_issued" | "billing.portal_link_issued" | "call.hung_up" | "call.redirected" | "call.transfer_started" | "call.recording_started" | "call.recording_paused" | "call.recording_resumed" | "call.recording_stopped" | "webhook_delivery.retried" | "webhook_delivery.replayed";
-                /** @description Who made the change */
-                actor: {
-                    /**
-                     * @description member: a signed-in person; api_key: a request made with a key; system: Routekit itself
-                     * @enum {string}
-                     */
-                    type: "member" | "api_key" | "system";
-                    /** @description The member's user id (member only; null otherwise) */
-                    userId: string | null;
-                    /** @description The member's address when they made the change (member only) */
-                    email: string | null;
-                    /** @description The key's public prefix, never the key (api_key only) */
-                    keyPrefix: string | null;
-                };
-                /** @description What was changed */
-                target: {
-                    /**
-                     * @description The kind of thing changed
-                     * @enum {string}
-                     */
-                    type: "account" | "api_key" | "member" | "invitation" | "user" | "phone_number" | "webhook_endpoint" | "twilio_connection" | "billing" | "call" | "webhook_delivery";
-                    /** @description Its id (a call's SID); null where the account itself is meant */
-                    id: string | null;
-                };
-                /** @description What changed (fields, old and new values); never a secret. Varies by action */
-                details: {
-                    [key: string]: unknown;
-                } | null;
-                /** @description The client address of the request that made the change; null for system */
-                ip: string | null;
+                type: "member" | "api_key" | "system";
+                /** @description The member's user id (member only; null otherwise) */
+                userId: string | null;
+                /** @description The member's address when they made the change (member only) */
+                email: string | null;
+                /** @description The key's public prefix, never the key (api_key only) */
+                keyPrefix: string | null;
+            };
+            /** @description What was changed */
+            target: {
                 /**
-                 * Format: date-time
-                 * @description When the change was made
+                 * @description The kind of thing changed
+                 * @enum {string}
                  */
-                createdAt: string;
-            }[];
+                type: "account" | "api_key" | "member" | "invitation" | "user" | "phone_number" | "webhook_endpoint" | "twilio_connection" | "billing" | "call" | "webhook_delivery";
+                /** @description Its id (a call's SID); null where the account itself is meant */
+                id: string | null;
+            };
+            /** @description What changed (fields, old and new values); never a secret. Varies by action */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The client address of the request that made the change; null for system */
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @description When the change was made
+             */
+            createdAt: string;
+        };
+        AuditLogListResponse: {
+            /** @description Newest first; the last 13 months */
+            entries: components["schemas"]["AuditLogEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
@@ -4859,7 +4814,7 @@ export interface operations {
                      *         "companyName": "Acme",
                      *         "status": "INACTIVE"
                      *       },
-                     *       "apiKey": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a2B3c",
+                     *       "apiKey": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a",
                      *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjbXdyYTJ1d2IwMDAyMmM3ZGVuZDc5dXh3In0.c2lnbmF0dXJl",
                      *       "checkoutUrl": "http://localhost:3000/billing/checkout/eyJhbGciOi…",
                      *       "engineVoiceUrl": "http://localhost:3000/api/engine/voice/rt_8hVTu2-BLhA2PHwIjJl66da6G7WYjMmU"
@@ -8430,7 +8385,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "cmwra6c9f00072c7d0v8a4n1q",
-                     *       "key": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a2B3c",
+                     *       "key": "rtk_3Xq9zH2kLmN8pQrStUvWxYz0aBcDeFgHiJkLmNoPqRsTuVw1a",
                      *       "keyPrefix": "rtk_3Xq9zH2k",
                      *       "label": "Dashboard reports",
                      *       "scope": "read-only",
@@ -9163,7 +9118,8 @@ export interface operations {
                      *         "id": "cmwra4d7s00042c7d2k9w6e1r",
                      *         "email": "grace@example.com",
                      *         "role": "viewer",
-                     *         "expiresAt": "2026-11-29T10:00:00.000Z"
+                     *         "expiresAt": "2026-11-29T10:00:00.000Z",
+                     *         "createdAt": "2026-11-22T10:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -17666,7 +17622,8 @@ export interface operations {
                      *             "type": "object",
                      *             "properties": {
                      *               "id": {
-                     *                 "type": "string"
+                     *                 "type": "string",
+                     *                 "maxLength": 64
                      *               },
                      *               "type": {
                      *                 "type": "string",
