@@ -50,7 +50,7 @@ async function customer() {
   return { apiKey: account.apiKey, phoneNumber, secret: me.webhookSecret! };
 }
 
-describe("routekit", () => {
+describe("routekit", { timeout: 60_000 }, () => {
   it("prints its commands with --help; an unknown command or a missing key is a usage error (exit 2)", async () => {
     const help = await routekit(["--help"]);
     expect(help.code).toBe(0);

@@ -69,7 +69,7 @@ async function liveOutbound(rk: Routekit) {
   return callSid;
 }
 
-describe("the client", () => {
+describe("the client", { timeout: 60_000 }, () => {
   it("exposes a method for every operation of the served document, named by its operationId", async () => {
     const rk = client();
     const served = new Set(routes);
@@ -106,7 +106,7 @@ describe("the client", () => {
   });
 });
 
-describe("the account and its settings", () => {
+describe("the account and its settings", { timeout: 60_000 }, () => {
   it("reads and changes the account, its limits, alerts, keys, usage and billing", async () => {
     const { rk, account } = await newCustomer();
     expect((await rk.account.get()).account.id).toBe(account.id);
@@ -190,7 +190,7 @@ describe("the account and its settings", () => {
   });
 });
 
-describe("numbers, Twilio, calls and live commands", () => {
+describe("numbers, Twilio, calls and live commands", { timeout: 60_000 }, () => {
   let c: Awaited<ReturnType<typeof newCustomer>>;
   let number: PhoneNumbersCreateResponse["phoneNumber"];
 

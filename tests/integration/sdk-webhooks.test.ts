@@ -35,7 +35,7 @@ async function customerWithNumber() {
 const eventsAbout = (callSid: string) =>
   receiver.received.filter((r) => r.headers["webhook-id"] && JSON.parse(r.body).data?.callSid === callSid);
 
-describe("verifyEvent on real deliveries", () => {
+describe("verifyEvent on real deliveries", { timeout: 60_000 }, () => {
   it("verifies call.started and call.ended of a simulated call, narrowed on type; the builders' answer decided the call", async () => {
     const { rk, secret, phoneNumber } = await customerWithNumber();
     const { call, twiml } = await rk.phoneNumbers.simulateCall(phoneNumber.id, { from: "+14155550100" });
