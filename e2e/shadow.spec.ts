@@ -191,17 +191,22 @@ test("a past call replayed against another backend: the outcome and both answers
   await replay.getByRole("button", { name: "Replay", exact: true }).click();
   await expect(url).toHaveAttribute("aria-invalid", "true");
 
-  // Ten a minute: after the API's own replays use the minute up, the form says so in words.
-  for (let i = 0; i < 10; i++) {
-    const res = await apiResponse(account.apiKey, `/api/calls/${played.callSid}/replay`, {
-      method: "POST",
-      body: { onCallStartUrl: backend.url("/start") },
-    });
-    if (res.status === 429) break;
-    expect(res.status).toBe(200);
-  }
+  // Ten a minute (a bucket that gains one back every 6 s): with the bucket emptied over the API, the form's next
+  // replay is refused in words. Emptied again if a token came back before the form's request arrived.
   await url.fill(backend.url("/v2/start"));
-  await replay.getByRole("button", { name: "Replay", exact: true }).click();
-  await expect(replay.getByTestId("replay-error")).toContainText("Ten replays a minute");
+  await expect(async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        apiResponse(account.apiKey, `/api/calls/${played.callSid}/replay`, {
+          method: "POST",
+          body: { onCallStartUrl: backend.url("/start") },
+        }).then((r) => r.status),
+      ),
+    );
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    await replay.getByRole("button", { name: "Replay", exact: true }).click();
+    await expect(replay.getByTestId("replay-error")).toContainText("Ten replays a minute", { timeout: 5_000 });
+  }).toPass({ timeout: 60_000 });
   expect(violations).toEqual([]);
 });

@@ -143,7 +143,9 @@ export async function decideCall(
   const primaryStart = Date.now();
   const primaryEnd =
     primaryStart + Math.min(policy.answerTimeoutMs ?? config.callbackStartTimeoutMs, deadline - primaryStart);
-  // docs/decisions.md §23: the shadow's copy goes out now too, and nothing below waits for it.
+  const primaryTry = ask("primary", call.onCallStartUrl, payload, primaryEnd - primaryStart);
+  // docs/decisions.md §23: the shadow's copy goes out in the same turn, just after the primary's is on its way,
+  // and nothing below waits for it.
   const shadow = opts.shadow
     ? startShadow({
         shadow: opts.shadow,
@@ -155,7 +157,7 @@ export async function decideCall(
         receivedAt,
       })
     : null;
-  let result = await ask("primary", call.onCallStartUrl, payload, primaryEnd - primaryStart);
+  let result = await primaryTry;
   const primaryFailure = result.ok ? null : result.failure;
   if (!result.ok && result.retryable && primaryEnd - Date.now() >= RETRY_MIN_MS) {
     result = await ask("retry", call.onCallStartUrl, payload, primaryEnd - Date.now());
