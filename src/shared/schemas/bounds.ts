@@ -176,7 +176,7 @@ export const httpStatusInt = () => boundedInt(100, 599);
 export const latencyMsInt = () => boundedInt(0, DB_INT_MAX);
 
 /** An id the server made. */
-export const outputId = () => boundedString(ID_MAX_CHARS);
+export const outputId = () => boundedString(ID_MAX_CHARS).describe("Opaque identifier");
 /** A free-form object the server shows: string keys, any values (the whole is within its row or body's bound). */
 export const boundedRecord = (maxKeyChars: number = OBJECT_KEY_MAX_CHARS) =>
   z.record(boundedString(maxKeyChars), z.unknown());
