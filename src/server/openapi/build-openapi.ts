@@ -77,7 +77,7 @@ const ERROR_ENVELOPE = z
       })
       .describe("The one error envelope of every /api answer; the x-request-id header finds it in our logs"),
   })
-  .meta({ id: "Error" });
+  .meta({ id: "ErrorEnvelope" });
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request",
@@ -313,7 +313,7 @@ function operation(route: RestRoute, named: Record<string, unknown>) {
       },
       content: {
         "application/json": {
-          schema: { $ref: `${SCHEMAS}Error` },
+          schema: { $ref: `${SCHEMAS}ErrorEnvelope` },
           example: errorExample(status, route),
         },
       },
