@@ -344,6 +344,8 @@ describe("another tenant's resources", () => {
 describe("account standing (docs/decisions.md §4)", () => {
   it("is declared on the contract: buying numbers and placing (or simulating) calls need payment, changing numbers and live calls an unsuspended account", () => {
     expect([...NEEDS_PAYMENT].sort()).toEqual([
+      // docs/decisions.md §23: a replay sends a request on the account's behalf, like a simulated call.
+      "POST /api/calls/:callSid/replay",
       "POST /api/outbound",
       "POST /api/phone-numbers",
       "POST /api/phone-numbers/:id/simulate-call",
@@ -354,6 +356,7 @@ describe("account standing (docs/decisions.md §4)", () => {
       "POST /api/calls/:callSid/hangup",
       "POST /api/calls/:callSid/recording",
       "POST /api/calls/:callSid/redirect",
+      "POST /api/calls/:callSid/replay",
       "POST /api/calls/:callSid/transfer",
       "POST /api/outbound",
       "POST /api/phone-numbers",
