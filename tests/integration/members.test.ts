@@ -54,7 +54,13 @@ describe("invitations", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      invitation: { id: expect.any(String), email, role: "viewer", expiresAt: expect.any(String) },
+      invitation: {
+        id: expect.any(String),
+        email,
+        role: "viewer",
+        expiresAt: expect.any(String),
+        createdAt: expect.any(String),
+      },
     });
     const days = (Date.parse(res.body.invitation.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.99);
