@@ -233,6 +233,23 @@ describe("numbers, Twilio, calls and live commands", { timeout: 60_000 }, () => 
     const { calls } = await rk.calls.list({ test: "true" });
     expect(calls.map((x) => x.callSid)).toContain(simulated.call.callSid);
     expect((await rk.calls.get(simulated.call.callSid)).call.test).toBe(true);
+
+    // docs/decisions.md §23: a shadow set through update, its report, and the simulated call replayed (its
+    // call.started is logged just after the answer, so the replay is tried until the log has it).
+    const backendStart = setup.backend.url("/start");
+    const shadowed = await rk.phoneNumbers.update(number.id, { shadow: { onCallStartUrl: backendStart } });
+    expect(shadowed.phoneNumber.shadow).toMatchObject({ onCallStartUrl: backendStart, sampleRate: 1, until: null });
+    const shadowReport = await rk.phoneNumbers.shadowReport(number.id, {});
+    expect(shadowReport.report).toMatchObject({ mirrored: expect.any(Number), skipped: 0 });
+    const replayed = await until(
+      () =>
+        rk.calls
+          .replay(simulated.call.callSid, { onCallStartUrl: backendStart })
+          .catch((e: unknown) => (e instanceof NotFoundError ? null : Promise.reject(e))),
+      "the simulated call's call.started in the delivery log",
+    );
+    expect(replayed.replay).toMatchObject({ outcome: "same", replayed: { answer: "xml" } });
+    await rk.phoneNumbers.update(number.id, { shadow: null });
     // A finished call takes no command: 409 CALL_NOT_LIVE.
     await expect(rk.calls.hangup(simulated.call.callSid)).rejects.toMatchObject({ status: 409, code: "CALL_NOT_LIVE" });
   });
