@@ -28,6 +28,7 @@ describe("POST /api/phone-numbers", () => {
           dailyMinuteCap: null,
           // docs/decisions.md §19: events go to the URLs unless asked otherwise.
           listen: false,
+          shadow: null,
           minutesToday: 0,
           createdAt: expect.any(String),
         },

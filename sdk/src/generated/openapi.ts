@@ -2162,6 +2162,7 @@ export interface components {
             dailyMinuteCap: number | null;
             /** @description While a `routekit listen` of the account is connected (docs/api.md, GET /api/listen), this number's events go to the listeners instead of its URLs */
             listen: boolean;
+            /** @description docs/decisions.md §23: the number's shadow backend, whose answers are compared and never used; null when it has none */
             shadow: {
                 /** @description Where each mirrored call's call.started is sent (with `data.shadow = true`) */
                 onCallStartUrl: string;
@@ -2228,6 +2229,7 @@ export interface components {
             };
         };
         PhoneNumbersShadowReportResponse: {
+            /** @description The number's shadow now; null when it has none (the report still counts what was mirrored) */
             shadow: {
                 /** @description Where each mirrored call's call.started is sent (with `data.shadow = true`) */
                 onCallStartUrl: string;

@@ -43,7 +43,9 @@ export const ZPhoneNumber = z
       .describe("Its voice URL and status callback were set to engineVoiceUrl at Twilio by Routekit"),
     dailyMinuteCap: ZDailyMinuteCap,
     listen: z.boolean().describe(LISTEN_FIELD),
-    shadow: ZShadow.nullable(),
+    shadow: ZShadow.nullable().describe(
+      "docs/decisions.md §23: the number's shadow backend, whose answers are compared and never used; null when it has none",
+    ),
     minutesToday: countInt().describe(
       "Billed minutes of this number's calls that ended today (UTC), as dailyMinuteCap counts them",
     ),

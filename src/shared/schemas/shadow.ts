@@ -136,7 +136,9 @@ const ZShadowCall = z.object({
 });
 
 export const ZShadowReportOutput = z.object({
-  shadow: ZShadow.nullable(),
+  shadow: ZShadow.nullable().describe(
+    "The number's shadow now; null when it has none (the report still counts what was mirrored)",
+  ),
   report: z
     .object({
       since: ZTimestamp.describe("The report counts mirrored calls from here"),
