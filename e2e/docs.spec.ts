@@ -51,6 +51,7 @@ test("/docs loads only from this origin, without Scalar's AI, MCP or deploy cont
     "fallback",
     "lastResort",
     "dailyMinuteCap",
+    "listen",
     "configureTwilio",
   ]);
   await expect(operation.getByText(/Public HTTPS, checked again at delivery/).first()).toBeVisible();
