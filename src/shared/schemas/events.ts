@@ -86,6 +86,25 @@ const ZTestFlag = z
   );
 
 /** docs/decisions.md §13, §22: how a transfer's `<Dial>` ended. */
+/** docs/decisions.md §23: how a shadow's or a replay's call.started is marked, in both call event data shapes. */
+const callStartedMarks = {
+  shadow: z
+    .boolean()
+    .optional()
+    .describe(
+      "call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise",
+    ),
+  replay: z
+    .boolean()
+    .optional()
+    .describe(
+      "call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise",
+    ),
+  originalEventId: outputId()
+    .optional()
+    .describe("With `replay`: the webhook-id the call's call.started had when the call happened"),
+};
+
 const ZTransferEventData = z
   .object({
     callSid: twilioField().describe("Twilio's SID of the transferred call (CA…)"),
@@ -238,21 +257,7 @@ export const ZEventEnvelope = z.object({
         .describe(
           "true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls",
         ),
-      shadow: z
-        .boolean()
-        .optional()
-        .describe(
-          "call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise",
-        ),
-      replay: z
-        .boolean()
-        .optional()
-        .describe(
-          "call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise",
-        ),
-      originalEventId: outputId()
-        .optional()
-        .describe("With `replay`: the webhook-id the call's call.started had when the call happened"),
+      ...callStartedMarks,
     })
     .describe("The call the event is about"),
 });
@@ -285,21 +290,7 @@ const ZProgressEventEnvelope = z.object({
         .describe(
           "true only on sample events from POST /api/webhook-deliveries/test and on the events of a simulated call (POST /api/phone-numbers/{id}/simulate-call); absent on events about real calls",
         ),
-      shadow: z
-        .boolean()
-        .optional()
-        .describe(
-          "call.started only, true on the copy sent to the number's shadow backend (docs/decisions.md §23): its own webhook-id, the same secret; its answer is compared with the primary's and never used. Absent otherwise",
-        ),
-      replay: z
-        .boolean()
-        .optional()
-        .describe(
-          "call.started only, true when POST /api/calls/{callSid}/replay sent a past call's event again (docs/decisions.md §23): its answer is compared and never used. Absent otherwise",
-        ),
-      originalEventId: outputId()
-        .optional()
-        .describe("With `replay`: the webhook-id the call's call.started had when the call happened"),
+      ...callStartedMarks,
     })
     .describe("The call the event is about"),
 });
